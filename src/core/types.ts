@@ -1,0 +1,420 @@
+/**
+ * The contract of vitest-llm-bench (see DESIGN.md). Other tools read these shapes: change a name
+ * only together with a `schemaVersion` bump.
+ *
+ * Units: every time is in milliseconds on one monotonic clock (`performance.now()`), every
+ * length in tokens, every rate per second.
+ */
+
+/** Which OpenAI endpoint is driven. */
+export type ApiKind = 'chat' | 'completions'
+
+/** Where requests go. */
+export interface TargetOptions {
+  /** Server root, e.g. `http://127.0.0.1:8000` (a trailing `/v1` is accepted and stripped). */
+  baseUrl: string
+  /** Model name sent in each request. Default: the first model listed by `GET /v1/models`. */
+  model?: string
+  /** `chat` posts to `/v1/chat/completions` with `messages`, `completions` to `/v1/completions` with `prompt`. Default `chat`. */
+  api?: ApiKind
+  /** Bearer token. Default: `process.env.OPENAI_API_KEY`. Never written to results or logs. */
+  apiKey?: string
+  /** Extra request headers (values are redacted in results when their name suggests a secret). */
+  headers?: Record<string, string>
+  /** Per-request limit from send to end of stream, in milliseconds. Default 600000 (10 minutes). */
+  requestTimeoutMs?: number
+}
+
+/** A length distribution in tokens: normal, clipped to [min, max], rounded; fixed when stddev is 0. */
+export interface TokenLengthDistribution {
+  /** Mean length in tokens. */
+  mean: number
+  /** Standard deviation in tokens. Default 0. */
+  stddev?: number
+  /** Smallest length in tokens. Default 1. */
+  min?: number
+  /** Largest length in tokens. Default unbounded. */
+  max?: number
+}
+
+/** Synthetic prompts of a given token length. */
+export interface SyntheticWorkload {
+  kind: 'synthetic'
+  inputTokens: TokenLengthDistribution
+  outputTokens: TokenLengthDistribution
+  /** Send `ignore_eos: true` and `min_tokens` so the server produces exactly the requested output length. Default true. */
+  ignoreEos?: boolean
+  /** Length in tokens of a prefix shared by every request (prefix-cache workloads). Default 0. */
+  sharedPrefixTokens?: number
+  /** Path to a HuggingFace `tokenizer.json` used to count prompt tokens. */
+  tokenizer?: string
+}
+
+/** The ShareGPT JSON file that vLLM's docs download. */
+export interface ShareGptWorkload {
+  kind: 'sharegpt'
+  path: string
+  /** Output length in tokens when the conversation gives none. Default: the reply's length. */
+  outputTokens?: number
+}
+
+/** One JSON object per line with `prompt` or `messages`, optional `max_tokens`. */
+export interface JsonlWorkload {
+  kind: 'jsonl'
+  path: string
+}
+
+/** Prompts given in code, sent round-robin. */
+export interface PromptsWorkload {
+  kind: 'prompts'
+  prompts: string[]
+  /** `max_tokens` for every request. Default 128. */
+  maxTokens?: number
+}
+
+/** Replay of a timestamped trace (mooncake format: `timestamp`, `input_length`, `output_length`, `hash_ids`). */
+export interface TraceWorkload {
+  kind: 'trace'
+  path: string
+}
+
+export type WorkloadOptions = SyntheticWorkload | ShareGptWorkload | JsonlWorkload | PromptsWorkload | TraceWorkload
+
+/** Arrival process of an open-loop load. */
+export type ArrivalKind = 'constant' | 'poisson' | 'gamma'
+
+/** What load is applied and when it stops. */
+export interface LoadOptions {
+  /** Closed loop: this many requests in flight at all times; with `rate`, a cap on in-flight requests. */
+  concurrency?: number
+  /** Open loop: requests per second. `Infinity` sends every request at once. */
+  rate?: number
+  /** Inter-arrival distribution for `rate`. Default `poisson`. */
+  arrival?: ArrivalKind
+  /** Gamma shape: 1 is Poisson, lower is burstier, higher is more even (as vLLM). Default 1. */
+  burstiness?: number
+  /** Ramp the rate or concurrency from a start value to the target. */
+  rampUp?: { from: number; durationMs: number; curve?: 'linear' | 'exponential' }
+  /** Stop after this many measured requests. */
+  requests?: number
+  /** Stop dispatching after this many milliseconds of measurement. */
+  durationMs?: number
+  /** After the stop, how long in-flight requests may finish before they are cancelled, in milliseconds. Default 30000. */
+  drainGraceMs?: number
+}
+
+/** Requests sent and discarded before measurement. */
+export interface WarmupOptions {
+  /** Number of warm-up requests. */
+  requests?: number
+  /** Or warm up for this many milliseconds. */
+  durationMs?: number
+}
+
+/** Limits for goodput: a request is "good" when it meets every limit given. */
+export interface GoodputLimits {
+  /** TTFT limit in milliseconds. */
+  ttftMs?: number
+  /** TPOT limit in milliseconds. */
+  tpotMs?: number
+  /** E2E latency limit in milliseconds. */
+  e2eMs?: number
+}
+
+/** Price to turn throughput into cost. */
+export interface CostOptions {
+  /** Price of one GPU for one hour, in the currency of your choice (e.g. USD). */
+  pricePerGpuHour: number
+  /** GPUs serving the model. Default 1. */
+  gpus?: number
+}
+
+/** Options of {@link runBenchmark}. */
+export interface BenchmarkOptions {
+  target: TargetOptions
+  workload: WorkloadOptions
+  load: LoadOptions
+  warmup?: WarmupOptions
+  /** Seed of every random choice (schedule, lengths, prompts). Default 0. */
+  seed?: number
+  /** Keep every {@link RequestRecord} in the result. Default false (memory stays flat). */
+  recordRequests?: boolean
+  goodput?: GoodputLimits
+  cost?: CostOptions
+  /** Aborts the run; in-flight requests are cancelled. */
+  signal?: AbortSignal
+  /** Called after each measured request (progress reporting). Must be cheap. */
+  onProgress?: (progress: Progress) => void
+}
+
+/** Progress of a running benchmark. */
+export interface Progress {
+  /** Measured requests finished (ok or failed). */
+  done: number
+  /** Planned measured requests, when known. */
+  total: number | undefined
+  /** Milliseconds since the first measured dispatch. */
+  elapsedMs: number
+  /** Output tokens so far. */
+  outputTokens: number
+}
+
+/** One request to send, as built by a workload. */
+export interface PreparedRequest {
+  /** Chat messages (chat API). */
+  messages?: Array<{ role: string; content: string }>
+  /** Prompt text (completions API). */
+  prompt?: string
+  /** `max_tokens` to send. */
+  maxTokens?: number
+  /** Send `ignore_eos` and `min_tokens = maxTokens`. */
+  ignoreEos?: boolean
+  /** Input length the workload intended, in tokens (synthetic workloads). */
+  expectedInputTokens?: number
+  /** Planned send time relative to the first dispatch, in milliseconds (trace replay). */
+  timestampMs?: number
+  /** Extra body fields, sent as is. */
+  extraBody?: Record<string, unknown>
+}
+
+/** Why a request failed. */
+export type FailureKind =
+  | 'http' // non-2xx status
+  | 'network' // connection refused, reset, DNS, TLS
+  | 'timeout' // requestTimeoutMs passed
+  | 'stream-error' // an error event inside the stream
+  | 'malformed' // an event whose data is not valid JSON
+  | 'incomplete' // stream closed without `[DONE]`
+  | 'cancelled' // aborted by the run (drain grace over, signal)
+
+/** A typed failure of one request. */
+export interface RequestFailure {
+  kind: FailureKind
+  /** HTTP status for `http` failures. */
+  status?: number
+  /** What went wrong, with the server's own message where it gave one. */
+  message: string
+}
+
+/**
+ * One request as the client saw it. All times are `performance.now()` milliseconds.
+ * A failed request has `ok: false` and an `error`; its timings are kept for diagnosis only.
+ */
+export interface RequestRecord {
+  /** Position in the measured sequence (warm-up requests have negative indices). */
+  index: number
+  /** Planned send time (ms, same clock), when the schedule planned one. */
+  plannedAt: number | undefined
+  /** When the request was handed to the connection pool. */
+  sentAt: number
+  /** When the response headers arrived. */
+  headersAt: number | undefined
+  /** First content-bearing event (non-empty text, delta.content or delta.reasoning_content). */
+  firstTokenAt: number | undefined
+  /** Last content-bearing event; for a failed request, the time of failure. */
+  endAt: number
+  /** Time of each content-bearing event, in order. */
+  chunkTimes: number[]
+  /** Output tokens: usage.completion_tokens, or the content-bearing chunk count when usage is absent. */
+  outputTokens: number
+  /** Prompt tokens from usage.prompt_tokens (or the workload's estimate when usage is absent). */
+  inputTokens: number
+  /** True when the server reported usage (token counts are exact). */
+  usageReported: boolean
+  /** False when the response was not an event stream or arrived in one burst. */
+  streamed: boolean
+  ok: boolean
+  error?: RequestFailure
+  /** The `finish_reason` of the last choice event, if any. */
+  finishReason?: string
+  /** Server timings when the server sends them (llama.cpp `timings`). */
+  serverTimings?: Record<string, number>
+}
+
+/** Summary of one distribution. Units as the metric's name says. */
+export interface MetricSummary {
+  count: number
+  min: number
+  max: number
+  mean: number
+  stddev: number
+  p50: number
+  p90: number
+  p95: number
+  p99: number
+  p999: number
+}
+
+/** Counts of requests in the measured phase. */
+export interface RequestCounts {
+  /** Measured requests dispatched. */
+  total: number
+  completed: number
+  failed: number
+}
+
+export interface BenchmarkMetrics {
+  /** Time to first token, ms. Empty (count 0) when the server did not stream. */
+  ttftMs: MetricSummary
+  /** Time per output token after the first, ms: (E2E - TTFT) / (outputTokens - 1). */
+  tpotMs: MetricSummary
+  /** Gaps between consecutive content-bearing events, ms. */
+  itlMs: MetricSummary
+  /** Send to last content-bearing event, ms. */
+  e2eMs: MetricSummary
+  /** Output tokens per request. */
+  outputTokens: MetricSummary
+  /** Input tokens per request. */
+  inputTokens: MetricSummary
+}
+
+export interface Throughput {
+  /** Completed requests per second of duration. */
+  requestsPerSec: number
+  /** Output tokens of completed requests per second. */
+  outputTokensPerSec: number
+  /** Input plus output tokens of completed requests per second. */
+  totalTokensPerSec: number
+}
+
+/** How far the delivered stream matched a real token stream. */
+export interface StreamingInfo {
+  /** False when most completed requests were not streamed (no SSE, or one burst). TTFT/ITL/TPOT are then empty. */
+  streamed: boolean
+  /** Completed requests whose response was not `text/event-stream`. */
+  nonSseRequests: number
+  /** Completed requests whose whole output arrived in one network read. */
+  burstRequests: number
+  /** True when at least one request had no usage: output token counts are estimated from chunks. */
+  tokenCountEstimated: boolean
+  /** Content-bearing chunks that carried more than one token (speculative decoding, buffering). */
+  multiTokenChunks: number
+  /** Mean tokens per content-bearing chunk. */
+  meanTokensPerChunk: number
+  /** One line for humans when something is off, else undefined. */
+  note?: string
+}
+
+/** Goodput: requests meeting every limit. */
+export interface GoodputResult {
+  limits: GoodputLimits
+  /** Completed requests that met every limit. */
+  goodRequests: number
+  /** Share of completed requests that met every limit, 0..1. */
+  share: number
+  /** Good requests per second of duration. */
+  requestsPerSec: number
+}
+
+/** Cost at the measured throughput. */
+export interface CostResult {
+  pricePerGpuHour: number
+  gpus: number
+  /** Cost per one million output tokens, in the price's currency. */
+  perMillionOutputTokens: number
+}
+
+/** An entry of the errors table. */
+export interface ErrorCount {
+  kind: FailureKind
+  message: string
+  count: number
+}
+
+/** What the run ran on. */
+export interface EnvironmentInfo {
+  runtime: { name: 'node' | 'bun' | 'deno' | 'unknown'; version: string }
+  /** vitest-llm-bench version. */
+  toolVersion: string
+  host: { platform: string; arch: string; hostname?: string; cpuModel?: string; cpuCores?: number; memoryBytes?: number; os?: string }
+  /** GPU inventory; empty when no NVIDIA driver was found. */
+  gpus: Array<{ index: number; name: string; uuid?: string; memoryTotalMiB?: number; driverVersion?: string; cudaVersion?: string }>
+  server: { name?: string; version?: string; model?: string; maxContextTokens?: number; launch?: { command: string; args: string[] } }
+}
+
+/** Client self-check: whether the load generator kept up. */
+export interface ClientHealth {
+  /** Actual minus planned send time, ms (open-loop loads). */
+  scheduleLagMs?: { p50: number; p99: number; max: number }
+  /** Event-loop delay during the run, ms. */
+  eventLoopDelayMs?: { p50: number; p99: number; max: number }
+  /** False when lag shows the client, not the server, shaped the load. */
+  keptUp: boolean
+  warnings: string[]
+}
+
+/** The outcome of {@link runBenchmark}. JSON-serialisable. */
+export interface BenchmarkResult {
+  schemaVersion: 1
+  /** Wall-clock start, ISO 8601 (for humans; durations use the monotonic clock). */
+  startedAt: string
+  /** First measured dispatch to last completion, ms. */
+  durationMs: number
+  counts: RequestCounts
+  metrics: BenchmarkMetrics
+  throughput: Throughput
+  errors: ErrorCount[]
+  streaming: StreamingInfo
+  goodput?: GoodputResult
+  cost?: CostResult
+  client: ClientHealth
+  /** Workload facts: dataset path and hash, salt, requested vs actual lengths. */
+  workload: Record<string, unknown>
+  environment: EnvironmentInfo
+  /** The resolved options (secrets removed). */
+  config: Record<string, unknown>
+  /** Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in microseconds. */
+  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+  /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */
+  gpu?: GpuTelemetry
+  /** Present only with `recordRequests`. */
+  requests?: RequestRecord[]
+  /** Warnings for humans (early stop, client lag, estimated counts). */
+  warnings: string[]
+}
+
+/** Per-GPU figures sampled by nvidia-smi during the measured phase. */
+export interface GpuStats {
+  index: number
+  name: string
+  uuid?: string
+  /** Memory used before the load started, MiB. */
+  memoryBeforeMiB?: number
+  /** Memory used after the load ended, MiB. */
+  memoryAfterMiB?: number
+  /** Peak memory used during the load, MiB. */
+  memoryPeakMiB?: number
+  /** Mean memory used during the load, MiB. */
+  memoryMeanMiB?: number
+  memoryTotalMiB?: number
+  /** Mean GPU utilization, percent. */
+  utilizationMeanPct?: number
+  /** Mean power draw, watts. */
+  powerMeanW?: number
+  /** Peak power draw, watts. */
+  powerPeakW?: number
+  /** Energy over the measured phase (integrated power), joules. */
+  energyJ?: number
+  /** Energy per output token, joules (energy divided by all output tokens of the run). */
+  energyPerOutputTokenJ?: number
+}
+
+/** One nvidia-smi sample row. */
+export interface GpuSample {
+  /** Monotonic time of the sample (ms, same clock as requests). */
+  t: number
+  index: number
+  memoryUsedMiB?: number
+  utilizationPct?: number
+  powerW?: number
+}
+
+export interface GpuTelemetry {
+  /** Sampling interval, ms. */
+  intervalMs: number
+  gpus: GpuStats[]
+  /** Time series (kept for reports). */
+  samples: GpuSample[]
+  /** Set when sampling could not happen or was partial (one line for humans). */
+  note?: string
+}
