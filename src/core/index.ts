@@ -1,0 +1,8 @@
+export { runBenchmark } from './run.ts'
+export type { RunContext } from './run.ts'
+export { validateOptions } from './options.ts'
+export * from './errors.ts'
+export type * from './types.ts'
+export { detectRuntime } from './runtime.ts'
+export type { RuntimeInfo, RuntimeName } from './runtime.ts'
+export { redactConfig, isSecretName, REDACTED } from './redact.ts'

@@ -1,0 +1,96 @@
+import { OptionsError } from './errors.ts'
+import { validateLoad } from './load/index.ts'
+import type { BenchmarkOptions } from './types.ts'
+
+const APIS = ['chat', 'completions']
+const WORKLOAD_KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function positiveFinite(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0
+}
+
+/**
+ * Checks every option of {@link BenchmarkOptions} before anything is sent, so a typo costs
+ * milliseconds, not a warm-up against a production server. Throws {@link OptionsError}.
+ */
+export function validateOptions(options: unknown): asserts options is BenchmarkOptions {
+  if (!isObject(options)) {
+    throw new OptionsError('options', 'expected an object', 'Pass `{ target, workload, load }` to runBenchmark().')
+  }
+  const { target, workload, load, warmup, seed, goodput, cost } = options
+  if (!isObject(target)) {
+    throw new OptionsError('target', 'missing', "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).")
+  }
+  if (typeof target.baseUrl !== 'string' || target.baseUrl === '') {
+    throw new OptionsError('target.baseUrl', 'missing', "Set it to the server's root URL, e.g. 'http://127.0.0.1:8000'.")
+  }
+  let url: URL
+  try {
+    url = new URL(target.baseUrl)
+  } catch {
+    throw new OptionsError('target.baseUrl', `'${target.baseUrl}' is not a URL`, "Use a full URL with scheme, e.g. 'http://127.0.0.1:8000'.")
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OptionsError('target.baseUrl', `unsupported scheme '${url.protocol}'`, 'Use http:// or https://.')
+  }
+  if (target.api !== undefined && !APIS.includes(target.api as string)) {
+    throw new OptionsError('target.api', `unknown API '${String(target.api)}'`, "Use 'chat' (/v1/chat/completions) or 'completions' (/v1/completions).")
+  }
+  if (target.model !== undefined && (typeof target.model !== 'string' || target.model === '')) {
+    throw new OptionsError('target.model', 'must be a non-empty string', 'Give the served model name, or leave it out to use the first model of GET /v1/models.')
+  }
+  if (target.requestTimeoutMs !== undefined && !positiveFinite(target.requestTimeoutMs)) {
+    throw new OptionsError('target.requestTimeoutMs', `must be a positive number of milliseconds, got ${String(target.requestTimeoutMs)}`, 'Leave it out for the default of 600000 (10 minutes).')
+  }
+  if (target.headers !== undefined && !isObject(target.headers)) {
+    throw new OptionsError('target.headers', 'must be an object of header names to string values', "e.g. `headers: { 'x-team': 'serving' }`.")
+  }
+
+  if (!isObject(workload)) {
+    throw new OptionsError('workload', 'missing', "Say what to send, e.g. `workload: { kind: 'synthetic', inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.")
+  }
+  if (!WORKLOAD_KINDS.includes(workload.kind as string)) {
+    throw new OptionsError('workload.kind', `unknown kind '${String(workload.kind)}'`, `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`)
+  }
+
+  if (!isObject(load)) {
+    throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
+  }
+  validateLoad(load)
+
+  if (warmup !== undefined) {
+    if (!isObject(warmup)) throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }`.')
+    if (warmup.requests !== undefined && !(Number.isInteger(warmup.requests) && (warmup.requests as number) >= 0)) {
+      throw new OptionsError('warmup.requests', `must be a whole number >= 0, got ${String(warmup.requests)}`, 'e.g. `warmup: { requests: 8 }`.')
+    }
+    if (warmup.durationMs !== undefined && !positiveFinite(warmup.durationMs)) {
+      throw new OptionsError('warmup.durationMs', `must be a positive number of milliseconds, got ${String(warmup.durationMs)}`, 'e.g. `warmup: { durationMs: 5000 }`.')
+    }
+  }
+  if (seed !== undefined && !Number.isInteger(seed)) {
+    throw new OptionsError('seed', `must be an integer, got ${String(seed)}`, 'e.g. `seed: 42`.')
+  }
+  if (goodput !== undefined) {
+    if (!isObject(goodput)) throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
+    for (const key of Object.keys(goodput)) {
+      if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
+        throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')
+      }
+      if (!positiveFinite(goodput[key])) {
+        throw new OptionsError(`goodput.${key}`, `must be a positive number of milliseconds, got ${String(goodput[key])}`, 'e.g. `goodput: { ttftMs: 500 }`.')
+      }
+    }
+  }
+  if (cost !== undefined) {
+    if (!isObject(cost) || !positiveFinite(cost.pricePerGpuHour)) {
+      throw new OptionsError('cost.pricePerGpuHour', 'must be a positive price per GPU-hour', 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 1 }`.')
+    }
+    if (cost.gpus !== undefined && !(Number.isInteger(cost.gpus) && (cost.gpus as number) >= 1)) {
+      throw new OptionsError('cost.gpus', `must be a whole number >= 1, got ${String(cost.gpus)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 8 }`.')
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { StreamingClient, listModels, resolveTarget, waitForReady } from './client/index.ts'
+import { OptionsError } from './errors.ts'
+import { runLoad, runWarmup } from './load/index.ts'
+import { MetricsAccumulator } from './metrics/index.ts'
+import { validateOptions } from './options.ts'
+import { redactConfig } from './redact.ts'
+import { collectEnvironment, startGpuSampler } from './telemetry/index.ts'
+import { getServerFacts } from './server/index.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, EnvironmentInfo } from './types.ts'
+import { createWorkload } from './workload/index.ts'
+
+/** Schedule lag p99 above this many milliseconds means the client shaped the load. */
+const LAG_WARN_MS = 5
+/** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
+const EVENT_LOOP_WARN_MS = 20
+/** Upper bound of pooled connections when the load gives no concurrency (open loop). */
+const MAX_OPEN_LOOP_CONNECTIONS = 4096
+
+/** Launch facts the caller knows (a started server), merged into the environment. */
+export interface RunContext {
+  server?: EnvironmentInfo['server']
+  /** Skip the GPU sampler (e.g. a remote server whose GPUs are not on this host). Default false. */
+  skipGpu?: boolean
+}
+
+/**
+ * Runs one benchmark against an OpenAI-compatible server and returns its {@link BenchmarkResult}.
+ * Options are validated before anything is sent; failures of single requests are counted in the
+ * result, never thrown. Throws an `LlmBenchError` when the run cannot happen at all.
+ */
+export async function runBenchmark(options: BenchmarkOptions, context: RunContext = {}): Promise<BenchmarkResult> {
+  validateOptions(options)
+  const seed = options.seed ?? 0
+  const api = options.target.api ?? 'chat'
+  const workload = await createWorkload(options.workload, { seed, api })
+
+  const baseUrl = options.target.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
+  await waitForReady(baseUrl, { apiKey: options.target.apiKey, signal: options.signal, timeoutMs: 30_000 })
+  const model = options.target.model ?? (await discoverModel(baseUrl, options.target.apiKey))
+  const target = resolveTarget({ ...options.target, baseUrl }, model)
+
+  const [hostEnv, serverFacts] = await Promise.all([
+    collectEnvironment({ skipGpu: context.skipGpu }),
+    getServerFacts(baseUrl, { apiKey: target.apiKey }).catch(() => undefined),
+  ])
+  const environment: EnvironmentInfo = {
+    ...hostEnv,
+    server: { ...serverFacts, model, ...context.server },
+  }
+
+  const load = options.load
+  const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
+  const client = new StreamingClient(target, { connections: Math.max(1, connections) })
+  const sampler = context.skipGpu ? undefined : await startGpuSampler({})
+  const eventLoop = monitorEventLoopDelay({ resolution: 10 })
+  const startedAt = new Date().toISOString()
+  const warnings: string[] = []
+
+  try {
+    if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
+      let warm = 0
+      await runWarmup(
+        options.warmup,
+        async (_index, signal) => {
+          const index = -++warm
+          await client.send(workload.next(index), { index, signal })
+        },
+        load.concurrency ?? 1,
+      )
+    }
+
+    const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
+    let done = 0
+    let outputTokens = 0
+    let firstDispatch = 0
+    await sampler?.markLoadStart()
+    eventLoop.enable()
+    const outcome = await runLoad({
+      load,
+      seed,
+      signal: options.signal,
+      timestampsMs: workload.timestampsMs,
+      dispatch: async (index, plannedAt, signal) => {
+        if (firstDispatch === 0) firstDispatch = performance.now()
+        const record = await client.send(workload.next(index), { index, plannedAt, signal })
+        accumulator.add(record)
+        done++
+        outputTokens += record.outputTokens
+        options.onProgress?.({ done, total: load.requests, elapsedMs: performance.now() - firstDispatch, outputTokens })
+      },
+    })
+    eventLoop.disable()
+    warnings.push(...outcome.warnings)
+
+    const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
+    const metrics = accumulator.finish({ durationMs, cost: options.cost })
+    warnings.push(...metrics.warnings)
+    const gpu = await sampler?.stop({ outputTokens: metrics.metrics.outputTokens.mean * metrics.counts.completed })
+
+    const client_ = clientHealth(outcome.scheduleLagMs, eventLoop)
+    warnings.push(...client_.warnings)
+    const workloadFacts = workload.describe()
+    const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
+    if (shortfall) warnings.push(shortfall)
+    if (outcome.cancelled > 0) warnings.push(`${outcome.cancelled} in-flight request(s) were cancelled when the drain grace ran out.`)
+    if (gpu?.note) warnings.push(gpu.note)
+
+    const result: BenchmarkResult = {
+      schemaVersion: 1,
+      startedAt,
+      durationMs,
+      counts: metrics.counts,
+      metrics: metrics.metrics,
+      throughput: metrics.throughput,
+      errors: metrics.errors,
+      streaming: metrics.streaming,
+      ...(metrics.goodput ? { goodput: metrics.goodput } : {}),
+      ...(metrics.cost ? { cost: metrics.cost } : {}),
+      client: client_,
+      workload: { ...workloadFacts, actualOutputTokensMean: metrics.metrics.outputTokens.mean, actualInputTokensMean: metrics.metrics.inputTokens.mean },
+      environment,
+      config: redactConfig({ ...options, target: { ...options.target, baseUrl, model, api } }),
+      histograms: metrics.histograms,
+      ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
+      ...(metrics.requests ? { requests: metrics.requests } : {}),
+      warnings,
+    }
+    return result
+  } finally {
+    eventLoop.disable()
+    await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
+    await client.close()
+  }
+}
+
+async function discoverModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
+  const models = await listModels(baseUrl, { apiKey })
+  const first = models[0]
+  if (!first) {
+    throw new OptionsError('target.model', `${baseUrl}/v1/models lists no model`, 'Set `target.model` to the served model name.')
+  }
+  return first.id
+}
+
+function percentiles(h: ReturnType<typeof monitorEventLoopDelay>): { p50: number; p99: number; max: number } | undefined {
+  if (h.count === 0) return undefined
+  return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }
+}
+
+function clientHealth(scheduleLagMs: ClientHealth['scheduleLagMs'], eventLoop: ReturnType<typeof monitorEventLoopDelay>): ClientHealth {
+  const warnings: string[] = []
+  const eventLoopDelayMs = percentiles(eventLoop)
+  let keptUp = true
+  if (scheduleLagMs && scheduleLagMs.p99 > LAG_WARN_MS) {
+    keptUp = false
+    warnings.push(`Schedule lag p99 was ${scheduleLagMs.p99.toFixed(1)} ms (> ${LAG_WARN_MS} ms): the client, not the server, shaped the load. Use fewer concurrent streams per process or the multi-worker mode.`)
+  }
+  // monitorEventLoopDelay's floor is its resolution (10 ms); only a p99 well beyond it means starvation.
+  if (eventLoopDelayMs && eventLoopDelayMs.p99 > EVENT_LOOP_WARN_MS + 10) {
+    keptUp = false
+    warnings.push(`Event-loop delay p99 was ${eventLoopDelayMs.p99.toFixed(1)} ms: timestamps may be late by that much; the client could not keep up.`)
+  }
+  return { ...(scheduleLagMs ? { scheduleLagMs } : {}), ...(eventLoopDelayMs ? { eventLoopDelayMs } : {}), keptUp, warnings }
+}
+
+function outputShortfall(facts: Record<string, unknown>, actualMean: number, completed: number): string | undefined {
+  const requested = facts.requestedOutputTokensMean
+  if (typeof requested !== 'number' || completed === 0 || requested <= 0) return undefined
+  if (actualMean < requested * 0.95) {
+    return `Output was ${((1 - actualMean / requested) * 100).toFixed(0)}% shorter than requested (${actualMean.toFixed(1)} vs ${requested.toFixed(1)} tokens): the model stopped early. Set \`workload.ignoreEos: true\` (vLLM, SGLang) to force the length.`
+  }
+  return undefined
+}
+
