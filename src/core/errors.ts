@@ -46,3 +46,104 @@ export class ServerUnavailableError extends LlmBenchError {
 export function isLlmBenchError(value: unknown): value is LlmBenchError {
   return value instanceof Error && typeof (value as { type?: unknown }).type === 'string' && value instanceof LlmBenchError
 }
+
+/** Metric state cannot be used: an encoded histogram that does not decode, a snapshot of another format, or accumulators with different options merged. */
+export class MetricsDataError extends LlmBenchError {
+  override readonly type = 'metrics-data'
+}
+
+/** A baseline file cannot be read: invalid JSON, a wrong shape, or a newer schema. Never overwritten silently, not even under `-u`. */
+export class BaselineFileError extends LlmBenchError {
+  override readonly type = 'baseline-file'
+  /** The baseline file at fault. */
+  readonly path: string
+  constructor(path: string, problem: string, options?: { cause?: unknown }) {
+    super(
+      `${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`,
+      options,
+    )
+    this.path = path
+  }
+}
+
+/** A bench has no stored baseline and this run may not write one (under `CI=true` or update mode `none`). */
+export class BaselineMissingError extends LlmBenchError {
+  override readonly type = 'baseline-missing'
+  /** Bench name (the entry key). */
+  readonly benchName: string
+  /** The baseline file that lacks the entry. */
+  readonly path: string
+  constructor(benchName: string, path: string) {
+    super(`No baseline for '${benchName}' in ${path}. Run \`vitest bench -u\` locally and commit ${path}.`)
+    this.benchName = benchName
+    this.path = path
+  }
+}
+
+/**
+ * A stored baseline was measured on other hardware or software, or with another workload or
+ * load: comparing against it would be meaningless.
+ */
+export class BaselineMismatchError extends LlmBenchError {
+  override readonly type = 'baseline-mismatch'
+  /** Bench name (the entry key). */
+  readonly benchName: string
+  /** The baseline file holding the entry. */
+  readonly path: string
+  /** Environment changes, one per line, e.g. `GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200`. */
+  readonly environmentChanges: string[]
+  /** Workload, load or target changes, e.g. `load.concurrency 16 -> 32`; empty when the config matches. */
+  readonly configChanges: string[]
+  constructor(benchName: string, path: string, environmentChanges: string[], configChanges: string[]) {
+    const parts: string[] = []
+    if (environmentChanges.length > 0) {
+      parts.push(
+        `The baseline for '${benchName}' in ${path} was recorded on other hardware or software: ${environmentChanges.join('; ')}. ` +
+          `Comparing across them would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path}.`,
+      )
+    }
+    if (configChanges.length > 0) {
+      parts.push(
+        `The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` +
+          `Refresh it with \`vitest bench -u\` and commit ${path}.`,
+      )
+    }
+    super(parts.join('\n'))
+    this.benchName = benchName
+    this.path = path
+    this.environmentChanges = environmentChanges
+    this.configChanges = configChanges
+  }
+}
+
+/**
+ * A server this package launched did not come up: the command was not found, the process exited
+ * during start-up, its port was taken, or it was not ready within the start timeout. The message
+ * ends with the last lines of the server's output (secrets redacted) and names the full log file.
+ */
+export class ServerStartError extends LlmBenchError {
+  override readonly type = 'server-start'
+  /** Absolute path of the server's log file, when one was written. */
+  readonly logPath: string | undefined
+  /** The last lines of the server's output, secrets redacted. */
+  readonly logTail: string[]
+  constructor(message: string, details: { logPath?: string; logTail?: string[]; cause?: unknown } = {}) {
+    const tail = details.logTail ?? []
+    const where = details.logPath ? ` Full log: ${details.logPath}` : ''
+    const shown = tail.length > 0 ? `\n--- last ${tail.length} lines of server output ---\n${tail.join('\n')}` : ''
+    super(`${message}${where}${shown}`, details.cause === undefined ? undefined : { cause: details.cause })
+    this.logPath = details.logPath
+    this.logTail = tail
+  }
+}
+
+/** The command line could not be understood: unknown command, unknown flag or a bad flag value. The CLI exits with code 2. */
+export class CliUsageError extends LlmBenchError {
+  override readonly type = 'cli-usage'
+  /** The command being parsed, when the command itself was recognised. */
+  readonly command: string | undefined
+  constructor(message: string, command?: string) {
+    super(message)
+    this.command = command
+  }
+}

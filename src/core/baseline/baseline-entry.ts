@@ -1,0 +1,129 @@
+import type { BenchmarkResult, MetricSummary } from '../types.ts'
+import type { BaselineConfig } from './config-hash.ts'
+import { baselineConfigOf, hashConfig } from './config-hash.ts'
+import type { Fingerprint } from './fingerprint.ts'
+import { fingerprintOf } from './fingerprint.ts'
+import { roundFigures, stableStringify } from './stable-json.ts'
+import type { ThroughputSeries } from './throughput-noise.ts'
+import { throughputNoiseOfSeries, throughputSeriesFromRequests } from './throughput-noise.ts'
+
+/** Latency metrics a baseline keeps (milliseconds). */
+export const LATENCY_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const
+export type LatencyMetric = (typeof LATENCY_METRICS)[number]
+
+/** Throughputs a baseline keeps (per second). */
+export const THROUGHPUT_METRICS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
+export type ThroughputMetric = (typeof THROUGHPUT_METRICS)[number]
+
+/** Where each latency metric's histogram lives in `BenchmarkResult.histograms` (microseconds). */
+export const HISTOGRAM_KEY: Record<LatencyMetric, keyof BenchmarkResult['histograms']> = {
+  ttftMs: 'ttftUs',
+  tpotMs: 'tpotUs',
+  itlMs: 'itlUs',
+  e2eMs: 'e2eUs',
+}
+
+/** Summary of one latency distribution in a baseline, milliseconds (count in samples). */
+export interface LatencyBaseline {
+  count: number
+  mean: number
+  /** Population standard deviation. */
+  stddev: number
+  p50: number
+  p90: number
+  p95: number
+  p99: number
+  p999: number
+}
+
+/** One run-level throughput in a baseline, with its noise when the run allowed an estimate. */
+export interface ThroughputBaseline {
+  /** The figure, per second. */
+  value: number
+  /** Standard error divided by the figure, from per-window batch means; absent when not estimated. */
+  relativeStdError?: number
+  /** Windows behind {@link relativeStdError}. */
+  windows?: number
+  /** Batches behind {@link relativeStdError} (degrees of freedom + 1). */
+  batches?: number
+}
+
+/** What a baseline file stores for one bench. */
+export interface BaselineEntry {
+  /** When it was recorded, ISO 8601 (for humans). */
+  recordedAt: string
+  /** SHA-256 of {@link config} (see `hashConfig`). */
+  configHash: string
+  /** The workload, load and target kind that were measured; left out when large (e.g. inline prompt lists). */
+  config?: BaselineConfig
+  fingerprint: Fingerprint
+  /** Measured requests that completed and failed. */
+  counts: { completed: number; failed: number }
+  /** Measured duration, milliseconds. */
+  durationMs: number
+  metrics: Record<LatencyMetric, LatencyBaseline>
+  throughput: Record<ThroughputMetric, ThroughputBaseline>
+  /** Compressed base64 HDR histograms in microseconds, as in `BenchmarkResult.histograms`. */
+  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+}
+
+/** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */
+export const MAX_STORED_CONFIG_CHARS = 4096
+
+export interface BaselineEntryOptions {
+  /** Recording time, ISO 8601. Default: now. */
+  recordedAt?: string
+  /** Per-window totals for the throughput noise; default: derived from `result.requests` when recorded. */
+  throughputSeries?: ThroughputSeries
+}
+
+function latencyOf(summary: MetricSummary): LatencyBaseline {
+  const { count, mean, stddev, p50, p90, p95, p99, p999 } = summary
+  return { count, mean, stddev, p50, p90, p95, p99, p999 }
+}
+
+/**
+ * The baseline entry for a result. Figures are rounded to 4 significant digits (integers kept),
+ * exactly as the file will hold them, so an entry written and read back compares equal. The
+ * config is stored as given (it must agree with its hash).
+ */
+export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntryOptions = {}): BaselineEntry {
+  const config = baselineConfigOf(result.config)
+  const series = options.throughputSeries ?? (result.requests ? throughputSeriesFromRequests(result.requests) : undefined)
+  const noise = series ? throughputNoiseOfSeries(series) : {}
+  const throughput = {} as Record<ThroughputMetric, ThroughputBaseline>
+  for (const metric of THROUGHPUT_METRICS) {
+    const figure: ThroughputBaseline = { value: result.throughput[metric] }
+    const estimate = noise[metric]
+    if (estimate) {
+      figure.relativeStdError = estimate.relativeStdError
+      figure.windows = estimate.windows
+      figure.batches = estimate.batches
+    }
+    throughput[metric] = figure
+  }
+  const metrics = {} as Record<LatencyMetric, LatencyBaseline>
+  for (const metric of LATENCY_METRICS) metrics[metric] = latencyOf(result.metrics[metric])
+  const histograms: BaselineEntry['histograms'] = {}
+  for (const metric of LATENCY_METRICS) {
+    const key = HISTOGRAM_KEY[metric]
+    const encoded = result.histograms[key]
+    if (encoded !== undefined) histograms[key] = encoded
+  }
+  const entry: BaselineEntry = {
+    recordedAt: options.recordedAt ?? new Date().toISOString(),
+    configHash: hashConfig(config),
+    fingerprint: fingerprintOf(result.environment),
+    counts: { completed: result.counts.completed, failed: result.counts.failed },
+    durationMs: result.durationMs,
+    metrics,
+    throughput,
+    histograms,
+  }
+  const rounded = roundFigures(entry)
+  // Kept unrounded (rounding would make it disagree with its own hash), in its JSON-safe form:
+  // `rate: Infinity` becomes the string "Infinity", which hashes the same.
+  const configText = stableStringify(config)
+  if (configText.length <= MAX_STORED_CONFIG_CHARS) rounded.config = JSON.parse(configText) as BaselineConfig
+  return rounded
+}

@@ -1,0 +1,118 @@
+import { BaselineFileError } from '../errors.ts'
+import type { BaselineEntry } from './baseline-entry.ts'
+import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
+import { formatStableJson } from './stable-json.ts'
+
+/** Version of the baseline file format this code reads and writes. */
+export const BASELINE_SCHEMA_VERSION = 1
+
+/** A baseline file: one per bench file, entries keyed by bench name. */
+export interface BaselineFile {
+  schemaVersion: typeof BASELINE_SCHEMA_VERSION
+  entries: Record<string, BaselineEntry>
+}
+
+/** The file's text: sorted keys, two-space indentation, trailing newline (see `formatStableJson`). */
+export function formatBaselineFile(file: BaselineFile): string {
+  return formatStableJson(file)
+}
+
+type Json = Record<string, unknown>
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** Checks the shape member by member so a hand edit gets an error naming the member, not a crash later. */
+class ShapeChecker {
+  readonly path: string
+  constructor(path: string) {
+    this.path = path
+  }
+  fail(where: string, problem: string): never {
+    throw new BaselineFileError(this.path, `${where} ${problem}`)
+  }
+  object(value: unknown, where: string): Json {
+    if (!isObject(value)) this.fail(where, `must be an object, found ${describe(value)}`)
+    return value
+  }
+  number(parent: Json, key: string, where: string): void {
+    const value = parent[key]
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(`${where}.${key}`, `must be a number, found ${describe(value)}`)
+  }
+  optionalNumber(parent: Json, key: string, where: string): void {
+    if (parent[key] !== undefined) this.number(parent, key, where)
+  }
+  string(parent: Json, key: string, where: string): void {
+    if (typeof parent[key] !== 'string') this.fail(`${where}.${key}`, `must be a string, found ${describe(parent[key])}`)
+  }
+  optionalString(parent: Json, key: string, where: string): void {
+    if (parent[key] !== undefined) this.string(parent, key, where)
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}` : `${typeof value} ${JSON.stringify(value)}`
+}
+
+function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
+  const entry = check.object(value, where)
+  check.string(entry, 'recordedAt', where)
+  check.string(entry, 'configHash', where)
+  if (entry.config !== undefined) check.object(entry.config, `${where}.config`)
+  const fingerprint = check.object(entry.fingerprint, `${where}.fingerprint`)
+  check.number(fingerprint, 'gpuCount', `${where}.fingerprint`)
+  check.string(fingerprint, 'runtimeName', `${where}.fingerprint`)
+  check.string(fingerprint, 'runtimeVersion', `${where}.fingerprint`)
+  for (const key of ['gpuModel', 'driverVersion', 'serverName', 'serverVersion', 'model', 'cpuModel']) {
+    check.optionalString(fingerprint, key, `${where}.fingerprint`)
+  }
+  const counts = check.object(entry.counts, `${where}.counts`)
+  check.number(counts, 'completed', `${where}.counts`)
+  check.number(counts, 'failed', `${where}.counts`)
+  check.number(entry, 'durationMs', where)
+  const metrics = check.object(entry.metrics, `${where}.metrics`)
+  for (const metric of LATENCY_METRICS) {
+    const summary = check.object(metrics[metric], `${where}.metrics.${metric}`)
+    for (const key of ['count', 'mean', 'stddev', 'p50', 'p90', 'p95', 'p99', 'p999']) check.number(summary, key, `${where}.metrics.${metric}`)
+  }
+  const throughput = check.object(entry.throughput, `${where}.throughput`)
+  for (const metric of THROUGHPUT_METRICS) {
+    const figure = check.object(throughput[metric], `${where}.throughput.${metric}`)
+    check.number(figure, 'value', `${where}.throughput.${metric}`)
+    for (const key of ['relativeStdError', 'windows', 'batches']) check.optionalNumber(figure, key, `${where}.throughput.${metric}`)
+  }
+  const histograms = check.object(entry.histograms, `${where}.histograms`)
+  for (const key of Object.keys(histograms)) check.string(histograms, key, `${where}.histograms`)
+}
+
+/**
+ * Parses and checks a baseline file's text.
+ *
+ * @throws {BaselineFileError} naming `path` and the JSON parse error or the first member with a wrong shape.
+ */
+export function parseBaselineFile(text: string, path: string): BaselineFile {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (cause) {
+    throw new BaselineFileError(path, `not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`, { cause })
+  }
+  const check = new ShapeChecker(path)
+  const root = check.object(data, 'the file')
+  if (root.schemaVersion !== BASELINE_SCHEMA_VERSION) {
+    if (typeof root.schemaVersion === 'number' && root.schemaVersion > BASELINE_SCHEMA_VERSION) {
+      check.fail(
+        'schemaVersion',
+        `is ${root.schemaVersion}, newer than this version of vitest-llm-bench reads (${BASELINE_SCHEMA_VERSION}); upgrade vitest-llm-bench`,
+      )
+    }
+    check.fail('schemaVersion', `must be ${BASELINE_SCHEMA_VERSION}, found ${describe(root.schemaVersion)}`)
+  }
+  const entries = check.object(root.entries, 'entries')
+  for (const [name, entry] of Object.entries(entries)) checkEntry(check, entry, `entries[${JSON.stringify(name)}]`)
+  return { schemaVersion: BASELINE_SCHEMA_VERSION, entries: entries as Record<string, BaselineEntry> }
+}

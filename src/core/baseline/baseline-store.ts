@@ -1,0 +1,219 @@
+import { BaselineMismatchError, type BaselineMissingError } from '../errors.ts'
+import type { BaselineEntry } from './baseline-entry.ts'
+import type { BaselineEnvironment } from './baseline-environment.ts'
+import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'
+import { diffConfigs } from './config-hash.ts'
+import { diffFingerprints } from './fingerprint.ts'
+import { NodeBaselineEnvironment } from './node-baseline-environment.ts'
+import type { UpdateMode } from './update-mode.ts'
+import { decideMissingBaseline } from './update-mode.ts'
+
+/** Options of {@link BaselineStore.open}. */
+export interface BaselineStoreOptions {
+  /** See {@link UpdateMode}; use `resolveUpdateMode` to get Vitest's. */
+  updateMode: UpdateMode
+  /** True under CI (`CI=true`): missing baselines fail instead of being written with `new`. */
+  ci: boolean
+  /** File access. Default: {@link NodeBaselineEnvironment}. */
+  environment?: BaselineEnvironment
+}
+
+/** A stored entry looked up by name. */
+export type BaselineLookup = { state: 'missing' } | { state: 'found'; entry: BaselineEntry }
+
+/** What {@link BaselineStore.match} decided for one bench. */
+export type BaselineMatch =
+  /** A baseline exists and was measured on the same fingerprint and config: compare against `entry`. */
+  | { state: 'compare'; entry: BaselineEntry }
+  /** No baseline existed; the current entry was recorded (written at `save()`). */
+  | { state: 'written'; entry: BaselineEntry }
+  /** `-u`: the current entry replaces `previous` (written at `save()`). */
+  | { state: 'updated'; entry: BaselineEntry; previous: BaselineEntry }
+  /** No baseline and this run may not write one: fail with `error.message`. */
+  | { state: 'missing'; error: BaselineMissingError }
+  /** The baseline belongs to other hardware, software or config: `error` says what changed and how to refresh. */
+  | { state: 'mismatch'; entry: BaselineEntry; error: BaselineMismatchError }
+
+/** What {@link BaselineStore.save} did. */
+export interface BaselineSaveSummary {
+  path: string
+  /** Entries recorded for benches that had none. */
+  added: string[]
+  /** Entries rewritten under `-u`. */
+  updated: string[]
+  /** Obsolete entries removed (only under `-u`). */
+  removed: string[]
+  /** Entries in the file for benches that neither ran nor were marked checked this session (kept unless `-u`). */
+  obsolete: string[]
+  /** True when the file was written (its text changed). */
+  fileWritten: boolean
+  /** True when the file was deleted because `-u` left it without entries. */
+  fileRemoved: boolean
+}
+
+/**
+ * Why the baseline cannot be compared with the current entry: other hardware or software (see
+ * `diffFingerprints`) or another workload/load (`configHash`). Undefined when they match.
+ */
+export function baselineMismatchOf(
+  benchName: string,
+  path: string,
+  baseline: BaselineEntry,
+  current: BaselineEntry,
+): BaselineMismatchError | undefined {
+  const environmentChanges = diffFingerprints(baseline.fingerprint, current.fingerprint)
+  let configChanges: string[] = []
+  if (baseline.configHash !== current.configHash) {
+    configChanges =
+      baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []
+    if (configChanges.length === 0) {
+      configChanges = [`config hash ${baseline.configHash.slice(0, 12)} -> ${current.configHash.slice(0, 12)}`]
+    }
+  }
+  if (environmentChanges.length === 0 && configChanges.length === 0) return undefined
+  return new BaselineMismatchError(benchName, path, environmentChanges, configChanges)
+}
+
+/**
+ * The baselines of one bench file, modelled on @vitest/snapshot's `SnapshotState`: open it once
+ * per bench file, call {@link match} once per bench, and {@link save} once at the end (e.g. in
+ * `afterAll`).
+ *
+ * Entries accumulate in memory and the file is written once, by `save()`, with a read-merge-write:
+ * it re-reads the file, applies this session's additions, updates and (under `-u`) removals on top
+ * of what it finds, and writes the result atomically (temporary file + rename). Bench files never
+ * share a baseline file, so one writer per file is the rule; the merge keeps entries another
+ * process added in between, and the atomic rename means no reader ever sees half a file. A file
+ * that does not parse is never replaced, not even under `-u`: `open()` and `save()` throw
+ * `BaselineFileError` and the user fixes or deletes it.
+ */
+export class BaselineStore {
+  readonly path: string
+  readonly updateMode: UpdateMode
+  readonly ci: boolean
+  readonly #environment: BaselineEnvironment
+  readonly #stored: Map<string, BaselineEntry>
+  readonly #pending = new Map<string, BaselineEntry>()
+  readonly #added = new Set<string>()
+  readonly #checked = new Set<string>()
+
+  private constructor(path: string, options: BaselineStoreOptions, environment: BaselineEnvironment, stored: Map<string, BaselineEntry>) {
+    this.path = path
+    this.updateMode = options.updateMode
+    this.ci = options.ci
+    this.#environment = environment
+    this.#stored = stored
+  }
+
+  /**
+   * Reads the baseline file at `path` (see `baselinePathFor`); a file that does not exist yet is
+   * an empty store.
+   *
+   * @throws {BaselineFileError} when the file is not valid JSON or not a baseline file.
+   */
+  static async open(path: string, options: BaselineStoreOptions): Promise<BaselineStore> {
+    const environment = options.environment ?? new NodeBaselineEnvironment()
+    const text = await environment.readFile(path)
+    const stored = new Map<string, BaselineEntry>(text === null ? [] : Object.entries(parseBaselineFile(text, path).entries))
+    return new BaselineStore(path, options, environment, stored)
+  }
+
+  /** Names of the entries in the file when it was opened, sorted. */
+  names(): string[] {
+    return [...this.#stored.keys()].sort()
+  }
+
+  /** The stored entry for `name` (as read from the file; pending writes are not visible here). */
+  get(name: string): BaselineLookup {
+    const entry = this.#stored.get(name)
+    return entry === undefined ? { state: 'missing' } : { state: 'found', entry }
+  }
+
+  /**
+   * Looks up `name`, marks it as run, and applies the update mode:
+   * - missing: recorded (`written`) under `-u` or `new` outside CI, else `missing` with the error to throw;
+   * - `-u`: recorded (`updated`), whatever the stored entry was;
+   * - fingerprint or config differs: `mismatch` with the error to throw (nothing recorded);
+   * - else `compare` against the stored entry.
+   */
+  match(name: string, current: BaselineEntry): BaselineMatch {
+    this.#checked.add(name)
+    const stored = this.#stored.get(name)
+    if (stored === undefined) {
+      const decision = decideMissingBaseline(name, this.path, { updateMode: this.updateMode, ci: this.ci })
+      if (decision.action === 'fail') return { state: 'missing', error: decision.error }
+      this.#record(name, current, true)
+      return { state: 'written', entry: current }
+    }
+    if (this.updateMode === 'all') {
+      this.#record(name, current, false)
+      return { state: 'updated', entry: current, previous: stored }
+    }
+    const mismatch = baselineMismatchOf(name, this.path, stored, current)
+    if (mismatch) return { state: 'mismatch', entry: stored, error: mismatch }
+    return { state: 'compare', entry: stored }
+  }
+
+  /** Records `entry` for `name` unconditionally (written at `save()`), e.g. for a CLI import. */
+  set(name: string, entry: BaselineEntry): void {
+    this.#checked.add(name)
+    this.#record(name, entry, !this.#stored.has(name))
+  }
+
+  /** Keeps `name` from counting as obsolete without running it (a skipped or filtered-out bench). */
+  markChecked(name: string): void {
+    this.#checked.add(name)
+  }
+
+  /** Stored entries that neither ran nor were marked checked this session, sorted. */
+  obsolete(): string[] {
+    return this.names().filter((name) => !this.#checked.has(name))
+  }
+
+  #record(name: string, entry: BaselineEntry, added: boolean): void {
+    this.#pending.set(name, entry)
+    if (added) this.#added.add(name)
+  }
+
+  /**
+   * Writes this session's changes (see the class notes). Writes nothing when the text would not
+   * change; deletes the file when `-u` removed its last entry.
+   *
+   * @throws {BaselineFileError} when the file on disk no longer parses.
+   */
+  async save(): Promise<BaselineSaveSummary> {
+    const text = await this.#environment.readFile(this.path)
+    const onDisk = text === null ? {} : parseBaselineFile(text, this.path).entries
+    const entries = new Map<string, BaselineEntry>(Object.entries(onDisk))
+    const obsolete = [...entries.keys()].filter((name) => !this.#checked.has(name)).sort()
+    const removed = this.updateMode === 'all' ? obsolete : []
+    for (const name of removed) entries.delete(name)
+    for (const [name, entry] of this.#pending) entries.set(name, entry)
+    const summary: BaselineSaveSummary = {
+      path: this.path,
+      added: [...this.#added].sort(),
+      updated: [...this.#pending.keys()].filter((name) => !this.#added.has(name)).sort(),
+      removed,
+      obsolete,
+      fileWritten: false,
+      fileRemoved: false,
+    }
+    if (entries.size === 0) {
+      if (text !== null && removed.length > 0) {
+        await this.#environment.removeFile(this.path)
+        summary.fileRemoved = true
+      }
+      return summary
+    }
+    const next = formatBaselineFile({ schemaVersion: BASELINE_SCHEMA_VERSION, entries: Object.fromEntries(entries) })
+    if (next !== text) {
+      await this.#environment.writeFileAtomic(this.path, next)
+      summary.fileWritten = true
+    }
+    for (const name of removed) this.#stored.delete(name)
+    for (const [name, entry] of this.#pending) this.#stored.set(name, entry)
+    this.#pending.clear()
+    this.#added.clear()
+    return summary
+  }
+}

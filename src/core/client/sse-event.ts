@@ -1,0 +1,119 @@
+/**
+ * Reading one parsed chunk of an OpenAI-style stream (`chat.completion.chunk` or
+ * `text_completion`). Called once per event on the hot path: property reads only, no allocation.
+ */
+
+interface DeltaLike {
+  content?: unknown
+  reasoning_content?: unknown
+  /** vLLM >= 0.10 names the reasoning field `reasoning`. */
+  reasoning?: unknown
+}
+
+interface ChoiceLike {
+  text?: unknown
+  delta?: DeltaLike | null
+  message?: DeltaLike | null
+  finish_reason?: unknown
+}
+
+/** The fields of a chunk the client reads. */
+export interface ChunkLike {
+  choices?: unknown
+  usage?: unknown
+  timings?: unknown
+  error?: unknown
+  object?: unknown
+  message?: unknown
+}
+
+function isNonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0
+}
+
+/**
+ * True when a choice carries output: non-empty `text` (completions), `delta.content`,
+ * `delta.reasoning_content` or `delta.reasoning` (chat). A role-only or empty delta does not
+ * count, as in AIPerf and GenAI-Perf (vLLM's own client counts it).
+ */
+export function choiceCarriesOutput(choice: unknown): boolean {
+  if (typeof choice !== 'object' || choice === null) return false
+  const c = choice as ChoiceLike
+  if (isNonEmptyString(c.text)) return true
+  const delta = c.delta
+  if (typeof delta !== 'object' || delta === null) return false
+  return isNonEmptyString(delta.content) || isNonEmptyString(delta.reasoning_content) || isNonEmptyString(delta.reasoning)
+}
+
+/** True when a whole (non-streamed) `chat.completion` / `text_completion` choice carries output. */
+export function completionChoiceCarriesOutput(choice: unknown): boolean {
+  if (typeof choice !== 'object' || choice === null) return false
+  const c = choice as ChoiceLike
+  if (isNonEmptyString(c.text)) return true
+  const message = c.message
+  if (typeof message !== 'object' || message === null) return false
+  return isNonEmptyString(message.content) || isNonEmptyString(message.reasoning_content) || isNonEmptyString(message.reasoning)
+}
+
+/** The first choice of a chunk, or undefined when `choices` is absent or empty (the usage-only chunk). */
+export function firstChoice(chunk: ChunkLike): unknown {
+  const choices = chunk.choices
+  return Array.isArray(choices) && choices.length > 0 ? choices[0] : undefined
+}
+
+/** The last non-empty `finish_reason` among a chunk's choices, else `previous`. */
+export function finishReasonOf(chunk: ChunkLike, previous: string | undefined): string | undefined {
+  const choices = chunk.choices
+  if (!Array.isArray(choices)) return previous
+  let reason = previous
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i] as ChoiceLike | null | undefined
+    const r = choice?.finish_reason
+    if (typeof r === 'string' && r.length > 0) reason = r
+  }
+  return reason
+}
+
+/**
+ * The message of an error carried inside the stream, or undefined. vLLM and llama.cpp send
+ * `data: {"error": {"message": ...}}` mid-stream; some servers send `{"object": "error", "message": ...}`.
+ */
+export function streamErrorOf(chunk: ChunkLike): string | undefined {
+  const error = chunk.error
+  if (error !== undefined && error !== null) {
+    if (typeof error === 'string') return error
+    if (typeof error === 'object') {
+      const message = (error as { message?: unknown }).message
+      if (typeof message === 'string' && message.length > 0) return message
+      return JSON.stringify(error).slice(0, 200)
+    }
+    return String(error)
+  }
+  if (chunk.object === 'error') {
+    return typeof chunk.message === 'string' ? chunk.message : 'error object without a message'
+  }
+  return undefined
+}
+
+/** `usage.completion_tokens` and `usage.prompt_tokens` when a usage object gives them as numbers. */
+export function usageTokens(usage: unknown): { completion: number; prompt: number | undefined } | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined
+  const u = usage as { completion_tokens?: unknown; prompt_tokens?: unknown }
+  if (typeof u.completion_tokens !== 'number' || !Number.isFinite(u.completion_tokens)) return undefined
+  const prompt = typeof u.prompt_tokens === 'number' && Number.isFinite(u.prompt_tokens) ? u.prompt_tokens : undefined
+  return { completion: u.completion_tokens, prompt }
+}
+
+/** The numeric fields of llama.cpp's `timings` object (`prompt_ms`, `predicted_per_second`, ...), or undefined when none. */
+export function serverTimingsOf(timings: unknown): Record<string, number> | undefined {
+  if (typeof timings !== 'object' || timings === null || Array.isArray(timings)) return undefined
+  const out: Record<string, number> = {}
+  let any = false
+  for (const [key, value] of Object.entries(timings)) {
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      out[key] = value
+      any = true
+    }
+  }
+  return any ? out : undefined
+}

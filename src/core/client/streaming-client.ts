@@ -1,0 +1,69 @@
+import { Pool } from 'undici'
+import { OptionsError } from '../errors.ts'
+import type { PreparedRequest, RequestRecord } from '../types.ts'
+import { buildRequestBody, endpointPath } from './request-body.ts'
+import { StreamingRequest } from './streaming-request.ts'
+import type { RequestContext, RequestMeta } from './streaming-request.ts'
+import type { ResolvedTarget } from './target.ts'
+
+/** Options of {@link StreamingClient}. */
+export interface StreamingClientOptions {
+  /** Most requests in flight at once (the load's concurrency); the pool opens up to this many connections. */
+  connections: number
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return true
+  return false
+}
+
+/**
+ * Sends streaming requests to one OpenAI-compatible server over an undici connection pool
+ * (one request per connection at a time, no pipelining) and turns each into a {@link RequestRecord}.
+ */
+export class StreamingClient {
+  private readonly target: ResolvedTarget
+  private readonly pool: Pool
+  private readonly context: RequestContext
+  private readonly path: string
+  private readonly headers: Record<string, string>
+
+  constructor(target: ResolvedTarget, options: StreamingClientOptions) {
+    const connections = Math.floor(options.connections)
+    if (!(connections >= 1) || !Number.isFinite(connections)) {
+      throw new OptionsError('load.concurrency', `${String(options.connections)} connections cannot carry a request`, 'Give at least 1.')
+    }
+    this.target = target
+    const root = new URL(target.baseUrl)
+    // The request timer of each StreamingRequest is the one limit; undici's own would cut long generations.
+    this.pool = new Pool(root.origin, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 })
+    this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers }
+    if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization')) headers.authorization = `Bearer ${target.apiKey}`
+    this.headers = headers
+    this.context = { dispatcher: this.pool, url: root.origin + this.path, timeoutMs: target.requestTimeoutMs, apiKey: target.apiKey }
+  }
+
+  /**
+   * Sends one request and resolves with its record when the stream ends, fails, times out
+   * (`requestTimeoutMs` after send) or `meta.signal` aborts. Never rejects for anything the
+   * server or the network does: every such failure is a typed `error` inside the record.
+   * Rejects only with {@link OptionsError} when the request body cannot be serialised.
+   */
+  send(request: PreparedRequest, meta: RequestMeta): Promise<RequestRecord> {
+    let body: string
+    try {
+      body = JSON.stringify(buildRequestBody(this.target, request))
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error)
+      return Promise.reject(new OptionsError('workload', `request ${meta.index} cannot be sent as JSON (${problem})`, 'Remove values JSON cannot hold (BigInt, cycles) from extraBody.'))
+    }
+    const handler = new StreamingRequest(this.context, { method: 'POST', path: this.path, headers: this.headers, body }, meta, request.expectedInputTokens)
+    return handler.send()
+  }
+
+  /** Waits for requests in flight, then closes every connection. */
+  close(): Promise<void> {
+    return this.pool.close()
+  }
+}

@@ -1,0 +1,367 @@
+import { createParser } from 'eventsource-parser'
+import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
+import type { Dispatcher } from 'undici'
+import type { RequestFailure, RequestRecord } from '../types.ts'
+import {
+  cancelledFailure,
+  errorCodeOf,
+  httpFailure,
+  incompleteFailure,
+  malformedFailure,
+  networkFailure,
+  redactFailure,
+  streamErrorFailure,
+  timeoutFailure,
+} from './failure.ts'
+import { currentReadTick } from './read-tick.ts'
+import {
+  choiceCarriesOutput,
+  completionChoiceCarriesOutput,
+  finishReasonOf,
+  firstChoice,
+  serverTimingsOf,
+  streamErrorOf,
+  usageTokens,
+} from './sse-event.ts'
+import type { ChunkLike } from './sse-event.ts'
+
+/** What a request needs from its client; one object shared by every request of a client. */
+export interface RequestContext {
+  dispatcher: Dispatcher
+  /** Full URL of the endpoint, for messages. */
+  url: string
+  /** Limit from send to end of stream, in milliseconds. */
+  timeoutMs: number
+  /** Redacted from every failure message. */
+  apiKey: string | undefined
+}
+
+/** Identity of one request in the run. */
+export interface RequestMeta {
+  index: number
+  plannedAt?: number
+  signal?: AbortSignal
+}
+
+type ResponseMode = 'pending' | 'sse' | 'json' | 'error'
+
+const DECODE_STREAM = { stream: true } as const
+/** The global TextDecoder's instance type (the ES lib has no DOM types). */
+type Utf8Decoder = InstanceType<typeof TextDecoder>
+/** An SSE line longer than this is refused rather than buffered without bound, in characters. */
+const MAX_SSE_BUFFER_CHARS = 16 * 1024 * 1024
+/** Bytes of a non-2xx body kept to quote the server's message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024
+/** Content events that must share one network read for the stream to count as a burst. */
+const BURST_MIN_EVENTS = 3
+/** Codes of a connection the server closed before answering: a kept-alive socket it had already dropped. */
+const STALE_CONNECTION_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+function onRequestTimeout(request: StreamingRequest): void {
+  request.expire()
+}
+
+/**
+ * One streaming request as an undici dispatch handler: turns response bytes into a
+ * {@link RequestRecord}. Settles exactly once; everything after that is ignored.
+ */
+export class StreamingRequest implements Dispatcher.DispatchHandler {
+  readonly record: Promise<RequestRecord>
+  private resolveRecord!: (record: RequestRecord) => void
+  private readonly context: RequestContext
+  private readonly options: Dispatcher.DispatchOptions
+  private readonly meta: RequestMeta
+  private readonly expectedInputTokens: number | undefined
+
+  private sentAt = 0
+  private headersAt: number | undefined = undefined
+  private readonly chunkTimes: number[] = []
+  private firstContentTick = -1
+  private lastContentTick = -1
+  private readTick = 0
+  private usage: unknown = undefined
+  private timings: unknown = undefined
+  private finishReason: string | undefined = undefined
+  private doneSeen = false
+  private mode: ResponseMode = 'pending'
+  private contentType = ''
+  private status = 0
+  private body: Uint8Array[] | undefined = undefined
+  private bodyBytes = 0
+  private parser: EventSourceParser | undefined = undefined
+  private decoder: Utf8Decoder | undefined = undefined
+  private controller: Dispatcher.DispatchController | undefined = undefined
+  private started = false
+  private retried = false
+  private settled = false
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined
+
+  constructor(context: RequestContext, options: Dispatcher.DispatchOptions, meta: RequestMeta, expectedInputTokens: number | undefined) {
+    this.context = context
+    this.options = options
+    this.meta = meta
+    this.expectedInputTokens = expectedInputTokens
+    this.record = new Promise<RequestRecord>((resolve) => {
+      this.resolveRecord = resolve
+    })
+  }
+
+  /** Hands the request to the pool and starts its clock. */
+  send(): Promise<RequestRecord> {
+    const signal = this.meta.signal
+    if (signal?.aborted) {
+      this.sentAt = performance.now()
+      this.settle(cancelledFailure(signal.reason), this.sentAt)
+      return this.record
+    }
+    signal?.addEventListener('abort', this)
+    this.timer = setTimeout(onRequestTimeout, this.context.timeoutMs, this)
+    this.dispatch()
+    return this.record
+  }
+
+  private dispatch(): void {
+    this.sentAt = performance.now()
+    this.context.dispatcher.dispatch(this.options, this)
+  }
+
+  /** The caller's signal fired (this object is the abort listener). */
+  handleEvent(): void {
+    this.abort(cancelledFailure(this.meta.signal?.reason))
+  }
+
+  /** `requestTimeoutMs` passed since send. */
+  expire(): void {
+    this.timer = undefined
+    this.abort(timeoutFailure(this.context.timeoutMs))
+  }
+
+  private abort(failure: RequestFailure): void {
+    if (this.settled) return
+    this.settle(failure, performance.now())
+    // Before onRequestStart there is no controller yet: onRequestStart aborts on arrival.
+    this.controller?.abort(new Error(failure.message))
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    this.started = true
+    if (this.settled) controller.abort(new Error('request settled before it started'))
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (this.settled) return
+    this.headersAt = performance.now()
+    this.status = statusCode
+    const type = headers['content-type']
+    this.contentType = (Array.isArray(type) ? type.join(', ') : (type ?? '')).toLowerCase()
+    if (statusCode < 200 || statusCode > 299) {
+      this.mode = 'error'
+      this.body = []
+    } else if (this.contentType.includes('text/event-stream')) {
+      this.mode = 'sse'
+      this.decoder = new TextDecoder()
+      this.parser = createParser({
+        onEvent: (event) => this.onEvent(event),
+        onError: (error) => this.onParseError(error),
+        maxBufferSize: MAX_SSE_BUFFER_CHARS,
+      })
+    } else {
+      this.mode = 'json'
+      this.body = []
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Uint8Array): void {
+    if (this.settled) return
+    if (this.mode === 'sse') {
+      this.readTick = currentReadTick()
+      const parser = this.parser as EventSourceParser
+      // One streaming decoder per request: a UTF-8 character split across reads decodes whole.
+      parser.feed((this.decoder as Utf8Decoder).decode(chunk, DECODE_STREAM))
+      return
+    }
+    const body = this.body as Uint8Array[]
+    if (this.mode === 'error' && this.bodyBytes >= MAX_ERROR_BODY_BYTES) return
+    body.push(chunk)
+    this.bodyBytes += chunk.byteLength
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return
+    const now = performance.now()
+    if (this.mode === 'sse') {
+      const rest = (this.decoder as Utf8Decoder).decode()
+      if (rest.length > 0) (this.parser as EventSourceParser).feed(rest)
+      if (this.settled) return
+      if (!this.doneSeen) this.settle(incompleteFailure(), now)
+      else this.settle(undefined, now)
+    } else if (this.mode === 'json') {
+      this.finishWholeBody(now)
+    } else {
+      this.settle(httpFailure(this.status, this.bodyText()), now)
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    if (this.settled) return
+    const now = performance.now()
+    if (this.headersAt === undefined) {
+      const code = errorCodeOf(error)
+      // A kept-alive socket the server had already closed (llama.cpp closes after each response
+      // and still says keep-alive): the request never reached it, so send it once more.
+      if (this.started && !this.retried && code !== undefined && STALE_CONNECTION_CODES.has(code)) {
+        this.retried = true
+        this.started = false
+        this.controller = undefined
+        this.dispatch()
+        return
+      }
+      this.settle(networkFailure(this.context.url, error), now)
+    } else if (this.mode === 'sse') {
+      this.settle(incompleteFailure(error), now)
+    } else {
+      this.settle(networkFailure(this.context.url, error), now)
+    }
+  }
+
+  private onParseError(error: ParseError): void {
+    if (error.type === 'max-buffer-size-exceeded') this.fail(malformedFailure(error.message, 'an SSE line over 16 MiB'), performance.now())
+  }
+
+  /** One parsed SSE event; its timestamp is taken here, when the event is handed to us. */
+  private onEvent(event: EventSourceMessage): void {
+    const now = performance.now()
+    if (this.settled) return
+    const data = event.data
+    if (event.event === 'error') {
+      this.fail(streamErrorFailure(streamErrorOfData(data)), now)
+      return
+    }
+    if (data === '[DONE]') {
+      this.doneSeen = true
+      return
+    }
+    if (data.length === 0) return
+    let chunk: unknown
+    try {
+      chunk = JSON.parse(data)
+    } catch {
+      this.fail(malformedFailure(data), now)
+      return
+    }
+    if (typeof chunk !== 'object' || chunk === null) {
+      this.fail(malformedFailure(data), now)
+      return
+    }
+    const c = chunk as ChunkLike
+    const streamError = streamErrorOf(c)
+    if (streamError !== undefined) {
+      this.fail(streamErrorFailure(streamError), now)
+      return
+    }
+    if (choiceCarriesOutput(firstChoice(c))) {
+      this.chunkTimes.push(now)
+      if (this.firstContentTick < 0) this.firstContentTick = this.readTick
+      this.lastContentTick = this.readTick
+    }
+    if (c.choices !== undefined) this.finishReason = finishReasonOf(c, this.finishReason)
+    if (c.usage !== undefined && c.usage !== null) this.usage = c.usage
+    if (c.timings !== undefined && c.timings !== null) this.timings = c.timings
+  }
+
+  /** Settles with a failure and drops the connection (the rest of the response is of no use). */
+  private fail(failure: RequestFailure, at: number): void {
+    this.settle(failure, at)
+    this.controller?.abort(new Error(failure.message))
+  }
+
+  private bodyText(): string {
+    const parts = this.body ?? []
+    let total = 0
+    for (const part of parts) total += part.byteLength
+    const bytes = new Uint8Array(total)
+    let offset = 0
+    for (const part of parts) {
+      bytes.set(part, offset)
+      offset += part.byteLength
+    }
+    return new TextDecoder().decode(bytes)
+  }
+
+  /** A 2xx response that is not an event stream: a buffering layer returned the whole completion. */
+  private finishWholeBody(now: number): void {
+    const text = this.bodyText()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    if (typeof parsed !== 'object' || parsed === null) {
+      this.settle(malformedFailure(text, `the ${this.contentType || 'untyped'} response (not text/event-stream)`), now)
+      return
+    }
+    const c = parsed as ChunkLike
+    const streamError = streamErrorOf(c)
+    if (streamError !== undefined) {
+      this.settle(streamErrorFailure(streamError), now)
+      return
+    }
+    this.usage = c.usage
+    this.timings = c.timings
+    this.finishReason = finishReasonOf(c, undefined)
+    const carries = completionChoiceCarriesOutput(firstChoice(c))
+    this.settle(undefined, now, carries ? 1 : 0)
+  }
+
+  private settle(failure: RequestFailure | undefined, at: number, wholeBodyChunks?: number): void {
+    if (this.settled) return
+    this.settled = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.meta.signal?.removeEventListener('abort', this)
+    this.parser = undefined
+    this.decoder = undefined
+    this.body = undefined
+
+    const wholeBody = wholeBodyChunks !== undefined
+    const chunkTimes = this.chunkTimes
+    const contentEvents = wholeBody ? wholeBodyChunks : chunkTimes.length
+    const tokens = usageTokens(this.usage)
+    const burst = contentEvents >= BURST_MIN_EVENTS && this.firstContentTick === this.lastContentTick
+    const lastContentAt = chunkTimes.length > 0 ? (chunkTimes[chunkTimes.length - 1] as number) : undefined
+
+    const record: RequestRecord = {
+      index: this.meta.index,
+      plannedAt: this.meta.plannedAt,
+      sentAt: this.sentAt,
+      headersAt: this.headersAt,
+      firstTokenAt: chunkTimes[0],
+      endAt: failure === undefined && lastContentAt !== undefined ? lastContentAt : at,
+      chunkTimes,
+      outputTokens: tokens?.completion ?? contentEvents,
+      inputTokens: tokens?.prompt ?? this.expectedInputTokens ?? 0,
+      usageReported: tokens !== undefined,
+      streamed: !wholeBody && !burst,
+      ok: failure === undefined,
+    }
+    if (failure !== undefined) record.error = redactFailure(failure, this.context.apiKey)
+    if (this.finishReason !== undefined) record.finishReason = this.finishReason
+    const serverTimings = serverTimingsOf(this.timings)
+    if (serverTimings !== undefined) record.serverTimings = serverTimings
+    this.resolveRecord(record)
+  }
+}
+
+function streamErrorOfData(data: string): string {
+  try {
+    const parsed: unknown = JSON.parse(data)
+    if (typeof parsed === 'object' && parsed !== null) {
+      const message = streamErrorOf(parsed as ChunkLike) ?? (parsed as { message?: unknown }).message
+      if (typeof message === 'string') return message
+    }
+  } catch {
+    // Plain-text error data: quoted as is.
+  }
+  return data.length > 0 ? data : 'event: error without data'
+}

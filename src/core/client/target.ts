@@ -1,0 +1,68 @@
+import { OptionsError } from '../errors.ts'
+import type { ApiKind, TargetOptions } from '../types.ts'
+
+/** Per-request limit when `target.requestTimeoutMs` is not given, in milliseconds (10 minutes). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
+
+/** A target with every default applied, ready for {@link StreamingClient}. */
+export interface ResolvedTarget {
+  /** Server root without trailing slash and without `/v1`, e.g. `http://127.0.0.1:8000`. May keep a path prefix (`http://proxy/llm`). */
+  baseUrl: string
+  /** Model name sent in each request. */
+  model: string
+  /** Which endpoint is driven. */
+  api: ApiKind
+  /** Bearer token sent as `Authorization: Bearer ...`; never written to records or logs. */
+  apiKey?: string
+  /** Extra request headers, sent as given. */
+  headers: Record<string, string>
+  /** Limit from send to end of stream, in milliseconds. */
+  requestTimeoutMs: number
+}
+
+/**
+ * Normalises a server root: trims, drops trailing slashes and one trailing `/v1`.
+ * Throws {@link OptionsError} when it is not an http(s) URL.
+ */
+export function normalizeBaseUrl(baseUrl: string, option = 'target.baseUrl'): string {
+  const trimmed = typeof baseUrl === 'string' ? baseUrl.trim() : ''
+  let url: URL | undefined
+  try {
+    url = new URL(trimmed)
+  } catch {
+    url = undefined
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new OptionsError(option, `${JSON.stringify(baseUrl)} is not an http(s) URL`, 'Give the server root, e.g. `http://127.0.0.1:8000`.')
+  }
+  let root = trimmed.replace(/\/+$/, '')
+  if (root.endsWith('/v1')) root = root.slice(0, -3).replace(/\/+$/, '')
+  return root
+}
+
+function apiKeyFromEnvironment(): string | undefined {
+  // Bun and Deno expose `process` too, but a browser-like runtime may not.
+  if (typeof process === 'undefined' || process.env === undefined) return undefined
+  const key = process.env.OPENAI_API_KEY
+  return key === undefined || key === '' ? undefined : key
+}
+
+/** Applies defaults to {@link TargetOptions}; `model` is the name already chosen (given or listed by the server). */
+export function resolveTarget(t: TargetOptions, model: string): ResolvedTarget {
+  const baseUrl = normalizeBaseUrl(t.baseUrl)
+  if (typeof model !== 'string' || model === '') {
+    throw new OptionsError('target.model', 'no model name is known', 'Set `target.model`, or make sure `GET /v1/models` lists one.')
+  }
+  const api = t.api ?? 'chat'
+  if (api !== 'chat' && api !== 'completions') {
+    throw new OptionsError('target.api', `${JSON.stringify(api)} is not supported`, "Use 'chat' or 'completions'.")
+  }
+  const requestTimeoutMs = t.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  if (!(requestTimeoutMs > 0) || !Number.isFinite(requestTimeoutMs)) {
+    throw new OptionsError('target.requestTimeoutMs', `${String(requestTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 600000 (10 minutes).')
+  }
+  const apiKey = t.apiKey !== undefined && t.apiKey !== '' ? t.apiKey : apiKeyFromEnvironment()
+  const resolved: ResolvedTarget = { baseUrl, model, api, headers: { ...t.headers }, requestTimeoutMs }
+  if (apiKey !== undefined) resolved.apiKey = apiKey
+  return resolved
+}

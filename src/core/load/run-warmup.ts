@@ -1,0 +1,50 @@
+import { OptionsError } from '../errors.ts'
+import type { LoadOptions, WarmupOptions } from '../types.ts'
+import { runLoad } from './run-load.ts'
+
+/** Sends warm-up request `index` (-1, -2, ...); resolves when it finished. The signal aborts it. */
+export type DispatchWarmupRequest = (index: number, signal: AbortSignal) => Promise<void>
+
+export interface WarmupOutcome {
+  /** Warm-up requests sent. */
+  requests: number
+  /** First send to last completion, ms. */
+  durationMs: number
+}
+
+/**
+ * The concurrency warm-up runs at: `load.concurrency` when set (the closed-loop target, or the
+ * open-loop cap), so the server sees the batch sizes it will see in the measurement. An open loop
+ * without a cap sends every warm-up request at once, as vLLM `bench serve --num-warmups` does; a
+ * duration-only warm-up of such a loop runs one request at a time.
+ */
+export function warmupConcurrency(load: LoadOptions, warmup: WarmupOptions): number {
+  return load.concurrency ?? warmup.requests ?? 1
+}
+
+/**
+ * Sends warm-up requests as a closed loop at `concurrency` until `warmup.requests` were sent or
+ * `warmup.durationMs` passed (whichever first), then waits for all of them to finish: they are
+ * real requests and cutting them short would leave the server busy when measurement starts.
+ * Indices are negative (-1, -2, ...), as {@link RequestRecord} expects; results are the caller's
+ * to discard.
+ */
+export async function runWarmup(warmup: WarmupOptions, dispatch: DispatchWarmupRequest, concurrency: number, signal?: AbortSignal): Promise<WarmupOutcome> {
+  for (const key of ['requests', 'durationMs'] as const) {
+    const value = warmup[key]
+    if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
+      throw new OptionsError(`warmup.${key}`, `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`, 'Use 0 or leave `warmup` out to skip the warm-up.')
+    }
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new OptionsError('warmup concurrency', `must be a whole number >= 1, got ${String(concurrency)}`, 'Pass warmupConcurrency(load, warmup).')
+  }
+  if (!warmup.requests && !warmup.durationMs) return { requests: 0, durationMs: 0 }
+  const load: LoadOptions = { concurrency, drainGraceMs: Infinity }
+  if (warmup.requests) load.requests = warmup.requests
+  if (warmup.durationMs) load.durationMs = warmup.durationMs
+  const options: Parameters<typeof runLoad>[0] = { load, seed: 0, dispatch: (index, _plannedAt, requestSignal) => dispatch(-(index + 1), requestSignal) }
+  if (signal) options.signal = signal
+  const outcome = await runLoad(options)
+  return { requests: outcome.dispatched, durationMs: outcome.dispatched > 0 ? outcome.endedAt - outcome.startedAt : 0 }
+}

@@ -1,0 +1,48 @@
+import { OptionsError } from '../errors.ts'
+import type { GoodputLimits, RequestRecord } from '../types.ts'
+
+const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const
+
+/**
+ * Checks goodput limits and returns a copy holding only the limits given.
+ *
+ * @throws {OptionsError} when a limit is not a finite number > 0, or no limit is given.
+ */
+export function validateGoodputLimits(limits: GoodputLimits): GoodputLimits {
+  const checked: GoodputLimits = {}
+  for (const name of LIMIT_NAMES) {
+    const value = limits[name]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new OptionsError(`goodput.${name}`, `got ${String(value)}`, 'Give the limit in milliseconds as a finite number > 0, or leave it out.')
+    }
+    checked[name] = value
+  }
+  if (Object.keys(checked).length === 0) {
+    throw new OptionsError('goodput', 'no limit given', 'Give at least one of ttftMs, tpotMs and e2eMs (milliseconds), or leave goodput out.')
+  }
+  return checked
+}
+
+/** True when two sets of limits are the same. */
+export function sameGoodputLimits(a: GoodputLimits | undefined, b: GoodputLimits | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  return LIMIT_NAMES.every((name) => a[name] === b[name])
+}
+
+/**
+ * Whether a completed request meets every given limit, as vLLM's `--goodput` judges it: a value
+ * meets its limit when `value <= limit`; a request with fewer than 2 output tokens has TPOT 0 and
+ * so meets a TPOT limit. Every completed request is judged on what the client saw, streamed or
+ * not: when no content-bearing event was timed (a response that was not an event stream), the
+ * first token is taken to arrive at `endAt`, so TTFT equals E2E.
+ */
+export function meetsGoodputLimits(record: RequestRecord, limits: GoodputLimits): boolean {
+  const firstTokenAt = record.firstTokenAt ?? record.endAt
+  if (limits.ttftMs !== undefined && !(firstTokenAt - record.sentAt <= limits.ttftMs)) return false
+  if (limits.e2eMs !== undefined && !(record.endAt - record.sentAt <= limits.e2eMs)) return false
+  if (limits.tpotMs !== undefined && record.outputTokens >= 2) {
+    if (!((record.endAt - firstTokenAt) / (record.outputTokens - 1) <= limits.tpotMs)) return false
+  }
+  return true
+}

@@ -1,0 +1,6 @@
+export { MetricsAccumulator, METRICS_SNAPSHOT_VERSION } from './metrics-accumulator.ts'
+export type { MetricsAccumulatorOptions, MetricsOutcome, MetricsSnapshot } from './metrics-accumulator.ts'
+export { summarizeHistogram, emptySummary } from './summarize-histogram.ts'
+export { decodeHistogram, encodeHistogram, LATENCY_UNITS_PER_MS, HISTOGRAM_SIGNIFICANT_DIGITS } from './histogram.ts'
+export { costPerMillionOutputTokens } from './cost.ts'
+export type { DistributionSnapshot } from './distribution.ts'

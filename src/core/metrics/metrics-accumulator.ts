@@ -1,0 +1,438 @@
+import { MetricsDataError } from '../errors.ts'
+import type {
+  BenchmarkMetrics,
+  BenchmarkResult,
+  CostOptions,
+  CostResult,
+  ErrorCount,
+  GoodputLimits,
+  GoodputResult,
+  RequestCounts,
+  RequestRecord,
+  StreamingInfo,
+  Throughput,
+} from '../types.ts'
+import { costPerMillionOutputTokens } from './cost.ts'
+import { Distribution } from './distribution.ts'
+import type { DistributionSnapshot } from './distribution.ts'
+import { ErrorTable, OTHER_MESSAGES } from './error-table.ts'
+import { meetsGoodputLimits, sameGoodputLimits, validateGoodputLimits } from './goodput.ts'
+import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'
+import { emptySummary } from './summarize-histogram.ts'
+import { endToEndMs, forEachInterTokenLatencyMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
+
+/** Options of {@link MetricsAccumulator}. */
+export interface MetricsAccumulatorOptions {
+  /** Keep every record and return them from `finish()` (memory grows with the run). Default false: only histograms and running sums are kept. */
+  recordRequests?: boolean
+  /** Goodput limits in milliseconds; goodput is reported only when given. */
+  goodput?: GoodputLimits
+}
+
+/** The metric parts of a {@link BenchmarkResult}, as {@link MetricsAccumulator.finish} returns them. */
+export interface MetricsOutcome {
+  counts: RequestCounts
+  metrics: BenchmarkMetrics
+  throughput: Throughput
+  errors: ErrorCount[]
+  streaming: StreamingInfo
+  goodput?: GoodputResult
+  cost?: CostResult
+  histograms: BenchmarkResult['histograms']
+  /** Every record added, sorted by `index`; only with `recordRequests`. */
+  requests?: RequestRecord[]
+  warnings: string[]
+}
+
+type DistributionName = 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'inputTokens' | 'outputTokens'
+
+/** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
+export const METRICS_SNAPSHOT_VERSION = 1
+
+/** A {@link MetricsAccumulator} as plain JSON, to move between worker threads (structured clone or JSON). */
+export interface MetricsSnapshot {
+  version: typeof METRICS_SNAPSHOT_VERSION
+  options: { recordRequests: boolean; goodput?: GoodputLimits }
+  completed: number
+  failed: number
+  /** Input tokens of completed requests, summed. */
+  inputTokensTotal: number
+  /** Output tokens of completed requests, summed. */
+  outputTokensTotal: number
+  nonSseRequests: number
+  burstRequests: number
+  /** Completed requests without usage (estimated token counts). */
+  usageMissingRequests: number
+  /** Content-bearing chunks of streamed requests with usage (the base of tokens per chunk). */
+  chunksWithUsage: number
+  /** Output tokens of those same requests. */
+  outputTokensWithUsage: number
+  multiTokenChunks: number
+  goodRequests: number
+  /** Values clamped to 0 because they were negative. */
+  negativeValues: number
+  /** Values left out because they were not finite. */
+  nonFiniteValues: number
+  distributions: Record<DistributionName, DistributionSnapshot>
+  errors: ErrorCount[]
+  requests?: RequestRecord[]
+}
+
+const DISTRIBUTION_SCALES: Record<DistributionName, { unitsPerValue: number; highestTrackable: number }> = {
+  ttftMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  tpotMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  itlMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  e2eMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  inputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
+  outputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
+}
+
+const DISTRIBUTION_NAMES = Object.keys(DISTRIBUTION_SCALES) as DistributionName[]
+
+function newDistributions(): Record<DistributionName, Distribution> {
+  const entries = DISTRIBUTION_NAMES.map((name) => {
+    const { unitsPerValue, highestTrackable } = DISTRIBUTION_SCALES[name]
+    return [name, new Distribution(unitsPerValue, highestTrackable)] as const
+  })
+  return Object.fromEntries(entries) as Record<DistributionName, Distribution>
+}
+
+/**
+ * Turns the measured phase's {@link RequestRecord}s into the metric parts of a
+ * {@link BenchmarkResult}, in memory that does not grow with the number of requests (unless
+ * `recordRequests`): one HDR histogram (3 significant digits, latencies in integer microseconds,
+ * reported in milliseconds) plus exact running count, min, max, mean and variance per metric.
+ *
+ * Definitions (DESIGN.md), all per completed request; failed requests count in `counts.failed`
+ * and `errors` and in no distribution, token sum or throughput:
+ * - TTFT = firstTokenAt - sentAt (first content-bearing event; a role-only chunk never counts).
+ * - E2E = endAt - sentAt (last content-bearing event).
+ * - TPOT = (E2E - TTFT) / (outputTokens - 1), only with outputTokens >= 2 (vLLM TPOT = AIPerf inter_token_latency).
+ * - ITL = gaps between consecutive `chunkTimes`, one per chunk after the first (as vLLM).
+ * - inputTokens / outputTokens: per-request counts (usage, or estimates when `usageReported` is false).
+ * - Throughputs: completed requests, their output tokens, their input plus output tokens, each
+ *   divided by the caller's `durationMs` (first measured dispatch to last completion).
+ * - Requests with `streamed: false` are left out of TTFT, TPOT and ITL (their timings say nothing
+ *   about token pacing) but count in E2E, tokens and throughput. When more than half of completed
+ *   requests were not streamed, `streaming.streamed` is false and TTFT, TPOT and ITL are empty.
+ * - stddev is the population standard deviation (divides by n, as numpy's `np.std` in vLLM and as
+ *   hdr reports); min, max, mean and stddev are exact; percentiles come from the histogram
+ *   (hdr `getValueAtPercentile`, highest equivalent value, clamped to [min, max]: within 0.1 % of
+ *   numpy's linearly interpolated percentiles).
+ */
+export class MetricsAccumulator {
+  private readonly recordRequests: boolean
+  private readonly goodputLimits: GoodputLimits | undefined
+  private readonly distributions: Record<DistributionName, Distribution>
+  private errorTable = new ErrorTable()
+  private readonly requests: RequestRecord[] | undefined
+  private completed = 0
+  private failed = 0
+  private inputTokensTotal = 0
+  private outputTokensTotal = 0
+  private nonSseRequests = 0
+  private burstRequests = 0
+  private usageMissingRequests = 0
+  private chunksWithUsage = 0
+  private outputTokensWithUsage = 0
+  private multiTokenChunks = 0
+  private goodRequests = 0
+  private negativeValues = 0
+  private nonFiniteValues = 0
+  // Bound once, so that visiting ITL gaps allocates nothing per request.
+  private readonly recordInterTokenLatency = (gapMs: number): void => this.recordValue(this.distributions.itlMs, gapMs)
+
+  /** @throws {OptionsError} when a goodput limit is not a finite number > 0 or none is given. */
+  constructor(options: MetricsAccumulatorOptions = {}) {
+    this.recordRequests = options.recordRequests ?? false
+    this.goodputLimits = options.goodput === undefined ? undefined : validateGoodputLimits(options.goodput)
+    this.distributions = newDistributions()
+    this.requests = this.recordRequests ? [] : undefined
+  }
+
+  /** Adds one measured request (ok or failed). O(chunks) time; the record is kept only with `recordRequests`. */
+  add(record: RequestRecord): void {
+    this.requests?.push(record)
+    if (!record.ok) {
+      this.failed += 1
+      const error = record.error ?? { kind: 'incomplete' as const, message: 'request failed without an error description' }
+      this.errorTable.add(error.kind, error.message)
+      return
+    }
+    this.completed += 1
+    const d = this.distributions
+    const inputTokens = this.tokenCount(record.inputTokens)
+    const outputTokens = this.tokenCount(record.outputTokens)
+    this.inputTokensTotal += inputTokens
+    this.outputTokensTotal += outputTokens
+    d.inputTokens.record(inputTokens)
+    d.outputTokens.record(outputTokens)
+    if (!record.usageReported) this.usageMissingRequests += 1
+    this.recordValue(d.e2eMs, endToEndMs(record))
+    if (this.goodputLimits !== undefined && meetsGoodputLimits(record, this.goodputLimits)) this.goodRequests += 1
+
+    if (!record.streamed) {
+      if (record.chunkTimes.length === 0) this.nonSseRequests += 1
+      else this.burstRequests += 1
+      return
+    }
+    const ttft = timeToFirstTokenMs(record)
+    if (ttft !== undefined) this.recordValue(d.ttftMs, ttft)
+    const tpot = timePerOutputTokenMs(record)
+    if (tpot !== undefined) this.recordValue(d.tpotMs, tpot)
+    forEachInterTokenLatencyMs(record, this.recordInterTokenLatency)
+    const chunks = record.chunkTimes.length
+    if (record.usageReported && chunks > 0) {
+      this.chunksWithUsage += chunks
+      this.outputTokensWithUsage += outputTokens
+      // Only the surplus is known, not how it is spread: count as if each multi-token chunk carried
+      // one extra token (exact when no chunk carries more than two).
+      this.multiTokenChunks += Math.min(chunks, Math.max(0, outputTokens - chunks))
+    }
+  }
+
+  /**
+   * Adds everything `other` holds. Histograms add bucket by bucket, so percentiles equal those of
+   * one accumulator fed every record; means and variances combine exactly (up to float rounding).
+   *
+   * @throws {MetricsDataError} when the two were created with different options.
+   */
+  merge(other: MetricsAccumulator): void {
+    if (other.recordRequests !== this.recordRequests || !sameGoodputLimits(other.goodputLimits, this.goodputLimits)) {
+      throw new MetricsDataError(
+        'Cannot merge metric accumulators created with different options (recordRequests or goodput limits). Create every accumulator of one run with the same options.',
+      )
+    }
+    for (const name of DISTRIBUTION_NAMES) this.distributions[name].merge(other.distributions[name])
+    this.errorTable.merge(other.errorTable)
+    if (this.requests && other.requests) this.requests.push(...other.requests)
+    this.completed += other.completed
+    this.failed += other.failed
+    this.inputTokensTotal += other.inputTokensTotal
+    this.outputTokensTotal += other.outputTokensTotal
+    this.nonSseRequests += other.nonSseRequests
+    this.burstRequests += other.burstRequests
+    this.usageMissingRequests += other.usageMissingRequests
+    this.chunksWithUsage += other.chunksWithUsage
+    this.outputTokensWithUsage += other.outputTokensWithUsage
+    this.multiTokenChunks += other.multiTokenChunks
+    this.goodRequests += other.goodRequests
+    this.negativeValues += other.negativeValues
+    this.nonFiniteValues += other.nonFiniteValues
+  }
+
+  /** The whole state as plain JSON (histograms as compressed base64). */
+  toJSON(): MetricsSnapshot {
+    const distributions = Object.fromEntries(DISTRIBUTION_NAMES.map((name) => [name, this.distributions[name].toJSON()]))
+    return {
+      version: METRICS_SNAPSHOT_VERSION,
+      options: { recordRequests: this.recordRequests, ...(this.goodputLimits ? { goodput: { ...this.goodputLimits } } : {}) },
+      completed: this.completed,
+      failed: this.failed,
+      inputTokensTotal: this.inputTokensTotal,
+      outputTokensTotal: this.outputTokensTotal,
+      nonSseRequests: this.nonSseRequests,
+      burstRequests: this.burstRequests,
+      usageMissingRequests: this.usageMissingRequests,
+      chunksWithUsage: this.chunksWithUsage,
+      outputTokensWithUsage: this.outputTokensWithUsage,
+      multiTokenChunks: this.multiTokenChunks,
+      goodRequests: this.goodRequests,
+      negativeValues: this.negativeValues,
+      nonFiniteValues: this.nonFiniteValues,
+      distributions: distributions as Record<DistributionName, DistributionSnapshot>,
+      errors: this.errorTable.toArray(),
+      ...(this.requests ? { requests: [...this.requests] } : {}),
+    }
+  }
+
+  /** @throws {MetricsDataError} when the snapshot has another version or lacks a distribution. */
+  static fromJSON(snapshot: MetricsSnapshot): MetricsAccumulator {
+    if (snapshot?.version !== METRICS_SNAPSHOT_VERSION) {
+      throw new MetricsDataError(
+        `Metrics snapshot version ${String(snapshot?.version)} is not supported (expected ${METRICS_SNAPSHOT_VERSION}). Produce the snapshot with the same vitest-llm-bench version that reads it.`,
+      )
+    }
+    const accumulator = new MetricsAccumulator(snapshot.options)
+    for (const name of DISTRIBUTION_NAMES) {
+      const part = snapshot.distributions[name]
+      if (!part) throw new MetricsDataError(`Metrics snapshot lacks the "${name}" distribution. Produce it with MetricsAccumulator.toJSON().`)
+      const { unitsPerValue, highestTrackable } = DISTRIBUTION_SCALES[name]
+      accumulator.distributions[name] = Distribution.fromJSON(part, unitsPerValue, highestTrackable)
+    }
+    accumulator.errorTable = ErrorTable.fromArray(snapshot.errors)
+    if (accumulator.requests && snapshot.requests) accumulator.requests.push(...snapshot.requests)
+    accumulator.completed = snapshot.completed
+    accumulator.failed = snapshot.failed
+    accumulator.inputTokensTotal = snapshot.inputTokensTotal
+    accumulator.outputTokensTotal = snapshot.outputTokensTotal
+    accumulator.nonSseRequests = snapshot.nonSseRequests
+    accumulator.burstRequests = snapshot.burstRequests
+    accumulator.usageMissingRequests = snapshot.usageMissingRequests
+    accumulator.chunksWithUsage = snapshot.chunksWithUsage
+    accumulator.outputTokensWithUsage = snapshot.outputTokensWithUsage
+    accumulator.multiTokenChunks = snapshot.multiTokenChunks
+    accumulator.goodRequests = snapshot.goodRequests
+    accumulator.negativeValues = snapshot.negativeValues
+    accumulator.nonFiniteValues = snapshot.nonFiniteValues
+    return accumulator
+  }
+
+  /**
+   * The metric parts of the result. Does not change the accumulator (it can be called again).
+   *
+   * @param args.durationMs First measured dispatch to last completion, ms. Throughputs and the
+   *   goodput rate divide by it; when it is not a finite number > 0 they are 0 and a warning says why.
+   * @param args.cost Price to turn output throughput into cost; left out (with a warning) when no
+   *   output token was produced.
+   */
+  finish(args: { durationMs: number; cost?: CostOptions }): MetricsOutcome {
+    const warnings: string[] = []
+    const d = this.distributions
+    const completed = this.completed
+    const durationValid = Number.isFinite(args.durationMs) && args.durationMs > 0
+    const perSecond = (amount: number): number => (durationValid ? amount / (args.durationMs / 1000) : 0)
+    if (!durationValid && completed > 0) {
+      warnings.push(`durationMs is ${args.durationMs}: throughputs and the goodput rate are reported as 0.`)
+    }
+    if (completed === 0 && this.failed > 0) {
+      warnings.push(`All ${this.failed} measured requests failed; see errors.`)
+    }
+
+    const throughput: Throughput = {
+      requestsPerSec: perSecond(completed),
+      outputTokensPerSec: perSecond(this.outputTokensTotal),
+      totalTokensPerSec: perSecond(this.inputTokensTotal + this.outputTokensTotal),
+    }
+
+    const notStreamed = this.nonSseRequests + this.burstRequests
+    const streamed = notStreamed * 2 <= completed
+    const notes: string[] = []
+    if (!streamed) {
+      const line = `server did not stream (${notStreamed} of ${completed} responses were not text/event-stream or arrived in one burst): TTFT, TPOT and ITL are not reported`
+      notes.push(line)
+      warnings.push(`${line}.`)
+    } else if (notStreamed > 0) {
+      const line = `${notStreamed} of ${completed} responses were not streamed (not text/event-stream or one burst) and are left out of TTFT, TPOT and ITL`
+      notes.push(line)
+      warnings.push(`${line}.`)
+    }
+    const meanTokensPerChunk = this.chunksWithUsage > 0 ? this.outputTokensWithUsage / this.chunksWithUsage : 0
+    if (this.multiTokenChunks > 0) {
+      notes.push(
+        `about ${this.multiTokenChunks} content-bearing chunks carried more than one token (mean ${meanTokensPerChunk.toFixed(2)} tokens per chunk, e.g. speculative decoding): ITL is per chunk, TPOT per token`,
+      )
+    }
+    if (this.usageMissingRequests > 0) {
+      warnings.push(
+        `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
+      )
+    }
+    const streaming: StreamingInfo = {
+      streamed,
+      nonSseRequests: this.nonSseRequests,
+      burstRequests: this.burstRequests,
+      tokenCountEstimated: this.usageMissingRequests > 0,
+      multiTokenChunks: this.multiTokenChunks,
+      meanTokensPerChunk,
+      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+    }
+
+    if (this.negativeValues > 0) {
+      warnings.push(`${this.negativeValues} latency or token values were negative (a clock or client bug) and were counted as 0.`)
+    }
+    if (this.nonFiniteValues > 0) {
+      warnings.push(`${this.nonFiniteValues} latency or token values were not finite (a clock or client bug) and were left out.`)
+    }
+    if (this.errorTable.overflowed) {
+      warnings.push(`More than ${this.errorTable.maxDistinctMessages} distinct error messages: the rest are counted per kind under "${OTHER_MESSAGES}".`)
+    }
+
+    const streamedSummary = (distribution: Distribution) => (streamed ? distribution.summary() : emptySummary())
+    const metrics: BenchmarkMetrics = {
+      ttftMs: streamedSummary(d.ttftMs),
+      tpotMs: streamedSummary(d.tpotMs),
+      itlMs: streamedSummary(d.itlMs),
+      e2eMs: d.e2eMs.summary(),
+      outputTokens: d.outputTokens.summary(),
+      inputTokens: d.inputTokens.summary(),
+    }
+
+    const histograms: BenchmarkResult['histograms'] = {}
+    const e2eUs = d.e2eMs.encodedHistogram()
+    if (e2eUs !== undefined) histograms.e2eUs = e2eUs
+    if (streamed) {
+      const ttftUs = d.ttftMs.encodedHistogram()
+      const tpotUs = d.tpotMs.encodedHistogram()
+      const itlUs = d.itlMs.encodedHistogram()
+      if (ttftUs !== undefined) histograms.ttftUs = ttftUs
+      if (tpotUs !== undefined) histograms.tpotUs = tpotUs
+      if (itlUs !== undefined) histograms.itlUs = itlUs
+    }
+
+    const outcome: MetricsOutcome = {
+      counts: { total: completed + this.failed, completed, failed: this.failed },
+      metrics,
+      throughput,
+      errors: this.errorTable.toArray(),
+      streaming,
+      histograms,
+      warnings,
+    }
+    if (this.goodputLimits !== undefined) {
+      outcome.goodput = {
+        limits: { ...this.goodputLimits },
+        goodRequests: this.goodRequests,
+        share: completed > 0 ? this.goodRequests / completed : 0,
+        requestsPerSec: perSecond(this.goodRequests),
+      }
+    }
+    if (args.cost !== undefined) {
+      if (throughput.outputTokensPerSec > 0) outcome.cost = costPerMillionOutputTokens(throughput.outputTokensPerSec, args.cost)
+      else warnings.push('Cost is not reported: no output tokens per second were measured.')
+    }
+    if (this.requests) outcome.requests = [...this.requests].sort((a, b) => a.index - b.index)
+    return outcome
+  }
+
+  /** Records kept for `finish().requests`: 0 unless `recordRequests`. */
+  get retainedRequests(): number {
+    return this.requests?.length ?? 0
+  }
+
+  /**
+   * A conservative estimate of the bytes this accumulator holds, records aside: histograms
+   * (constant unless a value lands above a histogram's range) and the error table (bounded).
+   * For tests and diagnostics; it does not grow with the number of requests added.
+   */
+  get estimatedFootprintInBytes(): number {
+    let bytes = 0
+    for (const name of DISTRIBUTION_NAMES) bytes += this.distributions[name].estimatedFootprintInBytes
+    return bytes + this.errorTable.size * 512
+  }
+
+  private recordValue(distribution: Distribution, value: number): void {
+    if (!Number.isFinite(value)) {
+      this.nonFiniteValues += 1
+      return
+    }
+    if (value < 0) {
+      this.negativeValues += 1
+      distribution.record(0)
+      return
+    }
+    distribution.record(value)
+  }
+
+  private tokenCount(value: number): number {
+    if (!Number.isFinite(value)) {
+      this.nonFiniteValues += 1
+      return 0
+    }
+    if (value < 0) {
+      this.negativeValues += 1
+      return 0
+    }
+    return value
+  }
+}

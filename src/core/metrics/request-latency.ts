@@ -1,0 +1,41 @@
+import type { RequestRecord } from '../types.ts'
+
+/*
+ * Per-request latency definitions (DESIGN.md "Metric definitions"). All in milliseconds on the
+ * client's monotonic clock. They return raw differences; the accumulator drops non-finite results
+ * and clamps negative ones (a clock or client bug) to 0, counting both in a warning.
+ */
+
+/**
+ * Time to first token: `firstTokenAt - sentAt`. `firstTokenAt` is the first content-bearing event
+ * (non-empty text, delta.content or delta.reasoning_content); a role-only first chunk never counts
+ * (AIPerf's and GenAI-Perf's rule; vLLM's client counts it). Undefined when no content arrived.
+ */
+export function timeToFirstTokenMs(record: RequestRecord): number | undefined {
+  return record.firstTokenAt === undefined ? undefined : record.firstTokenAt - record.sentAt
+}
+
+/** End-to-end latency: `endAt - sentAt`, where `endAt` is the last content-bearing event (usage-only chunks and `[DONE]` do not move it). */
+export function endToEndMs(record: RequestRecord): number {
+  return record.endAt - record.sentAt
+}
+
+/**
+ * Time per output token after the first: `(E2E - TTFT) / (outputTokens - 1)`, i.e.
+ * `(endAt - firstTokenAt) / (outputTokens - 1)`; defined only with >= 2 output tokens and a first
+ * token (vLLM's TPOT, AIPerf's inter_token_latency).
+ */
+export function timePerOutputTokenMs(record: RequestRecord): number | undefined {
+  if (record.outputTokens < 2 || record.firstTokenAt === undefined) return undefined
+  return (record.endAt - record.firstTokenAt) / (record.outputTokens - 1)
+}
+
+/**
+ * Calls `visit` with each inter-token latency: the gap between consecutive content-bearing events
+ * `chunkTimes[i] - chunkTimes[i - 1]`, one per chunk after the first (as vLLM reports ITL, so a
+ * chunk carrying several tokens is one gap). A visitor rather than an array: no allocation per request.
+ */
+export function forEachInterTokenLatencyMs(record: RequestRecord, visit: (gapMs: number) => void): void {
+  const times = record.chunkTimes
+  for (let i = 1; i < times.length; i++) visit((times[i] as number) - (times[i - 1] as number))
+}

@@ -1,0 +1,103 @@
+import type { CliCommand, CliFlagValues } from '../cli.ts'
+import { OptionsError } from '../core/errors.ts'
+import { SIMULATOR_DEFAULTS } from './options.ts'
+import type { SimulatorOptions } from './options.ts'
+import { startSimulator } from './server.ts'
+
+const d = SIMULATOR_DEFAULTS
+
+function numberFlag(flags: CliFlagValues, name: string): number | undefined {
+  const v = flags[name]
+  return typeof v === 'number' ? v : undefined
+}
+
+function stringFlag(flags: CliFlagValues, name: string): string | undefined {
+  const v = flags[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+/** Maps the `sim` command's flags to simulator options. */
+export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOptions {
+  const buffer = stringFlag(flags, 'buffer')
+  const apiKey = stringFlag(flags, 'api-key')
+  return {
+    port: numberFlag(flags, 'port'),
+    host: stringFlag(flags, 'host'),
+    model: stringFlag(flags, 'model'),
+    seed: numberFlag(flags, 'seed'),
+    speedFactor: numberFlag(flags, 'speed'),
+    maxRunningSequences: numberFlag(flags, 'max-seqs'),
+    prefillBaseMs: numberFlag(flags, 'prefill-ms'),
+    prefillMsPerToken: numberFlag(flags, 'prefill-ms-per-token'),
+    decodeBaseMs: numberFlag(flags, 'decode-ms'),
+    decodeMsPerSequence: numberFlag(flags, 'decode-ms-per-seq'),
+    defaultMaxTokens: numberFlag(flags, 'max-tokens'),
+    maxModelLen: numberFlag(flags, 'max-model-len'),
+    tokensPerChunk: numberFlag(flags, 'tokens-per-chunk'),
+    faults: {
+      httpErrorRate: numberFlag(flags, 'http-error-rate'),
+      httpErrorStatus: numberFlag(flags, 'http-error-status') === 500 ? 500 : 429,
+      dropConnectionRate: numberFlag(flags, 'drop-rate'),
+      errorEventRate: numberFlag(flags, 'error-event-rate'),
+      stallRate: numberFlag(flags, 'stall-rate'),
+      stallMs: numberFlag(flags, 'stall-ms'),
+    },
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(buffer === 'json' || buffer === 'burst' ? { bufferMode: buffer } : {}),
+  }
+}
+
+/** `vitest-llm-bench sim`: runs the simulator until SIGINT or SIGTERM. */
+export const simulatorCommand: CliCommand = {
+  summary: 'Run the built-in OpenAI-compatible simulator (continuous batching, fault injection) until Ctrl+C',
+  flags: {
+    port: { type: 'integer', description: 'TCP port, 0 for a free one', default: 8000, min: 0, max: 65535 },
+    host: { type: 'string', description: 'Interface to listen on', default: d.host },
+    model: { type: 'string', description: 'Model id served', default: d.model },
+    seed: { type: 'integer', description: 'Seed of output lengths, text and faults', default: d.seed },
+    speed: { type: 'number', description: 'Multiplies every modeled delay (0 = instant)', default: d.speedFactor, min: 0 },
+    'max-seqs': { type: 'integer', description: 'Most sequences decoded together (vLLM --max-num-seqs)', default: d.maxRunningSequences, min: 1 },
+    'prefill-ms': { type: 'number', description: 'Prefill cost per request, ms', default: d.prefillBaseMs, min: 0 },
+    'prefill-ms-per-token': { type: 'number', description: 'Prefill cost per prompt token, ms', default: d.prefillMsPerToken, min: 0 },
+    'decode-ms': { type: 'number', description: 'Decode step cost, ms', default: d.decodeBaseMs, min: 0 },
+    'decode-ms-per-seq': { type: 'number', description: 'Decode step cost per running sequence, ms', default: d.decodeMsPerSequence, min: 0 },
+    'max-tokens': { type: 'integer', description: 'max_tokens when a request sends none', default: d.defaultMaxTokens, min: 1 },
+    'max-model-len': { type: 'integer', description: 'Context window, tokens', default: d.maxModelLen, min: 1 },
+    'tokens-per-chunk': { type: 'integer', description: 'Tokens per streamed chunk (speculative decoding)', default: d.tokensPerChunk, min: 1 },
+    'api-key': { type: 'string', description: 'Require this bearer token on /v1/*' },
+    buffer: { type: 'string', description: 'Answer without streaming: json (one JSON body) or burst (SSE all at once)', choices: ['json', 'burst'] },
+    'http-error-rate': { type: 'number', description: 'Share of requests answered with an HTTP error', default: 0, min: 0, max: 1 },
+    'http-error-status': { type: 'integer', description: 'Status of injected HTTP errors: 429 or 500', default: d.faults.httpErrorStatus, min: 429, max: 500 },
+    'drop-rate': { type: 'number', description: 'Share of requests whose connection drops mid-stream', default: 0, min: 0, max: 1 },
+    'error-event-rate': { type: 'number', description: 'Share of requests that get an error event mid-stream', default: 0, min: 0, max: 1 },
+    'stall-rate': { type: 'number', description: 'Share of requests that stall mid-stream', default: 0, min: 0, max: 1 },
+    'stall-ms': { type: 'number', description: 'Stall length, ms', default: d.faults.stallMs, min: 0 },
+  },
+  async run(flags, io) {
+    const options = simulatorOptionsFromFlags(flags)
+    const status = numberFlag(flags, 'http-error-status')
+    if (status !== 429 && status !== 500) {
+      io.err(`vitest-llm-bench sim: --http-error-status must be 429 or 500, got ${String(status)}.`)
+      return 2
+    }
+    let simulator
+    try {
+      simulator = await startSimulator(options)
+    } catch (error) {
+      if (error instanceof OptionsError) {
+        io.err(`vitest-llm-bench sim: ${error.message}`)
+        return 2
+      }
+      const code = (error as { code?: unknown }).code
+      if (code === 'EADDRINUSE') io.err(`vitest-llm-bench sim: port ${String(options.port)} on ${String(options.host)} is in use. Pick another with --port, or --port 0 for a free one.`)
+      else io.err(`vitest-llm-bench sim: cannot start: ${(error as Error).message}`)
+      return 1
+    }
+    io.out(`Simulator listening on ${simulator.url} (model ${String(flags.model)}, max ${String(flags['max-seqs'])} running sequences, speed ${String(flags.speed)})`)
+    io.out(`OpenAI base URL: ${simulator.url}/v1. Stop with Ctrl+C.`)
+    const signal = await io.stopRequested()
+    await simulator.close()
+    io.out(`Simulator stopped (${signal}).`)
+    return 0
+  },
+}

@@ -1,0 +1,7 @@
+export { startSimulator } from './server.ts'
+export { simulatorCapacity } from './capacity.ts'
+export type { SimulatorCapacity, SimulatorWorkloadShape } from './capacity.ts'
+export { SIMULATOR_DEFAULTS } from './options.ts'
+export type { SimulatorOptions, SimulatorFaultOptions } from './options.ts'
+export type { RunningSimulator, SimulatorScheduleEntry, SimulatorStats } from './types.ts'
+export { countSimulatorTokens, buildSimulatorText, SIMULATOR_CHARS_PER_TOKEN } from './tokens.ts'

@@ -1,0 +1,137 @@
+import type { ApiKind } from '../core/types.ts'
+
+/**
+ * The JSON shapes of vLLM's OpenAI-compatible server (v0.6 to v0.11), field for field where a
+ * client could look: streaming chunks, the usage chunk, whole completions and error bodies.
+ */
+
+/** What every chunk of one response repeats. */
+export interface ResponseIdentity {
+  api: ApiKind
+  id: string
+  /** Unix seconds (a protocol field, not a measurement). */
+  created: number
+  model: string
+}
+
+export interface TokenUsage {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+}
+
+export function usageOf(promptTokens: number, completionTokens: number): TokenUsage {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
+}
+
+/** One server-sent event. */
+export function sseEvent(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`
+}
+
+export const SSE_DONE = 'data: [DONE]\n\n'
+
+function chunkObject(identity: ResponseIdentity): 'chat.completion.chunk' | 'text_completion' {
+  return identity.api === 'chat' ? 'chat.completion.chunk' : 'text_completion'
+}
+
+/** The first chat chunk: role only, empty content. The completions API has no such chunk. */
+export function roleChunk(identity: ResponseIdentity): unknown {
+  return {
+    id: identity.id,
+    object: 'chat.completion.chunk',
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+  }
+}
+
+/** A chunk carrying output text; the last one carries the finish reason. */
+export function tokenChunk(identity: ResponseIdentity, text: string, finishReason: string | null): unknown {
+  const ending = finishReason === null ? {} : { stop_reason: null }
+  const choice =
+    identity.api === 'chat'
+      ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finishReason, ...ending }
+      : { index: 0, text, logprobs: null, finish_reason: finishReason, ...ending }
+  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [choice] }
+}
+
+/** The `stream_options.include_usage` chunk: no choices, only usage. */
+export function usageChunk(identity: ResponseIdentity, usage: TokenUsage): unknown {
+  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [], usage }
+}
+
+/** A whole (non-streamed) completion. */
+export function completionBody(identity: ResponseIdentity, text: string, finishReason: string, usage: TokenUsage): unknown {
+  if (identity.api === 'chat') {
+    return {
+      id: identity.id,
+      object: 'chat.completion',
+      created: identity.created,
+      model: identity.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
+          logprobs: null,
+          finish_reason: finishReason,
+          stop_reason: null,
+        },
+      ],
+      usage: { ...usage, prompt_tokens_details: null },
+      prompt_logprobs: null,
+    }
+  }
+  return {
+    id: identity.id,
+    object: 'text_completion',
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null, prompt_logprobs: null }],
+    usage,
+  }
+}
+
+/** An OpenAI error body: `{"error": {"message", "type", "param", "code"}}`. */
+export function errorBody(status: number, type: string, message: string, param: string | null = null): unknown {
+  return { error: { message, type, param, code: status } }
+}
+
+/** The error event sent inside a stream (shape as vLLM writes it, without `param`). */
+export function streamErrorEvent(message: string): string {
+  return sseEvent({ error: { message, type: 'InternalServerError', code: 500 } })
+}
+
+/** `GET /v1/models` as vLLM answers it. */
+export function modelList(model: string, maxModelLen: number, created: number): unknown {
+  return {
+    object: 'list',
+    data: [
+      {
+        id: model,
+        object: 'model',
+        created,
+        owned_by: 'vitest-llm-bench',
+        root: model,
+        parent: null,
+        max_model_len: maxModelLen,
+        permission: [
+          {
+            id: `modelperm-${model}`,
+            object: 'model_permission',
+            created,
+            allow_create_engine: false,
+            allow_sampling: true,
+            allow_logprobs: true,
+            allow_search_indices: false,
+            allow_view: true,
+            allow_fine_tuning: false,
+            organization: '*',
+            group: null,
+            is_blocking: false,
+          },
+        ],
+      },
+    ],
+  }
+}

@@ -1,0 +1,93 @@
+import type { ServerResponse } from 'node:http'
+import { completionBody, errorBody, roleChunk, SSE_DONE, sseEvent, streamErrorEvent, tokenChunk, usageChunk, usageOf } from './protocol.ts'
+import type { ResponseIdentity } from './protocol.ts'
+
+/**
+ * How a response reaches the client: `stream` writes each event as it is produced, `burst`
+ * writes the same events in one piece at the end, `json` answers with one completion object.
+ */
+export type ResponseMode = 'stream' | 'burst' | 'json'
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } as const
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+/** Writes one completion response in the chosen mode. */
+export class CompletionResponder {
+  readonly #res: ServerResponse
+  readonly #identity: ResponseIdentity
+  readonly #mode: ResponseMode
+  readonly #includeUsage: boolean
+  readonly #promptTokens: number
+  readonly #finishReason: string
+  #buffer = ''
+  #emittedTokens = 0
+  #started = false
+
+  constructor(options: { res: ServerResponse; identity: ResponseIdentity; mode: ResponseMode; includeUsage: boolean; promptTokens: number; finishReason: string }) {
+    this.#res = options.res
+    this.#identity = options.identity
+    this.#mode = options.mode
+    this.#includeUsage = options.includeUsage
+    this.#promptTokens = options.promptTokens
+    this.#finishReason = options.finishReason
+  }
+
+  /** Sends the headers of a live stream at once, as vLLM does before the first token. */
+  open(): void {
+    if (this.#mode !== 'stream') return
+    this.#res.writeHead(200, SSE_HEADERS)
+    this.#res.flushHeaders()
+  }
+
+  /** `count` tokens of output `text`; `last` ends the response. */
+  tokens(text: string, count: number, last: boolean): void {
+    if (this.#res.destroyed) return
+    this.#emittedTokens += count
+    if (this.#mode === 'json') {
+      this.#buffer += text
+      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, usageOf(this.#promptTokens, this.#emittedTokens)))
+      return
+    }
+    let events = ''
+    if (!this.#started && this.#identity.api === 'chat') events += sseEvent(roleChunk(this.#identity))
+    this.#started = true
+    events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null))
+    if (last) {
+      if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, usageOf(this.#promptTokens, this.#emittedTokens)))
+      events += SSE_DONE
+    }
+    if (this.#mode === 'stream') {
+      if (last) this.#res.end(events)
+      else this.#res.write(events)
+      return
+    }
+    this.#buffer += events
+    if (last) {
+      this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(this.#buffer) })
+      this.#res.end(this.#buffer)
+    }
+  }
+
+  /** Ends the response with a mid-stream fault. */
+  fail(kind: 'drop-connection' | 'error-event'): void {
+    if (this.#res.destroyed) return
+    if (kind === 'drop-connection') {
+      this.#res.destroy()
+      return
+    }
+    const message = 'Simulated failure in the middle of the stream (vitest-llm-bench simulator, faults.errorEventRate).'
+    if (this.#mode === 'json') {
+      sendJson(this.#res, 500, errorBody(500, 'InternalServerError', message))
+      return
+    }
+    const events = this.#buffer + streamErrorEvent(message)
+    if (this.#mode === 'burst') this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(events) })
+    this.#res.end(events)
+  }
+}

@@ -1,0 +1,249 @@
+import type { MidStreamFault } from './faults.ts'
+
+/** Receives what happens to one sequence. Called from the scheduler loop; must not throw. */
+export interface SequenceSink {
+  /** The sequence left the queue and its prefill starts (`at`: performance.now()). */
+  admitted(at: number): void
+  /** `count` more tokens are ready; `last` marks the final chunk. */
+  emit(count: number, last: boolean, at: number): void
+  /** A stall fault starts now and lasts until `until`. */
+  stalled(at: number, until: number): void
+  /** A drop-connection or error-event fault strikes now; the sequence has left the batch. */
+  failed(kind: Exclude<MidStreamFault, 'stall'>, at: number): void
+}
+
+/** One request inside the scheduler. */
+export interface BatchSequence {
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly fault: MidStreamFault | undefined
+  /** Chunks emitted before the fault strikes. */
+  readonly faultAtChunk: number
+  readonly sink: SequenceSink
+}
+
+/** Timing parameters of the batching model, in milliseconds (before the speed factor). */
+export interface BatchTimings {
+  maxRunningSequences: number
+  prefillBaseMs: number
+  prefillMsPerToken: number
+  decodeBaseMs: number
+  decodeMsPerSequence: number
+  tokensPerChunk: number
+  speedFactor: number
+  /** Stall length, ms (not scaled). */
+  stallMs: number
+}
+
+interface SequenceState {
+  sequence: BatchSequence
+  phase: 'queued' | 'running' | 'done'
+  emittedTokens: number
+  emittedChunks: number
+  faultDone: boolean
+  stallUntil: number
+}
+
+interface Step {
+  members: SequenceState[]
+  /** Planned end, performance.now() ms. */
+  end: number
+  /** Planned length, ms. */
+  duration: number
+}
+
+type Wait = { kind: 'begin' | 'finish' | 'stall'; cancel: () => void }
+
+/** Above this length a wait uses a timer; below it, the check phase of the event loop, which is finer than timers' 1 ms. */
+const TIMER_THRESHOLD_MS = 1
+
+/**
+ * Continuous batching in the manner of vLLM. A step begins by admitting queued sequences while
+ * fewer than `maxRunningSequences` run; their prefill runs inside that step and lengthens it, as
+ * one forward pass holds both prefill and decode. The step lasts
+ * `speed × (Σ prefill of admitted + decodeBaseMs + decodeMsPerSequence × sequences in the step)`
+ * and ends with one chunk of `tokensPerChunk` tokens for every sequence in it (the admitted ones
+ * get their first token). One timer per step; each step's planned start is the previous step's
+ * planned end, so timer lateness does not add up over a run.
+ */
+export class BatchScheduler {
+  readonly #timings: BatchTimings
+  readonly #queue: SequenceState[] = []
+  #queueHead = 0
+  #running: SequenceState[] = []
+  readonly #states = new Map<BatchSequence, SequenceState>()
+  #completed = 0
+  #wait: Wait | undefined
+  #step: Step | undefined
+  #closed = false
+
+  constructor(timings: BatchTimings) {
+    this.#timings = { ...timings }
+  }
+
+  /** Queues a sequence; it runs once a slot is free. */
+  submit(sequence: BatchSequence): void {
+    if (this.#closed) return
+    const state: SequenceState = { sequence, phase: 'queued', emittedTokens: 0, emittedChunks: 0, faultDone: false, stallUntil: 0 }
+    this.#states.set(sequence, state)
+    this.#queue.push(state)
+    this.#wake()
+  }
+
+  /** Removes a sequence at once (client gone): its slot is free for the next step. */
+  cancel(sequence: BatchSequence): void {
+    const state = this.#states.get(sequence)
+    if (!state) return
+    if (state.phase === 'queued') {
+      const i = this.#queue.indexOf(state, this.#queueHead)
+      if (i >= 0) this.#queue.splice(i, 1)
+    } else if (state.phase === 'running') {
+      this.#running = this.#running.filter((s) => s !== state)
+    }
+    this.#finish(state)
+  }
+
+  stats(): { running: number; queued: number; completed: number } {
+    return { running: this.#running.length, queued: this.#queue.length - this.#queueHead, completed: this.#completed }
+  }
+
+  /** Applies from the next step on. */
+  setSpeedFactor(speedFactor: number): void {
+    this.#timings.speedFactor = speedFactor
+  }
+
+  /** Stops the loop; sequences still held are dropped without callbacks. */
+  close(): void {
+    this.#closed = true
+    this.#wait?.cancel()
+    this.#wait = undefined
+    this.#step = undefined
+    this.#queue.length = 0
+    this.#queueHead = 0
+    this.#running = []
+    this.#states.clear()
+  }
+
+  #finish(state: SequenceState): void {
+    state.phase = 'done'
+    this.#states.delete(state.sequence)
+  }
+
+  #wake(): void {
+    if (this.#step || (this.#wait && this.#wait.kind !== 'stall')) return
+    this.#wait?.cancel()
+    // setImmediate, not a direct call: requests arriving in the same turn of the event loop join one step.
+    this.#waitFor('begin', 0, () => this.#beginStep(performance.now(), 0))
+  }
+
+  #waitFor(kind: Wait['kind'], ms: number, run: () => void): void {
+    const fire = () => {
+      this.#wait = undefined
+      if (!this.#closed) run()
+    }
+    if (ms < TIMER_THRESHOLD_MS) {
+      const handle = setImmediate(fire)
+      this.#wait = { kind, cancel: () => clearImmediate(handle) }
+    } else {
+      const handle = setTimeout(fire, ms)
+      this.#wait = { kind, cancel: () => clearTimeout(handle) }
+    }
+  }
+
+  #admit(now: number): SequenceState[] {
+    const admitted: SequenceState[] = []
+    while (this.#running.length < this.#timings.maxRunningSequences && this.#queueHead < this.#queue.length) {
+      const state = this.#queue[this.#queueHead++] as SequenceState
+      state.phase = 'running'
+      this.#running.push(state)
+      admitted.push(state)
+      state.sequence.sink.admitted(now)
+    }
+    // Compact now and then so the queue array does not grow without bound.
+    if (this.#queueHead > 1024 && this.#queueHead * 2 > this.#queue.length) {
+      this.#queue.splice(0, this.#queueHead)
+      this.#queueHead = 0
+    }
+    return admitted
+  }
+
+  /**
+   * @param plannedStart when this step should have started (the previous step's planned end, or now).
+   * @param previousDuration lateness up to this much is made up; beyond it (the process was blocked) it is forgiven.
+   */
+  #beginStep(plannedStart: number, previousDuration: number): void {
+    const now = performance.now()
+    const start = Math.max(plannedStart, now - previousDuration)
+    const admitted: SequenceState[] = []
+    const members: SequenceState[] = []
+    let earliestStallEnd = Infinity
+    let pending = [...this.#running]
+    // Loop because a fault striking at chunk 0 frees its slot for the next queued sequence within the same step.
+    for (;;) {
+      const newlyAdmitted = this.#admit(now)
+      admitted.push(...newlyAdmitted)
+      pending.push(...newlyAdmitted)
+      let freed = false
+      for (const state of pending) {
+        const { sequence } = state
+        if (sequence.fault && !state.faultDone && state.emittedChunks === sequence.faultAtChunk) {
+          state.faultDone = true
+          if (sequence.fault === 'stall') {
+            state.stallUntil = now + this.#timings.stallMs
+            sequence.sink.stalled(now, state.stallUntil)
+          } else {
+            this.#running = this.#running.filter((s) => s !== state)
+            this.#finish(state)
+            freed = true
+            sequence.sink.failed(sequence.fault, now)
+            continue
+          }
+        }
+        if (state.stallUntil > now) {
+          earliestStallEnd = Math.min(earliestStallEnd, state.stallUntil)
+          continue
+        }
+        members.push(state)
+      }
+      pending = []
+      if (!freed || this.#queueHead >= this.#queue.length) break
+    }
+
+    if (members.length === 0) {
+      // Nothing to decode: idle until an arrival (#wake) or the first stall ends.
+      if (earliestStallEnd < Infinity) this.#waitFor('stall', earliestStallEnd - now, () => this.#beginStep(performance.now(), 0))
+      return
+    }
+
+    const t = this.#timings
+    let prefillMs = 0
+    for (const state of admitted) prefillMs += t.prefillBaseMs + t.prefillMsPerToken * state.sequence.promptTokens
+    const duration = t.speedFactor * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
+    const step: Step = { members, end: start + duration, duration }
+    this.#step = step
+    this.#waitFor('finish', t.speedFactor === 0 ? 0 : step.end - performance.now(), () => this.#finishStep(step))
+  }
+
+  #finishStep(step: Step): void {
+    this.#step = undefined
+    const now = performance.now()
+    const k = this.#timings.tokensPerChunk
+    let anyDone = false
+    for (const state of step.members) {
+      if (state.phase !== 'running') continue // cancelled during the step
+      const count = Math.min(k, state.sequence.completionTokens - state.emittedTokens)
+      state.emittedTokens += count
+      state.emittedChunks++
+      const last = state.emittedTokens >= state.sequence.completionTokens
+      if (last) {
+        anyDone = true
+        this.#finish(state)
+        this.#completed++
+      }
+      state.sequence.sink.emit(count, last, now)
+    }
+    if (anyDone) this.#running = this.#running.filter((s) => s.phase === 'running')
+    if (this.#closed) return
+    if (this.#running.length > 0 || this.#queueHead < this.#queue.length) this.#beginStep(step.end, step.duration)
+  }
+}

@@ -1,0 +1,239 @@
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ApiKind } from '../core/types.ts'
+import { drawFault, faultChunkIndex } from './faults.ts'
+import { checkSpeedFactor, resolveSimulatorOptions } from './options.ts'
+import type { ResolvedSimulatorOptions, SimulatorOptions } from './options.ts'
+import { planOutput } from './output-plan.ts'
+import { errorBody, modelList } from './protocol.ts'
+import type { ResponseIdentity } from './protocol.ts'
+import { createRandom, deriveSeed } from './random.ts'
+import type { RandomSource } from './random.ts'
+import { parseCompletionRequest } from './request.ts'
+import type { CompletionRequest } from './request.ts'
+import { CompletionResponder, sendJson } from './responder.ts'
+import type { ResponseMode } from './responder.ts'
+import { BatchScheduler } from './scheduler.ts'
+import type { BatchSequence } from './scheduler.ts'
+import { createTokenTextSource } from './tokens.ts'
+import type { RunningSimulator, SimulatorScheduleEntry } from './types.ts'
+import { packageVersion } from './version.ts'
+
+/** Request bodies above this size get a 413. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024
+
+const ROUTES: Record<string, { method: 'GET' | 'POST'; api?: ApiKind }> = {
+  '/health': { method: 'GET' },
+  '/version': { method: 'GET' },
+  '/v1/models': { method: 'GET' },
+  '/v1/chat/completions': { method: 'POST', api: 'chat' },
+  '/v1/completions': { method: 'POST', api: 'completions' },
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string, param: string | null = null, headers: Record<string, string> = {}): void {
+  sendJson(res, status, errorBody(status, type, message, param), headers)
+}
+
+function readBody(req: IncomingMessage): Promise<{ ok: true; text: string } | { ok: false; tooLarge: boolean }> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    req.on('data', (part: Buffer) => {
+      size += part.length
+      if (size > MAX_BODY_BYTES) tooLarge = true
+      else parts.push(part)
+    })
+    req.on('end', () => resolve(tooLarge ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(parts).toString('utf8') }))
+    req.on('error', () => resolve({ ok: false, tooLarge: false }))
+  })
+}
+
+/** Request ids as vLLM makes them (prefix plus 32 hex digits), reproducible from the seed. */
+function createIdSource(seed: number): (api: ApiKind) => string {
+  const random = createRandom(deriveSeed(seed, 'ids'))
+  let counter = 0
+  const hex8 = () => Math.floor(random() * 0x100000000).toString(16).padStart(8, '0')
+  return (api) => `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
+}
+
+class Simulator {
+  readonly config: ResolvedSimulatorOptions
+  readonly schedule: SimulatorScheduleEntry[] = []
+  readonly scheduler: BatchScheduler
+  readonly #faultRandom: RandomSource
+  readonly #nextId: (api: ApiKind) => string
+  readonly #created = Math.floor(Date.now() / 1000)
+
+  constructor(config: ResolvedSimulatorOptions) {
+    this.config = config
+    this.scheduler = new BatchScheduler({ ...config, stallMs: config.faults.stallMs })
+    this.#faultRandom = createRandom(deriveSeed(config.seed, 'faults'))
+    this.#nextId = createIdSource(config.seed)
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const arrivedAt = performance.now()
+    res.setHeader('server', 'vitest-llm-bench-sim')
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    const route = ROUTES[path]
+    if (!route) {
+      req.resume()
+      sendError(res, 404, 'NotFoundError', `Not Found: ${req.method ?? 'GET'} ${path}. The simulator serves ${Object.keys(ROUTES).join(', ')}.`)
+      return
+    }
+    if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
+      req.resume()
+      sendError(res, 405, 'MethodNotAllowed', `Method Not Allowed: use ${route.method} ${path}.`, null, { allow: route.method })
+      return
+    }
+    if (path.startsWith('/v1/') && !this.#authorized(req)) {
+      req.resume()
+      sendError(res, 401, 'AuthenticationError', 'Unauthorized: send the header `Authorization: Bearer <api key>` with the key the simulator was started with.')
+      return
+    }
+    if (path === '/health') {
+      res.writeHead(200, { 'content-length': 0 })
+      res.end()
+    } else if (path === '/version') {
+      sendJson(res, 200, { version: `sim-${packageVersion()}` })
+    } else if (path === '/v1/models') {
+      sendJson(res, 200, modelList(this.config.model, this.config.maxModelLen, this.#created))
+    } else if (route.api) {
+      void this.#completion(route.api, req, res, arrivedAt)
+    }
+  }
+
+  #authorized(req: IncomingMessage): boolean {
+    if (this.config.apiKey === undefined) return true
+    return req.headers.authorization === `Bearer ${this.config.apiKey}`
+  }
+
+  async #completion(api: ApiKind, req: IncomingMessage, res: ServerResponse, arrivedAt: number): Promise<void> {
+    const body = await readBody(req)
+    if (!body.ok) {
+      if (body.tooLarge) sendError(res, 413, 'BadRequestError', `Request body larger than ${MAX_BODY_BYTES} bytes.`)
+      else res.destroy()
+      return
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(body.text)
+    } catch (error) {
+      sendError(res, 400, 'BadRequestError', `Invalid JSON in the request body: ${(error as Error).message}`)
+      return
+    }
+    const parsed = parseCompletionRequest(api, json, this.config)
+    if (!parsed.ok) {
+      const { status, type, message, param } = parsed.problem
+      sendError(res, status, type, message, param ?? null)
+      return
+    }
+    this.#run(parsed.request, res, arrivedAt)
+  }
+
+  #run(request: CompletionRequest, res: ServerResponse, arrivedAt: number): void {
+    const config = this.config
+    const plan = planOutput(request, config.seed)
+    const fault = drawFault(this.#faultRandom, config.faults)
+    const identity: ResponseIdentity = { api: request.api, id: this.#nextId(request.api), created: Math.floor(Date.now() / 1000), model: config.model }
+    const entry: SimulatorScheduleEntry | undefined = config.recordSchedule
+      ? { id: identity.id, arrivedAt, tokenTimes: [], chunkTimes: [], promptTokens: request.promptTokens, completionTokens: plan.completionTokens }
+      : undefined
+    if (entry) this.schedule.push(entry)
+
+    if (fault?.kind === 'http-error') {
+      if (entry) {
+        entry.fault = `http-${fault.status}`
+        entry.finishedAt = performance.now()
+      }
+      if (fault.status === 429) sendError(res, 429, 'RateLimitError', 'Too many requests (simulated by faults.httpErrorRate). Retry later.', null, { 'retry-after': '1' })
+      else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults.httpErrorRate).')
+      return
+    }
+
+    const mode: ResponseMode = config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
+    const responder = new CompletionResponder({ res, identity, mode, includeUsage: request.includeUsage, promptTokens: request.promptTokens, finishReason: plan.finishReason })
+    const nextToken = createTokenTextSource(plan.textSeed)
+    const midStreamFault = fault?.kind
+    const chunks = Math.ceil(plan.completionTokens / config.tokensPerChunk)
+    const sequence: BatchSequence = {
+      promptTokens: request.promptTokens,
+      completionTokens: plan.completionTokens,
+      fault: midStreamFault,
+      faultAtChunk: faultChunkIndex(chunks),
+      sink: {
+        admitted: (at) => {
+          if (entry) entry.prefillStartedAt = at
+        },
+        emit: (count, last, at) => {
+          let text = ''
+          for (let i = 0; i < count; i++) text += nextToken()
+          if (entry) {
+            if (entry.firstTokenAt === undefined) entry.firstTokenAt = entry.prefillEndedAt = at
+            entry.chunkTimes.push(at)
+            for (let i = 0; i < count; i++) entry.tokenTimes.push(at)
+            if (last) entry.finishedAt = at
+          }
+          responder.tokens(text, count, last)
+        },
+        stalled: () => {
+          if (entry) entry.fault = 'stall'
+        },
+        failed: (kind, at) => {
+          if (entry) {
+            entry.fault = kind
+            entry.finishedAt = at
+          }
+          responder.fail(kind)
+        },
+      },
+    }
+    res.on('close', () => {
+      // 'close' also follows a normal end; only a response cut short frees a slot here.
+      if (res.writableFinished || entry?.finishedAt !== undefined) return
+      this.scheduler.cancel(sequence)
+      if (entry) {
+        entry.fault ??= 'client-disconnect'
+        entry.finishedAt = performance.now()
+      }
+    })
+    responder.open()
+    this.scheduler.submit(sequence)
+  }
+}
+
+/** Starts the simulator; resolves once it listens. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const config = resolveSimulatorOptions(options)
+  const simulator = new Simulator(config)
+  const server = createServer((req, res) => simulator.handle(req, res))
+  // Clients keep pooled connections open; a short timeout would cut them between benchmark phases.
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    schedule: simulator.schedule,
+    stats: () => simulator.scheduler.stats(),
+    setSpeedFactor: (speedFactor) => simulator.scheduler.setSpeedFactor(checkSpeedFactor(speedFactor)),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        simulator.scheduler.close()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closing
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import type { BenchmarkResult } from '../core/types.ts'
+
+/** How baselines may be written, as Vitest's snapshot update modes. */
+export type UpdateMode = 'all' | 'new' | 'none'
+
+/** What the plugin hands to every bench file (serialisable, via `provide`/`inject`). */
+export interface LlmBenchProvided {
+  /** `all` under `-u`, `none` under CI, else `new` (write missing baselines only). */
+  update: UpdateMode
+  /** True when `CI` is set: a missing baseline is then a failure. */
+  ci: boolean
+  /** Folder for baseline files; default `__llm_baselines__` beside each bench file. */
+  baselineDir?: string
+  /** URL of the server the plugin started (or connected to) for benches that name none. */
+  serverUrl?: string
+  /** Launch facts of that server, for the result's environment. */
+  server?: BenchmarkResult['environment']['server']
+  /** Default baseline policy of the plugin. */
+  tolerance?: Record<string, unknown>
+}
+
+export const PROVIDED_KEY = 'vitest-llm-bench' as const
+
+/** What a bench leaves on its task for reporters. */
+export interface LlmBenchTaskMeta {
+  result: BenchmarkResult
+  verdict?: unknown
+  baselinePath?: string
+  baselineState?: string
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    'vitest-llm-bench': LlmBenchProvided
+  }
+  interface TaskMeta {
+    llmBench?: LlmBenchTaskMeta
+  }
+}
