@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { StreamingClient, listModels, resolveTarget, waitForReady } from './client/index.ts'
 import { OptionsError } from './errors.ts'
 import { runLoad, runWarmup } from './load/index.ts'
-import { MetricsAccumulator } from './metrics/index.ts'
+import { MetricsAccumulator, TimelineAccumulator } from './metrics/index.ts'
 import { validateOptions } from './options.ts'
 import { redactConfig } from './redact.ts'
 import { collectEnvironment, startGpuSampler } from './telemetry/index.ts'
@@ -74,6 +74,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     let done = 0
     let outputTokens = 0
     let firstDispatch = 0
+    let timeline: TimelineAccumulator | undefined
     await sampler?.markLoadStart()
     eventLoop.enable()
     const outcome = await runLoad({
@@ -82,9 +83,15 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       signal: options.signal,
       timestampsMs: workload.timestampsMs,
       dispatch: async (index, plannedAt, signal) => {
-        if (firstDispatch === 0) firstDispatch = performance.now()
+        const now = performance.now()
+        if (timeline === undefined) {
+          firstDispatch = now
+          timeline = new TimelineAccumulator(now)
+        }
+        timeline.dispatched(now)
         const record = await client.send(workload.next(index), { index, plannedAt, signal })
         accumulator.add(record)
+        timeline.finished(record)
         done++
         outputTokens += record.outputTokens
         options.onProgress?.({ done, total: load.requests, elapsedMs: performance.now() - firstDispatch, outputTokens })
@@ -122,6 +129,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       environment,
       config: redactConfig({ ...options, target: { ...options.target, baseUrl, model, api } }),
       histograms: metrics.histograms,
+      ...(timeline ? { timeline: timeline.finish() } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       warnings,

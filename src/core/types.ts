@@ -329,7 +329,14 @@ export interface EnvironmentInfo {
   host: { platform: string; arch: string; hostname?: string; cpuModel?: string; cpuCores?: number; memoryBytes?: number; os?: string }
   /** GPU inventory; empty when no NVIDIA driver was found. */
   gpus: Array<{ index: number; name: string; uuid?: string; memoryTotalMiB?: number; driverVersion?: string; cudaVersion?: string }>
-  server: { name?: string; version?: string; model?: string; maxContextTokens?: number; launch?: { command: string; args: string[] } }
+  server: { name?: string; version?: string; model?: string; maxContextTokens?: number; launch?: {
+      command: string
+      /** Arguments as run, secret values replaced by `***`. */
+      args: string[]
+      /** Environment variables the launch spec set (not the inherited ones), secret values replaced by `***`. */
+      env?: Record<string, string>
+    }
+  }
 }
 
 /** Client self-check: whether the load generator kept up. */
@@ -365,6 +372,8 @@ export interface BenchmarkResult {
   config: Record<string, unknown>
   /** Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in microseconds. */
   histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+  /** The run cut into windows of equal length (throughput noise, charts over time). */
+  timeline?: Timeline
   /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */
   gpu?: GpuTelemetry
   /** Present only with `recordRequests`. */
@@ -417,4 +426,20 @@ export interface GpuTelemetry {
   samples: GpuSample[]
   /** Set when sampling could not happen or was partial (one line for humans). */
   note?: string
+}
+
+/** A run cut into consecutive windows of `windowMs`: what happened in each (from the first measured dispatch). */
+export interface Timeline {
+  /** Window length, milliseconds. */
+  windowMs: number
+  /** Requests completed in each window. */
+  requests: number[]
+  /** Output tokens produced in each window (spread over each request's content-bearing chunks). */
+  outputTokens: number[]
+  /** Input plus output tokens in each window. */
+  totalTokens: number[]
+  /** Most requests in flight at once during each window. */
+  inFlightMax: number[]
+  /** True when the last window is shorter than `windowMs` (drop it before estimating noise). */
+  lastWindowPartial: boolean
 }

@@ -78,7 +78,11 @@ export class CompletionResponder {
   fail(kind: 'drop-connection' | 'error-event'): void {
     if (this.#res.destroyed) return
     if (kind === 'drop-connection') {
-      this.#res.destroy()
+      // destroySoon, not destroy: what was already sent reaches the client, then the connection
+      // closes mid-response (the chunked body never terminates), so the fault point is exact.
+      const socket = this.#res.socket
+      if (socket) socket.destroySoon()
+      else this.#res.destroy()
       return
     }
     const message = 'Simulated failure in the middle of the stream (vitest-llm-bench simulator, faults.errorEventRate).'

@@ -2,7 +2,7 @@ import type { MidStreamFault } from './faults.ts'
 
 /** Receives what happens to one sequence. Called from the scheduler loop; must not throw. */
 export interface SequenceSink {
-  /** The sequence left the queue and its prefill starts (`at`: performance.now()). */
+  /** The sequence left the queue and its prefill starts (`at`: the clock's now, performance.now() by default). */
   admitted(at: number): void
   /** `count` more tokens are ready; `last` marks the final chunk. */
   emit(count: number, last: boolean, at: number): void
@@ -46,7 +46,7 @@ interface SequenceState {
 
 interface Step {
   members: SequenceState[]
-  /** Planned end, performance.now() ms. */
+  /** Planned end, on the scheduler's clock (ms). */
   end: number
   /** Planned length, ms. */
   duration: number
@@ -54,8 +54,29 @@ interface Step {
 
 type Wait = { kind: 'begin' | 'finish' | 'stall'; cancel: () => void }
 
-/** Above this length a wait uses a timer; below it, the check phase of the event loop, which is finer than timers' 1 ms. */
+/** The scheduler's time source and timer, replaceable so tests can run it on a virtual clock. */
+export interface SchedulerClock {
+  /** Monotonic milliseconds. */
+  now(): number
+  /** Calls `run` after about `ms` (it may be late, or early by the timer's rounding); returns a cancel function. */
+  after(ms: number, run: () => void): () => void
+}
+
+/** Waits shorter than this use the check phase of the event loop (setImmediate), finer than timers' 1 ms. */
 const TIMER_THRESHOLD_MS = 1
+
+/** performance.now() with Node timers. */
+export const realSchedulerClock: SchedulerClock = {
+  now: () => performance.now(),
+  after(ms, run) {
+    if (ms < TIMER_THRESHOLD_MS) {
+      const handle = setImmediate(run)
+      return () => clearImmediate(handle)
+    }
+    const handle = setTimeout(run, ms)
+    return () => clearTimeout(handle)
+  },
+}
 
 /**
  * Continuous batching in the manner of vLLM. A step begins by admitting queued sequences while
@@ -77,8 +98,11 @@ export class BatchScheduler {
   #step: Step | undefined
   #closed = false
 
-  constructor(timings: BatchTimings) {
+  readonly #clock: SchedulerClock
+
+  constructor(timings: BatchTimings, clock: SchedulerClock = realSchedulerClock) {
     this.#timings = { ...timings }
+    this.#clock = clock
   }
 
   /** Queues a sequence; it runs once a slot is free. */
@@ -132,22 +156,27 @@ export class BatchScheduler {
   #wake(): void {
     if (this.#step || (this.#wait && this.#wait.kind !== 'stall')) return
     this.#wait?.cancel()
-    // setImmediate, not a direct call: requests arriving in the same turn of the event loop join one step.
-    this.#waitFor('begin', 0, () => this.#beginStep(performance.now(), 0))
+    // Deferred, not a direct call: requests arriving in the same turn of the event loop join one step.
+    this.#waitUntil('begin', this.#clock.now(), () => this.#beginStep(this.#clock.now(), 0))
   }
 
-  #waitFor(kind: Wait['kind'], ms: number, run: () => void): void {
+  /**
+   * Runs `run` once the clock has reached `target`, never earlier: Node timers count
+   * from a cached loop time and can fire early, so the remainder is waited for again, the last
+   * sub-millisecond on the check phase (setImmediate), which also lets I/O in between.
+   */
+  #waitUntil(kind: Wait['kind'], target: number, run: () => void): void {
     const fire = () => {
       this.#wait = undefined
-      if (!this.#closed) run()
+      if (this.#closed) return
+      const remaining = target - this.#clock.now()
+      if (remaining > 0) arm(remaining)
+      else run()
     }
-    if (ms < TIMER_THRESHOLD_MS) {
-      const handle = setImmediate(fire)
-      this.#wait = { kind, cancel: () => clearImmediate(handle) }
-    } else {
-      const handle = setTimeout(fire, ms)
-      this.#wait = { kind, cancel: () => clearTimeout(handle) }
+    const arm = (ms: number) => {
+      this.#wait = { kind, cancel: this.#clock.after(ms, fire) }
     }
+    arm(target - this.#clock.now())
   }
 
   #admit(now: number): SequenceState[] {
@@ -172,7 +201,7 @@ export class BatchScheduler {
    * @param previousDuration lateness up to this much is made up; beyond it (the process was blocked) it is forgiven.
    */
   #beginStep(plannedStart: number, previousDuration: number): void {
-    const now = performance.now()
+    const now = this.#clock.now()
     const start = Math.max(plannedStart, now - previousDuration)
     const admitted: SequenceState[] = []
     const members: SequenceState[] = []
@@ -211,7 +240,7 @@ export class BatchScheduler {
 
     if (members.length === 0) {
       // Nothing to decode: idle until an arrival (#wake) or the first stall ends.
-      if (earliestStallEnd < Infinity) this.#waitFor('stall', earliestStallEnd - now, () => this.#beginStep(performance.now(), 0))
+      if (earliestStallEnd < Infinity) this.#waitUntil('stall', earliestStallEnd, () => this.#beginStep(this.#clock.now(), 0))
       return
     }
 
@@ -221,12 +250,13 @@ export class BatchScheduler {
     const duration = t.speedFactor * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
     const step: Step = { members, end: start + duration, duration }
     this.#step = step
-    this.#waitFor('finish', t.speedFactor === 0 ? 0 : step.end - performance.now(), () => this.#finishStep(step))
+    // At speed 0 the end is already due: the wait still yields to the event loop, so streams interleave.
+    this.#waitUntil('finish', step.end, () => this.#finishStep(step))
   }
 
   #finishStep(step: Step): void {
     this.#step = undefined
-    const now = performance.now()
+    const now = this.#clock.now()
     const k = this.#timings.tokensPerChunk
     let anyDone = false
     for (const state of step.members) {

@@ -73,8 +73,8 @@ const NETWORK_CAUSES: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
   UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'client closed before the request finished',
-  UND_ERR_DESTROYED: 'client closed before the request finished',
+  UND_ERR_CLOSED: 'the StreamingClient was closed before this request finished',
+  UND_ERR_DESTROYED: 'the StreamingClient was closed before this request finished',
 }
 
 /** A network error in words with its code, e.g. `connection refused; is the server running ... (ECONNREFUSED)`. */

@@ -21,7 +21,8 @@ export type HttpGetResult = { ok: true; status: number; body: string } | { ok: f
 export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpGetResult> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers }
   if (options.apiKey !== undefined && options.apiKey !== '') headers.authorization = `Bearer ${options.apiKey}`
-  const timeout = AbortSignal.timeout(options.timeoutMs)
+  // AbortSignal.timeout takes whole milliseconds only.
+  const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(options.timeoutMs)))
   const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout])
   try {
     const response = await request(url, { method: 'GET', headers, signal })

@@ -5,7 +5,7 @@ import { normalizeBaseUrl } from './target.ts'
 
 /** Options of {@link waitForReady}. */
 export interface WaitForReadyOptions {
-  /** Give up after this long, in milliseconds. Default 300000 (5 minutes: large models load slowly). */
+  /** Give up after this long, in milliseconds (the last probe may overrun it by up to 250 ms). Default 300000 (5 minutes: large models load slowly). */
   timeoutMs?: number
   /** Pause between attempts, in milliseconds. Default 500. */
   intervalMs?: number
@@ -16,6 +16,12 @@ export interface WaitForReadyOptions {
 
 /** Longest single probe, in milliseconds: a hung server must not eat the whole wait in one attempt. */
 const PROBE_TIMEOUT_MS = 5_000
+/** Shortest probe, in milliseconds, even at the deadline: a last probe cut to ~0 ms would only report its own timeout. */
+const PROBE_MIN_MS = 250
+
+function probeTimeout(deadline: number): number {
+  return Math.min(PROBE_TIMEOUT_MS, Math.max(PROBE_MIN_MS, deadline - performance.now()))
+}
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -54,12 +60,10 @@ export async function waitForReady(baseUrl: string, opts: WaitForReadyOptions = 
   let lastError = 'no attempt finished'
   for (;;) {
     signal?.throwIfAborted()
-    const probeMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, deadline - performance.now()))
-    const health = await httpGet(`${root}/health`, { apiKey: opts.apiKey, timeoutMs: probeMs, signal })
+    const health = await httpGet(`${root}/health`, { apiKey: opts.apiKey, timeoutMs: probeTimeout(deadline), signal })
     const healthy = health.ok && (health.status === 200 || health.status === 404 || health.status === 405)
     if (healthy) {
-      const modelsMs = Math.max(1, Math.min(PROBE_TIMEOUT_MS, deadline - performance.now()))
-      const models = await httpGet(`${root}/v1/models`, { apiKey: opts.apiKey, timeoutMs: modelsMs, signal })
+      const models = await httpGet(`${root}/v1/models`, { apiKey: opts.apiKey, timeoutMs: probeTimeout(deadline), signal })
       if (models.ok && models.status === 200) return
       lastError = describe('/v1/models', models)
     } else {

@@ -54,6 +54,8 @@ const MAX_SSE_BUFFER_CHARS = 16 * 1024 * 1024
 const MAX_ERROR_BODY_BYTES = 64 * 1024
 /** Content events that must share one network read for the stream to count as a burst. */
 const BURST_MIN_EVENTS = 3
+/** Longest delay a timer accepts, in milliseconds. */
+const MAX_TIMER_MS = 2_147_483_647
 /** Codes of a connection the server closed before answering: a kept-alive socket it had already dropped. */
 const STALE_CONNECTION_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
 
@@ -115,7 +117,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       return this.record
     }
     signal?.addEventListener('abort', this)
-    this.timer = setTimeout(onRequestTimeout, this.context.timeoutMs, this)
+    // Timers overflow above 2^31-1 ms and would fire at once: clamp (about 24.8 days).
+    this.timer = setTimeout(onRequestTimeout, Math.min(this.context.timeoutMs, MAX_TIMER_MS), this)
     this.dispatch()
     return this.record
   }

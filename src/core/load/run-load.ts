@@ -61,6 +61,8 @@ export const DEFAULT_DRAIN_GRACE_MS = 30_000
  * by about that much, while a setImmediate turn takes microseconds and still lets I/O run.
  */
 const SPIN_WINDOW_MS = 1.5
+/** Sends in a row before the loop lets pending I/O run. */
+const MAX_SENDS_WITHOUT_YIELD = 32
 /** How long aborted requests get to settle before the run gives up on them, ms. */
 const SETTLE_AFTER_ABORT_MS = 5_000
 
@@ -157,13 +159,21 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const originAt = performance.now()
   const deadline = load.durationMs !== undefined ? originAt + load.durationMs : Infinity
   let currentHeld = false
+  let burst = 0
   try {
     while (stoppedBy === undefined) {
+      // A long run of sends without a pause (rate Infinity, a large concurrency, catching up after
+      // a stall) would keep responses of earlier requests unread, and so inflate their latencies.
+      if (burst >= MAX_SENDS_WITHOUT_YIELD) {
+        burst = 0
+        await yieldToEventLoop()
+      }
       if (signal?.aborted) stoppedBy = 'signal'
       else if (failure) break
       else if (dispatched >= limit) {
         const traceEnded = trace && dispatched >= timestampsMs.length && (load.requests === undefined || load.requests > timestampsMs.length)
-        stoppedBy = traceEnded ? 'trace-end' : 'requests'
+        // A duration-only open loop plans exactly the arrivals within its duration.
+        stoppedBy = traceEnded ? 'trace-end' : load.requests === undefined && !trace ? 'duration' : 'requests'
       } else if (offsets) {
         const offset = offsets[dispatched] ?? 0
         if (load.durationMs !== undefined && offset > load.durationMs) {
@@ -172,6 +182,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         }
         const plannedAt = originAt + offset
         const now = performance.now()
+        if (plannedAt > now) burst = 0
         if (plannedAt - now > SPIN_WINDOW_MS) await waker.wait(plannedAt - now - SPIN_WINDOW_MS)
         else if (plannedAt > now) await yieldToEventLoop()
         else if (inFlight.size >= cap) {
@@ -179,6 +190,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           if (now >= deadline) stoppedBy = 'duration'
           else {
             currentHeld = true
+            burst = 0
             await waker.wait(deadline - now)
           }
         } else {
@@ -188,6 +200,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
           else lagsUnheld.push(lag)
           currentHeld = false
           send(dispatched, plannedAt)
+          burst++
         }
       } else {
         const now = performance.now()
@@ -197,8 +210,11 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         }
         const elapsed = firstDispatchAt === undefined ? 0 : now - firstDispatchAt
         const allowed = concurrencyRamp ? Math.max(1, Math.floor(rampValueAt(concurrencyRamp, elapsed) + 1e-9)) : cap
-        if (inFlight.size < allowed) send(dispatched, undefined)
-        else {
+        if (inFlight.size < allowed) {
+          send(dispatched, undefined)
+          burst++
+        } else {
+          burst = 0
           let wakeAt = deadline
           if (concurrencyRamp && elapsed < concurrencyRamp.durationMs && firstDispatchAt !== undefined) {
             const step = rampTimeOf(concurrencyRamp, allowed + 1)

@@ -17,6 +17,8 @@ export interface CollectEnvironmentOptions {
   nvidiaSmiTimeoutMs?: number
   /** Include the host name (it lands in results and baselines). Default true. */
   hostname?: boolean
+  /** Do not run nvidia-smi (a remote server whose GPUs are not on this host): `gpus` is empty. Default false. */
+  skipGpu?: boolean
 }
 
 /**
@@ -28,7 +30,7 @@ export interface CollectEnvironmentOptions {
 export async function collectEnvironment(options: CollectEnvironmentOptions = {}): Promise<EnvironmentInfo> {
   const [host, inventory] = await Promise.all([
     collectHostInfo({ timeoutMs: options.hostTimeoutMs, hostname: options.hostname }),
-    queryGpuInventory({ nvidiaSmi: options.nvidiaSmi, timeoutMs: options.nvidiaSmiTimeoutMs, gpus: options.gpus }),
+    options.skipGpu ? { gpus: [] } : queryGpuInventory({ nvidiaSmi: options.nvidiaSmi, timeoutMs: options.nvidiaSmiTimeoutMs, gpus: options.gpus }),
   ])
   const runtime = detectRuntime()
   return {

@@ -26,6 +26,8 @@ export interface GpuSamplerStopOptions {
   outputTokens?: number
   /** End of the measured phase (`performance.now()` ms). Default: now. */
   at?: number
+  /** Start of the measured phase (`performance.now()` ms), e.g. the first measured dispatch. Default: the time given to `markLoadStart`. */
+  startAt?: number
 }
 
 /**
@@ -43,9 +45,11 @@ export interface GpuSampler {
   markLoadStart(at?: number): Promise<void>
   /**
    * Ends the window, stops nvidia-smi (after one more sample, so the window's end is covered),
-   * records memory used after the load, and summarises. Undefined when the sampler was unavailable.
+   * records memory used after the load, and summarises. When the sampler was unavailable, `gpus` and
+   * `samples` are empty and `note` is the one line that says why (leave `gpu` out of the result
+   * then). Only the first call does the work; later calls return the same telemetry.
    */
-  stop(options?: GpuSamplerStopOptions): Promise<GpuTelemetry | undefined>
+  stop(options?: GpuSamplerStopOptions): Promise<GpuTelemetry>
 }
 
 const DEFAULT_INTERVAL_MS = 200
@@ -140,7 +144,7 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
       timeoutMs: firstSampleTimeoutMs,
       output: `${stdoutText}\n${stderr}`,
     })
-    return unavailableSampler(`No GPU telemetry: ${failure.message}.`)
+    return unavailableSampler(intervalMs, `No GPU telemetry: ${failure.message}.`)
   }
 
   let loadStartAt = Number.NEGATIVE_INFINITY
@@ -165,14 +169,18 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
 
   async function finish(stopOptions: GpuSamplerStopOptions): Promise<GpuTelemetry> {
     const endAt = stopOptions.at ?? performance.now()
-    const diedEarly = exited
+    let stoppedByUs = false
     if (!exited) {
       // One sample of every GPU at or after the end lets the integral reach the window's edge.
       const known = [...identities.keys()]
-      await nextSample(2 * intervalMs + 1000, () => known.every((index) => samples.some((s) => s.index === index && s.t >= endAt)))
-      subprocess.kill('SIGTERM')
+      await nextSample(2 * intervalMs + 1000, () => known.every((index) => hasSampleSince(samples, index, endAt)))
+      if (!exited) {
+        stoppedByUs = true
+        subprocess.kill('SIGTERM')
+      }
     }
     const result = await exit
+    const diedEarly = !stoppedByUs
     for (const line of lines.flush()) receive(`${line}\n`)
     const memoryAfter = await queryMemoryUsed(query)
 
@@ -195,10 +203,10 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
     const kept = samples.filter((s) => indices.has(s.index))
     if (arrivedInBursts(kept, intervalMs)) notes.push('nvidia-smi rows arrived in bursts (buffered output?); sample times and energy are approximate')
 
-    const window = { startAt: loadStartAt, endAt }
+    const window = { startAt: stopOptions.startAt ?? loadStartAt, endAt }
     const gpus: GpuStats[] = reported.map((gpu) =>
       computeGpuStats(gpu, kept, window, {
-        memoryBeforeMiB: memoryBefore.get(gpu.index) ?? lastMemoryAtOrBefore(kept, gpu.index, loadStartAt),
+        memoryBeforeMiB: memoryBefore.get(gpu.index) ?? lastMemoryAtOrBefore(kept, gpu.index, window.startAt),
         memoryAfterMiB: memoryAfter.get(gpu.index) ?? lastMemoryAtOrBefore(kept, gpu.index, Number.POSITIVE_INFINITY),
         outputTokens: stopOptions.outputTokens,
       }),
@@ -211,13 +219,13 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
   return sampler
 }
 
-function unavailableSampler(note: string): GpuSampler {
+function unavailableSampler(intervalMs: number, note: string): GpuSampler {
   return {
     available: false,
     note,
     sampleCount: 0,
     markLoadStart: () => Promise.resolve(),
-    stop: () => Promise.resolve(undefined),
+    stop: () => Promise.resolve({ intervalMs, gpus: [], samples: [], note }),
   }
 }
 
@@ -239,6 +247,12 @@ async function queryMemoryUsed(options: NvidiaSmiOptions): Promise<Map<number, n
     if (row?.memoryUsedMiB !== undefined) memory.set(row.index, row.memoryUsedMiB)
   }
   return memory
+}
+
+/** Scans from the newest sample: only the last round can be that recent. */
+function hasSampleSince(samples: readonly GpuSample[], index: number, since: number): boolean {
+  for (let i = samples.length - 1; i >= 0 && samples[i]!.t >= since; i--) if (samples[i]!.index === index) return true
+  return false
 }
 
 function lastMemoryAtOrBefore(samples: readonly GpuSample[], index: number, at: number): number | undefined {

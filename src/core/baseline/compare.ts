@@ -1,0 +1,230 @@
+import { decodeHistogram } from '../metrics/histogram.ts'
+import type { BenchmarkResult } from '../types.ts'
+import type { BaselineEntry } from './baseline-entry.ts'
+import { HISTOGRAM_KEY } from './baseline-entry.ts'
+import type { DiscreteDistribution } from './quantile-bootstrap.ts'
+import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
+import { ratioInterval } from './ratio-interval.ts'
+import type { LatencyRule, ParsedRegressionPolicy, RegressionPolicy, ThroughputRule } from './regression-policy.ts'
+import { parseRegressionPolicy } from './regression-policy.ts'
+import { normalQuantile, studentTQuantile } from './special-functions.ts'
+import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
+import { throughputNoiseOfSeries, throughputSeriesFromRequests } from './throughput-noise.ts'
+import type { Check, Verdict, VerdictStatus } from './verdict.ts'
+
+/** Options of {@link compare}. */
+export interface CompareOptions {
+  /**
+   * Per-window totals of the current run, for its throughput noise. Default: derived from
+   * `result.requests` when the run recorded requests; otherwise the policy's assumed noise is used.
+   */
+  throughputSeries?: ThroughputSeries
+}
+
+/** Fewest samples on each side for a verdict on a mean (normal approximation of the sample mean). */
+export const MIN_SAMPLES_FOR_MEAN = 30
+
+/** Quantile of each percentile statistic. */
+const QUANTILE: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 }
+
+const percent = (fraction: number): string => `${Number((fraction * 100).toPrecision(4))}%`
+const fixed = (value: number): string => value.toFixed(3)
+
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null
+}
+
+/** Pass, fail or inconclusive from an interval of the ratio and its limit. */
+function judge(
+  ciLow: number,
+  ciHigh: number,
+  limit: number,
+  direction: 'increase' | 'decrease',
+  confidence: number,
+): { status: VerdictStatus; reason?: string } {
+  const beyond = direction === 'increase' ? ciLow > limit : ciHigh < limit
+  const within = direction === 'increase' ? ciHigh <= limit : ciLow >= limit
+  if (beyond) return { status: 'fail' }
+  if (within) return { status: 'pass' }
+  return {
+    status: 'inconclusive',
+    reason: `the ${percent(confidence)} interval [${fixed(ciLow)}, ${fixed(ciHigh)}] contains the limit ${fixed(limit)}: more samples would narrow it`,
+  }
+}
+
+function latencyCheck(
+  rule: LatencyRule,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  confidence: number,
+  distributions: Map<string, DiscreteDistribution | undefined>,
+): Check {
+  const before = baseline.metrics[rule.metric]
+  const after = result.metrics[rule.metric]
+  const check: Check = {
+    metric: rule.metric,
+    statistic: rule.statistic,
+    unit: 'ms',
+    baseline: before[rule.statistic],
+    current: after[rule.statistic],
+    ratio: finiteOrNull(after[rule.statistic] / before[rule.statistic]),
+    ciLow: null,
+    ciHigh: null,
+    tolerance: rule.tolerance,
+    n: { baseline: before.count, current: after.count },
+    status: 'inconclusive',
+  }
+  const inconclusive = (reason: string): Check => ({ ...check, status: 'inconclusive', reason })
+  if (before.count === 0 || after.count === 0) {
+    const side = before.count === 0 ? 'the baseline' : 'this run'
+    return inconclusive(`no ${rule.metric} samples in ${side}`)
+  }
+  if (!(before[rule.statistic] > 0)) return inconclusive(`the baseline ${rule.statistic} is 0: no ratio to compare`)
+  const limit = 1 + rule.tolerance
+  if (rule.statistic === 'mean') {
+    if (before.count < MIN_SAMPLES_FOR_MEAN || after.count < MIN_SAMPLES_FOR_MEAN) {
+      return inconclusive(
+        `mean needs at least ${MIN_SAMPLES_FOR_MEAN} samples, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`,
+      )
+    }
+    // Delta method on log(mean ratio): the relative standard errors of the two means add in quadrature.
+    const se = Math.sqrt((before.stddev / before.mean) ** 2 / before.count + (after.stddev / after.mean) ** 2 / after.count)
+    const z = normalQuantile(1 - (1 - confidence) / 2)
+    const ratio = after.mean / before.mean
+    const ciLow = ratio * Math.exp(-z * se)
+    const ciHigh = ratio * Math.exp(z * se)
+    return { ...check, ciLow, ciHigh, ...judge(ciLow, ciHigh, limit, 'increase', confidence) }
+  }
+  const quantile = QUANTILE[rule.statistic] ?? 0.5
+  const needed = minSamplesForQuantile(quantile, confidence)
+  if (before.count < needed || after.count < needed) {
+    return inconclusive(
+      `${rule.statistic} needs at least ${needed} samples for a ${percent(confidence)} interval, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`,
+    )
+  }
+  const key = HISTOGRAM_KEY[rule.metric]
+  const distributionOf = (side: 'baseline' | 'current', encoded: string | undefined): DiscreteDistribution | undefined => {
+    const cacheKey = `${side}/${rule.metric}/${rule.statistic}`
+    if (!distributions.has(cacheKey)) {
+      const buckets = encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), 1000)
+      distributions.set(cacheKey, buckets && buckets.total > 0 ? bootstrapQuantileDistribution(buckets, quantile) : undefined)
+    }
+    return distributions.get(cacheKey)
+  }
+  const baselineDistribution = distributionOf('baseline', baseline.histograms[key])
+  const currentDistribution = distributionOf('current', result.histograms[key])
+  if (!baselineDistribution || !currentDistribution) {
+    const side = !baselineDistribution ? 'the baseline' : 'this run'
+    return inconclusive(`no ${key} histogram in ${side}, so the noise of ${rule.statistic} cannot be estimated`)
+  }
+  const { low: ciLow, high: ciHigh } = ratioInterval(currentDistribution, baselineDistribution, confidence)
+  return { ...check, ciLow, ciHigh, ...judge(ciLow, ciHigh, limit, 'increase', confidence) }
+}
+
+/** Relative standard error and degrees of freedom of one side's throughput. */
+function noiseOf(measured: ThroughputNoise | undefined, policy: ParsedRegressionPolicy): { se: number; df: number; windows: number } {
+  if (measured === undefined) return { se: policy.assumedThroughputNoise, df: Number.POSITIVE_INFINITY, windows: 1 }
+  return { se: Math.max(measured.relativeStdError, policy.throughputNoiseFloor), df: measured.batches - 1, windows: measured.windows }
+}
+
+function throughputCheck(
+  rule: ThroughputRule,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  policy: ParsedRegressionPolicy,
+  currentNoise: ThroughputNoise | undefined,
+): Check {
+  const stored = baseline.throughput[rule.metric]
+  const before = stored.value
+  const after = result.throughput[rule.metric]
+  const baselineNoise =
+    stored.relativeStdError !== undefined
+      ? { relativeStdError: stored.relativeStdError, windows: stored.windows ?? 1, batches: stored.batches ?? 2 }
+      : undefined
+  const b = noiseOf(baselineNoise, policy)
+  const c = noiseOf(currentNoise, policy)
+  const check: Check = {
+    metric: rule.metric,
+    statistic: 'value',
+    unit: rule.metric === 'requestsPerSec' ? 'req/s' : 'tok/s',
+    baseline: before,
+    current: after,
+    ratio: finiteOrNull(after / before),
+    ciLow: null,
+    ciHigh: null,
+    tolerance: -rule.tolerance,
+    n: { baseline: b.windows, current: c.windows },
+    status: 'inconclusive',
+  }
+  if (!(before > 0)) return { ...check, reason: `the baseline ${rule.metric} is 0: no ratio to compare` }
+  const assumed = [baselineNoise ? undefined : 'the baseline', currentNoise ? undefined : 'this run'].filter(Boolean)
+  const note =
+    assumed.length > 0
+      ? `assumed ${percent(policy.assumedThroughputNoise)} relative noise for ${assumed.join(' and ')} (no per-window series of at least 10 windows; record requests to measure it)`
+      : undefined
+  const limit = 1 - rule.tolerance
+  const ratio = after / before
+  if (!(ratio > 0)) {
+    return { ...check, ciLow: 0, ciHigh: 0, status: 'fail', reason: `this run's ${rule.metric} is 0` }
+  }
+  // Welch-Satterthwaite degrees of freedom for the sum of the two relative variances (an
+  // assumed noise counts as known exactly: infinite degrees of freedom).
+  const vb = b.se ** 2
+  const vc = c.se ** 2
+  const denominator = (Number.isFinite(b.df) ? vb ** 2 / b.df : 0) + (Number.isFinite(c.df) ? vc ** 2 / c.df : 0)
+  const df = denominator > 0 ? (vb + vc) ** 2 / denominator : Number.POSITIVE_INFINITY
+  const q = studentTQuantile(1 - (1 - policy.confidence) / 2, df)
+  const se = Math.sqrt(vb + vc)
+  const ciLow = ratio * Math.exp(-q * se)
+  const ciHigh = ratio * Math.exp(q * se)
+  const judged = judge(ciLow, ciHigh, limit, 'decrease', policy.confidence)
+  const reason = [judged.reason, note].filter(Boolean).join('; ')
+  return { ...check, ciLow, ciHigh, status: judged.status, ...(reason ? { reason } : {}) }
+}
+
+function overallStatus(checks: readonly Check[]): VerdictStatus {
+  if (checks.some((check) => check.status === 'fail')) return 'fail'
+  if (checks.some((check) => check.status === 'inconclusive')) return 'inconclusive'
+  return 'pass'
+}
+
+/**
+ * Compares a run with its baseline under a policy. Latency quantiles: the exact bootstrap
+ * distribution of each side's quantile from its stored histogram, and the central interval of
+ * their ratio; quantiles with too few samples for a distribution-free interval are inconclusive.
+ * Means: normal approximation. Throughputs: the run-level ratio with the noise of both runs (see
+ * docs/verdicts.md). A check fails only when its whole interval lies beyond the tolerance.
+ *
+ * Does not check fingerprints or configs: `BaselineStore.match` does that first.
+ *
+ * @throws {OptionsError} when the policy is invalid.
+ * @throws {MetricsDataError} when a stored histogram does not decode.
+ */
+export function compare(
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  policy: RegressionPolicy,
+  options: CompareOptions = {},
+): Verdict {
+  const parsed = parseRegressionPolicy(policy)
+  const distributions = new Map<string, DiscreteDistribution | undefined>()
+  const checks: Check[] = parsed.latency.map((rule) => latencyCheck(rule, baseline, result, parsed.confidence, distributions))
+  if (parsed.throughput.length > 0) {
+    const series = options.throughputSeries ?? (result.requests ? throughputSeriesFromRequests(result.requests) : undefined)
+    const noise = series ? throughputNoiseOfSeries(series) : {}
+    for (const rule of parsed.throughput) checks.push(throughputCheck(rule, baseline, result, parsed, noise[rule.metric]))
+  }
+  const notes: string[] = []
+  if (result.client.keptUp === false) {
+    const why = result.client.warnings[0]
+    notes.push(
+      `The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`,
+    )
+    for (const [i, check] of checks.entries()) {
+      if (check.status === 'fail') {
+        checks[i] = { ...check, status: 'inconclusive', reason: ['the client could not keep up', check.reason].filter(Boolean).join('; ') }
+      }
+    }
+  }
+  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes }
+}

@@ -1,0 +1,67 @@
+import type { Check, Verdict } from './verdict.ts'
+
+/** A figure with 4 significant digits, whole numbers from 1000 up (no exponent, no separators). */
+export function formatFigure(value: number): string {
+  if (!Number.isFinite(value)) return String(value)
+  if (Math.abs(value) >= 1000) return Math.round(value).toString()
+  if (value === 0) return '0'
+  return value.toPrecision(4)
+}
+
+function formatTolerance(tolerance: number): string {
+  const sign = tolerance < 0 ? '-' : '+'
+  return `${sign}${Number((Math.abs(tolerance) * 100).toPrecision(4))}%`
+}
+
+function ratioText(value: number | null): string {
+  return value === null ? '-' : value.toFixed(3)
+}
+
+function label(check: Check): string {
+  return check.statistic === 'value' ? check.metric : `${check.metric} ${check.statistic}`
+}
+
+/**
+ * One readable block: a headline with the overall status, then one row per check with baseline,
+ * current, ratio, confidence interval, tolerance and sample sizes side by side in aligned columns,
+ * then the reasons and notes. Meant for assertion messages and console reports.
+ */
+export function formatVerdict(verdict: Verdict): string {
+  const level = `${Number((verdict.confidence * 100).toPrecision(4))}%`
+  const counts = (['fail', 'inconclusive', 'pass'] as const)
+    .map((status) => [status, verdict.checks.filter((check) => check.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`)
+  const headline = `Baseline comparison: ${verdict.status.toUpperCase()}${counts.length > 0 ? ` (${counts.join(', ')})` : ' (no checks)'}`
+  const header = ['check', 'baseline', 'current', 'ratio', `${level} CI`, 'tolerance', 'n base/cur', 'status']
+  const rows = verdict.checks.map((check) => [
+    label(check),
+    `${formatFigure(check.baseline)} ${check.unit}`,
+    `${formatFigure(check.current)} ${check.unit}`,
+    ratioText(check.ratio),
+    check.ciLow === null || check.ciHigh === null ? '-' : `[${ratioText(check.ciLow)}, ${ratioText(check.ciHigh)}]`,
+    formatTolerance(check.tolerance),
+    `${check.n.baseline}/${check.n.current}`,
+    check.status.toUpperCase(),
+  ])
+  const table = [header, ...rows]
+  const widths = header.map((_, column) => Math.max(...table.map((row) => (row[column] ?? '').length)))
+  // Text columns align left, figures right, so digits line up.
+  const rightAligned = new Set([1, 2, 3, 6])
+  const lines = table.map(
+    (row) =>
+      `  ${row
+        .map((cell, column) => {
+          const width = widths[column] ?? 0
+          return rightAligned.has(column) ? cell.padStart(width) : cell.padEnd(width)
+        })
+        .join('  ')
+        .trimEnd()}`,
+  )
+  const out = [headline, ...lines]
+  const reasons = verdict.checks.filter((check) => check.reason !== undefined)
+  if (reasons.length > 0) out.push('', ...reasons.map((check) => `  ${label(check)} ${check.status}: ${check.reason}`))
+  if (verdict.notes.length > 0) out.push('', ...verdict.notes.map((note) => `  Note: ${note}`))
+  out.push('', `  ratio = current / baseline; CI = ${level} confidence interval of the ratio; a check fails only when its whole CI lies beyond the tolerance.`)
+  return out.join('\n')
+}

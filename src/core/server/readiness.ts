@@ -1,0 +1,98 @@
+/** Options of {@link waitForReady}. */
+export interface ReadinessOptions {
+  /** Server root, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string
+  /** URL that answers 2xx once ready. Default: `<baseUrl>/health` (skipped when the server has none), then `<baseUrl>/v1/models`. */
+  readyUrl?: string
+  /** Model name; when absent, the first model listed by `/v1/models` is returned. */
+  model?: string
+  /** Bearer token for `/v1/models` (vLLM's `--api-key` guards `/v1`). */
+  apiKey?: string
+  /** Overall limit, ms. */
+  timeoutMs: number
+  /** Stops waiting (the server process exited, the run was cancelled). */
+  signal?: AbortSignal
+  /** First pause between polls, ms; it grows to 2000. Default 200. */
+  pollMs?: number
+}
+
+/** Outcome of {@link waitForReady}. */
+export type ReadinessOutcome =
+  | { ready: true; /** The model given, or the first one listed; undefined when `/v1/models` is absent. */ model: string | undefined }
+  | { ready: false; reason: 'timeout' | 'aborted' | 'unauthorized'; /** What the server last answered, for the error message. */ lastAnswer: string }
+
+/**
+ * Polls until the server answers: `/health` (or `readyUrl`) with 2xx — 503 while a model loads is
+ * normal for vLLM and llama.cpp — then `/v1/models`, which gives the model name. Never throws.
+ */
+export async function waitForReady(options: ReadinessOptions): Promise<ReadinessOutcome> {
+  const deadline = performance.now() + options.timeoutMs
+  let pause = options.pollMs ?? 200
+  let lastAnswer = 'no answer yet'
+  let phase: 'health' | 'models' = 'health'
+  const healthUrl = options.readyUrl ?? `${options.baseUrl}/health`
+  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}
+
+  for (;;) {
+    if (options.signal?.aborted) return { ready: false, reason: 'aborted', lastAnswer }
+    const left = deadline - performance.now()
+    if (left <= 0) return { ready: false, reason: 'timeout', lastAnswer }
+    const url = phase === 'health' ? healthUrl : `${options.baseUrl}/v1/models`
+    const answer = await get(url, phase === 'models' ? headers : {}, Math.min(5000, left), options.signal)
+    // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
+    if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `${url}: ${answer.status === 0 ? answer.text : `HTTP ${answer.status}`}`
+    if (phase === 'health') {
+      // A server without /health (404/405) is judged by /v1/models alone; a custom readyUrl must answer 2xx.
+      const skippable = options.readyUrl === undefined && (answer.status === 404 || answer.status === 405)
+      if (isOk(answer.status) || skippable) {
+        phase = 'models'
+        continue
+      }
+    } else {
+      if (isOk(answer.status)) return { ready: true, model: options.model ?? firstModel(answer.text) }
+      if (answer.status === 401 || answer.status === 403) return { ready: false, reason: 'unauthorized', lastAnswer }
+      // Not an OpenAI model listing (e.g. a custom server): it is up, the model stays as given.
+      if (answer.status === 404) return { ready: true, model: options.model }
+    }
+    await sleep(Math.min(pause, Math.max(0, deadline - performance.now())), options.signal)
+    pause = Math.min(2000, pause * 1.5)
+  }
+}
+
+/** The first model id of a `/v1/models` body, if any. */
+export function firstModel(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { data?: Array<{ id?: unknown }> }
+    const id = parsed.data?.[0]?.id
+    return typeof id === 'string' ? id : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isOk(status: number): boolean {
+  return status >= 200 && status < 300
+}
+
+async function get(url: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ status: number; text: string }> {
+  const timeout = AbortSignal.timeout(Math.max(1, Math.round(timeoutMs)))
+  try {
+    const response = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
+    return { status: response.status, text: await response.text() }
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    return { status: 0, text: cause?.code ?? cause?.message ?? (error as Error).message }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}

@@ -1,0 +1,197 @@
+import type { BenchmarkResult, GpuStats } from '../types.ts'
+import type { SloCheck, SloStatus } from './slo-check.ts'
+import type { SloGpuField, SloOptions } from './slo-options.ts'
+import { SLO_GPU_FIELDS, SLO_METRICS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+
+/** Unit of each GPU field. */
+const GPU_UNITS: Record<SloGpuField, string> = {
+  memoryPeakMiB: 'MiB',
+  memoryMeanMiB: 'MiB',
+  memoryAfterMiB: 'MiB',
+  powerPeakW: 'W',
+  powerMeanW: 'W',
+  utilizationMeanPct: '%',
+  energyJ: 'J',
+  energyPerOutputTokenJ: 'J',
+}
+
+/** Energy adds up over GPUs serving one model; for every other field the worst GPU decides. */
+const SUMMED_GPU_FIELDS: ReadonlySet<SloGpuField> = new Set(['energyJ', 'energyPerOutputTokenJ'])
+
+function figure(value: number): string {
+  if (!Number.isFinite(value)) return String(value)
+  if (Math.abs(value) >= 1000) return Math.round(value).toString()
+  return Number(value.toPrecision(4)).toString()
+}
+
+function judge(measured: number, bound: 'max' | 'min', limit: number): SloStatus {
+  return (bound === 'max' ? measured <= limit : measured >= limit) ? 'pass' : 'fail'
+}
+
+function verb(status: SloStatus, bound: 'max' | 'min'): string {
+  if (status === 'pass') return `is within the SLO ${bound === 'max' ? 'maximum' : 'minimum'} of`
+  return bound === 'max' ? 'exceeds the SLO maximum of' : 'is below the SLO minimum of'
+}
+
+/**
+ * Checks a run against absolute limits, one {@link SloCheck} per limit, in a fixed order
+ * (distributions, throughputs, errors, goodput, GPU). Distribution statistics are maxima; an
+ * empty distribution fails (an SLO cannot be met without measurements). GPU limits compare the
+ * largest value over GPUs with a `max` and the smallest with a `min`, except energy, which is
+ * summed over GPUs; without telemetry they are inconclusive.
+ *
+ * @throws {OptionsError} when the SLO options are invalid.
+ */
+export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
+  validateSloOptions(slo)
+  const checks: SloCheck[] = []
+  for (const metric of SLO_METRICS) {
+    const limits = slo[metric]
+    if (!limits) continue
+    const summary = result.metrics[metric]
+    const unit = metric.endsWith('Ms') ? 'ms' : 'tokens'
+    for (const statistic of SLO_STATISTICS) {
+      const limit = limits[statistic]
+      if (limit === undefined) continue
+      const base = { metric, statistic, bound: 'max' as const, limit, unit, n: summary.count }
+      if (summary.count === 0) {
+        const why = result.streaming.note ? ` (${result.streaming.note})` : ''
+        checks.push({
+          ...base,
+          measured: null,
+          status: 'fail',
+          message: `${metric} ${statistic}: no samples in ${result.counts.total} requests${why}, so the SLO maximum of ${figure(limit)} ${unit} cannot be shown to hold`,
+        })
+        continue
+      }
+      const measured = summary[statistic]
+      const status = judge(measured, 'max', limit)
+      checks.push({
+        ...base,
+        measured,
+        status,
+        message: `${metric} ${statistic} = ${figure(measured)} ${unit} ${verb(status, 'max')} ${figure(limit)} ${unit} (n = ${summary.count} samples)`,
+      })
+    }
+  }
+  for (const metric of SLO_THROUGHPUTS) {
+    const bounds = slo[metric]
+    if (!bounds) continue
+    const unit = metric === 'requestsPerSec' ? 'req/s' : 'tok/s'
+    const measured = result.throughput[metric]
+    for (const bound of ['min', 'max'] as const) {
+      const limit = bounds[bound]
+      if (limit === undefined) continue
+      const status = judge(measured, bound, limit)
+      checks.push({
+        metric,
+        statistic: bound,
+        bound,
+        limit,
+        measured,
+        unit,
+        n: result.counts.completed,
+        status,
+        message: `${metric} = ${figure(measured)} ${unit} ${verb(status, bound)} ${figure(limit)} ${unit} (n = ${result.counts.completed} completed requests in ${figure(result.durationMs / 1000)} s)`,
+      })
+    }
+  }
+  if (slo.errors) {
+    const { total, failed } = result.counts
+    const rate = total > 0 ? failed / total : 0
+    const counted = `${failed} of ${total} requests failed`
+    if (slo.errors.maxRate !== undefined) {
+      const limit = slo.errors.maxRate
+      const status: SloStatus = total === 0 ? 'fail' : judge(rate, 'max', limit)
+      checks.push({
+        metric: 'errors',
+        statistic: 'maxRate',
+        bound: 'max',
+        limit,
+        measured: total === 0 ? null : rate,
+        unit: 'share',
+        n: total,
+        status,
+        message:
+          total === 0
+            ? `error rate: no measured requests, so the SLO maximum of ${figure(limit * 100)}% cannot be shown to hold`
+            : `error rate = ${figure(rate * 100)}% ${verb(status, 'max')} ${figure(limit * 100)}% (${counted})`,
+      })
+    }
+    if (slo.errors.maxCount !== undefined) {
+      const limit = slo.errors.maxCount
+      const status = judge(failed, 'max', limit)
+      checks.push({
+        metric: 'errors',
+        statistic: 'maxCount',
+        bound: 'max',
+        limit,
+        measured: failed,
+        unit: 'requests',
+        n: total,
+        status,
+        message: `failed requests = ${failed} ${verb(status, 'max')} ${limit} (${counted})`,
+      })
+    }
+  }
+  if (slo.goodput?.minShare !== undefined) {
+    const limit = slo.goodput.minShare
+    const goodput = result.goodput
+    if (!goodput) {
+      checks.push({
+        metric: 'goodput',
+        statistic: 'minShare',
+        bound: 'min',
+        limit,
+        measured: null,
+        unit: 'share',
+        n: 0,
+        status: 'inconclusive',
+        message: 'goodput share: not measured; set the `goodput` option (TTFT/TPOT/E2E limits per request) to check it',
+      })
+    } else {
+      const status = result.counts.completed === 0 ? 'fail' : judge(goodput.share, 'min', limit)
+      checks.push({
+        metric: 'goodput',
+        statistic: 'minShare',
+        bound: 'min',
+        limit,
+        measured: goodput.share,
+        unit: 'share',
+        n: result.counts.completed,
+        status,
+        message: `goodput share = ${figure(goodput.share * 100)}% ${verb(status, 'min')} ${figure(limit * 100)}% (${goodput.goodRequests} of ${result.counts.completed} completed requests met every limit)`,
+      })
+    }
+  }
+  if (slo.gpu) {
+    const gpus: GpuStats[] = result.gpu?.gpus ?? []
+    for (const field of SLO_GPU_FIELDS) {
+      const bounds = slo.gpu[field]
+      if (!bounds) continue
+      const unit = GPU_UNITS[field]
+      const values = gpus.map((gpu) => gpu[field]).filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
+      for (const bound of ['max', 'min'] as const) {
+        const limit = bounds[bound]
+        if (limit === undefined) continue
+        const base = { metric: `gpu.${field}`, statistic: bound, bound, limit, unit, n: values.length }
+        if (values.length === 0) {
+          const why = result.gpu?.note ?? (result.gpu ? `no GPU reported ${field}` : 'no GPU telemetry (nvidia-smi not found where the bench ran)')
+          checks.push({ ...base, measured: null, status: 'inconclusive', message: `gpu.${field}: not measured (${why})` })
+          continue
+        }
+        const summed = SUMMED_GPU_FIELDS.has(field)
+        const measured = summed ? values.reduce((a, b) => a + b, 0) : bound === 'max' ? Math.max(...values) : Math.min(...values)
+        const over = values.length === 1 ? '1 GPU' : `${summed ? 'sum' : bound === 'max' ? 'largest' : 'smallest'} of ${values.length} GPUs`
+        const status = judge(measured, bound, limit)
+        checks.push({
+          ...base,
+          measured,
+          status,
+          message: `gpu.${field} = ${figure(measured)} ${unit} (${over}) ${verb(status, bound)} ${figure(limit)} ${unit}`,
+        })
+      }
+    }
+  }
+  return checks
+}

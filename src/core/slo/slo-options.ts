@@ -1,0 +1,150 @@
+import { OptionsError } from '../errors.ts'
+
+/** Distributions an SLO can limit (units as the names say; token counts in tokens). */
+export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
+export type SloMetric = (typeof SLO_METRICS)[number]
+
+/** Statistics of a distribution an SLO can limit. */
+export const SLO_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const
+export type SloStatistic = (typeof SLO_STATISTICS)[number]
+
+/** Throughputs an SLO can bound. */
+export const SLO_THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
+export type SloThroughput = (typeof SLO_THROUGHPUTS)[number]
+
+/** Per-GPU telemetry fields an SLO can bound (see `GpuStats`). */
+export const SLO_GPU_FIELDS = [
+  'memoryPeakMiB',
+  'memoryMeanMiB',
+  'memoryAfterMiB',
+  'powerPeakW',
+  'powerMeanW',
+  'utilizationMeanPct',
+  'energyJ',
+  'energyPerOutputTokenJ',
+] as const
+export type SloGpuField = (typeof SLO_GPU_FIELDS)[number]
+
+/** Upper limits on statistics of one distribution, e.g. `{ p99: 500 }` (every figure is a maximum). */
+export type MetricSlo = Partial<Record<SloStatistic, number>>
+
+/** Bounds on a run-level throughput, per second. */
+export interface ThroughputSlo {
+  /** Lowest acceptable value. */
+  min?: number
+  /** Highest acceptable value. */
+  max?: number
+}
+
+/** Limits on failed requests. */
+export interface ErrorSlo {
+  /** Largest share of measured requests that may fail, 0..1 (0.01 is 1 %). */
+  maxRate?: number
+  /** Largest number of measured requests that may fail. */
+  maxCount?: number
+}
+
+/** Bounds on one GPU figure. */
+export interface GpuFieldSlo {
+  /** Highest acceptable value (compared with the largest value over GPUs, or the sum for energy). */
+  max?: number
+  /** Lowest acceptable value (compared with the smallest value over GPUs, or the sum for energy). */
+  min?: number
+}
+
+/** Bounds on GPU telemetry; units as the field names say (MiB, W, %, J). */
+export type GpuSlo = Partial<Record<SloGpuField, GpuFieldSlo>>
+
+/**
+ * Absolute service-level objectives (the `slo` option of `bench.llm`): limits a run must meet
+ * whatever any baseline says. Limits are inclusive (a p99 of exactly 500 meets `{ p99: 500 }`).
+ *
+ * @example { ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1500 }, errors: { maxRate: 0.01 } }
+ */
+export interface SloOptions {
+  /** Time to first token, ms. */
+  ttftMs?: MetricSlo
+  /** Time per output token, ms. */
+  tpotMs?: MetricSlo
+  /** Inter-token latency, ms. */
+  itlMs?: MetricSlo
+  /** End-to-end latency, ms. */
+  e2eMs?: MetricSlo
+  /** Output tokens per request. */
+  outputTokens?: MetricSlo
+  /** Input tokens per request. */
+  inputTokens?: MetricSlo
+  outputTokensPerSec?: ThroughputSlo
+  requestsPerSec?: ThroughputSlo
+  totalTokensPerSec?: ThroughputSlo
+  errors?: ErrorSlo
+  /** Needs GPU telemetry (nvidia-smi on the machine running the bench); inconclusive without it. */
+  gpu?: GpuSlo
+  /** Needs the `goodput` option of the run; inconclusive without it. */
+  goodput?: { /** Smallest share of completed requests meeting every goodput limit, 0..1. */ minShare?: number }
+}
+
+const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'goodput']
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : String(value)
+}
+
+function checkKeys(value: unknown, option: string, valid: readonly string[], example: string): Record<string, unknown> {
+  if (!isRecord(value)) throw new OptionsError(option, `${show(value)} is not an object`, `Write e.g. ${option.split('.').pop()}: ${example}.`)
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== undefined && !valid.includes(key)) {
+      throw new OptionsError(`${option}.${key}`, 'is not a valid key here', `Use one of: ${valid.join(', ')}.`)
+    }
+  }
+  return value
+}
+
+function checkLimit(value: unknown, option: string, max: number = Number.POSITIVE_INFINITY): void {
+  if (value === undefined) return
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
+    const range = Number.isFinite(max) ? `from 0 to ${max}` : 'that is finite and >= 0'
+    throw new OptionsError(option, `${show(value)} is not a valid limit`, `Use a number ${range}.`)
+  }
+}
+
+/**
+ * Validates SLO options. Call it before running a bench so a typo fails at once.
+ *
+ * @param optionPath Prefix of option names in errors. Default `slo`.
+ * @throws {OptionsError} naming the option (e.g. `slo.ttftMs.p98`) and listing the valid choices.
+ */
+export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'): void {
+  const root = checkKeys(slo, optionPath, TOP_LEVEL, '{ ttftMs: { p99: 500 } }')
+  for (const [key, value] of Object.entries(root)) {
+    if (value === undefined) continue
+    const option = `${optionPath}.${key}`
+    if ((SLO_METRICS as readonly string[]).includes(key)) {
+      const limits = checkKeys(value, option, SLO_STATISTICS, '{ p99: 500 }')
+      for (const [statistic, limit] of Object.entries(limits)) checkLimit(limit, `${option}.${statistic}`)
+    } else if ((SLO_THROUGHPUTS as readonly string[]).includes(key)) {
+      const bounds = checkKeys(value, option, ['min', 'max'], '{ min: 1500 }')
+      checkLimit(bounds.min, `${option}.min`)
+      checkLimit(bounds.max, `${option}.max`)
+    } else if (key === 'errors') {
+      const limits = checkKeys(value, option, ['maxRate', 'maxCount'], '{ maxRate: 0.01 }')
+      checkLimit(limits.maxRate, `${option}.maxRate`, 1)
+      checkLimit(limits.maxCount, `${option}.maxCount`)
+    } else if (key === 'gpu') {
+      const fields = checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }')
+      for (const [field, bounds] of Object.entries(fields)) {
+        if (bounds === undefined) continue
+        const checked = checkKeys(bounds, `${option}.${field}`, ['min', 'max'], '{ max: 70000 }')
+        checkLimit(checked.min, `${option}.${field}.min`)
+        checkLimit(checked.max, `${option}.${field}.max`)
+      }
+    } else if (key === 'goodput') {
+      const limits = checkKeys(value, option, ['minShare'], '{ minShare: 0.9 }')
+      checkLimit(limits.minShare, `${option}.minShare`, 1)
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { OptionsError } from '../errors.ts'
+import type { WorkloadOptions } from '../types.ts'
+import { createJsonlWorkload } from './jsonl-workload.ts'
+import { createPromptsWorkload } from './prompts-workload.ts'
+import { createShareGptWorkload } from './sharegpt-workload.ts'
+import { createSyntheticWorkload } from './synthetic-workload.ts'
+import { createTraceWorkload } from './trace-workload.ts'
+import type { Workload, WorkloadContext } from './workload.ts'
+
+const KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+
+/**
+ * Builds the workload: reads and validates any file completely, so that every problem surfaces
+ * (as an {@link OptionsError} or a WorkloadError with file and line) before a request is sent.
+ */
+export async function createWorkload(options: WorkloadOptions, context: WorkloadContext): Promise<Workload> {
+  if (typeof options !== 'object' || options === null) {
+    throw new OptionsError('workload', `must be an object, got ${String(options)}`, 'Pass e.g. `{ kind: "synthetic", inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.')
+  }
+  if (context.api !== 'chat' && context.api !== 'completions') {
+    throw new OptionsError('target.api', `must be "chat" or "completions", got ${JSON.stringify(context.api)}`, 'Leave it out for "chat".')
+  }
+  switch (options.kind) {
+    case 'synthetic':
+      return createSyntheticWorkload(options, context)
+    case 'sharegpt':
+      return createShareGptWorkload(options, context)
+    case 'jsonl':
+      return createJsonlWorkload(options, context)
+    case 'prompts':
+      return createPromptsWorkload(options, context)
+    case 'trace':
+      return createTraceWorkload(options, context)
+    default:
+      throw new OptionsError('workload.kind', `must be one of ${KINDS.join(', ')}, got ${JSON.stringify((options as { kind?: unknown }).kind)}`, 'Set `kind` to say where the requests come from.')
+  }
+}

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget } from '../../src/core/client/index.ts'
+import type { ResolvedTarget } from '../../src/core/client/index.ts'
+import { OptionsError } from '../../src/core/errors.ts'
+
+const chat: ResolvedTarget = { baseUrl: 'http://127.0.0.1:8000', model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', headers: {}, requestTimeoutMs: 1000 }
+const completions: ResolvedTarget = { ...chat, api: 'completions' }
+
+describe('buildRequestBody', () => {
+  test('chat: messages, model, streaming with usage, max_tokens, ignore_eos with min_tokens', () => {
+    const messages = [{ role: 'user', content: 'Hello' }]
+    expect(buildRequestBody(chat, { messages, maxTokens: 128, ignoreEos: true })).toEqual({
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 128,
+      ignore_eos: true,
+      min_tokens: 128,
+    })
+  })
+
+  test('completions: prompt instead of messages', () => {
+    expect(buildRequestBody(completions, { prompt: 'Once upon', maxTokens: 16 })).toEqual({
+      model: chat.model,
+      prompt: 'Once upon',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 16,
+    })
+  })
+
+  test('without ignoreEos there is no ignore_eos nor min_tokens; without maxTokens no max_tokens', () => {
+    const body = buildRequestBody(chat, { messages: [{ role: 'user', content: 'x' }] })
+    expect(body).not.toHaveProperty('ignore_eos')
+    expect(body).not.toHaveProperty('min_tokens')
+    expect(body).not.toHaveProperty('max_tokens')
+  })
+
+  test('a prompt on the chat API becomes one user message; messages on the completions API become the prompt', () => {
+    expect(buildRequestBody(chat, { prompt: 'p' }).messages).toEqual([{ role: 'user', content: 'p' }])
+    expect(buildRequestBody(completions, { messages: [{ role: 'system', content: 'a' }, { role: 'user', content: 'b' }] }).prompt).toBe('a\nb')
+  })
+
+  test('extraBody is merged last', () => {
+    const body = buildRequestBody(chat, { prompt: 'p', maxTokens: 8, extraBody: { temperature: 0, max_tokens: 9, seed: 1 } })
+    expect(body.temperature).toBe(0)
+    expect(body.seed).toBe(1)
+    expect(body.max_tokens).toBe(9)
+    expect(body.stream).toBe(true)
+  })
+
+  test('endpoint paths', () => {
+    expect(endpointPath('chat')).toBe('/v1/chat/completions')
+    expect(endpointPath('completions')).toBe('/v1/completions')
+  })
+})
+
+describe('resolveTarget', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
+  test.each([
+    ['http://127.0.0.1:8000', 'http://127.0.0.1:8000'],
+    ['http://127.0.0.1:8000/', 'http://127.0.0.1:8000'],
+    ['http://127.0.0.1:8000/v1', 'http://127.0.0.1:8000'],
+    [' http://127.0.0.1:8000/v1/ ', 'http://127.0.0.1:8000'],
+    ['https://gateway.example/llm/v1', 'https://gateway.example/llm'],
+  ])('baseUrl %j -> %j', (given, root) => {
+    expect(normalizeBaseUrl(given)).toBe(root)
+  })
+
+  test('defaults: chat API, 10-minute timeout, no headers', () => {
+    vi.stubEnv('OPENAI_API_KEY', '')
+    expect(resolveTarget({ baseUrl: 'http://h:1/v1' }, 'm')).toEqual({ baseUrl: 'http://h:1', model: 'm', api: 'chat', headers: {}, requestTimeoutMs: 600_000 })
+  })
+
+  test('apiKey: the option wins, else OPENAI_API_KEY', () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-env')
+    expect(resolveTarget({ baseUrl: 'http://h:1' }, 'm').apiKey).toBe('sk-env')
+    expect(resolveTarget({ baseUrl: 'http://h:1', apiKey: 'sk-opt' }, 'm').apiKey).toBe('sk-opt')
+  })
+
+  test('invalid values throw OptionsError naming the option', () => {
+    expect(() => resolveTarget({ baseUrl: 'localhost:8000' }, 'm')).toThrow(OptionsError)
+    expect(() => resolveTarget({ baseUrl: 'ftp://h' }, 'm')).toThrow(/target\.baseUrl/)
+    expect(() => resolveTarget({ baseUrl: 'http://h' }, '')).toThrow(/target\.model/)
+    expect(() => resolveTarget({ baseUrl: 'http://h', requestTimeoutMs: 0 }, 'm')).toThrow(/target\.requestTimeoutMs/)
+  })
+})

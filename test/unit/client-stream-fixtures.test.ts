@@ -1,0 +1,125 @@
+/**
+ * Golden SSE fixtures (test/fixtures/sse/*.sse) played by a local server with real delays.
+ * Each expectation below is computed by hand from the fixture (its header comment shows how).
+ *
+ * Timing checks are two-sided but robust on a loaded machine: the server runs in this process
+ * and records performance.now() before each write, so every client timestamp must lie after
+ * the write that carried it and before the next write (the client reads a write in the same
+ * event-loop turn it is sent). Against the planned schedule, TTFT gets -2 / +60 ms of slack.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
+import type { ApiKind, FailureKind, RequestRecord } from '../../src/core/types.ts'
+import { loadSseFixture } from '../fixtures/sse/fixture-file.ts'
+import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
+import type { ScriptedServer } from '../fixtures/sse/scripted-server.ts'
+
+interface Expectation {
+  fixture: string
+  api?: ApiKind
+  expectedInputTokens?: number
+  ok: boolean
+  errorKind?: FailureKind
+  messageIncludes?: string
+  /** The write that carries each content event, in order. */
+  contentWrites: number[]
+  outputTokens: number
+  inputTokens: number
+  usageReported: boolean
+  streamed: boolean
+  finishReason?: string
+  /** For a failure: the write whose arrival fails the request (endAt lies after it, before the next). */
+  failsAtWrite?: number
+  serverTimings?: Record<string, number>
+}
+
+const cases: Expectation[] = [
+  { fixture: 'role-only-first-chunk', ok: true, contentWrites: [1, 2, 3], outputTokens: 3, inputTokens: 7, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'empty-content-chunks', ok: true, contentWrites: [2, 4], outputTokens: 2, inputTokens: 4, usageReported: true, streamed: true, finishReason: 'length' },
+  { fixture: 'reasoning-before-content', ok: true, contentWrites: [0, 1, 2], outputTokens: 5, inputTokens: 11, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'ping-comments', ok: true, contentWrites: [1, 3], outputTokens: 2, inputTokens: 3, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'crlf-line-endings', ok: true, contentWrites: [0, 1, 2], outputTokens: 3, inputTokens: 2, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'several-events-one-write', ok: true, contentWrites: [0, 0, 0, 1, 1], outputTokens: 5, inputTokens: 6, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'usage-only-final-chunk', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 9, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'no-usage', expectedInputTokens: 32, ok: true, contentWrites: [0, 1, 2], outputTokens: 3, inputTokens: 32, usageReported: false, streamed: true, finishReason: 'stop' },
+  { fixture: 'multi-token-chunks', ok: true, contentWrites: [0, 1, 2, 3], outputTokens: 10, inputTokens: 20, usageReported: true, streamed: true, finishReason: 'length' },
+  { fixture: 'completions-text', api: 'completions', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 1, usageReported: true, streamed: true, finishReason: 'length' },
+  {
+    fixture: 'llama-cpp-timings', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 5, usageReported: true, streamed: true, finishReason: 'stop',
+    serverTimings: { prompt_n: 5, prompt_ms: 12.5, prompt_per_token_ms: 2.5, prompt_per_second: 400, predicted_n: 2, predicted_ms: 20, predicted_per_token_ms: 10, predicted_per_second: 100 },
+  },
+  { fixture: 'one-burst', ok: true, contentWrites: [0, 0, 0, 0, 0], outputTokens: 5, inputTokens: 3, usageReported: true, streamed: false, finishReason: 'stop' },
+  // Failures: token counts are what was seen before the failure (for diagnosis only).
+  { fixture: 'error-mid-stream', ok: false, errorKind: 'stream-error', messageIncludes: 'CUDA out of memory', contentWrites: [0, 1], failsAtWrite: 2, outputTokens: 2, inputTokens: 0, usageReported: false, streamed: true },
+  { fixture: 'error-event', ok: false, errorKind: 'stream-error', messageIncludes: 'model overloaded', contentWrites: [0], failsAtWrite: 1, outputTokens: 1, inputTokens: 0, usageReported: false, streamed: true },
+  { fixture: 'no-done', ok: false, errorKind: 'incomplete', messageIncludes: '[DONE]', contentWrites: [0, 1], failsAtWrite: 1, outputTokens: 2, inputTokens: 2, usageReported: true, streamed: true },
+  { fixture: 'malformed-json', ok: false, errorKind: 'malformed', messageIncludes: 'not a JSON object', contentWrites: [0], failsAtWrite: 1, outputTokens: 1, inputTokens: 0, usageReported: false, streamed: true },
+]
+
+let server: ScriptedServer
+beforeAll(async () => {
+  server = await startScriptedServer(() => ({ writes: [] }))
+})
+afterAll(async () => {
+  await server.close()
+})
+
+function assertTimeline(record: RequestRecord, exp: Expectation, writeTimes: number[], plannedAtMs: number[]): void {
+  const { chunkTimes } = record
+  expect(chunkTimes).toHaveLength(exp.contentWrites.length)
+  exp.contentWrites.forEach((write, k) => {
+    const at = chunkTimes[k] as number
+    expect(at).toBeGreaterThanOrEqual(writeTimes[write] as number)
+    const next = writeTimes[write + 1]
+    if (next !== undefined) expect(at).toBeLessThan(next)
+    if (k > 0) expect(at).toBeGreaterThanOrEqual(chunkTimes[k - 1] as number)
+  })
+  expect(record.firstTokenAt).toBe(chunkTimes[0])
+  const ttft = (record.firstTokenAt as number) - record.sentAt
+  const planned = plannedAtMs[exp.contentWrites[0] as number] as number
+  expect(ttft).toBeGreaterThanOrEqual(planned - 2)
+  expect(ttft).toBeLessThan(planned + 60)
+  expect(record.headersAt).toBeGreaterThanOrEqual(record.sentAt)
+  expect(record.headersAt).toBeLessThanOrEqual(record.firstTokenAt as number)
+}
+
+describe('golden SSE fixtures', () => {
+  test.each(cases)('$fixture', async (exp) => {
+    const fixture = loadSseFixture(exp.fixture)
+    server.respond = () => ({ writes: fixture.writes })
+    const before = server.requests.length
+    const client = new StreamingClient(resolveTarget({ baseUrl: server.url, api: exp.api, requestTimeoutMs: 10_000 }, 'm'), { connections: 1 })
+    try {
+      const record = await client.send({ messages: [{ role: 'user', content: 'hi' }], prompt: 'hi', maxTokens: 16, expectedInputTokens: exp.expectedInputTokens }, { index: 7, plannedAt: 1.5 })
+      const received = server.requests[before]
+      expect(received?.url).toBe(exp.api === 'completions' ? '/v1/completions' : '/v1/chat/completions')
+      const writeTimes = received?.writeTimes ?? []
+
+      expect(record.index).toBe(7)
+      expect(record.plannedAt).toBe(1.5)
+      expect(record.ok).toBe(exp.ok)
+      expect(record.error?.kind).toBe(exp.errorKind)
+      if (exp.messageIncludes !== undefined) expect(record.error?.message).toContain(exp.messageIncludes)
+      expect(record.outputTokens).toBe(exp.outputTokens)
+      expect(record.inputTokens).toBe(exp.inputTokens)
+      expect(record.usageReported).toBe(exp.usageReported)
+      expect(record.streamed).toBe(exp.streamed)
+      expect(record.finishReason).toBe(exp.finishReason)
+      expect(record.serverTimings).toEqual(exp.serverTimings)
+      assertTimeline(record, exp, writeTimes, fixture.plannedAtMs)
+
+      if (exp.ok) {
+        // E2E ends at the last content event: the usage-only chunk and [DONE] do not move it.
+        expect(record.endAt).toBe(record.chunkTimes.at(-1))
+        if (exp.fixture === 'usage-only-final-chunk') expect(record.endAt).toBeLessThan(writeTimes[2] as number)
+      } else {
+        const failsAt = exp.failsAtWrite as number
+        expect(record.endAt).toBeGreaterThanOrEqual(writeTimes[failsAt] as number)
+        const next = writeTimes[failsAt + 1]
+        if (next !== undefined) expect(record.endAt).toBeLessThan(next)
+      }
+    } finally {
+      await client.close()
+    }
+  })
+})

@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { cliCommands, cliUsage, parseCliFlags, runCli } from '../../src/cli.ts'
+import type { CliIo } from '../../src/cli.ts'
+import { simulatorOptionsFromFlags } from '../../src/sim/command.ts'
+
+function memoryIo(): CliIo & { output: string[]; errors: string[]; stop: (signal: string) => void } {
+  let stop!: (signal: string) => void
+  const stopped = new Promise<string>((resolve) => (stop = resolve))
+  const output: string[] = []
+  const errors: string[] = []
+  return { output, errors, stop, out: (l) => output.push(l), err: (l) => errors.push(l), stopRequested: () => stopped }
+}
+
+const sim = cliCommands.sim!
+
+describe('flag parsing', () => {
+  test('defaults, --flag value and --flag=value', () => {
+    const flags = parseCliFlags('sim', sim, ['--port', '0', '--speed=0.5', '--max-seqs', '8', '--seed', '-3', '--model', 'm', '--buffer=burst'])
+    expect(flags).toMatchObject({ port: 0, speed: 0.5, 'max-seqs': 8, seed: -3, model: 'm', buffer: 'burst', host: '127.0.0.1', 'decode-ms': 10 })
+    expect(parseCliFlags('sim', sim, [])).toMatchObject({ port: 8000, speed: 1, 'max-seqs': 32, seed: 0, model: 'sim-model' })
+  })
+
+  test('flags map onto simulator options', () => {
+    const options = simulatorOptionsFromFlags(parseCliFlags('sim', sim, ['--speed', '2', '--max-seqs', '4', '--api-key', 'k', '--drop-rate', '0.1', '--http-error-status', '500']))
+    expect(options).toMatchObject({ speedFactor: 2, maxRunningSequences: 4, apiKey: 'k', faults: { dropConnectionRate: 0.1, httpErrorStatus: 500 } })
+    expect(options.bufferMode).toBeUndefined()
+  })
+
+  test.each([
+    [['--nope'], /Unknown flag --nope/],
+    [['--port'], /--port needs a value/],
+    [['--port', '--speed', '1'], /--port needs a value/],
+    [['--port', 'abc'], /--port: expected a number, got 'abc'/],
+    [['--max-seqs', '1.5'], /--max-seqs: expected a whole number/],
+    [['--max-seqs', '0'], /--max-seqs: must be at least 1/],
+    [['--speed', '-1'], /--speed: must be at least 0/],
+    [['--buffer', 'xml'], /--buffer: expected one of json, burst/],
+    [['stray'], /Unexpected argument 'stray'/],
+  ])('%j is refused: %s', (args, message) => {
+    expect(() => parseCliFlags('sim', sim, args)).toThrow(message)
+  })
+})
+
+describe('runCli', () => {
+  test('unknown command: message, usage, exit code 2', async () => {
+    const io = memoryIo()
+    expect(await runCli(['serve'], io)).toBe(2)
+    expect(io.errors.join('\n')).toContain("unknown command 'serve'")
+    expect(io.errors.join('\n')).toContain('Usage: vitest-llm-bench <command>')
+  })
+
+  test('missing command: exit code 2', async () => {
+    const io = memoryIo()
+    expect(await runCli([], io)).toBe(2)
+    expect(io.errors.join('\n')).toContain('missing command')
+  })
+
+  test('bad flag: message, the command usage, exit code 2', async () => {
+    const io = memoryIo()
+    expect(await runCli(['sim', '--max-seqs', 'many'], io)).toBe(2)
+    const text = io.errors.join('\n')
+    expect(text).toContain('--max-seqs: expected a number')
+    expect(text).toContain('Usage: vitest-llm-bench sim [flags]')
+  })
+
+  test('help lists the commands; help sim and sim --help list its flags', async () => {
+    const io = memoryIo()
+    expect(await runCli(['help'], io)).toBe(0)
+    expect(io.output.join('\n')).toMatch(/sim\s+Run the built-in OpenAI-compatible simulator/)
+    expect(await runCli(['help', 'sim'], io)).toBe(0)
+    expect(await runCli(['sim', '--help'], io)).toBe(0)
+    expect(io.output.at(-1)).toBe(cliUsage('sim'))
+    expect(cliUsage('sim')).toMatch(/--max-seqs <integer>\s+Most sequences decoded together .*\(default 32\)/)
+  })
+
+  test('sim runs in process until asked to stop, then exits 0', async () => {
+    const io = memoryIo()
+    const exit = runCli(['sim', '--port', '0', '--speed', '0'], io)
+    let url: string | undefined
+    for (let i = 0; i < 200 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 10))
+      url = io.output.join('\n').match(/http:\/\/127\.0\.0\.1:\d+/)?.[0]
+    }
+    expect(url).toBeDefined()
+    expect((await fetch(`${url}/health`)).status).toBe(200)
+    io.stop('SIGTERM')
+    expect(await exit).toBe(0)
+    expect(io.output.at(-1)).toBe('Simulator stopped (SIGTERM).')
+    await expect(fetch(`${url}/health`)).rejects.toThrow()
+  })
+
+  test('a port in use: exit code 1 with advice', async () => {
+    const first = memoryIo()
+    const running = runCli(['sim', '--port', '0'], first)
+    let port: string | undefined
+    for (let i = 0; i < 200 && !port; i++) {
+      await new Promise((r) => setTimeout(r, 10))
+      port = first.output.join('\n').match(/127\.0\.0\.1:(\d+)/)?.[1]
+    }
+    onTestFinished(async () => {
+      first.stop('SIGINT')
+      await running
+    })
+    const second = memoryIo()
+    expect(await runCli(['sim', '--port', String(port)], second)).toBe(1)
+    expect(second.errors.join('\n')).toContain(`port ${port} on 127.0.0.1 is in use`)
+  })
+})
+
+describe('bin/vitest-llm-bench.js', () => {
+  test('sim --port 0 prints its URL, serves /health and exits 0 on SIGTERM', async () => {
+    const bin = fileURLToPath(new URL('../../bin/vitest-llm-bench.js', import.meta.url))
+    // process.execPath is the Node that runs vitest (>= 23.6 here, so the bin can fall back to the sources).
+    const child = spawn(process.execPath, [bin, 'sim', '--port', '0', '--speed', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString()
+        const match = stdout.match(/http:\/\/127\.0\.0\.1:\d+/)
+        if (match) resolve(match[0])
+      })
+      void exited.then((code) => reject(new Error(`exited early with ${code}: ${stderr}`)))
+    })
+    const health = await fetch(`${url}/health`)
+    expect(health.status).toBe(200)
+    expect(health.headers.get('server')).toBe('vitest-llm-bench-sim')
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stdout).toContain('Simulator stopped (SIGTERM).')
+  })
+
+  test('a bad flag exits with code 2 and prints the usage', async () => {
+    const bin = fileURLToPath(new URL('../../bin/vitest-llm-bench.js', import.meta.url))
+    const child = spawn(process.execPath, [bin, 'sim', '--bogus'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))
+    expect(code).toBe(2)
+    expect(stderr).toContain('Unknown flag --bogus')
+    expect(stderr).toContain('Usage: vitest-llm-bench sim [flags]')
+  })
+})
