@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { runLoad, runWarmup, warmupConcurrency } from '../../src/core/load/index.ts'
 import type { DispatchRequest } from '../../src/core/load/index.ts'
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** A fake server: each request takes `latencyMs(index)`, tracks what is in flight, and stops early on abort. */
 function fakeServer(latencyMs: (index: number) => number) {
   const state = {
@@ -145,6 +143,8 @@ describe('runLoad, open loop', () => {
     const seen = state.sends.map((s) => s.at - (s.plannedAt as number))
     expect(Math.max(...seen)).toBeCloseTo(lag.max, 0)
     expect(outcome.startedAt).toBeGreaterThan(outcome.originAt)
+    // Nothing waited for a slot, so the generator lag is the schedule lag.
+    expect(outcome.generatorLagMs).toEqual(lag)
   })
 
   it('caps in-flight requests with concurrency, and says the cap shaped the send times', async () => {
@@ -154,6 +154,9 @@ describe('runLoad, open loop', () => {
     expect(state.maxInFlight).toBe(3)
     expect(outcome.scheduleLagMs!.max).toBeGreaterThanOrEqual(3 * 15 - 5)
     expect(outcome.warnings.join('\n')).toMatch(/9 of 12 requests waited for a free slot under load.concurrency = 3/)
+    // The generator itself kept up: the lag of the sends that did not wait is small, and no lag warning.
+    expect(outcome.generatorLagMs!.max).toBeLessThan(outcome.scheduleLagMs!.max)
+    expect(outcome.warnings.join('\n')).not.toMatch(/the client, not the server/)
   })
 
   it('sends everything at once for rate Infinity', async () => {

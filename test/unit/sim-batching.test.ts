@@ -110,11 +110,11 @@ describe('continuous batching', () => {
     expect(lags[30]).toBeLessThan(5)
     expect(entry.firstTokenAt).toBe(entry.chunkTimes[0])
     expect(entry.prefillEndedAt).toBe(entry.firstTokenAt)
-    // Steps never end before their planned time (a late first step is made up by the later ones), and
-    // drift compensation keeps the average close to the model.
+    // Steps never end before their planned time. (Drift compensation is checked exactly on a virtual
+    // clock in sim-scheduler.test.ts; here only a loose bound that holds on a loaded machine.)
     expect((entry.chunkTimes[59] ?? NaN) - (entry.prefillStartedAt ?? NaN)).toBeGreaterThanOrEqual(1 + 60 * 5 - 0.1)
     const meanGap = ((entry.chunkTimes[59] ?? NaN) - (entry.chunkTimes[0] ?? NaN)) / 59
-    expect(meanGap).toBeLessThan(5 * 1.25)
+    expect(meanGap).toBeLessThan(5 * 2)
     // TTFT covers the prefill (1 ms) and one decode step (5 ms).
     expect((entry.firstTokenAt ?? NaN) - (entry.prefillStartedAt ?? NaN)).toBeGreaterThanOrEqual(6 * 0.98)
   })

@@ -7,6 +7,7 @@ import {
   parseRegressionPolicy,
   throughputNoiseOf,
   throughputSeriesFromRequests,
+  throughputSeriesOf,
 } from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/errors.ts'
 import type { RequestRecord } from '../../src/core/types.ts'
@@ -124,6 +125,18 @@ describe('throughput verdicts', () => {
     expect(measured.checks[0]?.reason).toBeUndefined()
     const withoutSeries = { ...baseline, throughput: { ...baseline.throughput, outputTokensPerSec: { value: baseline.throughput.outputTokensPerSec.value } } }
     expect(compare(withoutSeries, result, { outputTokensPerSec: '-5%' }).checks[0]?.status).toBe('inconclusive')
+  })
+
+  test("a result's timeline is its series, without a partial last window; recorded requests are the fallback", () => {
+    const result = makeResult()
+    expect(throughputSeriesOf(result)).toBeUndefined()
+    result.timeline = { windowMs: 1000, requests: [8, 9, 3], outputTokens: [1000, 1100, 300], totalTokens: [5000, 5500, 1500], inFlightMax: [16, 16, 4], lastWindowPartial: true }
+    expect(throughputSeriesOf(result)).toEqual({ windowMs: 1000, requests: [8, 9], outputTokens: [1000, 1100], totalTokens: [5000, 5500] })
+    // The entry and the comparison pick it up by default: 60 steady windows give a measured noise.
+    result.timeline = { windowMs: 1000, requests: new Array(60).fill(8), outputTokens: new Array(60).fill(1000), totalTokens: new Array(60).fill(5000), inFlightMax: new Array(60).fill(16), lastWindowPartial: false }
+    const entry = baselineEntryFrom(result, { recordedAt: 'x' })
+    expect(entry.throughput.outputTokensPerSec).toEqual({ value: 1067, relativeStdError: 0, windows: 60, batches: 10 })
+    expect(compare(entry, result, { outputTokensPerSec: '-5%' }).checks[0]).toMatchObject({ status: 'pass', n: { baseline: 60, current: 60 } })
   })
 
   test('batch means: too few windows give no estimate; alternating windows average out', () => {

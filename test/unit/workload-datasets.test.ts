@@ -113,7 +113,7 @@ describe('jsonl workload', () => {
     // Requests are copies: changing one does not change the next.
     workload.next(0).messages?.push({ role: 'user', content: 'x' })
     expect(workload.next(0).messages).toHaveLength(1)
-    expect(workload.describe()).toMatchObject({ kind: 'jsonl', path, sha256: sha256(path), requests: 3, meanOutputTokens: 48, linesWithoutMaxTokens: 1 })
+    expect(workload.describe()).toMatchObject({ kind: 'jsonl', path, sha256: sha256(path), requests: 3, requestedOutputTokensMean: 48, linesWithoutMaxTokens: 1 })
   })
 
   it('sends prompts as `prompt` to the completions API, and refuses messages there', async () => {

@@ -32,7 +32,7 @@ describe('synthetic workload', () => {
       expect(request.ignoreEos).toBe(true)
     }
     expect(workload.size).toBeUndefined()
-    expect(workload.describe()).toMatchObject({ kind: 'synthetic', seed: 1, salt: 'salt', meanInputTokens: 200, meanOutputTokens: 100 })
+    expect(workload.describe()).toMatchObject({ kind: 'synthetic', seed: 1, salt: 'salt', requestedInputTokensMean: 200, requestedOutputTokensMean: 100 })
   })
 
   it('gives fixed lengths for stddev 0 and clips to [min, max]', async () => {
@@ -133,6 +133,11 @@ describe('synthetic workload', () => {
     await expect(loadTokenizerCounter(fixture('jsonl-bad-json.jsonl'))).rejects.toBeInstanceOf(WorkloadError)
     await expect(loadTokenizerCounter(fixture('prompts.jsonl'))).rejects.toThrow(/not valid JSON/)
     await expect(loadTokenizerCounter(fixture('sharegpt-not-array.json'))).rejects.toThrow(/not a tokenizer\.json/)
+  })
+
+  it('rejects an unknown API kind', async () => {
+    const error = await createWorkload(synthetic(), { seed: 0, api: 'responses' as 'chat' }).catch((e: unknown) => e)
+    expect((error as OptionsError).option).toBe('target.api')
   })
 
   it.each([

@@ -5,7 +5,7 @@ import type { Fingerprint } from './fingerprint.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { roundFigures, stableStringify } from './stable-json.ts'
 import type { ThroughputSeries } from './throughput-noise.ts'
-import { throughputNoiseOfSeries, throughputSeriesFromRequests } from './throughput-noise.ts'
+import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 
 /** Latency metrics a baseline keeps (milliseconds). */
 export const LATENCY_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const
@@ -73,7 +73,7 @@ export const MAX_STORED_CONFIG_CHARS = 4096
 export interface BaselineEntryOptions {
   /** Recording time, ISO 8601. Default: now. */
   recordedAt?: string
-  /** Per-window totals for the throughput noise; default: derived from `result.requests` when recorded. */
+  /** Per-window totals for the throughput noise. Default: `throughputSeriesOf(result)` (the timeline, or recorded requests). */
   throughputSeries?: ThroughputSeries
 }
 
@@ -89,7 +89,7 @@ function latencyOf(summary: MetricSummary): LatencyBaseline {
  */
 export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntryOptions = {}): BaselineEntry {
   const config = baselineConfigOf(result.config)
-  const series = options.throughputSeries ?? (result.requests ? throughputSeriesFromRequests(result.requests) : undefined)
+  const series = options.throughputSeries ?? throughputSeriesOf(result)
   const noise = series ? throughputNoiseOfSeries(series) : {}
   const throughput = {} as Record<ThroughputMetric, ThroughputBaseline>
   for (const metric of THROUGHPUT_METRICS) {

@@ -9,14 +9,15 @@ import type { LatencyRule, ParsedRegressionPolicy, RegressionPolicy, ThroughputR
 import { parseRegressionPolicy } from './regression-policy.ts'
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
-import { throughputNoiseOfSeries, throughputSeriesFromRequests } from './throughput-noise.ts'
+import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
 
 /** Options of {@link compare}. */
 export interface CompareOptions {
   /**
-   * Per-window totals of the current run, for its throughput noise. Default: derived from
-   * `result.requests` when the run recorded requests; otherwise the policy's assumed noise is used.
+   * Per-window totals of the current run, for its throughput noise. Default:
+   * `throughputSeriesOf(result)` (its timeline, or its recorded requests); without either, the
+   * policy's assumed noise is used.
    */
   throughputSeries?: ThroughputSeries
 }
@@ -210,7 +211,7 @@ export function compare(
   const distributions = new Map<string, DiscreteDistribution | undefined>()
   const checks: Check[] = parsed.latency.map((rule) => latencyCheck(rule, baseline, result, parsed.confidence, distributions))
   if (parsed.throughput.length > 0) {
-    const series = options.throughputSeries ?? (result.requests ? throughputSeriesFromRequests(result.requests) : undefined)
+    const series = options.throughputSeries ?? throughputSeriesOf(result)
     const noise = series ? throughputNoiseOfSeries(series) : {}
     for (const rule of parsed.throughput) checks.push(throughputCheck(rule, baseline, result, parsed, noise[rule.metric]))
   }

@@ -44,7 +44,9 @@ export {
   throughputNoiseOf,
   throughputNoiseOfSeries,
   throughputSeriesFromRequests,
+  throughputSeriesOf,
 } from './throughput-noise.ts'
 export type { MissingBaselineDecision, UpdateMode } from './update-mode.ts'
 export { decideMissingBaseline, resolveUpdateMode } from './update-mode.ts'
 export type { Check, Verdict, VerdictStatus } from './verdict.ts'
+export { throughputSeriesOf } from './throughput-series-of.ts'

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../types.ts'
+import type { BenchmarkResult, RequestRecord } from '../types.ts'
 
 /**
  * A run's throughput cut into consecutive windows of equal length: what was completed in each.
@@ -116,4 +116,24 @@ export function throughputNoiseOfSeries(series: ThroughputSeries): {
   if (output) out.outputTokensPerSec = output
   if (total) out.totalTokensPerSec = total
   return out
+}
+
+/**
+ * The per-window series of a result: its `timeline` (without a partial last window), else one
+ * derived from `requests` when the run recorded them, else undefined (the verdict then assumes a
+ * noise and says so).
+ */
+export function throughputSeriesOf(result: BenchmarkResult): ThroughputSeries | undefined {
+  const timeline = result.timeline
+  if (timeline && timeline.requests.length > 0) {
+    const whole = timeline.lastWindowPartial ? timeline.requests.length - 1 : timeline.requests.length
+    if (whole < 1) return undefined
+    return {
+      windowMs: timeline.windowMs,
+      requests: timeline.requests.slice(0, whole),
+      outputTokens: timeline.outputTokens.slice(0, whole),
+      totalTokens: timeline.totalTokens.slice(0, whole),
+    }
+  }
+  return result.requests ? throughputSeriesFromRequests(result.requests) : undefined
 }

@@ -48,6 +48,13 @@ export interface LoadRunOutcome {
    * the planned time: under a concurrency cap it includes the wait for a free slot.
    */
   scheduleLagMs?: ScheduleLag
+  /**
+   * The load generator's own lag: {@link scheduleLagMs} over the sends that did not wait for a
+   * concurrency slot. A p99 above {@link SCHEDULE_LAG_WARN_MS} means the client, not the server,
+   * shaped the load (a warning says so); a cap's waits do not count here.
+   */
+  generatorLagMs?: ScheduleLag
+  /** For humans: generator lag, cap waits, cancellations, ignored options. */
   warnings: string[]
 }
 
@@ -273,6 +280,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
     warnings,
   }
   if (scheduleLagMs) outcome.scheduleLagMs = scheduleLagMs
+  if (openLoop && unheldLag) outcome.generatorLagMs = unheldLag
   return outcome
 }
 

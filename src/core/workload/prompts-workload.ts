@@ -34,8 +34,8 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
       seed: context.seed,
       salt: null,
       prompts: prompts.length,
-      meanInputTokens: lengths.reduce((a, b) => a + b, 0) / lengths.length,
-      meanOutputTokens: maxTokens,
+      requestedInputTokensMean: lengths.reduce((a, b) => a + b, 0) / lengths.length,
+      requestedOutputTokensMean: maxTokens,
     }),
   }
 }

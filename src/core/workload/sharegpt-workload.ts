@@ -97,8 +97,8 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
       skipped: Object.fromEntries(skipped),
       limits: SHAREGPT_LIMITS,
       outputTokens: outputTokens ?? null,
-      meanInputTokens: mean((sample) => sample.promptTokens),
-      meanOutputTokens: mean((sample) => sample.outputTokens),
+      requestedInputTokensMean: mean((sample) => sample.promptTokens),
+      requestedOutputTokensMean: mean((sample) => sample.outputTokens),
       tokenCounter: context.countTokens ? 'given by the caller' : 'estimate (GPT-2 pre-tokens)',
     }),
   }

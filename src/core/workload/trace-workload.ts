@@ -101,8 +101,8 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
       records: records.length,
       spanMs: (records[records.length - 1]?.timestamp ?? first) - first,
       blockTokens: TRACE_BLOCK_TOKENS,
-      meanInputTokens: records.reduce((sum, r) => sum + r.inputLength, 0) / records.length,
-      meanOutputTokens: records.reduce((sum, r) => sum + r.outputLength, 0) / records.length,
+      requestedInputTokensMean: records.reduce((sum, r) => sum + r.inputLength, 0) / records.length,
+      requestedOutputTokensMean: records.reduce((sum, r) => sum + r.outputLength, 0) / records.length,
     }),
   }
 }

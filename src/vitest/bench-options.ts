@@ -1,0 +1,40 @@
+import type { RegressionPolicy } from '../core/baseline/index.ts'
+import type { ServerSpec } from '../core/server/index.ts'
+import type { SloOptions } from '../core/slo/index.ts'
+import type { BenchmarkOptions, TargetOptions } from '../core/types.ts'
+import type { SimulatorOptions } from '../sim/index.ts'
+
+/** The built-in simulator, started in the bench's own process. */
+export interface SimulatorSpec {
+  kind: 'simulator'
+  options: SimulatorOptions
+}
+
+/** Where a bench sends its load: a server to start, one to connect to, or the simulator. */
+export type BenchServer = ServerSpec | SimulatorSpec
+
+/** Options of `bench.llm(name, options)`. */
+export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'signal' | 'onProgress'> {
+  /**
+   * The server to start or connect to (`vllm({...})`, `llamaCpp({...})`, `connect(url)`,
+   * `simulator({...})`). Default: the plugin's server, else the built-in simulator.
+   */
+  server?: BenchServer
+  /** Request options (api, model, headers, apiKey); `baseUrl` here connects like `connect(baseUrl)`. */
+  target?: Partial<TargetOptions>
+  /** Absolute limits, e.g. `{ ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1500 } }`. */
+  slo?: SloOptions
+  /**
+   * Limits against the stored baseline, e.g. `{ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }`.
+   * `false` neither reads nor writes a baseline. Default: the plugin's `tolerance`, else the
+   * default policy (p50 and p99 TTFT and TPOT +10%, output tokens/s -5%).
+   */
+  baseline?: RegressionPolicy | false
+  /** Test timeout, milliseconds. Default 600000 (10 minutes). */
+  timeoutMs?: number
+}
+
+/** The built-in simulator as a bench's server (e.g. with a speed factor for what-if runs). */
+export function simulator(options: SimulatorOptions = {}): SimulatorSpec {
+  return { kind: 'simulator', options }
+}

@@ -1,0 +1,27 @@
+import type { TestProject } from 'vitest/node'
+import { ServerPool } from '../core/server/index.ts'
+import { startSimulator } from '../sim/index.ts'
+import { PROVIDED_KEY } from './provided.ts'
+import { SHARED_SERVER } from './shared-server.ts'
+
+/**
+ * Starts the one server shared by every bench file that names none (the plugin's `server`, or
+ * the built-in simulator), and stops it when the run ends.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const spec = SHARED_SERVER.spec
+  const before = project.getProvidedContext()[PROVIDED_KEY] ?? { update: 'new', ci: false }
+  if (spec === undefined || spec.kind === 'simulator') {
+    const sim = await startSimulator(spec?.options ?? {})
+    project.provide(PROVIDED_KEY, { ...before, serverUrl: sim.url, server: { name: 'vitest-llm-bench-sim' } })
+    return () => sim.close()
+  }
+  const pool = new ServerPool({ idleTimeoutMs: Number.POSITIVE_INFINITY })
+  const running = await pool.acquire(spec)
+  project.provide(PROVIDED_KEY, {
+    ...before,
+    serverUrl: running.baseUrl,
+    server: { name: running.name, ...(running.launch ? { launch: { command: running.launch.command, args: running.launch.args } } : {}) },
+  })
+  return () => pool.stopAll()
+}
