@@ -49,4 +49,3 @@ export {
 export type { MissingBaselineDecision, UpdateMode } from './update-mode.ts'
 export { decideMissingBaseline, resolveUpdateMode } from './update-mode.ts'
 export type { Check, Verdict, VerdictStatus } from './verdict.ts'
-export { throughputSeriesOf } from './throughput-series-of.ts'
