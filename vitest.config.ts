@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { llmBench } from './src/vitest/plugin.ts'
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 
 export default defineConfig({
+  plugins: [llmBench()],
   resolve: {
     // The package imports itself by name (as users do); resolve those names to the sources.
     alias: [

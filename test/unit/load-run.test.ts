@@ -96,6 +96,7 @@ describe('runLoad, closed loop', () => {
     expect(outcome.cancelled).toBe(3)
     expect(state.aborted).toHaveLength(3)
     expect(performance.now() - before).toBeLessThan(20_000)
+    expect(outcome.warnings).toContain('3 in-flight requests were cancelled because the run was aborted.')
   })
 
   it('sends nothing when the signal is already aborted', async () => {

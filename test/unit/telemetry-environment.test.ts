@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,6 +66,7 @@ describe('collectEnvironment', () => {
     expect(env.gpus).toEqual([])
     expect(existsSync(callLog)).toBe(false)
     expect(env.host).not.toHaveProperty('hostname')
+    rmSync(path.dirname(callLog), { recursive: true, force: true })
   })
 })
 

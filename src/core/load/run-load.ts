@@ -256,8 +256,12 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   }
   if (failure) throw failure.error
 
-  if (cancelled > 0 && stoppedBy !== 'signal') {
-    warnings.push(`${cancelled} requests were still in flight ${drainGraceMs} ms after the stop and were cancelled (load.drainGraceMs).`)
+  if (cancelled > 0) {
+    warnings.push(
+      stoppedBy === 'signal' || signal?.aborted
+        ? `${cancelled} in-flight requests were cancelled because the run was aborted.`
+        : `${cancelled} requests were still in flight ${drainGraceMs} ms after the stop and were cancelled (load.drainGraceMs).`,
+    )
   }
   const scheduleLagMs = openLoop ? summarizeLag(lags) : undefined
   const unheldLag = summarizeLag(lagsUnheld)

@@ -181,7 +181,9 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
     }
     const result = await exit
     const diedEarly = !stoppedByUs
-    for (const line of lines.flush()) receive(`${line}\n`)
+    // A row cut short by our own SIGTERM is noise; an unterminated line from a dying nvidia-smi may say why.
+    const rest = lines.flush()
+    if (!stoppedByUs) for (const line of rest) receive(`${line}\n`)
     const memoryAfter = await queryMemoryUsed(query)
 
     const notes: string[] = []

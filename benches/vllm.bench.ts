@@ -1,0 +1,19 @@
+// For a machine with a GPU and vLLM installed: LLM_BENCH_VLLM_MODEL=Qwen/Qwen3-0.6B npx vitest bench benches/vllm.bench.ts
+// The server is started with execa, polled until ready, and stopped (with its whole process
+// group) when the bench file ends, also on failure or Ctrl-C.
+import { describe } from 'vitest'
+import { bench, vllm } from 'vitest-llm-bench'
+
+const model = process.env.LLM_BENCH_VLLM_MODEL
+
+describe.skipIf(!model)('vLLM', () => {
+  bench.llm('chat p99 under load', {
+    server: vllm({ model: model ?? '', args: ['--max-num-seqs', '64'] }),
+    workload: { kind: 'synthetic', inputTokens: { mean: 512 }, outputTokens: { mean: 128 } },
+    load: { rate: 10, arrival: 'poisson', requests: 200 },
+    warmup: { requests: 8 },
+    slo: { ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1000 } },
+    baseline: { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' },
+    timeoutMs: 30 * 60_000,
+  })
+})
