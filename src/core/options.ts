@@ -60,7 +60,7 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
   if (!isObject(load)) {
     throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
   }
-  validateLoad(load)
+  validateLoad(load, { trace: workload.kind === 'trace' })
 
   if (warmup !== undefined) {
     if (!isObject(warmup)) throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }`.')

@@ -343,6 +343,8 @@ export interface EnvironmentInfo {
 export interface ClientHealth {
   /** Actual minus planned send time, ms (open-loop loads). */
   scheduleLagMs?: { p50: number; p99: number; max: number }
+  /** Lag of the sends no concurrency cap held back: the client's own lag, ms. */
+  generatorLagMs?: { p50: number; p99: number; max: number }
   /** Event-loop delay during the run, ms. */
   eventLoopDelayMs?: { p50: number; p99: number; max: number }
   /** False when lag shows the client, not the server, shaped the load. */

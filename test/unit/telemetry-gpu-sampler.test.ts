@@ -94,6 +94,15 @@ describe('GPU sampler against a fake nvidia-smi', () => {
     expect((await first).gpus.map((g) => g.index)).toEqual([0])
   })
 
+  test('a row cut in half by the stop is dropped silently', async () => {
+    vi.stubEnv('FAKE_NVIDIA_SMI_SPLIT_PAUSE', '30')
+    const sampler = await startGpuSampler({ intervalMs: 50, nvidiaSmi: fake, gpus: '0' })
+    // GPU 0's row is in; GPU 1's first half waits 30 s for its second: the stop cuts it.
+    const telemetry = await sampler.stop()
+    expect(telemetry.gpus.map((g) => g.index)).toEqual([0])
+    expect(telemetry.note).toBeUndefined()
+  })
+
   test('found on PATH by default, or through LLM_BENCH_NVIDIA_SMI', async () => {
     vi.stubEnv('LLM_BENCH_NVIDIA_SMI', '')
     vi.stubEnv('PATH', `${binDir}${path.delimiter}${process.env.PATH ?? ''}`)

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runBenchmark } from '../../src/core/run.ts'
+import { OptionsError } from '../../src/core/errors.ts'
+import type { BenchmarkOptions, RequestRecord } from '../../src/core/types.ts'
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN
+}
+
+describe('runBenchmark against the simulator', () => {
+  let sim: RunningSimulator
+  beforeAll(async () => {
+    sim = await startSimulator({ recordSchedule: true, seed: 7, prefillBaseMs: 15, decodeBaseMs: 4, decodeMsPerSequence: 0.5 })
+  })
+  afterAll(async () => {
+    await sim.close()
+  })
+
+  it('measures TTFT and TPOT within 1 ms of what the simulator did, at concurrency 1', async () => {
+    sim.schedule.length = 0
+    const result = await runBenchmark(
+      {
+        target: { baseUrl: sim.url },
+        workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 24 } },
+        load: { concurrency: 1, requests: 30 },
+        recordRequests: true,
+        seed: 1,
+      },
+      { skipGpu: true },
+    )
+    expect(result.counts).toEqual({ total: 30, completed: 30, failed: 0 })
+    const records = result.requests as RequestRecord[]
+    const entries = sim.schedule.filter((entry) => entry.fault === undefined)
+    expect(entries).toHaveLength(30)
+    // At concurrency 1 the requests are sequential: the n-th record is the n-th arrival.
+    const ttftDiff: number[] = []
+    const tpotDiff: number[] = []
+    records.forEach((record, i) => {
+      const entry = entries[i]!
+      const simTtft = entry.firstTokenAt! - entry.arrivedAt
+      const simE2e = entry.chunkTimes.at(-1)! - entry.arrivedAt
+      const simTpot = (simE2e - simTtft) / (entry.tokenTimes.length - 1)
+      const ttft = record.firstTokenAt! - record.sentAt
+      const tpot = (record.endAt - record.firstTokenAt!) / (record.outputTokens - 1)
+      expect(record.outputTokens).toBe(entry.tokenTimes.length)
+      ttftDiff.push(ttft - simTtft)
+      tpotDiff.push(tpot - simTpot)
+    })
+    // The client can only see an event after the simulator wrote it: differences are >= 0.
+    expect(Math.min(...ttftDiff)).toBeGreaterThanOrEqual(0)
+    // TTFT adds the request's trip to the server (sub-millisecond on loopback); a loaded CI
+    // machine delays a few events by more, so the bound holds for the median and most requests.
+    expect(median(ttftDiff)).toBeLessThan(1)
+    expect(ttftDiff.filter((d) => d < 1).length).toBeGreaterThanOrEqual(22)
+    for (const d of tpotDiff) expect(Math.abs(d)).toBeLessThan(1)
+    // The summary is built from the same records.
+    expect(result.metrics.ttftMs.count).toBe(30)
+    expect(result.metrics.tpotMs.count).toBe(30)
+    expect(result.metrics.outputTokens.mean).toBe(24)
+    expect(result.streaming.streamed).toBe(true)
+    expect(result.environment.server.model).toBe('sim-model')
+    expect(result.timeline?.requests.reduce((a, b) => a + b, 0)).toBe(30)
+  })
+
+  it('reports a buffering server as not streamed instead of inventing a TTFT', async () => {
+    const buffered = await startSimulator({ bufferMode: 'json', decodeBaseMs: 1, prefillBaseMs: 1 })
+    try {
+      const result = await runBenchmark(
+        {
+          target: { baseUrl: buffered.url },
+          workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
+          load: { concurrency: 2, requests: 10 },
+        },
+        { skipGpu: true },
+      )
+      expect(result.counts.completed).toBe(10)
+      expect(result.streaming.streamed).toBe(false)
+      expect(result.streaming.nonSseRequests).toBe(10)
+      expect(result.metrics.ttftMs.count).toBe(0)
+      expect(result.metrics.itlMs.count).toBe(0)
+      expect(result.metrics.e2eMs.count).toBe(10)
+      expect(result.streaming.note).toMatch(/not reported/)
+    } finally {
+      await buffered.close()
+    }
+  })
+
+  it('counts injected faults as typed failures, outside every latency distribution', async () => {
+    const faulty = await startSimulator({ seed: 3, decodeBaseMs: 1, prefillBaseMs: 1, faults: { httpErrorRate: 0.2, httpErrorStatus: 500, errorEventRate: 0.1 } })
+    try {
+      const result = await runBenchmark(
+        {
+          target: { baseUrl: faulty.url },
+          workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
+          load: { concurrency: 4, requests: 60 },
+        },
+        { skipGpu: true },
+      )
+      const kinds = new Set(result.errors.map((e) => e.kind))
+      expect(result.counts.failed).toBeGreaterThan(0)
+      expect(result.counts.completed + result.counts.failed).toBe(60)
+      expect(kinds).toEqual(new Set(['http', 'stream-error']))
+      expect(result.metrics.e2eMs.count).toBe(result.counts.completed)
+      expect(result.errors.reduce((sum, e) => sum + e.count, 0)).toBe(result.counts.failed)
+    } finally {
+      await faulty.close()
+    }
+  })
+
+  it('keeps the API key out of the result', async () => {
+    const keyed = await startSimulator({ apiKey: 'sk-test-secret-123', decodeBaseMs: 1, prefillBaseMs: 1 })
+    try {
+      const result = await runBenchmark(
+        {
+          target: { baseUrl: keyed.url, apiKey: 'sk-test-secret-123', headers: { 'x-api-key': 'sk-test-secret-123' } },
+          workload: { kind: 'prompts', prompts: ['hello there'], maxTokens: 4 },
+          load: { concurrency: 1, requests: 3 },
+        },
+        { skipGpu: true },
+      )
+      expect(result.counts.completed).toBe(3)
+      expect(JSON.stringify(result)).not.toContain('sk-test-secret-123')
+    } finally {
+      await keyed.close()
+    }
+  })
+
+  const base: BenchmarkOptions = {
+    target: { baseUrl: 'http://127.0.0.1:1' },
+    workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+    load: { concurrency: 1, requests: 1 },
+  }
+  it.each([
+    ['target', { ...base, target: undefined }],
+    ['load.rate', { ...base, load: { rate: 0, requests: 5 } }],
+    ['load.rate', { ...base, load: { rate: -3, requests: 5 } }],
+    ['target.api', { ...base, target: { baseUrl: 'http://127.0.0.1:1', api: 'responses' } }],
+    ['target.baseUrl', { ...base, target: { baseUrl: 'localhost:8000' } }],
+    ['workload.kind', { ...base, workload: { kind: 'csv' } }],
+  ])('rejects a bad %s with a typed error naming it, before any request', async (option, options) => {
+    const before = sim.schedule.length
+    const error = await runBenchmark({ ...(options as BenchmarkOptions), target: (options as BenchmarkOptions).target ? { ...(options as BenchmarkOptions).target, ...(option === 'target.api' || option === 'target.baseUrl' ? {} : { baseUrl: sim.url }) } : (undefined as never) }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OptionsError)
+    expect((error as OptionsError).option).toBe(option)
+    expect((error as Error).message).toMatch(new RegExp(`\`${option.replace('.', '\\.')}\``))
+    expect(sim.schedule.length).toBe(before)
+  })
+})
