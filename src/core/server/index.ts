@@ -14,7 +14,7 @@ export { startServer, withServer, type LaunchInfo, type RunningServer, type Star
 export { ServerPool, type ServerPoolOptions } from './server-pool.ts'
 export { getServerFacts, resetPrefixCache, type ServerFacts, type ServerFactsOptions } from './server-facts.ts'
 export { isSecretName, REDACTED, redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
-export { waitForReady, type ReadinessOptions, type ReadinessOutcome } from './readiness.ts'
+export { waitForServerReady, type ReadinessOptions, type ReadinessOutcome } from './readiness.ts'
 export { getFreePort, isPortFree } from './free-port.ts'
 export { stopTrackedServers, trackedServerCount } from './shutdown-hooks.ts'
 export { ServerLog } from './server-log.ts'

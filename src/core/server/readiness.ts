@@ -1,4 +1,4 @@
-/** Options of {@link waitForReady}. */
+/** Options of {@link waitForServerReady}. */
 export interface ReadinessOptions {
   /** Server root, e.g. `http://127.0.0.1:8000`. */
   baseUrl: string
@@ -16,7 +16,7 @@ export interface ReadinessOptions {
   pollMs?: number
 }
 
-/** Outcome of {@link waitForReady}. */
+/** Outcome of {@link waitForServerReady}. */
 export type ReadinessOutcome =
   | { ready: true; /** The model given, or the first one listed; undefined when `/v1/models` is absent. */ model: string | undefined }
   | { ready: false; reason: 'timeout' | 'aborted' | 'unauthorized'; /** What the server last answered, for the error message. */ lastAnswer: string }
@@ -25,7 +25,7 @@ export type ReadinessOutcome =
  * Polls until the server answers: `/health` (or `readyUrl`) with 2xx — 503 while a model loads is
  * normal for vLLM and llama.cpp — then `/v1/models`, which gives the model name. Never throws.
  */
-export async function waitForReady(options: ReadinessOptions): Promise<ReadinessOutcome> {
+export async function waitForServerReady(options: ReadinessOptions): Promise<ReadinessOutcome> {
   const deadline = performance.now() + options.timeoutMs
   let pause = options.pollMs ?? 200
   let lastAnswer = 'no answer yet'

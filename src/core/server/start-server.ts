@@ -3,7 +3,7 @@ import { execa } from 'execa'
 import { ServerStartError, ServerUnavailableError } from '../errors.ts'
 import { getFreePort, isPortFree } from './free-port.ts'
 import { isProcessGroupAlive, terminateProcessGroup } from './process-group.ts'
-import { waitForReady } from './readiness.ts'
+import { waitForServerReady } from './readiness.ts'
 import { isSecretName, redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
@@ -67,7 +67,7 @@ export interface StartServerOptions {
 const TAIL_LINES = 50
 
 /**
- * Launches a server and resolves once it answers (see `waitForReady`), or connects to a running one.
+ * Launches a server and resolves once it answers (see `waitForServerReady`), or connects to a running one.
  *
  * A launched server leads its own process group (spawned detached), its output goes to a log file
  * whose path is printed, and it is listed for the process hooks that stop it on SIGINT, SIGTERM and
@@ -93,7 +93,7 @@ export async function withServer<T>(spec: ServerSpec, fn: (server: RunningServer
 async function connectServer(spec: ConnectSpec, options: StartServerOptions): Promise<RunningServer> {
   const baseUrl = normalizeBaseUrl(spec.baseUrl)
   const timeoutMs = spec.readyTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-  const outcome = await waitForReady({ baseUrl, model: spec.model, apiKey: spec.apiKey, timeoutMs, signal: options.signal })
+  const outcome = await waitForServerReady({ baseUrl, model: spec.model, apiKey: spec.apiKey, timeoutMs, signal: options.signal })
   const shown = redactText(baseUrl, [])
   if (!outcome.ready) {
     const why =
@@ -197,7 +197,7 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   void exit.then(() => abort.abort())
   const onCancel = (): void => abort.abort()
   options.signal?.addEventListener('abort', onCancel, { once: true })
-  const outcome = await waitForReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal })
+  const outcome = await waitForServerReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal })
   options.signal?.removeEventListener('abort', onCancel)
 
   if (!outcome.ready || exitedAt !== undefined) {
