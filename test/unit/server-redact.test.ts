@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest'
 import { command, connect, llamaCpp, sglang, vllm } from '../../src/core/server/presets.ts'
-import { isSecretName, redactArgs, redactEnv, redactText, secretValues } from '../../src/core/server/redact.ts'
+import { isSecretName } from '../../src/core/redact.ts'
+import { redactArgs, redactEnv, redactText, secretValues } from '../../src/core/server/redact.ts'
 import { serverKey } from '../../src/core/server/server-key.ts'
 
 describe('redaction', () => {
-  test('secret names: keys, tokens, secrets, passwords; not token counts or tokenizers', () => {
+  test('secret names (the shared rule): keys, tokens, secrets, passwords; not token counts or tokenizers', () => {
     for (const name of ['--api-key', 'HF_TOKEN', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'apiKey', 'DB_PASSWORD', '--hf-token', 'HUGGING_FACE_HUB_TOKEN', 'MYAPIKEY', 'authorization']) {
       expect(isSecretName(name), name).toBe(true)
     }

@@ -1,23 +1,8 @@
-/** What stands in for a secret in everything this package writes. */
-export const REDACTED = '***'
+// One rule for what counts as a secret, shared with the redaction of the result's config.
+import { isSecretName, REDACTED } from '../redact.ts'
 
 /** Values shorter than this are not searched for in free text: they would match everywhere. */
 const MIN_SECRET_LENGTH = 4
-
-/**
- * True when a flag, option or variable name suggests a secret: one of its words (split on
- * `-`, `_`, `.` and camelCase) ends in KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S),
- * AUTHORIZATION or COOKIE, or begins with SECRET or PASSW. So `--api-key`, `HF_TOKEN`, `OPENAI_API_KEY`,
- * `AWS_SECRET_ACCESS_KEY` and `apiKey` are secrets, while `--max-num-batched-tokens`, `--tokenizer`
- * and `TOKENIZERS_PARALLELISM` are not.
- */
-export function isSecretName(name: string): boolean {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((word) => word !== '')
-  return words.some((word) => /(key|token|secret|password|passwd|passphrase|credentials?|authorization|cookie)$/i.test(word) || /^(secret|passw)/i.test(word))
-}
 
 /**
  * Command-line arguments with secret values replaced: `--api-key sk-1` and `--api-key=sk-1` become
