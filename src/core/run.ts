@@ -22,6 +22,8 @@ export interface RunContext {
   server?: EnvironmentInfo['server']
   /** Skip the GPU sampler (e.g. a remote server whose GPUs are not on this host). Default false. */
   skipGpu?: boolean
+  /** GPUs the server uses, as `CUDA_VISIBLE_DEVICES` (indices or UUIDs). Default: this process's `CUDA_VISIBLE_DEVICES`, else all. */
+  gpus?: string
 }
 
 /**
@@ -41,7 +43,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const target = resolveTarget({ ...options.target, baseUrl }, model)
 
   const [hostEnv, serverFacts] = await Promise.all([
-    collectEnvironment({ skipGpu: context.skipGpu }),
+    collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) }),
     getServerFacts(baseUrl, { apiKey: target.apiKey }).catch(() => undefined),
   ])
   const environment: EnvironmentInfo = {
@@ -52,7 +54,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const load = options.load
   const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
   const client = new StreamingClient(target, { connections: Math.max(1, connections) })
-  const sampler = context.skipGpu ? undefined : await startGpuSampler({})
+  const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const eventLoop = monitorEventLoopDelay({ resolution: 10 })
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
@@ -94,7 +96,13 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
         timeline.finished(record)
         done++
         outputTokens += record.outputTokens
-        options.onProgress?.({ done, total: load.requests, elapsedMs: performance.now() - firstDispatch, outputTokens })
+        options.onProgress?.({
+          done,
+          total: load.requests,
+          elapsedMs: performance.now() - firstDispatch,
+          outputTokens,
+          ttftMs: record.ok && record.firstTokenAt !== undefined ? record.firstTokenAt - record.sentAt : undefined,
+        })
       },
     })
     eventLoop.disable()
@@ -103,7 +111,9 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
     const metrics = accumulator.finish({ durationMs, cost: options.cost })
     warnings.push(...metrics.warnings)
-    const gpu = await sampler?.stop({ outputTokens: metrics.metrics.outputTokens.mean * metrics.counts.completed })
+    // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
+    const outputTokensTotal = Math.round((metrics.throughput.outputTokensPerSec * durationMs) / 1000)
+    const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
     const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, eventLoop)
     warnings.push(...client_.warnings)

@@ -157,6 +157,8 @@ export interface Progress {
   elapsedMs: number
   /** Output tokens so far. */
   outputTokens: number
+  /** TTFT of the request that just finished, ms; undefined when it failed or produced no token (live TTFT in progress displays). */
+  ttftMs?: number
 }
 
 /** One request to send, as built by a workload. */

@@ -12,6 +12,7 @@ import { throughputSeriesOf } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
+import { describeRegressions } from './regression-summary.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
 export interface BenchJudgement {
@@ -76,7 +77,16 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         const verdict = compare(match.entry, input.result, input.policy ?? DEFAULT_REGRESSION_POLICY, series ? { throughputSeries: series } : {})
         judgement.verdict = verdict
         blocks.push(formatVerdict(verdict))
-        if (verdict.status === 'fail') failed = true
+        if (verdict.status === 'fail') {
+          failed = true
+          blocks.push(
+            [
+              `Regressed against the baseline recorded ${match.entry.recordedAt} in ${path}:`,
+              ...describeRegressions(verdict).map((line) => `  - ${line}`),
+              `If this change is expected (other hardware, model or server version), run \`vitest bench -u\` and commit ${path}.`,
+            ].join('\n'),
+          )
+        }
         break
       }
       case 'written':

@@ -1,12 +1,12 @@
 import { inject, test, type TestContext } from 'vitest'
 import { runBenchmark } from '../core/run.ts'
-import { validateOptions } from '../core/options.ts'
-import { validateSloOptions } from '../core/slo/index.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { judgeBench } from './bench-judgement.ts'
 import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
 import { isCI } from './ci.ts'
+import { forwardProgress } from './bench-progress.ts'
+import { validateBenchLlmOptions } from './validate-bench-options.ts'
 
 /** Default test timeout of a bench, milliseconds. */
 export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
@@ -33,13 +33,6 @@ function fullName(ctx: TestContext): string {
   return names.join(' > ')
 }
 
-function checkOptionsEarly(name: string, options: BenchLlmOptions): void {
-  // Validate what can be validated at collection time, so a typo fails before any server starts.
-  validateOptions({ ...options, target: { baseUrl: options.target?.baseUrl ?? 'http://127.0.0.1:1' } })
-  if (options.slo) validateSloOptions(options.slo)
-  if (typeof name !== 'string' || name === '') throw new TypeError('bench.llm(name, options): name must be a non-empty string.')
-}
-
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
   const shared = provided()
   const acquired = await acquireTarget(options.server, options.target, { url: shared.serverUrl, server: shared.server })
@@ -47,7 +40,12 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     const controller = new AbortController()
     ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, ...rest } = options
-    const result = await runBenchmark({ ...rest, target: acquired.target, signal: controller.signal }, acquired.context)
+    const progress = shared.progress ? forwardProgress(ctx.task) : undefined
+    const result = await runBenchmark(
+      { ...rest, target: acquired.target, signal: controller.signal, ...(progress ? { onProgress: progress.onProgress } : {}) },
+      acquired.context,
+    )
+    await progress?.settle()
     const judgement = await judgeBench({
       name: fullName(ctx),
       file: ctx.task.file.filepath,
@@ -57,7 +55,9 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
       provided: shared,
     })
     ctx.task.meta.llmBench = {
-      result: { ...result, requests: undefined },
+      // Per-request records are large: reporters get them only when the bench asked to record them.
+      result: options.recordRequests ? result : { ...result, requests: undefined },
+      ...(judgement.sloChecks.length > 0 ? { sloChecks: judgement.sloChecks } : {}),
       ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
       ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
       ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
@@ -72,11 +72,15 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
   }
 }
 
-type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
+/** Registers one LLM bench: `bench.llm(name, options)`. */
+export type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
 
-function register(mode: 'run' | 'skip' | 'only'): BenchLlmFn {
+type Mode = 'run' | 'skip' | 'only'
+
+function register(mode: Mode): BenchLlmFn {
   return (name, options) => {
-    checkOptionsEarly(name, options)
+    // At collection, before any server starts: a typo fails in milliseconds.
+    validateBenchLlmOptions(name, options)
     const timeout = options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS
     const fn = (ctx: TestContext) => runBench(ctx, options)
     if (mode === 'skip') test.skip(name, fn, timeout)
@@ -85,13 +89,30 @@ function register(mode: 'run' | 'skip' | 'only'): BenchLlmFn {
   }
 }
 
+/** `bench.llm` with its variants, as Vitest's `test` has them. */
+export interface BenchLlm extends BenchLlmFn {
+  /** Registers the bench as skipped: it does not run, and its baseline entry is kept. */
+  skip: BenchLlmFn
+  /** Runs only this bench (and other `.only` ones) in its file. */
+  only: BenchLlmFn
+  /** Skips the bench when `condition` is truthy (e.g. no GPU on this machine). */
+  skipIf(condition: unknown): BenchLlmFn
+  /** Runs the bench only when `condition` is truthy. */
+  runIf(condition: unknown): BenchLlmFn
+}
+
 /**
  * `bench.llm(name, options)`: a Vitest test that runs an LLM serving benchmark, checks its SLOs
- * and compares it with the stored baseline. Use it in `*.bench.ts` files under `vitest bench`.
+ * and compares it with the stored baseline. Use it in `*.bench.ts` files under `vitest bench`;
+ * the options are validated when the file is collected. The test timeout is `options.timeoutMs`
+ * (default {@link DEFAULT_BENCH_TIMEOUT_MS}); `describe` groups and their hooks apply as to any
+ * test, and the baseline key is the full name (`describe > … > name`).
  */
-export const llm: BenchLlmFn & { skip: BenchLlmFn; only: BenchLlmFn } = Object.assign(register('run'), {
+export const llm: BenchLlm = Object.assign(register('run'), {
   skip: register('skip'),
   only: register('only'),
+  skipIf: (condition: unknown) => register(condition ? 'skip' : 'run'),
+  runIf: (condition: unknown) => register(condition ? 'run' : 'skip'),
 })
 
 /** `bench.llm` and its variants. */

@@ -43,7 +43,10 @@ export async function acquireTarget(
   const model = target?.model ?? running.model
   return {
     target: { ...target, baseUrl: running.baseUrl, ...(model ? { model } : {}), ...(running.apiKey && !target?.apiKey ? { apiKey: running.apiKey } : {}) },
-    context: { server: { name: running.name, ...(running.launch ? { launch: { command: running.launch.command, args: running.launch.args } } : {}) } },
+    context: {
+      server: { name: running.name, ...(running.launch ? { launch: running.launch } : {}) },
+      ...(server.kind === 'launch' && server.env?.CUDA_VISIBLE_DEVICES ? { gpus: server.env.CUDA_VISIBLE_DEVICES } : {}),
+    },
     release: () => pool.release(running),
   }
 }

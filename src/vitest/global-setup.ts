@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide(PROVIDED_KEY, {
     ...before,
     serverUrl: running.baseUrl,
-    server: { name: running.name, ...(running.launch ? { launch: { command: running.launch.command, args: running.launch.args } } : {}) },
+    server: { name: running.name, ...(running.launch ? { launch: running.launch } : {}) },
   })
   return () => pool.stopAll()
 }

@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url'
-import type { Plugin } from 'vite'
+// From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
+import type { Plugin } from 'vitest/config'
+import type { Vitest } from 'vitest/node'
 import type { RegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchServer } from './bench-options.ts'
 import { isCI } from './ci.ts'
+import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { PROVIDED_KEY, type UpdateMode } from './provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 
@@ -23,10 +26,25 @@ export interface LlmBenchPluginOptions {
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 const GLOBAL_SETUP = fileURLToPath(new URL(`./global-setup${ext}`, import.meta.url))
 
+// One obsolete-baseline reporter per Vitest instance, however many projects use the plugin.
+const obsoleteReporters = new WeakMap<Vitest, ObsoleteBaselineReporter>()
+
+function obsoleteReporterOf(vitest: Vitest): ObsoleteBaselineReporter {
+  let reporter = obsoleteReporters.get(vitest)
+  if (!reporter) {
+    reporter = new ObsoleteBaselineReporter(vitest)
+    obsoleteReporters.set(vitest, reporter)
+    // configureVitest runs before Vitest builds its reporters from the resolved config.
+    vitest.config.reporters.push(reporter)
+  }
+  return reporter
+}
+
 /**
  * The Vitest plugin of vitest-llm-bench, for `vitest.config.ts`:
  * `plugins: [llmBench({ server: vllm({ model }) })]`. It starts the shared server once per run,
- * and hands every bench file the update mode (`-u`), CI mode and baseline settings.
+ * hands every bench file the update mode (`-u`), CI mode and baseline settings, and after the
+ * run lists baseline entries of benches that no longer exist (removes them under `-u`).
  */
 export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
   return {
@@ -44,6 +62,7 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
         ...(options.tolerance ? { tolerance: options.tolerance as Record<string, unknown> } : {}),
       })
       SHARED_SERVER.spec = options.server
+      obsoleteReporterOf(vitest).addProject(project, options.baselineDir)
     },
   }
 }

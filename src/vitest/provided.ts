@@ -1,3 +1,4 @@
+import type { SloCheck } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/types.ts'
 
 /** How baselines may be written, as Vitest's snapshot update modes. */
@@ -17,6 +18,8 @@ export interface LlmBenchProvided {
   server?: BenchmarkResult['environment']['server']
   /** Default baseline policy of the plugin. */
   tolerance?: Record<string, unknown>
+  /** True when a reporter shows live progress: benches then send progress artifacts (see `forwardProgress`). */
+  progress?: boolean
 }
 
 export const PROVIDED_KEY = 'vitest-llm-bench' as const
@@ -27,6 +30,8 @@ export interface LlmBenchTaskMeta {
   verdict?: unknown
   baselinePath?: string
   baselineState?: string
+  /** SLO limits checked, when the bench set any. */
+  sloChecks?: SloCheck[]
 }
 
 declare module 'vitest' {

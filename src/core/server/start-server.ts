@@ -1,10 +1,11 @@
 import path from 'node:path'
 import { execa } from 'execa'
 import { ServerStartError, ServerUnavailableError } from '../errors.ts'
+import { isSecretName } from '../redact.ts'
 import { getFreePort, isPortFree } from './free-port.ts'
 import { isProcessGroupAlive, terminateProcessGroup } from './process-group.ts'
 import { waitForServerReady } from './readiness.ts'
-import { isSecretName, redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
+import { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
 import {

@@ -1,0 +1,135 @@
+// A/A check of the regression verdict against the built-in simulator: one baseline, then N runs
+// of the same configuration (no run may fail), then N runs with every modeled delay 30 % slower
+// (nearly all must fail). Prints both rates with their sample sizes.
+// Run: npm exec -- node perf/aa-verdicts.ts   (AA_RUNS=20 AA_REQUESTS=60 AA_SLOWDOWN=1.3 to change)
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { baselineEntryFrom, compare, formatVerdict, type RegressionPolicy, type Verdict } from '../src/core/baseline/index.ts'
+import { runBenchmark } from '../src/core/run.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../src/core/types.ts'
+import { startSimulator, type SimulatorOptions } from '../src/sim/index.ts'
+
+/** Settings of one A/A experiment. */
+export interface AaExperimentOptions {
+  /** Runs per arm (A/A and slowed). */
+  runs: number
+  /** Measured requests per run. */
+  requests: number
+  /** Speed factor of the slowed arm (1.3 = every modeled delay 30 % longer). */
+  slowdown: number
+  /** Called after each run (progress output). */
+  onRun?: (arm: 'aa' | 'slow', index: number, verdict: Verdict) => void
+}
+
+/** Outcome of {@link runAaExperiment}. */
+export interface AaExperimentResult {
+  policy: RegressionPolicy
+  /** Completed requests behind the baseline's TTFT distribution. */
+  baselineSamples: number
+  aa: Verdict[]
+  slow: Verdict[]
+}
+
+/**
+ * A small, fast simulator whose TTFT is dominated by the prefill cost (20 ms fixed), which the
+ * speed factor scales like every other delay; decode steps are short so each run takes ~1 s.
+ */
+export const AA_SIMULATOR: SimulatorOptions = {
+  seed: 7,
+  prefillBaseMs: 20,
+  prefillMsPerToken: 0.02,
+  decodeBaseMs: 2,
+  decodeMsPerSequence: 0.1,
+  maxRunningSequences: 16,
+}
+
+/**
+ * Gate on TTFT p50, +10 %: the median needs few samples for a tight interval (6 at 95 %), so a
+ * 30 % slowdown is far outside the interval while an A/A difference stays inside it.
+ */
+export const AA_POLICY: RegressionPolicy = { ttftMs: { p50: '+10%' } }
+
+function benchmarkOptions(baseUrl: string, requests: number): BenchmarkOptions {
+  return {
+    target: { baseUrl },
+    workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 4 } },
+    // Closed loop at 2 streams: requests rarely share a prefill step, so TTFT is one prefill.
+    load: { concurrency: 2, requests },
+    warmup: { requests: 4 },
+    seed: 11,
+  }
+}
+
+async function measure(baseUrl: string, requests: number): Promise<BenchmarkResult> {
+  const result = await runBenchmark(benchmarkOptions(baseUrl, requests), { skipGpu: true, server: { name: 'vitest-llm-bench-sim' } })
+  if (result.counts.completed !== requests) {
+    throw new Error(`expected ${requests} completed requests, got ${result.counts.completed} (${JSON.stringify(result.errors)})`)
+  }
+  return result
+}
+
+/** Records one baseline, then runs `runs` A/A comparisons and `runs` slowed ones against it. */
+export async function runAaExperiment(options: AaExperimentOptions): Promise<AaExperimentResult> {
+  const sim = await startSimulator(AA_SIMULATOR)
+  try {
+    const baselineResult = await measure(sim.url, options.requests)
+    const baseline = baselineEntryFrom(baselineResult)
+    const aa: Verdict[] = []
+    const slow: Verdict[] = []
+    for (let i = 0; i < options.runs; i++) {
+      const verdict = compare(baseline, await measure(sim.url, options.requests), AA_POLICY)
+      aa.push(verdict)
+      options.onRun?.('aa', i, verdict)
+    }
+    sim.setSpeedFactor(options.slowdown)
+    for (let i = 0; i < options.runs; i++) {
+      const verdict = compare(baseline, await measure(sim.url, options.requests), AA_POLICY)
+      slow.push(verdict)
+      options.onRun?.('slow', i, verdict)
+    }
+    return { policy: AA_POLICY, baselineSamples: baselineResult.metrics.ttftMs.count, aa, slow }
+  } finally {
+    await sim.close()
+  }
+}
+
+/** `fail` count, `pass` count and `inconclusive` count of a list of verdicts. */
+export function tally(verdicts: readonly Verdict[]): { fail: number; pass: number; inconclusive: number } {
+  return {
+    fail: verdicts.filter((v) => v.status === 'fail').length,
+    pass: verdicts.filter((v) => v.status === 'pass').length,
+    inconclusive: verdicts.filter((v) => v.status === 'inconclusive').length,
+  }
+}
+
+async function main(): Promise<void> {
+  const runs = Number(process.env.AA_RUNS ?? 20)
+  const requests = Number(process.env.AA_REQUESTS ?? 60)
+  const slowdown = Number(process.env.AA_SLOWDOWN ?? 1.3)
+  const started = performance.now()
+  const outcome = await runAaExperiment({
+    runs,
+    requests,
+    slowdown,
+    onRun(arm, index, verdict) {
+      const check = verdict.checks[0]
+      const ratio = check?.ratio?.toFixed(3) ?? '-'
+      const ci = check && check.ciLow !== null && check.ciHigh !== null ? `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]` : '-'
+      console.log(`${arm === 'aa' ? 'A/A ' : 'slow'} #${String(index + 1).padStart(2)}  ttftMs p50 ${check?.baseline.toFixed(2)} -> ${check?.current.toFixed(2)} ms  ratio ${ratio}  CI ${ci}  ${verdict.status}`)
+    },
+  })
+  const aa = tally(outcome.aa)
+  const slow = tally(outcome.slow)
+  const last = outcome.slow.at(-1)
+  if (last) console.log(`\nLast slowed verdict:\n${formatVerdict(last)}`)
+  console.log(`\npolicy ${JSON.stringify(outcome.policy)}; ${requests} measured requests per run (baseline n = ${outcome.baselineSamples}); simulator ${JSON.stringify(AA_SIMULATOR)}`)
+  console.log(`A/A (speed 1):        ${aa.fail} fail of ${runs} runs (${aa.pass} pass, ${aa.inconclusive} inconclusive)`)
+  console.log(`slowed (speed ${slowdown}):   ${slow.fail} fail of ${runs} runs (${slow.pass} pass, ${slow.inconclusive} inconclusive)`)
+  console.log(`took ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  if (aa.fail > 0 || slow.fail < runs - 1) process.exitCode = 1
+}
+
+// Runs when executed as a script; the integration test imports runAaExperiment instead.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main()
+}

@@ -1,0 +1,95 @@
+import type { TestArtifact } from 'vitest'
+import type { Reporter, TestCase, Vitest } from 'vitest/node'
+import { isCI } from '../src/vitest/ci.ts'
+import { isBenchProgressArtifact } from '../src/vitest/progress-artifact.ts'
+import { stylesFor } from './ansi.ts'
+import { renderConsoleEntry } from './console-table.ts'
+import { formatProgressLine } from './progress-line.ts'
+import { reportEntryOf } from './report-entry.ts'
+
+/** Options of {@link LlmConsoleReporter}. */
+export interface LlmConsoleReporterOptions {
+  /** ANSI colours. Default: on when stdout is a terminal and `CI` is not set. */
+  color?: boolean
+  /** Progress lines while a bench runs. Default: on when stdout is a terminal and `CI` is not set. */
+  progress?: boolean
+  /** Least time between two progress lines of one bench, milliseconds. Default 5000. */
+  progressIntervalMs?: number
+  /** Where text goes. Default: Vitest's logger (stdout). */
+  write?: (text: string) => void
+}
+
+/** Default least time between two progress lines of one bench, milliseconds. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 5000
+
+function interactive(): boolean {
+  return process.stdout.isTTY === true && !isCI()
+}
+
+/**
+ * Prints a compact table per bench as soon as it finishes (p50/p99 TTFT, TPOT, ITL, E2E,
+ * throughputs, errors, GPU memory and energy when sampled, baseline deltas coloured by verdict,
+ * configuration and environment), and progress lines while it runs. Plain text without progress
+ * when stdout is not a terminal or `CI` is set.
+ *
+ * Progress lines are whole lines, not one line rewritten in place: Vitest's default reporter
+ * redraws its own status area at the bottom of the terminal and would garble a rewritten line.
+ */
+export class LlmConsoleReporter implements Reporter {
+  /** Lets the plugin recognise the reporter (also across two copies of the package). */
+  readonly llmBenchReporter = 'console'
+  readonly color: boolean
+  readonly progress: boolean
+  readonly progressIntervalMs: number
+  #write: ((text: string) => void) | undefined
+  #vitest: Vitest | undefined
+  readonly #lastProgressAt = new Map<string, number>()
+
+  constructor(options: LlmConsoleReporterOptions = {}) {
+    this.color = options.color ?? interactive()
+    this.progress = options.progress ?? interactive()
+    this.progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS
+    this.#write = options.write
+  }
+
+  onInit(vitest: Vitest): void {
+    this.#vitest = vitest
+  }
+
+  #print(text: string): void {
+    if (this.#write) this.#write(text)
+    else if (this.#vitest) this.#vitest.logger.log(text)
+    else process.stdout.write(`${text}\n`)
+  }
+
+  onTestRunStart(): void {
+    this.#lastProgressAt.clear()
+  }
+
+  onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
+    if (!this.progress || !isBenchProgressArtifact(artifact)) return
+    const now = performance.now()
+    const last = this.#lastProgressAt.get(testCase.id)
+    // The first artifact only starts the clock: short benches print no progress at all.
+    if (last === undefined) {
+      this.#lastProgressAt.set(testCase.id, now)
+      return
+    }
+    if (now - last < this.progressIntervalMs) return
+    this.#lastProgressAt.set(testCase.id, now)
+    const styles = stylesFor(this.color)
+    this.#print(styles.dim(`  … ${formatProgressLine(testCase.fullName, artifact)}`))
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    this.#lastProgressAt.delete(testCase.id)
+    const entry = reportEntryOf(testCase)
+    if (!entry) return
+    this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
+  }
+}
+
+/** True when `reporter` is a vitest-llm-bench console reporter (any copy of the package). */
+export function isLlmConsoleReporter(reporter: unknown): reporter is LlmConsoleReporter {
+  return typeof reporter === 'object' && reporter !== null && (reporter as { llmBenchReporter?: unknown }).llmBenchReporter === 'console'
+}

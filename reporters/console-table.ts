@@ -1,0 +1,125 @@
+import type { Check } from '../src/core/baseline/index.ts'
+import type { BenchmarkResult } from '../src/core/types.ts'
+import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
+import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
+import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
+import { configSummary, environmentSummary } from './inventory.ts'
+import { entryStatus, type ReportEntry } from './report-entry.ts'
+
+/** Options of {@link renderConsoleTable}. */
+export interface ConsoleTableOptions {
+  /** ANSI colours (verdict colours, dim labels). Default false. */
+  color?: boolean
+}
+
+const STATUS_MARK = { pass: '✓', fail: '✗', inconclusive: '?', skipped: '-' } as const
+
+function checkText(styles: Styles, check: Check, withStatistic: boolean): string {
+  const text = `${withStatistic ? `${check.statistic} ` : ''}${formatChange(check.ratio)} ${check.status === 'fail' ? 'FAIL' : check.status}`
+  return statusStyle(styles, check.status)(text)
+}
+
+function checksText(styles: Styles, checks: readonly Check[], withStatistic: boolean): string {
+  return checks.map((check) => checkText(styles, check, withStatistic)).join(', ')
+}
+
+/** Failed requests by kind (`timeout x2, http x1`), empty when none failed. */
+function errorKinds(result: BenchmarkResult): string {
+  const kinds = new Map<string, number>()
+  for (const error of result.errors) kinds.set(error.kind, (kinds.get(error.kind) ?? 0) + error.count)
+  return [...kinds].map(([kind, count]) => `${kind} x${count}`).join(', ')
+}
+
+function baselineText(styles: Styles, entry: ReportEntry): string | undefined {
+  const { verdict } = entry
+  if (verdict) {
+    const counts = (['fail', 'inconclusive', 'pass'] as const)
+      .map((status) => [status, verdict.checks.filter((check) => check.status === status).length] as const)
+      .filter(([, count]) => count > 0)
+      .map(([status, count]) => `${count} ${status}`)
+    return `baseline ${statusStyle(styles, verdict.status)(verdict.status === 'fail' ? 'FAIL' : verdict.status)}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`
+  }
+  switch (entry.baselineState) {
+    case 'written':
+      return 'baseline written'
+    case 'updated':
+      return 'baseline updated'
+    case 'missing':
+      return styles.red('baseline missing')
+    case 'mismatch':
+      return styles.red('baseline from other hardware, software or config')
+    default:
+      return undefined
+  }
+}
+
+function sloText(styles: Styles, entry: ReportEntry): string | undefined {
+  const checks = entry.sloChecks
+  if (!checks || checks.length === 0) return undefined
+  const failed = checks.filter((check) => check.status === 'fail').length
+  const inconclusive = checks.filter((check) => check.status === 'inconclusive').length
+  const status = failed > 0 ? 'fail' : inconclusive > 0 ? 'inconclusive' : 'pass'
+  return `SLO ${statusStyle(styles, status)(status === 'fail' ? 'FAIL' : status)} (${checks.length - failed - inconclusive}/${checks.length} met)`
+}
+
+/** Pads cells (which may hold escape sequences) to column widths: text left, figures right. */
+function alignRows(rows: string[][], rightAligned: ReadonlySet<number>): string[] {
+  const widths: number[] = []
+  for (const row of rows) row.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, visibleLength(cell))))
+  return rows.map((row) =>
+    row
+      .map((cell, column) => {
+        const padding = ' '.repeat(Math.max(0, (widths[column] ?? 0) - visibleLength(cell)))
+        return rightAligned.has(column) ? padding + cell : cell + padding
+      })
+      .join('  ')
+      .trimEnd(),
+  )
+}
+
+/** The table of one bench: headline, one row per figure, then configuration and environment. */
+export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOptions = {}): string {
+  const styles = stylesFor(options.color ?? false)
+  const { result } = entry
+  const status = entryStatus(entry)
+  const mark = statusStyle(styles, status === 'skipped' ? 'inconclusive' : status)(STATUS_MARK[status])
+  const summary = [
+    `${result.counts.completed}/${result.counts.total} requests completed in ${formatSeconds(result.durationMs)}`,
+    baselineText(styles, entry),
+    sloText(styles, entry),
+  ].filter((part): part is string => part !== undefined)
+  const lines = [`${mark} ${styles.bold(entry.name)} ${styles.dim(`(${entry.file})`)}`, `  ${summary.join(' · ')}`]
+
+  const checks = entry.verdict?.checks ?? []
+  const rows: string[][] = [['metric', 'p50', 'p99', 'vs baseline'].map((cell) => styles.dim(cell))]
+  for (const { metric, label } of LATENCY_LABELS) {
+    const summaryOf = result.metrics[metric]
+    if (summaryOf.count === 0) continue
+    const metricChecks = checks.filter((check) => check.metric === metric)
+    rows.push([label, formatWithUnit(summaryOf.p50, 'ms'), formatWithUnit(summaryOf.p99, 'ms'), checksText(styles, metricChecks, true)])
+  }
+  const output = checkOf(checks, 'outputTokensPerSec', 'value')
+  rows.push(['output tokens/s', formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'), '', output ? checkText(styles, output, false) : ''])
+  const requests = checkOf(checks, 'requestsPerSec', 'value')
+  rows.push(['requests/s', formatWithUnit(result.throughput.requestsPerSec, 'req/s'), '', requests ? checkText(styles, requests, false) : ''])
+  const total = checkOf(checks, 'totalTokensPerSec', 'value')
+  if (total) rows.push(['total tokens/s', formatWithUnit(result.throughput.totalTokensPerSec, 'tok/s'), '', checkText(styles, total, false)])
+  if (result.goodput) rows.push(['goodput', formatWithUnit(result.goodput.requestsPerSec, 'req/s'), '', `${formatShare(result.goodput.share)} of requests met the limits`])
+  const { failed, total: dispatched } = result.counts
+  rows.push(['errors', `${failed}/${dispatched}`, '', failed > 0 ? styles.red(errorKinds(result)) : ''])
+  const gpu = gpuHeadline(result)
+  if (gpu.memoryPeakMiB !== undefined) rows.push(['GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB'), '', ''])
+  if (gpu.energyPerOutputTokenJ !== undefined) rows.push(['energy/token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J'), '', ''])
+  // Scalar rows hold their value in the p50 column.
+  lines.push(...alignRows(rows, new Set([1, 2])).map((line) => `  ${line}`))
+
+  lines.push(`  ${styles.dim('config')}  ${configSummary(result.config)}`, `  ${styles.dim('env')}     ${environmentSummary(result.environment)}`)
+  for (const warning of result.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
+  if (result.streaming.note) lines.push(`  ${styles.yellow('note')}    ${result.streaming.note}`)
+  return lines.join('\n')
+}
+
+/** One table per bench, separated by blank lines (what the console reporter prints). */
+export function renderConsoleTable(entries: readonly ReportEntry[], options: ConsoleTableOptions = {}): string {
+  return entries.map((entry) => renderConsoleEntry(entry, options)).join('\n\n')
+}

@@ -1,0 +1,117 @@
+import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
+import type { BenchmarkResult } from '../src/core/types.ts'
+
+/** A headline figure of a result: what the console, CSV, Markdown and dashboards show. */
+export interface HeadlineFigure {
+  /** Stable identifier, e.g. `ttft_p99_ms` (CSV column, dashboard series). */
+  id: string
+  /** Short label for tables, e.g. `TTFT p99`. */
+  label: string
+  /** Unit of {@link value}. */
+  unit: string
+  /** `smaller` when a lower value is better (latencies, errors), `bigger` otherwise. */
+  better: 'smaller' | 'bigger'
+  /** The figure; undefined when the run did not measure it (no GPU, no streamed token). */
+  value(result: BenchmarkResult): number | undefined
+  /** The baseline check that compares this figure, if one can. */
+  check?: { metric: LatencyMetric | ThroughputMetric; statistic: Check['statistic'] }
+}
+
+/** Latency metrics in report order, with their display names. */
+export const LATENCY_LABELS: ReadonlyArray<{ metric: LatencyMetric; label: string }> = [
+  { metric: 'ttftMs', label: 'TTFT' },
+  { metric: 'tpotMs', label: 'TPOT' },
+  { metric: 'itlMs', label: 'ITL' },
+  { metric: 'e2eMs', label: 'E2E' },
+]
+
+/** Throughputs in report order, with their display names and units. */
+export const THROUGHPUT_LABELS: ReadonlyArray<{ metric: ThroughputMetric; label: string; unit: string }> = [
+  { metric: 'outputTokensPerSec', label: 'output tokens/s', unit: 'tok/s' },
+  { metric: 'requestsPerSec', label: 'requests/s', unit: 'req/s' },
+  { metric: 'totalTokensPerSec', label: 'total tokens/s', unit: 'tok/s' },
+]
+
+const LATENCY_IDS: Record<LatencyMetric, string> = { ttftMs: 'ttft', tpotMs: 'tpot', itlMs: 'itl', e2eMs: 'e2e' }
+const THROUGHPUT_IDS: Record<ThroughputMetric, string> = {
+  outputTokensPerSec: 'output_tokens_per_s',
+  requestsPerSec: 'requests_per_s',
+  totalTokensPerSec: 'total_tokens_per_s',
+}
+
+function latencyFigure(metric: LatencyMetric, label: string, statistic: 'p50' | 'p90' | 'p99' | 'mean'): HeadlineFigure {
+  return {
+    id: `${LATENCY_IDS[metric]}_${statistic}_ms`,
+    label: `${label} ${statistic}`,
+    unit: 'ms',
+    better: 'smaller',
+    value: (result) => (result.metrics[metric].count > 0 ? result.metrics[metric][statistic] : undefined),
+    check: { metric, statistic },
+  }
+}
+
+/** Largest value of a GPU field over the GPUs, or undefined when none sampled it. */
+function gpuMax(result: BenchmarkResult, field: 'memoryPeakMiB' | 'powerPeakW' | 'powerMeanW' | 'utilizationMeanPct'): number | undefined {
+  const values = (result.gpu?.gpus ?? []).map((gpu) => gpu[field]).filter((value): value is number => typeof value === 'number')
+  return values.length > 0 ? Math.max(...values) : undefined
+}
+
+/** Energy per output token over all GPUs, joules: the sum of each GPU's share. */
+function energyPerToken(result: BenchmarkResult): number | undefined {
+  const values = (result.gpu?.gpus ?? []).map((gpu) => gpu.energyPerOutputTokenJ).filter((value): value is number => typeof value === 'number')
+  return values.length > 0 ? values.reduce((a, b) => a + b, 0) : undefined
+}
+
+/** Every headline figure, in the order the CSV and dashboards list them. */
+export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
+  ...LATENCY_LABELS.flatMap(({ metric, label }) => (['p50', 'p90', 'p99', 'mean'] as const).map((statistic) => latencyFigure(metric, label, statistic))),
+  ...THROUGHPUT_LABELS.map(({ metric, label, unit }): HeadlineFigure => ({
+    id: THROUGHPUT_IDS[metric],
+    label,
+    unit,
+    better: 'bigger',
+    value: (result) => result.throughput[metric],
+    check: { metric, statistic: 'value' },
+  })),
+  {
+    id: 'goodput_requests_per_s',
+    label: 'goodput req/s',
+    unit: 'req/s',
+    better: 'bigger',
+    value: (result) => result.goodput?.requestsPerSec,
+  },
+  {
+    id: 'error_rate',
+    label: 'error rate',
+    unit: 'share',
+    better: 'smaller',
+    value: (result) => (result.counts.total > 0 ? result.counts.failed / result.counts.total : 0),
+  },
+  { id: 'gpu_memory_peak_mib', label: 'GPU peak memory', unit: 'MiB', better: 'smaller', value: (result) => gpuMax(result, 'memoryPeakMiB') },
+  { id: 'gpu_power_peak_w', label: 'GPU peak power', unit: 'W', better: 'smaller', value: (result) => gpuMax(result, 'powerPeakW') },
+  { id: 'gpu_energy_per_output_token_j', label: 'energy/token', unit: 'J', better: 'smaller', value: energyPerToken },
+]
+
+/** The headline figure with this id. */
+export function headlineFigure(id: string): HeadlineFigure {
+  const figure = HEADLINE_FIGURES.find((candidate) => candidate.id === id)
+  if (!figure) throw new Error(`No headline figure ${id}`)
+  return figure
+}
+
+/** The verdict's check of one metric and statistic, if the bench compared it. */
+export function checkOf(checks: readonly Check[] | undefined, metric: string, statistic: string): Check | undefined {
+  return checks?.find((check) => check.metric === metric && check.statistic === statistic)
+}
+
+/** GPU peak memory (MiB, largest over GPUs) and energy per output token (J, all GPUs), when sampled. */
+export function gpuHeadline(result: BenchmarkResult): { memoryPeakMiB?: number; energyPerOutputTokenJ?: number; powerPeakW?: number } {
+  const out: { memoryPeakMiB?: number; energyPerOutputTokenJ?: number; powerPeakW?: number } = {}
+  const memory = gpuMax(result, 'memoryPeakMiB')
+  if (memory !== undefined) out.memoryPeakMiB = memory
+  const energy = energyPerToken(result)
+  if (energy !== undefined) out.energyPerOutputTokenJ = energy
+  const power = gpuMax(result, 'powerPeakW')
+  if (power !== undefined) out.powerPeakW = power
+  return out
+}

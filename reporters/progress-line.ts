@@ -1,0 +1,15 @@
+import type { BenchProgressArtifact } from '../src/vitest/progress-artifact.ts'
+import { formatFigure, formatSeconds } from './format-figures.ts'
+
+/** The live line of a running bench: requests done/total, elapsed, recent TTFT p50 and output tokens/s. */
+export function formatProgressLine(name: string, progress: Omit<BenchProgressArtifact, 'type'>): string {
+  const done = progress.total !== undefined ? `${progress.done}/${progress.total}` : `${progress.done}`
+  const tokensPerSec = progress.elapsedMs > 0 ? (progress.outputTokens * 1000) / progress.elapsedMs : 0
+  const parts = [
+    `${done} requests`,
+    formatSeconds(progress.elapsedMs),
+    `TTFT p50 ${progress.ttftP50Ms !== undefined ? `${formatFigure(progress.ttftP50Ms)} ms` : '-'}`,
+    `${formatFigure(tokensPerSec)} output tok/s`,
+  ]
+  return `${name}: ${parts.join(' · ')}`
+}

@@ -1,0 +1,83 @@
+import type { Verdict } from '../src/core/baseline/index.ts'
+import type { SloCheck } from '../src/core/slo/index.ts'
+import type { BenchmarkResult } from '../src/core/types.ts'
+
+/** Outcome of the Vitest test that ran a bench. */
+export type BenchTestState = 'passed' | 'failed' | 'skipped' | 'pending'
+
+/** One bench as every reporter sees it: its result and what was concluded from it. */
+export interface ReportEntry {
+  /** Bench name with its describe path (`chat > steady load`), the key of its baseline entry. */
+  name: string
+  /** Bench file, relative to the project root when known. */
+  file: string
+  /** State of the Vitest test (a bench that failed its SLOs or baseline is `failed`). */
+  state: BenchTestState
+  result: BenchmarkResult
+  /** Comparison with the stored baseline, when one was compared. */
+  verdict?: Verdict
+  /** SLO limits checked, when the bench set any. */
+  sloChecks?: SloCheck[]
+  /** Absolute path of the bench file's baseline file. */
+  baselinePath?: string
+  /** `compare`, `written`, `updated`, `missing` or `mismatch`. */
+  baselineState?: string
+  /** First lines of the assertion error when the test failed. */
+  failure?: string
+}
+
+/** Overall verdict of an entry: the test state first, then the baseline verdict, then the SLOs. */
+export type EntryStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped'
+
+export function entryStatus(entry: ReportEntry): EntryStatus {
+  if (entry.state === 'failed') return 'fail'
+  if (entry.state === 'skipped' || entry.state === 'pending') return 'skipped'
+  if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
+  if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive')) return 'inconclusive'
+  return 'pass'
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** True when `value` has the shape of a `Verdict` (task meta is untyped across the worker boundary). */
+export function isVerdict(value: unknown): value is Verdict {
+  return isRecord(value) && typeof value.status === 'string' && Array.isArray(value.checks) && typeof value.confidence === 'number'
+}
+
+/** True when `value` has the shape of a `BenchmarkResult` of schema version 1. */
+export function isBenchmarkResult(value: unknown): value is BenchmarkResult {
+  return isRecord(value) && value.schemaVersion === 1 && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.counts)
+}
+
+/** What a reporter reads from a test case: its name, file, state, meta and errors (a subset of Vitest's `TestCase`). */
+export interface TestCaseLike {
+  fullName: string
+  module: { moduleId: string; relativeModuleId?: string }
+  meta(): { llmBench?: unknown }
+  result(): { state: string; errors?: ReadonlyArray<{ message?: string }> | undefined }
+}
+
+const MAX_FAILURE_LINES = 12
+
+/** The entry of a Vitest test case that ran `bench.llm`; undefined for any other test. */
+export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
+  const meta = testCase.meta().llmBench
+  if (!isRecord(meta) || !isBenchmarkResult(meta.result)) return undefined
+  const outcome = testCase.result()
+  const state: BenchTestState = outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
+  const entry: ReportEntry = {
+    name: testCase.fullName,
+    file: testCase.module.relativeModuleId ?? testCase.module.moduleId,
+    state,
+    result: meta.result,
+  }
+  if (isVerdict(meta.verdict)) entry.verdict = meta.verdict
+  if (Array.isArray(meta.sloChecks)) entry.sloChecks = meta.sloChecks as SloCheck[]
+  if (typeof meta.baselinePath === 'string') entry.baselinePath = meta.baselinePath
+  if (typeof meta.baselineState === 'string') entry.baselineState = meta.baselineState
+  const message = outcome.errors?.[0]?.message
+  if (state === 'failed' && message) entry.failure = message.split('\n').slice(0, MAX_FAILURE_LINES).join('\n')
+  return entry
+}

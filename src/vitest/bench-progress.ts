@@ -1,0 +1,60 @@
+import { recordArtifact, type RunnerTestCase } from 'vitest'
+import type { Progress } from '../core/types.ts'
+import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from './progress-artifact.ts'
+
+/** Default interval between two progress artifacts of one bench, milliseconds. */
+export const PROGRESS_INTERVAL_MS = 1000
+
+/** Requests behind the live TTFT median: recent enough to follow the load, enough to be stable. */
+const RECENT_TTFT_WINDOW = 256
+
+/** Forwards a bench's progress to reporters, at most once per interval. */
+export interface ProgressForwarder {
+  onProgress(progress: Progress): void
+  /** Waits for the artifact in flight, so none arrives after the test ended. */
+  settle(): Promise<void>
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor((sorted.length - 1) / 2)]
+}
+
+/**
+ * Records `vitest-llm-bench:progress` artifacts on the running test (`ctx.task`), throttled to
+ * one per `intervalMs` and never two in flight, so a fast run does not flood the RPC channel.
+ */
+export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTERVAL_MS): ProgressForwarder {
+  const recent: number[] = []
+  let lastSent = Number.NEGATIVE_INFINITY
+  let inFlight: Promise<unknown> | undefined
+  return {
+    onProgress(progress) {
+      if (progress.ttftMs !== undefined) {
+        recent.push(progress.ttftMs)
+        if (recent.length > RECENT_TTFT_WINDOW) recent.shift()
+      }
+      const now = performance.now()
+      if (inFlight !== undefined || now - lastSent < intervalMs) return
+      if (progress.total !== undefined && progress.done >= progress.total) return
+      lastSent = now
+      const artifact: BenchProgressArtifact = {
+        type: PROGRESS_ARTIFACT_TYPE,
+        done: progress.done,
+        elapsedMs: progress.elapsedMs,
+        outputTokens: progress.outputTokens,
+      }
+      if (progress.total !== undefined) artifact.total = progress.total
+      const ttft = median(recent)
+      if (ttft !== undefined) artifact.ttftP50Ms = ttft
+      // Progress is best effort: a reporter channel that fails must not fail the bench.
+      inFlight = recordArtifact(task, artifact)
+        .catch(() => undefined)
+        .finally(() => (inFlight = undefined))
+    },
+    async settle() {
+      await inFlight
+    },
+  }
+}

@@ -1,0 +1,139 @@
+import { relative } from 'node:path'
+import type { Reporter, TestModule, TestProject, Vitest } from 'vitest/node'
+import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
+import { LlmBenchError } from '../core/errors.ts'
+import type { UpdateMode } from './provided.ts'
+
+/** The test names one bench file registered in a run, and whether that list can be trusted. */
+export interface BenchFileNames {
+  /** Absolute path of the bench file. */
+  file: string
+  /** Full names (`describe > … > name`) of every test collected in it, skipped ones included. */
+  names: Set<string>
+  /**
+   * True when the file was collected without errors and ran to the end, so a stored name that
+   * is not in {@link names} belongs to a bench that no longer exists.
+   */
+  complete: boolean
+}
+
+/** What {@link reconcileObsoleteBaselines} found (and removed) in one baseline file. */
+export interface ObsoleteBaselines {
+  /** The baseline file. */
+  path: string
+  /** Entries whose bench did not run, sorted. */
+  names: string[]
+  /** True when they were removed (`-u`). */
+  removed: boolean
+}
+
+/**
+ * The names registered in each module of a finished run. A module counts as complete only when
+ * it ran (not queued or still pending) and neither it nor any of its suites has a collection
+ * error (a throwing `describe` body or import stops registration half way). Tests skipped by
+ * `.skip`, `.only` elsewhere, `-t` or a line filter are still collected, so their names count.
+ */
+export function benchFileNamesOf(modules: ReadonlyArray<TestModule>): BenchFileNames[] {
+  const byFile = new Map<string, BenchFileNames>()
+  for (const module of modules) {
+    const state = module.state()
+    let complete = (state === 'passed' || state === 'failed' || state === 'skipped') && module.errors().length === 0
+    for (const suite of module.children.allSuites()) {
+      if (suite.errors().length > 0 || suite.state() === 'pending') complete = false
+    }
+    const names = new Set<string>()
+    for (const test of module.children.allTests()) {
+      names.add(test.fullName)
+      if (test.result().state === 'pending') complete = false
+    }
+    // One file can run in several projects: its entries are obsolete only if no run registered them.
+    const seen = byFile.get(module.moduleId)
+    if (seen) {
+      for (const name of names) seen.names.add(name)
+      seen.complete &&= complete
+    } else {
+      byFile.set(module.moduleId, { file: module.moduleId, names, complete })
+    }
+  }
+  return [...byFile.values()]
+}
+
+/**
+ * For each completely run bench file with a baseline file: lists the entries of benches that did
+ * not run; under `-u` (update mode `all`) removes them, like obsolete snapshots. Files that did
+ * not run completely are left alone. A baseline file that does not parse is skipped (its benches
+ * already failed with its path).
+ */
+export async function reconcileObsoleteBaselines(
+  files: ReadonlyArray<BenchFileNames>,
+  options: { update: UpdateMode; baselineDir?: string | undefined },
+): Promise<ObsoleteBaselines[]> {
+  const found: ObsoleteBaselines[] = []
+  for (const file of files) {
+    if (!file.complete) continue
+    const path = baselinePathFor(file.file, options.baselineDir)
+    let store: BaselineStore
+    try {
+      store = await BaselineStore.open(path, { updateMode: options.update === 'all' ? 'all' : 'none', ci: false })
+    } catch (error) {
+      if (error instanceof LlmBenchError) continue
+      throw error
+    }
+    const obsolete = store.names().filter((name) => !file.names.has(name))
+    if (obsolete.length === 0) continue
+    if (options.update === 'all') {
+      for (const name of store.names()) if (file.names.has(name)) store.markChecked(name)
+      const summary = await store.save()
+      found.push({ path, names: summary.removed, removed: true })
+    } else {
+      found.push({ path, names: obsolete, removed: false })
+    }
+  }
+  return found
+}
+
+/** The console line for one file's obsolete entries. */
+export function formatObsoleteBaselines(obsolete: ObsoleteBaselines, root: string): string {
+  const path = relative(root, obsolete.path) || obsolete.path
+  const names = obsolete.names.join(', ')
+  return obsolete.removed
+    ? `Removed obsolete baseline entries from ${path}: ${names}`
+    : `Obsolete baseline entries in ${path}: ${names} (run \`vitest bench -u\` to remove them)`
+}
+
+/**
+ * Registered by the plugin: after each run, reports (or under `-u` removes) baseline entries of
+ * benches that no longer exist, for the projects that use the plugin.
+ */
+export class ObsoleteBaselineReporter implements Reporter {
+  readonly #vitest: Vitest
+  /** Baseline folder option per project that has the plugin. */
+  readonly #projects = new Map<TestProject, { baselineDir: string | undefined }>()
+
+  constructor(vitest: Vitest) {
+    this.#vitest = vitest
+  }
+
+  /** Adds a project whose bench files keep baselines in `baselineDir`. */
+  addProject(project: TestProject, baselineDir: string | undefined): void {
+    this.#projects.set(project, { baselineDir })
+  }
+
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: 'passed' | 'interrupted' | 'failed'): Promise<void> {
+    // A bail or Ctrl-C leaves files half run: nothing can be called obsolete then.
+    if (reason === 'interrupted') return
+    const update = this.#vitest.config.snapshotOptions.updateSnapshot as UpdateMode
+    const byDir = new Map<string | undefined, TestModule[]>()
+    for (const module of testModules) {
+      const settings = this.#projects.get(module.project)
+      if (!settings) continue
+      const list = byDir.get(settings.baselineDir) ?? []
+      list.push(module)
+      byDir.set(settings.baselineDir, list)
+    }
+    for (const [baselineDir, modules] of byDir) {
+      const found = await reconcileObsoleteBaselines(benchFileNamesOf(modules), { update, baselineDir })
+      for (const obsolete of found) this.#vitest.logger.log(formatObsoleteBaselines(obsolete, this.#vitest.config.root))
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import type { TestArtifactBase } from 'vitest'
+
+/** Type of the test artifact a running bench records to report its progress to the main process. */
+export const PROGRESS_ARTIFACT_TYPE = 'vitest-llm-bench:progress' as const
+
+/**
+ * Progress of a running bench, sent from the worker with Vitest's `recordArtifact` (the only
+ * channel from a running test to reporters); the console reporter turns it into a live line.
+ */
+export interface BenchProgressArtifact extends TestArtifactBase {
+  type: typeof PROGRESS_ARTIFACT_TYPE
+  /** Measured requests finished (ok or failed). */
+  done: number
+  /** Planned measured requests, when known. */
+  total?: number
+  /** Milliseconds since the first measured dispatch. */
+  elapsedMs: number
+  /** Output tokens so far. */
+  outputTokens: number
+  /** Median TTFT of the most recent requests (up to 256), ms; absent before the first token. */
+  ttftP50Ms?: number
+}
+
+declare module 'vitest' {
+  interface TestArtifactRegistry {
+    'vitest-llm-bench:progress': BenchProgressArtifact
+  }
+}
+
+/** True when `artifact` is a progress artifact of vitest-llm-bench. */
+export function isBenchProgressArtifact(artifact: { type: string }): artifact is BenchProgressArtifact {
+  return artifact.type === PROGRESS_ARTIFACT_TYPE
+}

@@ -1,0 +1,98 @@
+import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import { OptionsError } from '../core/errors.ts'
+import { validateOptions } from '../core/options.ts'
+import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
+import { resolveSimulatorOptions } from '../sim/options.ts'
+import type { BenchLlmOptions } from './bench-options.ts'
+
+/** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
+export const BENCH_LLM_OPTION_KEYS = [
+  'server',
+  'target',
+  'workload',
+  'load',
+  'warmup',
+  'seed',
+  'recordRequests',
+  'goodput',
+  'cost',
+  'slo',
+  'baseline',
+  'timeoutMs',
+] as const satisfies ReadonlyArray<keyof BenchLlmOptions>
+
+const SERVER_KINDS = ['simulator', 'launch', 'connect']
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Edit distance, for "did you mean" hints on misspelt option names. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost)
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
+}
+
+function closest(key: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1
+  for (const candidate of candidates) {
+    const distance = editDistance(key, candidate)
+    if (distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+/**
+ * Validates the options of `bench.llm` when the bench is registered (at collection), so a typo
+ * fails in milliseconds, before any server starts or any request is sent: unknown option names
+ * (with a "did you mean"), the core options (load, target, goodput, cost...), the SLOs, the
+ * baseline policy, the timeout and a simulator's options. Workload files are read later, at run time.
+ *
+ * @throws {OptionsError} naming the option and how to fix it.
+ */
+export function validateBenchLlmOptions(name: unknown, options: unknown): asserts options is BenchLlmOptions {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm('what is measured', { workload, load }).")
+  }
+  if (!isRecord(options)) {
+    throw new OptionsError('options', `bench.llm('${name}', options) needs an options object, got ${String(options)}`, 'Pass `{ workload, load }` at least.')
+  }
+  for (const key of Object.keys(options)) {
+    if ((BENCH_LLM_OPTION_KEYS as readonly string[]).includes(key)) continue
+    const guess = closest(key, BENCH_LLM_OPTION_KEYS)
+    throw new OptionsError(key, `is not an option of bench.llm('${name}')`, `${guess ? `Did you mean \`${guess}\`? ` : ''}Options: ${BENCH_LLM_OPTION_KEYS.join(', ')}.`)
+  }
+  const target = options.target
+  if (target !== undefined && !isRecord(target)) {
+    throw new OptionsError('target', 'must be an object', "e.g. `target: { api: 'completions' }` or `target: { baseUrl: 'http://127.0.0.1:8000' }`.")
+  }
+  // The base URL is only known once the server runs; a placeholder lets everything else be checked now.
+  validateOptions({ ...options, target: { ...target, baseUrl: typeof target?.baseUrl === 'string' ? target.baseUrl : 'http://127.0.0.1:1' } })
+  if (options.slo !== undefined) validateSloOptions(options.slo as SloOptions)
+  if (options.baseline !== undefined && options.baseline !== false) parseRegressionPolicy(options.baseline as RegressionPolicy, 'baseline')
+  if (options.timeoutMs !== undefined) {
+    const timeout = options.timeoutMs
+    if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
+      throw new OptionsError('timeoutMs', `must be a positive number of milliseconds, got ${String(timeout)}`, 'e.g. `timeoutMs: 30 * 60_000`, or leave it out for 10 minutes.')
+    }
+  }
+  const server = options.server
+  if (server !== undefined) {
+    if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {
+      throw new OptionsError('server', 'is not a server spec', 'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).')
+    }
+    if (server.kind === 'simulator') resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
+  }
+}
