@@ -53,8 +53,9 @@ function benchmarkOptions(baseUrl: string, requests: number): BenchmarkOptions {
   return {
     target: { baseUrl },
     workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 4 } },
-    // Closed loop at 2 streams: requests rarely share a prefill step, so TTFT is one prefill.
-    load: { concurrency: 2, requests },
+    // One stream: every request gets a prefill step of its own, so TTFT is one prefill plus one
+    // decode step (~23 ms at speed 1), unimodal. Two or more streams synchronise and make it bimodal.
+    load: { concurrency: 1, requests },
     warmup: { requests: 4 },
     seed: 11,
   }

@@ -37,10 +37,12 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const api = options.target.api ?? 'chat'
   const workload = await createWorkload(options.workload, { seed, api })
 
-  const baseUrl = options.target.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
-  await waitForReady(baseUrl, { apiKey: options.target.apiKey, signal: options.signal, timeoutMs: 30_000 })
-  const model = options.target.model ?? (await discoverModel(baseUrl, options.target.apiKey))
-  const target = resolveTarget({ ...options.target, baseUrl }, model)
+  // Resolved once with a stand-in model for the base URL and key (OPENAI_API_KEY), then with the real one.
+  const provisional = resolveTarget(options.target, options.target.model ?? 'unknown')
+  const { baseUrl, apiKey } = provisional
+  await waitForReady(baseUrl, { apiKey, signal: options.signal, timeoutMs: 30_000 })
+  const model = options.target.model ?? (await discoverModel(baseUrl, apiKey))
+  const target = { ...provisional, model }
 
   const [hostEnv, serverFacts] = await Promise.all([
     collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) }),

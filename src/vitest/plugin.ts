@@ -8,6 +8,7 @@ import { isCI } from './ci.ts'
 import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { PROVIDED_KEY, type UpdateMode } from './provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
+import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
 
 /** Options of the {@link llmBench} Vitest plugin. */
 export interface LlmBenchPluginOptions {
@@ -20,6 +21,11 @@ export interface LlmBenchPluginOptions {
   server?: BenchServer
   /** Default baseline policy of benches that give none. */
   tolerance?: RegressionPolicy
+  /**
+   * Add `LlmConsoleReporter` beside Vitest's reporters (a table per bench, progress lines on a
+   * terminal), unless the config lists one already. Default true.
+   */
+  reporters?: boolean
 }
 
 // The global setup runs from the built file when installed, from the source in this repository.
@@ -55,8 +61,13 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
     configureVitest({ vitest, project }) {
       // `-u` sets snapshotOptions.updateSnapshot to 'all' (config.update is not what vitest bench reads).
       const update = vitest.config.snapshotOptions.updateSnapshot as UpdateMode
+      const reporters = vitest.config.reporters
+      if (options.reporters !== false && !reporters.some(isLlmConsoleReporter)) reporters.push(new LlmConsoleReporter())
+      // Benches send progress only when a reporter shows it.
+      const progress = reporters.some((reporter) => isLlmConsoleReporter(reporter) && reporter.progress)
       project.provide(PROVIDED_KEY, {
         update,
+        ...(progress ? { progress } : {}),
         ci: isCI(),
         ...(options.baselineDir ? { baselineDir: options.baselineDir } : {}),
         ...(options.tolerance ? { tolerance: options.tolerance as Record<string, unknown> } : {}),

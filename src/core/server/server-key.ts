@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { redactText } from './redact.ts'
 import type { ServerSpec } from './server-spec.ts'
+import { normalizeBaseUrl } from '../client/target.ts'
 
 /**
  * Identity of a launch configuration: two specs with the same key can share one server. It covers
@@ -25,7 +26,5 @@ export function serverKey(spec: ServerSpec): string {
   return `${spec.name}:${hash}`
 }
 
-/** A server root without trailing slashes or `/v1`. */
-export function normalizeBaseUrl(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')
-}
+/** A server root without trailing slashes or `/v1` (the client's rule, so both agree). */
+export { normalizeBaseUrl }

@@ -1,0 +1,80 @@
+import type { Verdict } from '../src/core/baseline/index.ts'
+import type { SloCheck } from '../src/core/slo/index.ts'
+import type { BenchmarkResult, RequestRecord } from '../src/core/types.ts'
+import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+
+/** Version of the JSON report format (see `src/core/json-schema/report.schema.json`). */
+export const JSON_REPORT_VERSION = 1
+
+/** One bench in the JSON report. */
+export interface JsonReportBench {
+  name: string
+  file: string
+  /** Overall status: test state, baseline verdict and SLOs together. */
+  status: EntryStatus
+  /** State of the Vitest test. */
+  state: ReportEntry['state']
+  /** The full result; `requests` only when the report was asked to include them. */
+  result: BenchmarkResult
+  verdict?: Verdict
+  sloChecks?: SloCheck[]
+  baselinePath?: string
+  baselineState?: string
+  failure?: string
+}
+
+/** The JSON report: every bench of a run. */
+export interface JsonReport {
+  reportVersion: typeof JSON_REPORT_VERSION
+  tool: 'vitest-llm-bench'
+  /** When the report was written, ISO 8601. */
+  generatedAt: string
+  benches: JsonReportBench[]
+}
+
+/** Options of {@link toJsonReport}. */
+export interface JsonReportOptions {
+  /** Keep per-request records in each result (when the bench recorded them). Default false. */
+  includeRequests?: boolean
+  /** Time of writing, ISO 8601. Default: now. */
+  generatedAt?: string
+}
+
+/** The report object for `entries` (`JSON.stringify` it; non-finite numbers become null). */
+export function toJsonReport(entries: readonly ReportEntry[], options: JsonReportOptions = {}): JsonReport {
+  return {
+    reportVersion: JSON_REPORT_VERSION,
+    tool: 'vitest-llm-bench',
+    generatedAt: options.generatedAt ?? new Date().toISOString(),
+    benches: entries.map((entry) => {
+      const { requests: _requests, ...withoutRequests } = entry.result
+      const bench: JsonReportBench = {
+        name: entry.name,
+        file: entry.file,
+        status: entryStatus(entry),
+        state: entry.state,
+        result: options.includeRequests ? entry.result : withoutRequests,
+      }
+      if (entry.verdict) bench.verdict = entry.verdict
+      if (entry.sloChecks) bench.sloChecks = entry.sloChecks
+      if (entry.baselinePath) bench.baselinePath = entry.baselinePath
+      if (entry.baselineState) bench.baselineState = entry.baselineState
+      if (entry.failure) bench.failure = entry.failure
+      return bench
+    }),
+  }
+}
+
+/** One line of the requests JSONL file: a request record tagged with its bench. */
+export interface RequestLine extends RequestRecord {
+  bench: string
+}
+
+/** Per-request records of every bench that recorded them (`recordRequests: true`), one JSON object per line. */
+export function toRequestsJsonl(entries: readonly ReportEntry[]): string {
+  const lines: string[] = []
+  for (const entry of entries) {
+    for (const record of entry.result.requests ?? []) lines.push(JSON.stringify({ bench: entry.name, ...record } satisfies RequestLine))
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : ''
+}

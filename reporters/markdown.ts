@@ -1,0 +1,151 @@
+import type { Check } from '../src/core/baseline/index.ts'
+import type { SloCheck } from '../src/core/slo/index.ts'
+import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
+import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
+import { configRows, environmentRows } from './inventory.ts'
+import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+
+/** Options of {@link renderMarkdown}. */
+export interface MarkdownOptions {
+  /** Heading of the summary. Default `LLM benchmarks`. */
+  title?: string
+  /** Link to the HTML report (an artifact or a published page). */
+  htmlReportUrl?: string
+  /** Text of that link. Default `Full HTML report`. */
+  htmlReportLabel?: string
+}
+
+const ICON: Record<EntryStatus | Check['status'], string> = { pass: '✅', fail: '❌', inconclusive: '⚠️', skipped: '⏭️' }
+
+/** A table cell: pipes escaped, line breaks as `<br>`. */
+function cell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>')
+}
+
+function table(header: readonly string[], align: readonly ('l' | 'r' | 'c')[], rows: readonly string[][]): string {
+  const rule = align.map((a) => (a === 'r' ? '--:' : a === 'c' ? ':-:' : '---'))
+  return [header, rule, ...rows].map((row, index) => `| ${(index === 1 ? row : row.map(cell)).join(' | ')} |`).join('\n')
+}
+
+function withDelta(value: string, check: Check | undefined): string {
+  if (!check) return value
+  return `${value} (${formatChange(check.ratio)}${check.status === 'pass' ? '' : ` ${ICON[check.status]}`})`
+}
+
+function summaryRow(entry: ReportEntry): string[] {
+  const { result } = entry
+  const checks = entry.verdict?.checks
+  const latency = (metric: 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs', statistic: 'p50' | 'p99'): string =>
+    result.metrics[metric].count > 0 ? withDelta(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)) : '-'
+  return [
+    ICON[entryStatus(entry)],
+    entry.name,
+    latency('ttftMs', 'p50'),
+    latency('ttftMs', 'p99'),
+    latency('tpotMs', 'p50'),
+    latency('itlMs', 'p50'),
+    latency('e2eMs', 'p99'),
+    withDelta(formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+    withDelta(formatFigure(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
+    `${result.counts.failed}/${result.counts.total}`,
+    baselineCell(entry),
+  ]
+}
+
+function baselineCell(entry: ReportEntry): string {
+  if (entry.verdict) return entry.verdict.status
+  return entry.baselineState ?? '-'
+}
+
+function checkLabel(check: Check): string {
+  const label = LATENCY_LABELS.find((candidate) => candidate.metric === check.metric)?.label ?? check.metric
+  return check.statistic === 'value' ? label : `${label} ${check.statistic}`
+}
+
+function verdictTable(entry: ReportEntry): string | undefined {
+  const verdict = entry.verdict
+  if (!verdict || verdict.checks.length === 0) return undefined
+  const level = `${Number((verdict.confidence * 100).toPrecision(4))}%`
+  const rows = verdict.checks.map((check) => [
+    checkLabel(check),
+    formatWithUnit(check.baseline, check.unit),
+    formatWithUnit(check.current, check.unit),
+    formatChange(check.ratio),
+    check.ciLow === null || check.ciHigh === null ? '-' : `${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`,
+    `${check.tolerance >= 0 ? '+' : '-'}${Number((Math.abs(check.tolerance) * 100).toPrecision(4))}%`,
+    `${check.n.baseline}/${check.n.current}`,
+    `${ICON[check.status]} ${check.status}`,
+  ])
+  const out = [table(['Check', 'Baseline', 'Current', 'Change', `${level} CI of ratio`, 'Tolerance', 'n base/cur', 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'], rows)]
+  const reasons = verdict.checks.filter((check) => check.reason).map((check) => `- ${checkLabel(check)}: ${check.reason}`)
+  const notes = verdict.notes.map((note) => `- ${note}`)
+  if (reasons.length + notes.length > 0) out.push('', ...reasons, ...notes)
+  return out.join('\n')
+}
+
+function sloTable(checks: readonly SloCheck[] | undefined): string | undefined {
+  if (!checks || checks.length === 0) return undefined
+  const show = (value: number, unit: string): string => (unit === 'share' ? formatShare(value) : formatWithUnit(value, unit))
+  const rows = checks.map((check) => [
+    check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`,
+    check.measured === null ? '-' : show(check.measured, check.unit),
+    `${check.bound === 'max' ? '≤' : '≥'} ${show(check.limit, check.unit)}`,
+    String(check.n),
+    `${ICON[check.status]} ${check.status}`,
+  ])
+  return table(['SLO', 'Measured', 'Limit', 'n', 'Verdict'], ['l', 'r', 'r', 'r', 'l'], rows)
+}
+
+function inventory(entry: ReportEntry): string {
+  const rows = [...configRows(entry.result.config).map(([key, value]) => [`config.${key}`, value]), ...environmentRows(entry.result.environment)]
+  return ['<details><summary>Configuration and environment</summary>', '', table(['Setting', 'Value'], ['l', 'l'], rows), '', '</details>'].join('\n')
+}
+
+function section(entry: ReportEntry): string {
+  const status = entryStatus(entry)
+  const { result } = entry
+  const facts = [`\`${entry.file}\``, `${result.counts.completed}/${result.counts.total} requests in ${formatSeconds(result.durationMs)}`]
+  const gpu = gpuHeadline(result)
+  if (gpu.memoryPeakMiB !== undefined) facts.push(`GPU peak ${formatWithUnit(gpu.memoryPeakMiB, 'MiB')}`)
+  if (gpu.energyPerOutputTokenJ !== undefined) facts.push(`${formatWithUnit(gpu.energyPerOutputTokenJ, 'J')}/token`)
+  if (entry.baselineState && entry.baselineState !== 'compare') facts.push(`baseline ${entry.baselineState}`)
+  const parts = [`### ${ICON[status]} ${entry.name}`, '', facts.join(' · ')]
+  const verdict = verdictTable(entry)
+  if (verdict) parts.push('', verdict)
+  const slo = sloTable(entry.sloChecks)
+  if (slo) parts.push('', slo)
+  if (entry.failure) parts.push('', '<details><summary>Failure</summary>', '', '```text', entry.failure, '```', '', '</details>')
+  for (const warning of result.warnings) parts.push('', `> ⚠️ ${warning}`)
+  parts.push('', inventory(entry))
+  return parts.join('\n')
+}
+
+/**
+ * A pull-request summary: one table with every bench's headline figures and baseline deltas,
+ * then a section per bench with baseline vs current, SLOs, failures, configuration and
+ * environment, and a link to the HTML report. GitHub-flavoured Markdown.
+ */
+export function renderMarkdown(entries: readonly ReportEntry[], options: MarkdownOptions = {}): string {
+  const statuses = entries.map(entryStatus)
+  const counts = (['fail', 'inconclusive', 'pass', 'skipped'] as const)
+    .map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${ICON[status]} ${count} ${status}`)
+  const out = [`## ${options.title ?? 'LLM benchmarks'}${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`, '']
+  if (entries.length === 0) {
+    out.push('No LLM benches ran.')
+  } else {
+    out.push(
+      table(
+        ['', 'Bench', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'ITL p50', 'E2E p99', 'Output tok/s', 'Req/s', 'Errors', 'Baseline'],
+        ['c', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+        entries.map(summaryRow),
+      ),
+      '',
+      'Changes in brackets are against the stored baseline; a figure fails only when its whole confidence interval lies beyond the tolerance.',
+    )
+    for (const entry of entries) out.push('', section(entry))
+  }
+  if (options.htmlReportUrl) out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
+  return `${out.join('\n')}\n`
+}

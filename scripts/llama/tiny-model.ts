@@ -1,0 +1,3 @@
+export function writeTinyLlamaModel(_options: { vocabPath: string; outputPath: string }): void {
+  throw new Error('not yet')
+}

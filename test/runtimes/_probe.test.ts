@@ -1,0 +1,3 @@
+import { test } from 'vitest'
+import { detectRuntime } from '../../src/core/runtime.ts'
+test('x', () => { console.log('RUNTIME', JSON.stringify(detectRuntime()), process.execPath) })
