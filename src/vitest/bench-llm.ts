@@ -3,6 +3,7 @@ import { runBenchmark } from '../core/run.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { judgeBench } from './bench-judgement.ts'
+import { benchNameOf } from './bench-name.ts'
 import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
 import { isCI } from './ci.ts'
 import { forwardProgress } from './bench-progress.ts'
@@ -22,17 +23,6 @@ function provided(): LlmBenchProvided {
   return { update: ci ? 'none' : 'new', ci }
 }
 
-function fullName(ctx: TestContext): string {
-  const names: string[] = []
-  let suite = ctx.task.suite
-  while (suite && suite.name && suite !== (ctx.task.file as unknown)) {
-    names.unshift(suite.name)
-    suite = suite.suite
-  }
-  names.push(ctx.task.name)
-  return names.join(' > ')
-}
-
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
   const shared = provided()
   const acquired = await acquireTarget(options.server, options.target, { url: shared.serverUrl, server: shared.server })
@@ -47,7 +37,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     )
     await progress?.settle()
     const judgement = await judgeBench({
-      name: fullName(ctx),
+      name: benchNameOf(ctx.task),
       file: ctx.task.file.filepath,
       result,
       slo: options.slo,

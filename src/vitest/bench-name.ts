@@ -1,0 +1,16 @@
+import type { Test } from 'vitest'
+
+/**
+ * The key of a bench's baseline entry: its describe path and name joined with ` > `, e.g.
+ * `chat > long prompts > p99 under load`, as Vitest's `TestCase.fullName` spells it (so the
+ * obsolete-entry check can compare the two).
+ */
+export function benchNameOf(task: Pick<Test, 'name' | 'suite' | 'file'>): string {
+  const names: string[] = [task.name]
+  let suite = task.suite
+  while (suite && suite !== (task.file as unknown) && suite.name) {
+    names.unshift(suite.name)
+    suite = suite.suite
+  }
+  return names.join(' > ')
+}
