@@ -115,3 +115,12 @@ export function gpuHeadline(result: BenchmarkResult): { memoryPeakMiB?: number; 
   if (power !== undefined) out.powerPeakW = power
   return out
 }
+
+/** Label of a verdict check for tables: `TTFT p99`, `output tokens/s`. */
+export function checkLabel(check: Pick<Check, 'metric' | 'statistic'>): string {
+  const latency = LATENCY_LABELS.find((candidate) => candidate.metric === check.metric)
+  if (latency) return check.statistic === 'value' ? latency.label : `${latency.label} ${check.statistic}`
+  const throughput = THROUGHPUT_LABELS.find((candidate) => candidate.metric === check.metric)
+  const label = throughput?.label ?? check.metric
+  return check.statistic === 'value' ? label : `${label} ${check.statistic}`
+}

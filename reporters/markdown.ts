@@ -1,7 +1,7 @@
 import type { Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
-import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
+import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
 
@@ -55,11 +55,6 @@ function summaryRow(entry: ReportEntry): string[] {
 function baselineCell(entry: ReportEntry): string {
   if (entry.verdict) return entry.verdict.status
   return entry.baselineState ?? '-'
-}
-
-function checkLabel(check: Check): string {
-  const label = LATENCY_LABELS.find((candidate) => candidate.metric === check.metric)?.label ?? check.metric
-  return check.statistic === 'value' ? label : `${label} ${check.statistic}`
 }
 
 function verdictTable(entry: ReportEntry): string | undefined {

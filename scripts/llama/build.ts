@@ -106,7 +106,7 @@ function cloneSource(bundle: string, src: string, force: boolean): string {
   if (!existsSync(join(src, '.git'))) {
     rmSync(src, { recursive: true, force: true })
     log(`cloning ${bundle} -> ${src}`)
-    run('git', ['clone', '--quiet', bundle, src])
+    run('git', ['-c', 'advice.detachedHead=false', 'clone', '--quiet', bundle, src])
   }
   const head = run('git', ['-C', src, 'rev-parse', 'HEAD'], { stdio: 'pipe' }).trim()
   if (head !== LLAMA_RELEASE.commit) throw new Error(`${src} is at ${head}, expected ${LLAMA_RELEASE.commit}: delete ${src} and run again`)

@@ -2,6 +2,7 @@ import { BaselineFileError } from '../errors.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
 import { formatStableJson } from './stable-json.ts'
+import { describeJsonError } from '../runtime-json.ts'
 
 /** Version of the baseline file format this code reads and writes. */
 export const BASELINE_SCHEMA_VERSION = 1
@@ -99,7 +100,7 @@ export function parseBaselineFile(text: string, path: string): BaselineFile {
   try {
     data = JSON.parse(text)
   } catch (cause) {
-    throw new BaselineFileError(path, `not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`, { cause })
+    throw new BaselineFileError(path, `not valid JSON (${describeJsonError(text, cause)})`, { cause })
   }
   const check = new ShapeChecker(path)
   const root = check.object(data, 'the file')

@@ -1,4 +1,4 @@
-import { request } from 'undici'
+import { requestText } from '../runtime-http.ts'
 import { describeNetworkError } from './failure.ts'
 
 /** Options of {@link httpGet}. */
@@ -25,9 +25,8 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
   const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(options.timeoutMs)))
   const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout])
   try {
-    const response = await request(url, { method: 'GET', headers, signal })
-    const body = await response.body.text()
-    return { ok: true, status: response.statusCode, body }
+    const response = await requestText(url, { method: 'GET', headers, signal })
+    return { ok: true, status: response.status, body: response.body }
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason
     const problem = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : describeNetworkError(error)

@@ -1,5 +1,7 @@
-import { Pool } from 'undici'
 import { OptionsError } from '../errors.ts'
+import { createStreamDispatcher } from '../runtime-http.ts'
+import type { StreamDispatcher } from '../runtime-http.ts'
+import type { HttpTransportName } from '../runtime.ts'
 import type { PreparedRequest, RequestRecord } from '../types.ts'
 import { buildRequestBody, endpointPath } from './request-body.ts'
 import { StreamingRequest } from './streaming-request.ts'
@@ -10,6 +12,8 @@ import type { ResolvedTarget } from './target.ts'
 export interface StreamingClientOptions {
   /** Most requests in flight at once (the load's concurrency); the pool opens up to this many connections. */
   connections: number
+  /** How to speak HTTP. Default: the runtime's (undici on Node and Deno, fetch on Bun, whose undici is a stub); see `defaultHttpTransport`. */
+  transport?: HttpTransportName
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
@@ -19,11 +23,12 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 
 /**
  * Sends streaming requests to one OpenAI-compatible server over an undici connection pool
- * (one request per connection at a time, no pipelining) and turns each into a {@link RequestRecord}.
+ * (one request per connection at a time, no pipelining; the runtime's fetch where undici cannot
+ * dispatch) and turns each into a {@link RequestRecord}.
  */
 export class StreamingClient {
   private readonly target: ResolvedTarget
-  private readonly pool: Pool
+  private readonly pool: StreamDispatcher
   private readonly context: RequestContext
   private readonly path: string
   private readonly headers: Record<string, string>
@@ -35,8 +40,7 @@ export class StreamingClient {
     }
     this.target = target
     const root = new URL(target.baseUrl)
-    // The request timer of each StreamingRequest is the one limit; undici's own would cut long generations.
-    this.pool = new Pool(root.origin, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 })
+    this.pool = createStreamDispatcher(root.origin, { connections, transport: options.transport })
     this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers }
     if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization')) headers.authorization = `Bearer ${target.apiKey}`

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
+import type { StreamDispatcher } from '../runtime-http.ts'
 import type { RequestFailure, RequestRecord } from '../types.ts'
 import {
   cancelledFailure,
@@ -13,6 +14,7 @@ import {
   streamErrorFailure,
   timeoutFailure,
 } from './failure.ts'
+import { ContentChunkTemplate, MATCH_WITH_OUTPUT, NO_MATCH } from './content-chunk-template.ts'
 import { currentReadTick } from './read-tick.ts'
 import {
   choiceCarriesOutput,
@@ -27,7 +29,7 @@ import type { ChunkLike } from './sse-event.ts'
 
 /** What a request needs from its client; one object shared by every request of a client. */
 export interface RequestContext {
-  dispatcher: Dispatcher
+  dispatcher: StreamDispatcher
   /** Full URL of the endpoint, for messages. */
   url: string
   /** Limit from send to end of stream, in milliseconds. */
@@ -92,6 +94,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private bodyBytes = 0
   private parser: EventSourceParser | undefined = undefined
   private decoder: Utf8Decoder | undefined = undefined
+  private template: ContentChunkTemplate | undefined = undefined
   private controller: Dispatcher.DispatchController | undefined = undefined
   private started = false
   private retried = false
@@ -163,6 +166,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.body = []
     } else if (this.contentType.includes('text/event-stream')) {
       this.mode = 'sse'
+      this.template = new ContentChunkTemplate()
       this.decoder = new TextDecoder()
       this.parser = createParser({
         onEvent: (event) => this.onEvent(event),
@@ -246,6 +250,14 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       return
     }
     if (data.length === 0) return
+    const template = this.template as ContentChunkTemplate
+    const matched = template.match(data)
+    if (matched !== NO_MATCH) {
+      // The same JSON as the learned chunk but for its output string: same fields, no parse.
+      if (matched === MATCH_WITH_OUTPUT) this.contentEvent(now)
+      this.readFields(template.learnedChunk as ChunkLike)
+      return
+    }
     let chunk: unknown
     try {
       chunk = JSON.parse(data)
@@ -264,10 +276,19 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       return
     }
     if (choiceCarriesOutput(firstChoice(c))) {
-      this.chunkTimes.push(now)
-      if (this.firstContentTick < 0) this.firstContentTick = this.readTick
-      this.lastContentTick = this.readTick
+      this.contentEvent(now)
+      template.learn(data, c)
     }
+    this.readFields(c)
+  }
+
+  private contentEvent(now: number): void {
+    this.chunkTimes.push(now)
+    if (this.firstContentTick < 0) this.firstContentTick = this.readTick
+    this.lastContentTick = this.readTick
+  }
+
+  private readFields(c: ChunkLike): void {
     if (c.choices !== undefined) this.finishReason = finishReasonOf(c, this.finishReason)
     if (c.usage !== undefined && c.usage !== null) this.usage = c.usage
     if (c.timings !== undefined && c.timings !== null) this.timings = c.timings
@@ -325,6 +346,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.meta.signal?.removeEventListener('abort', this)
     this.parser = undefined
     this.decoder = undefined
+    this.template = undefined
     this.body = undefined
 
     const wholeBody = wholeBodyChunks !== undefined

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { WorkloadError } from '../errors.ts'
+import { describeJsonError, jsonErrorPosition } from '../runtime-json.ts'
 
 /** What reading a dataset file found besides its content. */
 export interface DatasetFileFacts {
@@ -201,10 +202,10 @@ class JsonArrayScanner {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      const message = (error as Error).message
-      const position = /position (\d+)/.exec(message)
-      const offset = position ? text.slice(0, Number(position[1])).split('\n').length - 1 : 0
-      this.#fail(`entry ${this.#index} is not valid JSON (${message}). Fix the JSON syntax.`, this.#elementLine + offset)
+      // Bun's JSON.parse names no position: runtime-json finds it on every runtime.
+      const position = jsonErrorPosition(text, error)
+      const offset = position ? position.line - 1 : 0
+      this.#fail(`entry ${this.#index} is not valid JSON (${describeJsonError(text, error)}). Fix the JSON syntax.`, this.#elementLine + offset)
     }
     this.#onElement(value, this.#index, this.#elementLine)
     this.#index++

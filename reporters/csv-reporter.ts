@@ -1,0 +1,24 @@
+import { toCsv } from './csv.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
+import type { ReportEntry } from './report-entry.ts'
+
+/** Options of {@link LlmCsvReporter}. */
+export interface LlmCsvReporterOptions {
+  /** CSV file, relative to the Vitest root. Default `llm-bench-report/results.csv`. */
+  outputFile?: string
+}
+
+/** Writes one CSV row per bench with its headline figures, configuration and environment. */
+export class LlmCsvReporter extends LlmFileReporter {
+  readonly options: LlmCsvReporterOptions
+
+  constructor(options: LlmCsvReporterOptions = {}) {
+    super()
+    this.options = options
+  }
+
+  protected async write(entries: ReportEntry[]): Promise<void> {
+    const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`, toCsv(entries))
+    this.announce('LLM bench CSV', path)
+  }
+}

@@ -1,0 +1,62 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
+import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import { reportEntryOf, type ReportEntry, type TestCaseLike } from './report-entry.ts'
+
+/** Folder the file reporters write to by default, relative to the Vitest root. */
+export const DEFAULT_REPORT_DIR = 'llm-bench-report'
+
+/** The report entries of a run's modules, in file and declaration order. */
+export function entriesOf(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): ReportEntry[] {
+  const entries: ReportEntry[] = []
+  for (const module of testModules) {
+    for (const testCase of module.children.allTests()) {
+      const entry = reportEntryOf(testCase as unknown as TestCaseLike)
+      if (entry) entries.push(entry)
+    }
+  }
+  return entries
+}
+
+/**
+ * Base of the reporters that write files at the end of a run: collects the benches' entries from
+ * the finished modules and hands them to {@link write}. Runs without any LLM bench write nothing,
+ * so a unit-test run sharing the config does not overwrite the last benchmark report.
+ */
+export abstract class LlmFileReporter implements Reporter {
+  protected vitest: Vitest | undefined
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest
+  }
+
+  /** `path` resolved against the Vitest root (or the working directory). */
+  protected resolvePath(path: string): string {
+    return isAbsolute(path) ? path : resolve(this.vitest?.config.root ?? process.cwd(), path)
+  }
+
+  /** Writes `text` to `path` (resolved, parent folders created). */
+  protected async writeText(path: string, text: string, mode: 'replace' | 'append' = 'replace'): Promise<string> {
+    const target = this.resolvePath(path)
+    await mkdir(dirname(target), { recursive: true })
+    if (mode === 'append') await appendFile(target, text)
+    else await writeFile(target, text)
+    return target
+  }
+
+  /** Tells the user where a report went (relative to the working directory). */
+  protected announce(what: string, path: string): void {
+    const line = `${what}: ${relative(process.cwd(), path) || path}`
+    if (this.vitest) this.vitest.logger.log(line)
+    else process.stdout.write(`${line}\n`)
+  }
+
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    const entries = entriesOf(testModules)
+    if (entries.length === 0) return
+    await this.write(entries)
+  }
+
+  /** Writes the report of `entries` (never empty). */
+  protected abstract write(entries: ReportEntry[]): Promise<void>
+}

@@ -1,0 +1,301 @@
+import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
+import type { SloCheck } from '../../src/core/slo/index.ts'
+import type { BenchmarkResult } from '../../src/core/types.ts'
+import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
+import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-figures.ts'
+import { configRows, environmentRows } from '../inventory.ts'
+import { entryStatus, type ReportEntry } from '../report-entry.ts'
+import { cdfPoints, gpuSeries, timelineInFlight, timelineRate } from './chart-data.ts'
+import { escapeHtml } from './escape-html.ts'
+import { HTML_REPORT_STYLE } from './html-style.ts'
+import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartPoint, type ChartSeries } from './svg-chart.ts'
+
+/** A throughput-vs-latency curve (one point per load level of a sweep). */
+export interface CurveSpec {
+  title: string
+  xLabel: string
+  yLabel: string
+  points: ChartPoint[]
+}
+
+/** Options of {@link renderHtml}. */
+export interface HtmlReportOptions {
+  /** Page title. Default `vitest-llm-bench report`. */
+  title?: string
+  /** Baseline entries to draw CDFs against (see `loadBaselines`). */
+  baselines?: ReadonlyMap<ReportEntry, BaselineEntry>
+  /** Curves drawn at the top of the report, e.g. throughput against latency over a sweep. */
+  curves?: readonly CurveSpec[]
+  /** Time of writing, ISO 8601. Default: now. */
+  generatedAt?: string
+}
+
+const CURRENT_COLOR = SERIES_PALETTE[0]
+const BASELINE_COLOR = '#8c959f'
+
+function anchorOf(index: number): string {
+  return `bench-${index + 1}`
+}
+
+function statusClass(status: string): string {
+  return `status-${status}`
+}
+
+function deltaHtml(check: Check | undefined): string {
+  if (!check) return ''
+  return `<div class="delta ${statusClass(check.status)}">${escapeHtml(`${formatChange(check.ratio)} vs baseline · ${check.status}`)}</div>`
+}
+
+function card(label: string, value: string, check?: Check): string {
+  return `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${escapeHtml(value)}</div>${deltaHtml(check)}</div>`
+}
+
+function cards(entry: ReportEntry): string {
+  const { result } = entry
+  const checks = entry.verdict?.checks
+  const out: string[] = []
+  for (const { metric, label } of LATENCY_LABELS) {
+    if (result.metrics[metric].count === 0) continue
+    for (const statistic of ['p50', 'p99'] as const) {
+      out.push(card(`${label} ${statistic}`, formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)))
+    }
+  }
+  out.push(card('output tokens/s', formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')))
+  out.push(card('requests/s', formatFigure(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')))
+  if (result.goodput) out.push(card('goodput', `${formatFigure(result.goodput.requestsPerSec)} req/s (${formatShare(result.goodput.share)})`))
+  out.push(card('errors', `${result.counts.failed} / ${result.counts.total}`))
+  const gpu = gpuHeadline(result)
+  if (gpu.memoryPeakMiB !== undefined) out.push(card('GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB')))
+  if (gpu.energyPerOutputTokenJ !== undefined) out.push(card('energy / output token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J')))
+  if (result.cost) out.push(card('cost / 1M output tokens', formatFigure(result.cost.perMillionOutputTokens)))
+  return `<div class="cards">${out.join('')}</div>`
+}
+
+function table(header: readonly string[], rows: readonly string[][], numeric: ReadonlySet<number> = new Set()): string {
+  const head = header.map((text, column) => `<th${numeric.has(column) ? ' class="num"' : ''}>${escapeHtml(text)}</th>`).join('')
+  const body = rows
+    .map((row) => `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`)
+    .join('')
+  return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
+}
+
+function verdictSection(entry: ReportEntry): string {
+  const verdict = entry.verdict
+  if (!verdict) {
+    const state = entry.baselineState
+    if (!state) return ''
+    const text: Record<string, string> = {
+      written: 'No baseline existed: this run was recorded as the baseline.',
+      updated: 'The baseline was rewritten with this run (-u).',
+      missing: 'No baseline exists and this run could not record one (CI).',
+      mismatch: 'The stored baseline belongs to other hardware, software or configuration: not compared.',
+    }
+    return `<h3>Baseline</h3><p>${escapeHtml(text[state] ?? state)}${entry.baselinePath ? ` <span class="file">${escapeHtml(entry.baselinePath)}</span>` : ''}</p>`
+  }
+  const level = `${Number((verdict.confidence * 100).toPrecision(4))}%`
+  const rows = verdict.checks.map((check) => [
+    escapeHtml(checkLabel(check)),
+    escapeHtml(formatWithUnit(check.baseline, check.unit)),
+    escapeHtml(formatWithUnit(check.current, check.unit)),
+    escapeHtml(formatChange(check.ratio)),
+    check.ciLow === null || check.ciHigh === null ? '-' : escapeHtml(`${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`),
+    escapeHtml(`${check.tolerance >= 0 ? '+' : '-'}${Number((Math.abs(check.tolerance) * 100).toPrecision(4))}%`),
+    escapeHtml(`${check.n.baseline} / ${check.n.current}`),
+    `<span class="${statusClass(check.status)}">${escapeHtml(check.status)}</span>${check.reason ? `<div class="note">${escapeHtml(check.reason)}</div>` : ''}`,
+  ])
+  const notes = verdict.notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')
+  return `<h3>Baseline vs current <span class="${statusClass(verdict.status)}">(${escapeHtml(verdict.status)})</span></h3>${table(
+    ['check', 'baseline', 'current', 'change', `${level} CI of ratio`, 'tolerance', 'n base / cur', 'verdict'],
+    rows,
+    new Set([1, 2, 3, 4, 5, 6]),
+  )}${notes}`
+}
+
+function sloSection(checks: readonly SloCheck[] | undefined): string {
+  if (!checks || checks.length === 0) return ''
+  const show = (value: number, unit: string): string => (unit === 'share' ? formatShare(value) : formatWithUnit(value, unit))
+  const rows = checks.map((check) => [
+    escapeHtml(check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`),
+    escapeHtml(check.measured === null ? '-' : show(check.measured, check.unit)),
+    escapeHtml(`${check.bound === 'max' ? '≤' : '≥'} ${show(check.limit, check.unit)}`),
+    escapeHtml(String(check.n)),
+    `<span class="${statusClass(check.status)}">${escapeHtml(check.status)}</span>`,
+  ])
+  return `<h3>SLOs</h3>${table(['limit', 'measured', 'bound', 'n', 'verdict'], rows, new Set([1, 2, 3]))}`
+}
+
+function cdfChart(id: string, title: string, current: string | undefined, baseline: string | undefined): string {
+  const series: ChartSeries[] = [{ name: 'current', points: cdfPoints(current), color: CURRENT_COLOR }]
+  const baselinePoints = cdfPoints(baseline)
+  if (baselinePoints.length > 0) series.push({ name: 'baseline', points: baselinePoints, color: BASELINE_COLOR, dashed: true })
+  return renderLineChart(series, {
+    id,
+    title,
+    xLabel: 'milliseconds',
+    yLabel: 'share of requests',
+    yMin: 0,
+    yMax: 1,
+    formatY: (value) => `${Math.round(value * 100)}%`,
+    note: baselinePoints.length > 0 ? 'current (solid) against the stored baseline (dashed)' : 'no baseline to compare with',
+  })
+}
+
+function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string {
+  const { result } = entry
+  const out = [
+    cdfChart('ttft-cdf', 'TTFT distribution (CDF)', result.histograms.ttftUs, baseline?.histograms.ttftUs),
+    cdfChart('e2e-cdf', 'E2E latency distribution (CDF)', result.histograms.e2eUs, baseline?.histograms.e2eUs),
+  ]
+  const notes: string[] = []
+  if (result.timeline && result.timeline.outputTokens.length > 0) {
+    const timeline = result.timeline
+    out.push(
+      renderLineChart(
+        [{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }],
+        {
+          id: 'tokens-over-time',
+          title: 'Output tokens per second over time',
+          xLabel: 'seconds',
+          yLabel: 'tokens/s',
+          xMin: 0,
+          note: `per ${formatFigure(timeline.windowMs / 1000)} s window; run mean ${formatFigure(result.throughput.outputTokensPerSec)} tok/s`,
+        },
+      ),
+      renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, result.durationMs), step: true }], {
+        id: 'in-flight-over-time',
+        title: 'Requests in flight over time',
+        xLabel: 'seconds',
+        yLabel: 'requests',
+        xMin: 0,
+        note: `most at once in each ${formatFigure(timeline.windowMs / 1000)} s window`,
+      }),
+    )
+  } else {
+    notes.push('No timeline in this result: no throughput or in-flight chart.')
+  }
+  const samples = result.gpu?.samples ?? []
+  const memory = gpuSeries(samples, 'memoryUsedMiB')
+  const power = gpuSeries(samples, 'powerW')
+  const gpuName = (index: number): string => `GPU ${index}`
+  if (memory.size > 0) {
+    out.push(
+      renderLineChart([...memory].map(([index, points]) => ({ name: gpuName(index), points })), {
+        id: 'gpu-memory',
+        title: 'GPU memory used over time',
+        xLabel: 'seconds',
+        yLabel: 'MiB',
+        xMin: 0,
+        note: `nvidia-smi every ${formatFigure(result.gpu?.intervalMs ?? 0)} ms`,
+      }),
+    )
+  }
+  if (power.size > 0) {
+    out.push(
+      renderLineChart([...power].map(([index, points]) => ({ name: gpuName(index), points })), {
+        id: 'gpu-power',
+        title: 'GPU power draw over time',
+        xLabel: 'seconds',
+        yLabel: 'watts',
+        xMin: 0,
+      }),
+    )
+  }
+  if (memory.size === 0 && power.size === 0) notes.push(result.gpu?.note ?? 'No GPU telemetry (no NVIDIA driver found): no GPU charts.')
+  return `<h3>Charts</h3><div class="charts">${out.join('')}</div>${notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')}`
+}
+
+function inventorySection(result: BenchmarkResult): string {
+  const config = configRows(result.config).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
+  const environment = environmentRows(result.environment).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
+  return `<h3>Configuration and environment</h3><div class="inventory">${table(['setting', 'value'], config)}${table(['environment', 'value'], environment)}</div>`
+}
+
+function benchSection(entry: ReportEntry, index: number, baseline: BaselineEntry | undefined): string {
+  const status = entryStatus(entry)
+  const { result } = entry
+  const facts = [
+    `<span class="file">${escapeHtml(entry.file)}</span>`,
+    escapeHtml(`${result.counts.completed}/${result.counts.total} requests in ${formatSeconds(result.durationMs)}`),
+    escapeHtml(`started ${result.startedAt}`),
+  ]
+  const warnings = [...result.warnings, ...(result.streaming.note ? [result.streaming.note] : [])]
+  return [
+    `<section class="bench" id="${anchorOf(index)}" data-status="${status}">`,
+    `<h2><span class="badge ${status}">${escapeHtml(status)}</span>${escapeHtml(entry.name)}</h2>`,
+    `<p class="facts">${facts.join(' · ')}</p>`,
+    warnings.map((warning) => `<div class="warning">${escapeHtml(warning)}</div>`).join(''),
+    entry.failure ? `<pre class="failure">${escapeHtml(entry.failure)}</pre>` : '',
+    cards(entry),
+    verdictSection(entry),
+    sloSection(entry.sloChecks),
+    charts(entry, baseline),
+    inventorySection(result),
+    '</section>',
+  ].join('')
+}
+
+function summaryTable(entries: readonly ReportEntry[]): string {
+  const rows = entries.map((entry, index) => {
+    const status = entryStatus(entry)
+    const { result } = entry
+    const checks = entry.verdict?.checks
+    const figure = (value: string, check: Check | undefined): string =>
+      `${escapeHtml(value)}${check ? ` <span class="${statusClass(check.status)}">${escapeHtml(`(${formatChange(check.ratio)})`)}</span>` : ''}`
+    const latency = (metric: 'ttftMs' | 'tpotMs' | 'e2eMs', statistic: 'p50' | 'p99'): string =>
+      result.metrics[metric].count > 0 ? figure(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)) : '-'
+    return [
+      `<span class="badge ${status}">${escapeHtml(status)}</span>`,
+      `<a href="#${anchorOf(index)}">${escapeHtml(entry.name)}</a>`,
+      latency('ttftMs', 'p50'),
+      latency('ttftMs', 'p99'),
+      latency('tpotMs', 'p50'),
+      latency('e2eMs', 'p99'),
+      figure(formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+      escapeHtml(formatFigure(result.throughput.requestsPerSec)),
+      escapeHtml(`${result.counts.failed}/${result.counts.total}`),
+    ]
+  })
+  return table(['', 'bench', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'req/s', 'errors'], rows, new Set([2, 3, 4, 5, 6, 7, 8]))
+}
+
+/**
+ * One self-contained HTML page: a summary of every bench, then per bench its headline figures,
+ * baseline vs current, SLOs, charts (TTFT and E2E CDFs against the baseline, tokens/s and
+ * in-flight requests over time, GPU memory and power over time) and its configuration and
+ * environment. Inline CSS and SVG only: no script, no network, and a Content-Security-Policy
+ * that forbids loading anything.
+ */
+export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportOptions = {}): string {
+  const title = options.title ?? 'vitest-llm-bench report'
+  const statuses = entries.map(entryStatus)
+  const counts = (['fail', 'inconclusive', 'pass', 'skipped'] as const)
+    .map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`)
+  const curves = (options.curves ?? []).map((curve, index) =>
+    renderCurveChart(curve.points, { id: `curve-${index + 1}`, title: curve.title, xLabel: curve.xLabel, yLabel: curve.yLabel }),
+  )
+  const body = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="subtitle">${escapeHtml([`${entries.length} bench${entries.length === 1 ? '' : 'es'}`, counts.join(', '), `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
+    entries.length > 0 ? summaryTable(entries) : '<p>No LLM benches ran.</p>',
+    curves.length > 0 ? `<h3>Throughput against latency</h3><div class="charts">${curves.join('')}</div>` : '',
+    ...entries.map((entry, index) => benchSection(entry, index, options.baselines?.get(entry))),
+  ].join('\n')
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${HTML_REPORT_STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`
+}

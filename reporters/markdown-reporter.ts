@@ -1,0 +1,51 @@
+import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
+import { renderMarkdown } from './markdown.ts'
+import type { ReportEntry } from './report-entry.ts'
+
+/** Options of {@link LlmMarkdownReporter}. */
+export interface LlmMarkdownReporterOptions {
+  /** Markdown file, relative to the Vitest root. Default `llm-bench-report/summary.md`; `false` writes none. */
+  outputFile?: string | false
+  /** Append the summary to `$GITHUB_STEP_SUMMARY` when that variable is set. Default true. */
+  stepSummary?: boolean
+  /**
+   * Link to the HTML report. Default: in GitHub Actions, the run's page (where uploaded
+   * artifacts are listed); elsewhere no link.
+   */
+  htmlReportUrl?: string
+  /** Heading of the summary. Default `LLM benchmarks`. */
+  title?: string
+}
+
+/** The GitHub Actions run page, when running there. */
+export function githubRunUrl(env: Record<string, string | undefined> = process.env): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: run } = env
+  return server && repository && run ? `${server}/${repository}/actions/runs/${run}` : undefined
+}
+
+/** Writes the pull-request summary (see `renderMarkdown`) to a file and to the GitHub step summary. */
+export class LlmMarkdownReporter extends LlmFileReporter {
+  readonly options: LlmMarkdownReporterOptions
+
+  constructor(options: LlmMarkdownReporterOptions = {}) {
+    super()
+    this.options = options
+  }
+
+  protected async write(entries: ReportEntry[]): Promise<void> {
+    const runUrl = githubRunUrl()
+    const link = this.options.htmlReportUrl
+      ? { htmlReportUrl: this.options.htmlReportUrl }
+      : runUrl
+        ? { htmlReportUrl: runUrl, htmlReportLabel: 'HTML report (in this run’s artifacts)' }
+        : {}
+    const markdown = renderMarkdown(entries, { ...link, ...(this.options.title ? { title: this.options.title } : {}) })
+    if (this.options.outputFile !== false) {
+      const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
+      this.announce('LLM bench Markdown summary', path)
+    }
+    const stepSummary = process.env.GITHUB_STEP_SUMMARY
+    // GitHub collects the file after the step; other steps may have written to it, so append.
+    if ((this.options.stepSummary ?? true) && stepSummary) await this.writeText(stepSummary, `${markdown}\n`, 'append')
+  }
+}

@@ -1,0 +1,106 @@
+import type { RunContext } from '../run.ts'
+import { CAPACITY_DEFAULTS, type CapacitySearchOptions } from './capacity-options.ts'
+import { curvePointOf } from './curve-point.ts'
+import { checkLatencyLimits, describeLimits } from './latency-limits.ts'
+import { runPoint, type PointJudge, type PointRunnerState } from './run-point.ts'
+import { pointWarnings } from './run-sweep.ts'
+import { findSaturation } from './saturation.ts'
+import { sweepConfigOf } from './sweep-config.ts'
+import { SWEEP_SCHEMA_VERSION, type CapacityResult, type SweepPoint, type SweepResult } from './sweep-result.ts'
+import { validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
+
+/** The next rate to try, or undefined when the search is over. */
+function nextRate(
+  tried: { rate: number; valid: boolean },
+  best: { valid: number | undefined; invalid: number | undefined },
+  range: { min: number; max: number },
+  precision: number,
+): number | undefined {
+  const { valid, invalid } = best
+  if (valid === undefined) return tried.rate <= range.min ? undefined : Math.max(range.min, tried.rate / 2)
+  if (invalid === undefined) return valid >= range.max ? undefined : Math.min(range.max, valid * 2)
+  if ((invalid - valid) / valid <= precision) return undefined
+  return (valid + invalid) / 2
+}
+
+/**
+ * Finds the highest Poisson request rate whose latencies stay within `capacity.limits` at
+ * `capacity.percentile` (MLPerf's Server-scenario metric): starting at `rate.start`, it doubles
+ * after a passing rate and halves after a failing one until one of each is known (or the range
+ * ends), then bisects between the highest passing and the lowest failing rate until they are
+ * within `precision` of each other. Every rate tried is a point of the result, with its validity
+ * and reasons. A point is judged by {@link checkLatencyLimits} (LoadGen's percentile, optionally its
+ * early stopping). Assumes latency grows with the rate; a noisy point can still mislead it.
+ */
+export async function searchCapacity(options: CapacitySearchOptions, context: RunContext = {}): Promise<SweepResult> {
+  const search = options.capacity
+  validateCapacitySearch(search)
+  validatePointLoad(options.load, 'rate')
+  validateSaturation(options.saturation)
+  const percentile = search.percentile ?? CAPACITY_DEFAULTS.percentile
+  const precision = search.precision ?? CAPACITY_DEFAULTS.precision
+  const earlyStopping = search.earlyStopping ?? CAPACITY_DEFAULTS.earlyStopping
+  const maxPoints = search.maxPoints ?? CAPACITY_DEFAULTS.maxPoints
+  const judge: PointJudge = (_result, records) =>
+    checkLatencyLimits(records, search.limits, {
+      percentile,
+      earlyStopping,
+      from: search.from ?? CAPACITY_DEFAULTS.from,
+      maxFailedShare: search.maxFailedShare ?? CAPACITY_DEFAULTS.maxFailedShare,
+    })
+
+  const startedAt = new Date().toISOString()
+  const started = performance.now()
+  const state: PointRunnerState = { target: options.target, warnedNoPrefixReset: false, warnings: [] }
+  const points: SweepPoint[] = []
+  const best: { valid: number | undefined; invalid: number | undefined } = { valid: undefined, invalid: undefined }
+  let rate: number | undefined = search.rate.start ?? Math.sqrt(search.rate.min * search.rate.max)
+  while (rate !== undefined && !options.signal?.aborted) {
+    if (points.length >= maxPoints) {
+      state.warnings.push(`The capacity search stopped after ${maxPoints} points (capacity.maxPoints) before reaching a precision of ${precision}.`)
+      break
+    }
+    const point = await runPoint(options, context, state, { axis: 'rate', value: rate, order: points.length, judge })
+    points.push(point)
+    const valid = point.valid === true
+    if (valid && (best.valid === undefined || rate > best.valid)) best.valid = rate
+    if (!valid && (best.invalid === undefined || rate < best.invalid)) best.invalid = rate
+    rate = nextRate({ rate, valid }, best, search.rate, precision)
+  }
+
+  const sorted = [...points].sort((a, b) => a.value - b.value)
+  const curve = sorted.map((point) => curvePointOf(point.value, point.result, point.valid))
+  const capacity: CapacityResult = {
+    bracketed: best.valid !== undefined && best.invalid !== undefined,
+    precision,
+    limits: { ...search.limits },
+    percentile,
+    earlyStopping,
+    tried: points.map((point) => point.value),
+    constraint: describeLimits(search.limits, percentile),
+  }
+  if (best.valid !== undefined) capacity.rate = best.valid
+  if (best.invalid !== undefined) capacity.failedRate = best.invalid
+  const warnings = [...state.warnings]
+  if (best.valid === undefined) warnings.push(`No rate down to ${search.rate.min} req/s met ${capacity.constraint}.`)
+  else if (best.invalid === undefined) warnings.push(`Every rate up to ${search.rate.max} req/s met ${capacity.constraint}: the capacity is at least that; raise capacity.rate.max.`)
+  const result: SweepResult = {
+    schemaVersion: SWEEP_SCHEMA_VERSION,
+    kind: 'capacity',
+    axis: 'rate',
+    startedAt,
+    durationMs: performance.now() - started,
+    points: sorted,
+    curve,
+    capacity,
+    config: sweepConfigOf(points[0]?.result, options.load, {
+      capacity: { limits: search.limits, percentile, precision, earlyStopping, from: search.from ?? CAPACITY_DEFAULTS.from, rate: search.rate },
+    }),
+    warnings: [...warnings, ...pointWarnings('rate', sorted)],
+  }
+  if (curve.length >= 2) {
+    const knee = findSaturation(curve, options.saturation)
+    if (knee) result.knee = knee
+  }
+  return result
+}

@@ -1,0 +1,60 @@
+import type { SweepResult } from './sweep-result.ts'
+
+function cell(value: number): string {
+  const abs = Math.abs(value)
+  return abs >= 1000 ? value.toFixed(0) : abs >= 100 ? value.toFixed(1) : value.toFixed(2)
+}
+
+/**
+ * The curve as a plain-text table, one row per point (throughputs per second, latencies in ms),
+ * the knee marked `<- knee` and invalid points `(invalid)`; for assertion messages and logs.
+ */
+export function formatSweepTable(result: SweepResult): string {
+  const header = [result.axis === 'rate' ? 'rate/s' : 'conc', 'out tok/s', 'req/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'E2E p50', 'E2E p99', 'ok', 'failed']
+  const rows = result.curve.map((point) => [
+    cell(point.value),
+    cell(point.outputTokensPerSec),
+    cell(point.requestsPerSec),
+    cell(point.ttftMs.p50),
+    cell(point.ttftMs.p99),
+    cell(point.tpotMs.p50),
+    cell(point.tpotMs.p99),
+    cell(point.e2eMs.p50),
+    cell(point.e2eMs.p99),
+    String(point.completed),
+    String(point.failed),
+  ])
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)))
+  const line = (cells: string[]) => cells.map((text, i) => text.padStart(widths[i] ?? 0)).join('  ')
+  const lines = [line(header)]
+  result.curve.forEach((point, i) => {
+    const marks: string[] = []
+    if (result.knee && point.value === result.knee.value) marks.push(result.knee.saturated ? '<- knee' : '<- knee (still rising)')
+    if (point.valid === false) marks.push('(invalid)')
+    lines.push(`${line(rows[i] ?? [])}${marks.length ? `  ${marks.join(' ')}` : ''}`)
+  })
+  return lines.join('\n')
+}
+
+/** One line per headline: knee, capacity, scenario. */
+export function formatSweepHeadlines(result: SweepResult): string[] {
+  const lines: string[] = []
+  if (result.scenario) lines.push(result.scenario.summary)
+  if (result.capacity && result.kind === 'capacity') {
+    const { rate, failedRate, constraint } = result.capacity
+    lines.push(
+      rate === undefined
+        ? `capacity: no rate tried met ${constraint}`
+        : `capacity: ${cell(rate)} req/s with ${constraint}${failedRate === undefined ? ' (every rate tried met it)' : `; ${cell(failedRate)} req/s did not`}`,
+    )
+  }
+  if (result.knee && result.kind === 'sweep') {
+    const { value, throughput, saturated, minGain, metric } = result.knee
+    lines.push(
+      saturated
+        ? `knee: ${result.axis} ${value} (${cell(throughput)} ${metric}; no later point gains more than ${(minGain * 100).toFixed(0)} %)`
+        : `knee: not reached; throughput still rising at ${result.axis} ${value}`,
+    )
+  }
+  return lines
+}

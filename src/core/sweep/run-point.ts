@@ -1,0 +1,67 @@
+import { runBenchmark, type RunContext } from '../run.ts'
+import { resetPrefixCache } from '../server/index.ts'
+import type { BenchmarkOptions, BenchmarkResult, LoadOptions, RequestRecord, TargetOptions } from '../types.ts'
+import type { SweepAxisName, SweepOptions, SweepPointLoad } from './sweep-options.ts'
+import type { SweepPoint } from './sweep-result.ts'
+
+/** What the point runner shares across the points of one sweep. */
+export interface PointRunnerState {
+  target: TargetOptions
+  warnedNoPrefixReset: boolean
+  warnings: string[]
+}
+
+/** The options every point shares: a sweep's, without the sweep-only fields. */
+export type PointBaseOptions = Omit<SweepOptions, 'over' | 'saturation'>
+
+/** Judges a point from its result and its requests; undefined: no judgement. */
+export type PointJudge = (result: BenchmarkResult, records: RequestRecord[]) => { valid: boolean; reasons: string[] } | undefined
+
+/** The load of one point: the base load with the swept value set. */
+export function pointLoad(axis: SweepAxisName, value: number, base: SweepPointLoad): LoadOptions {
+  if (axis === 'concurrency') return { ...base, concurrency: value }
+  return { arrival: 'poisson', ...base, rate: value }
+}
+
+/**
+ * Runs one point: the `beforePoint` hook (which may move the target), the prefix-cache reset,
+ * then `runBenchmark` with the swept value. Every run builds a new workload and so a fresh prompt
+ * salt. Requests are recorded when a judge needs them and dropped from the kept result unless
+ * the caller asked for them.
+ */
+export async function runPoint(
+  options: PointBaseOptions,
+  context: RunContext,
+  state: PointRunnerState,
+  point: { axis: SweepAxisName; value: number; order: number; judge?: PointJudge },
+): Promise<SweepPoint> {
+  const moved = await options.beforePoint?.({ order: point.order, value: point.value })
+  if (moved) state.target = { ...state.target, ...moved }
+  if (options.between?.resetPrefixCache) {
+    const reset = await resetPrefixCache(state.target.baseUrl, { apiKey: state.target.apiKey })
+    if (!reset && !state.warnedNoPrefixReset) {
+      state.warnedNoPrefixReset = true
+      state.warnings.push(
+        `between.resetPrefixCache: ${state.target.baseUrl} offers neither POST /reset_prefix_cache (vLLM with VLLM_SERVER_DEV_MODE=1) nor POST /flush_cache (SGLang); points may reuse cached prefixes.`,
+      )
+    }
+  }
+  const { beforePoint: _before, onPoint: _onPoint, between: _between, load, ...rest } = options
+  const keepRequests = options.recordRequests === true
+  const run: BenchmarkOptions = {
+    ...rest,
+    target: state.target,
+    load: pointLoad(point.axis, point.value, load),
+    recordRequests: keepRequests || point.judge !== undefined,
+  }
+  const result = await runBenchmark(run, context)
+  const judged = point.judge?.(result, result.requests ?? [])
+  if (!keepRequests) delete result.requests
+  const out: SweepPoint = { value: point.value, order: point.order, result }
+  if (judged) {
+    out.valid = judged.valid
+    out.reasons = judged.reasons
+  }
+  options.onPoint?.(out)
+  return out
+}

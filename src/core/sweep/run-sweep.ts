@@ -1,0 +1,52 @@
+import type { RunContext } from '../run.ts'
+import { curvePointOf } from './curve-point.ts'
+import { runPoint, type PointRunnerState } from './run-point.ts'
+import { findSaturation } from './saturation.ts'
+import { sweepConfigOf } from './sweep-config.ts'
+import type { SweepOptions } from './sweep-options.ts'
+import { SWEEP_SCHEMA_VERSION, type SweepPoint, type SweepResult } from './sweep-result.ts'
+import { axisOf, validatePointLoad, validateSaturation } from './validate-sweep.ts'
+
+/** Warnings of points, prefixed with their value, without repeating the same text. */
+export function pointWarnings(axis: string, points: SweepPoint[]): string[] {
+  const out: string[] = []
+  for (const point of points) {
+    for (const warning of point.result.warnings) out.push(`${axis} ${point.value}: ${warning}`)
+  }
+  return out
+}
+
+/**
+ * Runs one benchmark per swept value, lowest first, and returns the curve with its saturation
+ * point. Each point is a full `runBenchmark` (warm-up included, a fresh prompt salt), with the
+ * shared `load` plus the swept concurrency or rate (Poisson arrivals unless `load.arrival` says
+ * otherwise). Options are validated before anything is sent (throws `OptionsError`).
+ */
+export async function runSweep(options: SweepOptions, context: RunContext = {}): Promise<SweepResult> {
+  const { axis, values } = axisOf(options.over)
+  validatePointLoad(options.load, axis)
+  validateSaturation(options.saturation)
+  const startedAt = new Date().toISOString()
+  const started = performance.now()
+  const state: PointRunnerState = { target: options.target, warnedNoPrefixReset: false, warnings: [] }
+  const points: SweepPoint[] = []
+  for (const [order, value] of values.entries()) {
+    if (options.signal?.aborted) break
+    points.push(await runPoint(options, context, state, { axis, value, order }))
+  }
+  const curve = points.map((point) => curvePointOf(point.value, point.result))
+  const result: SweepResult = {
+    schemaVersion: SWEEP_SCHEMA_VERSION,
+    kind: 'sweep',
+    axis,
+    startedAt,
+    durationMs: performance.now() - started,
+    points,
+    curve,
+    config: sweepConfigOf(points[0]?.result, options.load, { sweep: { [axis]: values } }),
+    warnings: [...state.warnings, ...pointWarnings(axis, points)],
+  }
+  const knee = findSaturation(curve, options.saturation)
+  if (knee) result.knee = knee
+  return result
+}

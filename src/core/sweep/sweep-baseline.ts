@@ -1,0 +1,65 @@
+import {
+  baselineEntryFrom,
+  hashConfig,
+  MAX_STORED_CONFIG_CHARS,
+  roundFigures,
+  stableStringify,
+  type BaselineConfig,
+  type BaselineEntry,
+} from '../baseline/index.ts'
+import type { SweepAxisName, SweepThroughputMetric } from './sweep-options.ts'
+import type { ScenarioName, SweepCurvePoint, SweepResult } from './sweep-result.ts'
+
+/** The curve a sweep's baseline keeps beside the usual entry fields (figures rounded as the file holds them). */
+export interface SweepBaselineCurve {
+  kind: SweepResult['kind']
+  axis: SweepAxisName
+  /** Headline figures of every point, by increasing value. */
+  points: SweepCurvePoint[]
+  /** Knee: its value and whether throughput had stopped rising. */
+  knee?: { value: number; saturated: boolean; metric: SweepThroughputMetric }
+  /** Capacity found, requests per second (absent when no rate met the limits). */
+  capacity?: { rate?: number }
+  /** The scenario's metric. */
+  scenario?: { name: ScenarioName; metricName: string; value?: number; unit: string; valid: boolean }
+}
+
+/**
+ * A baseline entry for a sweep: the entry of its highest-throughput point (so the shared file
+ * format, fingerprint check and `-u` flow apply unchanged) whose `configHash` and `config` cover
+ * the whole sweep, scenario included, plus the curve under `sweep`.
+ */
+export interface SweepBaselineEntry extends BaselineEntry {
+  sweep: SweepBaselineCurve
+}
+
+/** The baseline entry of a sweep result; undefined when it has no point. */
+export function sweepBaselineEntryOf(result: SweepResult, options: { recordedAt?: string } = {}): SweepBaselineEntry | undefined {
+  const metric = result.knee?.metric ?? 'outputTokensPerSec'
+  let best = result.points[0]
+  for (const point of result.points) if (best && point.result.throughput[metric] > best.result.throughput[metric]) best = point
+  if (!best) return undefined
+  const entry = baselineEntryFrom(best.result, options.recordedAt ? { recordedAt: options.recordedAt } : {})
+  const configText = stableStringify(result.config)
+  const curve: SweepBaselineCurve = { kind: result.kind, axis: result.axis, points: result.curve }
+  if (result.knee) curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
+  if (result.capacity) curve.capacity = result.capacity.rate === undefined ? {} : { rate: result.capacity.rate }
+  if (result.scenario) {
+    const { name, metric, valid } = result.scenario
+    curve.scenario = { name, metricName: metric.name, unit: metric.unit, valid, ...(metric.value !== undefined ? { value: metric.value } : {}) }
+  }
+  const out: SweepBaselineEntry = { ...entry, configHash: hashConfig(result.config), sweep: roundFigures(curve) }
+  if (configText.length <= MAX_STORED_CONFIG_CHARS) out.config = JSON.parse(configText) as BaselineConfig
+  else delete out.config
+  return out
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The curve of a stored entry, or undefined when the entry is not a sweep's (or was edited out of shape). */
+export function sweepCurveOf(entry: BaselineEntry): SweepBaselineCurve | undefined {
+  const curve = (entry as Partial<SweepBaselineEntry>).sweep
+  if (!isObject(curve) || !Array.isArray(curve.points)) return undefined
+  const pointsOk = curve.points.every((point: unknown) => isObject(point) && typeof point.value === 'number' && typeof point.outputTokensPerSec === 'number')
+  return pointsOk ? curve : undefined
+}

@@ -1,0 +1,67 @@
+import type { BenchmarkOptions, LoadOptions, TargetOptions } from '../types.ts'
+import type { SweepPoint } from './sweep-result.ts'
+
+/** The value a sweep varies: closed-loop concurrency, or open-loop request rate (requests per second). */
+export type SweepAxis = { concurrency: number[] } | { rate: number[] }
+
+/** Name of the swept value. */
+export type SweepAxisName = 'concurrency' | 'rate'
+
+/** Throughputs a sweep can follow (per second, as in `BenchmarkResult.throughput`). */
+export type SweepThroughputMetric = 'outputTokensPerSec' | 'requestsPerSec' | 'totalTokensPerSec'
+
+/**
+ * The load of every point apart from the swept value: the stop rule (`requests` and/or
+ * `durationMs`, required), and for rate sweeps the arrival process (default `poisson`) and an
+ * optional `concurrency` cap. `rampUp` is not allowed: each point measures one steady load.
+ */
+export type SweepPointLoad = Omit<LoadOptions, 'rate' | 'rampUp'>
+
+/** How the saturation point (the knee) of a curve is found. */
+export interface SaturationOptions {
+  /** Throughput the knee is read from. Default `outputTokensPerSec`. */
+  metric?: SweepThroughputMetric
+  /**
+   * The knee is the first point (in swept order) beyond which no point's throughput exceeds its
+   * own by more than this share: 0.1 means "going further never buys more than 10 %". Default 0.1.
+   */
+  minGain?: number
+}
+
+/** What happens between two points of a sweep. */
+export interface BetweenPoints {
+  /**
+   * Empty the server's prefix cache before each point (vLLM `POST /reset_prefix_cache`, SGLang
+   * `POST /flush_cache`); a server without either gets a warning once. Each point already sends a
+   * fresh prompt salt, so this only matters for workloads with a shared prefix. Default false.
+   */
+  resetPrefixCache?: boolean
+}
+
+/** A point about to run. */
+export interface SweepPointStart {
+  /** Position in run order, from 0. */
+  order: number
+  /** The swept value (concurrency, or requests per second). */
+  value: number
+}
+
+/**
+ * Options of {@link runSweep}: a benchmark's options with the load split into the swept value
+ * (`over`) and the rest (`load`).
+ */
+export interface SweepOptions extends Omit<BenchmarkOptions, 'load' | 'onProgress'> {
+  /** The values to run, e.g. `{ concurrency: [1, 2, 4, 8, 16, 32] }` or `{ rate: [2, 4, 8] }` (requests per second). */
+  over: SweepAxis
+  /** Load of every point besides the swept value; needs `requests` or `durationMs`. */
+  load: SweepPointLoad
+  saturation?: SaturationOptions
+  between?: BetweenPoints
+  /**
+   * Called before each point; may return target fields that replace the current ones (a server
+   * restarted on another port). Used by the Vitest layer to restart servers between points.
+   */
+  beforePoint?: (point: SweepPointStart) => Promise<Partial<TargetOptions> | undefined | void>
+  /** Called after each point with its outcome (progress reporting). */
+  onPoint?: (point: SweepPoint) => void
+}

@@ -1,0 +1,186 @@
+/**
+ * `bench.llm` for test runners other than Vitest (`bun:test`, `Deno.test`): the same options,
+ * baseline files and verdicts, through the same {@link judgeBench}. No Vitest import here or below
+ * (the adapters load it in runtimes whose runner is not Vitest); a runner adapter only says how to
+ * register a test.
+ */
+import { fileURLToPath } from 'node:url'
+import { OptionsError } from '../core/errors.ts'
+import { runBenchmark } from '../core/run.ts'
+import type { BenchmarkResult } from '../core/types.ts'
+import { judgeBench } from './bench-judgement.ts'
+import type { BenchJudgement } from './bench-judgement.ts'
+import type { BenchLlmOptions } from './bench-options.ts'
+import { acquireTarget } from './bench-target.ts'
+import { isCI } from './ci.ts'
+import type { LlmBenchProvided, UpdateMode } from './provided.ts'
+import { validateBenchLlmOptions } from './validate-bench-options.ts'
+
+/**
+ * Environment variable that updates baselines outside Vitest (where there is no `-u`):
+ * `1`, `true` or `all` rewrite every entry the run touches; `new` writes missing ones only;
+ * `0`, `false` or `none` write nothing. Unset: `none` under CI (a missing baseline fails), else `new`.
+ */
+export const UPDATE_ENV = 'LLM_BENCH_UPDATE'
+
+/** Environment variable naming a folder for baseline files instead of `__llm_baselines__` beside each bench file. */
+export const BASELINE_DIR_ENV = 'LLM_BENCH_BASELINE_DIR'
+
+/** The update mode {@link UPDATE_ENV} asks for. Throws {@link OptionsError} for a value it does not know. */
+export function updateModeFromEnv(env: Record<string, string | undefined>): UpdateMode {
+  const raw = env[UPDATE_ENV]
+  if (raw === undefined || raw === '') return isCI(env) ? 'none' : 'new'
+  const value = raw.trim().toLowerCase()
+  if (value === '1' || value === 'true' || value === 'all') return 'all'
+  if (value === 'new') return 'new'
+  if (value === '0' || value === 'false' || value === 'none') return 'none'
+  throw new OptionsError(UPDATE_ENV, `${JSON.stringify(raw)} is not an update mode`, 'Use 1 (rewrite baselines), new (write missing ones) or 0.')
+}
+
+/** What the Vitest plugin would provide, read from the environment instead. */
+export function standaloneProvided(env: Record<string, string | undefined> = process.env): Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'> {
+  const dir = env[BASELINE_DIR_ENV]
+  return { update: updateModeFromEnv(env), ci: isCI(env), ...(dir ? { baselineDir: dir } : {}) }
+}
+
+/** A stack frame's file: `(/abs/file.ts:3:5)`, `at /abs/file.ts:3:5` (Bun) or `file:///abs/file.ts:3:5` (Deno). */
+const FRAME_FILE = /(?:\(|at |@)((?:file:\/\/)?(?:\/|[A-Za-z]:[\\/])[^():]*?):\d+:\d+\)?\s*$/
+
+/**
+ * The first file in `stack` that is not one of this package's adapter files: the bench file that
+ * called `bench.llm`. Undefined when no frame names a file.
+ */
+export function callerFileOf(stack: string | undefined, isOwnFile: (file: string) => boolean): string | undefined {
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const match = FRAME_FILE.exec(line.trim())
+    if (!match?.[1]) continue
+    const file = match[1].startsWith('file://') ? fileURLToPath(match[1]) : match[1]
+    if (!isOwnFile(file)) return file
+  }
+  return undefined
+}
+
+/** Default test timeout of a bench, milliseconds: `DEFAULT_BENCH_TIMEOUT_MS` of bench-llm.ts, which imports Vitest. */
+export const STANDALONE_BENCH_TIMEOUT_MS = 600_000
+
+/** Files of this package that a `bench.llm` call passes through before it reaches the bench file. */
+function isAdapterFile(file: string): boolean {
+  return /[\\/](?:src|dist[\\/]src)[\\/](?:bun|deno)[\\/][^\\/]+\.[jt]s$/.test(file) || /[\\/]standalone-bench\.[jt]s$/.test(file)
+}
+
+/** One bench run outside Vitest. */
+export interface StandaloneBenchRun {
+  /** The baseline key, as given to `bench.llm` (runners other than Vitest do not expose describe paths). */
+  name: string
+  /** Absolute path of the bench file; its baseline file is `__llm_baselines__/<file name>.json` beside it. */
+  file: string
+  options: BenchLlmOptions
+  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
+  /** Stops the run (the runner's timeout). */
+  signal?: AbortSignal
+}
+
+/** What a bench run measured and what it means. */
+export interface StandaloneBenchOutcome {
+  result: BenchmarkResult
+  judgement: BenchJudgement
+}
+
+/** Runs the benchmark on its target (starting a simulator or server as `options` say), then judges it. */
+export async function runStandaloneBench(run: StandaloneBenchRun): Promise<StandaloneBenchOutcome> {
+  const { options } = run
+  const acquired = await acquireTarget(options.server, options.target, undefined)
+  try {
+    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, ...rest } = options
+    const result = await runBenchmark({ ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) }, acquired.context)
+    const judgement = await judgeBench({
+      name: run.name,
+      file: run.file,
+      result,
+      slo: options.slo,
+      policy: options.baseline,
+      provided: run.provided,
+    })
+    return { result, judgement }
+  } finally {
+    await acquired.release()
+  }
+}
+
+/** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */
+export function summaryLine(name: string, result: BenchmarkResult, judgement: BenchJudgement): string {
+  const baseline = judgement.verdict?.status ?? judgement.baselineState ?? 'no baseline'
+  const ttft = result.metrics.ttftMs.count > 0 ? `${result.metrics.ttftMs.p99.toFixed(1)} ms` : 'n/a'
+  return `${name}: ${result.counts.completed}/${result.counts.total} completed, TTFT p99 ${ttft}, ${result.throughput.outputTokensPerSec.toFixed(0)} output tok/s, baseline: ${baseline}`
+}
+
+/** Error thrown by a failed bench, named as the Vitest one is. */
+function assertionError(message: string): Error {
+  const error = new Error(message)
+  error.name = 'LlmBenchAssertionError'
+  return error
+}
+
+/** How a runner registers a test: `mode` `skip` and `only` as the runner spells them. */
+export type RegisterTest = (mode: 'run' | 'skip' | 'only', name: string, fn: () => Promise<void>, timeoutMs: number) => void
+
+/** `bench.llm(name, options)` of a runner adapter. */
+export type StandaloneBenchFn = (name: string, options: BenchLlmOptions) => void
+
+/** `bench.llm` with the variants Vitest's has. */
+export interface StandaloneBenchLlm extends StandaloneBenchFn {
+  skip: StandaloneBenchFn
+  only: StandaloneBenchFn
+  /** Skips the bench when `condition` is truthy. */
+  skipIf(condition: unknown): StandaloneBenchFn
+  /** Runs the bench only when `condition` is truthy. */
+  runIf(condition: unknown): StandaloneBenchFn
+}
+
+/** Options of {@link createStandaloneBenchLlm}. */
+export interface StandaloneBenchLlmOptions {
+  /** Environment the update mode and CI flag are read from when a bench runs. Default `process.env`. */
+  env?: Record<string, string | undefined>
+  /** Where the bench's notes go (baseline written, inconclusive checks). Default `console.log`. */
+  log?: (line: string) => void
+  /** The bench file, when the call stack cannot tell (tests). Default: the caller of `bench.llm`. */
+  file?: string
+  /** The runner's command that updates baselines, named in messages instead of `vitest bench -u`, e.g. `LLM_BENCH_UPDATE=1 bun test`. */
+  updateCommand?: string
+}
+
+/** Messages from the baseline store and judgement name Vitest's `-u`; outside Vitest they name the runner's command. */
+function withUpdateCommand(text: string, command: string | undefined): string {
+  return command === undefined ? text : text.split('`vitest bench -u`').join(`\`${command}\``)
+}
+
+/**
+ * Builds `bench.llm` on a runner's `register`: validates the options when the file is loaded,
+ * remembers the calling file (for the baseline path), and registers a test that runs the bench,
+ * prints its notes and throws an `LlmBenchAssertionError` with the verdict when it fails.
+ */
+export function createStandaloneBenchLlm(register: RegisterTest, settings: StandaloneBenchLlmOptions = {}): StandaloneBenchLlm {
+  const log = settings.log ?? ((line: string) => console.log(line))
+  const registerIn = (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn => (name, options) => {
+    validateBenchLlmOptions(name, options)
+    const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
+    if (file === undefined) {
+      throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
+    }
+    const timeoutMs = options.timeoutMs ?? STANDALONE_BENCH_TIMEOUT_MS
+    register(mode, name, async () => {
+      // The runner's own timeout stops the test; this one also stops the requests in flight.
+      const signal = AbortSignal.timeout(timeoutMs)
+      const { result, judgement } = await runStandaloneBench({ name, file, options, provided: standaloneProvided(settings.env ?? process.env), signal })
+      log(summaryLine(name, result, judgement))
+      for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
+      if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))
+    }, timeoutMs)
+  }
+  return Object.assign(registerIn('run'), {
+    skip: registerIn('skip'),
+    only: registerIn('only'),
+    skipIf: (condition: unknown) => registerIn(condition ? 'skip' : 'run'),
+    runIf: (condition: unknown) => registerIn(condition ? 'run' : 'skip'),
+  })
+}

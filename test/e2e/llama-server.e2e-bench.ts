@@ -1,0 +1,24 @@
+// A bench.llm against a real llama-server, run by test/e2e/llama-server.test.ts in a child
+// `vitest bench` (config: llama.vitest.config.ts) so that it can write, then meet, a baseline in
+// a temporary folder. Not named *.bench.ts, so a plain `npx vitest bench` does not pick it up.
+import { describe } from 'vitest'
+import { llamaCpp } from '../../src/core/server/index.ts'
+import { bench } from '../../src/vitest/index.ts'
+import { LLAMA_E2E_SERVER_ARGS } from './llama-server-args.ts'
+
+const serverPath = process.env.LLAMA_E2E_SERVER
+const modelPath = process.env.LLAMA_E2E_MODEL
+
+describe('llama.cpp', () => {
+  bench.llm.runIf(serverPath && modelPath)('tiny model, 2 streams', {
+    server: llamaCpp({ bin: serverPath ?? 'llama-server', modelPath: modelPath ?? 'missing.gguf', args: LLAMA_E2E_SERVER_ARGS, ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}) }),
+    workload: { kind: 'synthetic', inputTokens: { mean: 48 }, outputTokens: { mean: 32 } },
+    load: { concurrency: 2, requests: 24 },
+    warmup: { requests: 2 },
+    seed: 3,
+    slo: { errors: { maxRate: 0 } },
+    // Wide on purpose: the two runs share 2 CPU cores with the rest of the test suite.
+    baseline: { ttftMs: { p50: '+300%' }, tpotMs: { p50: '+200%' }, outputTokensPerSec: '-75%' },
+    timeoutMs: 60_000,
+  })
+})

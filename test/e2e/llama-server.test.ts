@@ -1,0 +1,189 @@
+// End to end against a real OpenAI-compatible server: llama.cpp's llama-server with a tiny
+// random-weight model, both built by `scripts/llama/build.ts` into the cache (.ci/run builds them
+// before `npm test`). Without them the suite skips locally, saying why, and fails under CI.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { findLlamaArtifacts } from '../../scripts/llama/llama-cache.ts'
+import { runBenchmark } from '../../src/core/run.ts'
+import { compareLlamaTimings } from '../../src/core/server/llama-timings.ts'
+import { llamaCpp, startServer, type RunningServer } from '../../src/core/server/index.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/types.ts'
+import { isCI } from '../../src/vitest/ci.ts'
+import { LLAMA_E2E_SERVER_ARGS } from './llama-server-args.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const artifacts = findLlamaArtifacts()
+const ci = isCI()
+const logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
+
+if (!artifacts.found && !ci) console.warn(`[llama.cpp e2e] skipped: ${artifacts.reason}`)
+
+describe('llama-server build', () => {
+  // Under CI the build step of .ci/run must have produced them: their absence is a failure there.
+  test.runIf(ci)('llama-server and the tiny model are in the cache', () => {
+    if (!artifacts.found) throw new Error(`CI=true but ${artifacts.reason}`)
+    expect(existsSync(artifacts.manifest.serverPath)).toBe(true)
+  })
+})
+
+describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
+  const manifest = artifacts.found ? artifacts.manifest : undefined
+  let server: RunningServer
+
+  beforeAll(async () => {
+    server = await startServer(llamaCpp({ bin: manifest!.serverPath, modelPath: manifest!.modelPath, args: LLAMA_E2E_SERVER_ARGS, logDir, startTimeoutMs: 60_000 }), {
+      print: () => {},
+    })
+  }, 90_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    rmSync(logDir, { recursive: true, force: true })
+  })
+
+  function run(overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>, api: 'chat' | 'completions' = 'chat', outputTokens = 32): Promise<BenchmarkResult> {
+    return runBenchmark(
+      {
+        target: { baseUrl: server.baseUrl, api },
+        workload: { kind: 'synthetic', inputTokens: { mean: 48 }, outputTokens: { mean: outputTokens } },
+        warmup: { requests: 2 },
+        seed: 5,
+        recordRequests: true,
+        ...overrides,
+      },
+      { skipGpu: true },
+    )
+  }
+
+  function expectClean(result: BenchmarkResult, requests: number, outputTokens: number): void {
+    // Errors first: their messages say more than a count.
+    expect(result.errors).toEqual([])
+    expect(result.counts).toEqual({ total: requests, completed: requests, failed: 0 })
+    expect(result.streaming.streamed).toBe(true)
+    expect(result.streaming.tokenCountEstimated).toBe(false)
+    // The model never emits end-of-text, and ignore_eos holds the length: exactly what was asked.
+    for (const r of result.requests ?? []) {
+      expect(r.outputTokens).toBe(outputTokens)
+      expect(r.usageReported).toBe(true)
+      expect(r.chunkTimes.length).toBeGreaterThan(outputTokens / 2)
+    }
+    expect(result.metrics.ttftMs.count).toBe(requests)
+    expect(result.metrics.itlMs.count).toBeGreaterThan(0)
+    expect(result.throughput.outputTokensPerSec).toBeGreaterThan(0)
+  }
+
+  test('chat: every stream completes with the requested length, and the facts name llama.cpp and its build', async () => {
+    const result = await run({ load: { concurrency: 2, requests: 16 } })
+    expectClean(result, 16, 32)
+    expect(result.environment.server.name).toBe('llama.cpp')
+    // llama.cpp's build_info, `b<build number>-<commit>`; the bundle's commit is pinned in llama-release.json.
+    expect(result.environment.server.version).toMatch(/^b\d+-[0-9a-f]{7,}$/)
+    expect(manifest!.commit.startsWith(result.environment.server.version!.split('-')[1]!)).toBe(true)
+    expect(result.environment.server.model).toBeTruthy()
+    expect(result.environment.server.maxContextTokens).toBeGreaterThan(0)
+    expect(result.environment.server.launch).toBeUndefined()
+  })
+
+  test('completions: every stream completes with the requested length', async () => {
+    const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 24)
+    expectClean(result, 12, 24)
+    expect(result.config).toMatchObject({ target: { api: 'completions' } })
+  })
+
+  test("the client's timings contain llama-server's own, and decode speed agrees with its timings", async () => {
+    // One stream at a time: nothing queues, so TTFT minus the server's prompt time is pure overhead.
+    const result = await run({ load: { concurrency: 1, requests: 12 } }, 'chat', 64)
+    expectClean(result, 12, 64)
+    const comparison = compareLlamaTimings(result.requests ?? [])
+    expect(comparison?.requests).toBe(12)
+    const c = comparison!
+    console.log(
+      `[llama.cpp e2e] TTFT p50 client ${c.ttft.clientP50Ms.toFixed(2)} ms, server prompt_ms p50 ${c.ttft.serverPromptP50Ms.toFixed(2)} ms, ` +
+        `outside the server's prompt timer p50 ${c.ttft.outsidePromptP50Ms.toFixed(2)} ms; TPOT p50 client ${c.tpot.clientP50Ms.toFixed(3)} ms, ` +
+        `server ${c.tpot.serverP50Ms.toFixed(3)} ms (ratio p50 ${c.tpot.ratioP50.toFixed(3)}, ${c.tpot.ratioMin.toFixed(3)}..${c.tpot.ratioMax.toFixed(3)})`,
+    )
+    expect(c.tokenCountsAgree).toBe(12)
+    // The server's prompt interval lies inside the client's TTFT interval: the request is sent
+    // before the server starts on it, and the first token is read after the server sampled it.
+    for (const pair of c.pairs) expect(pair.ttftOutsidePromptMs).toBeGreaterThanOrEqual(0)
+    // Both ends time the same decode steps over the same tokens; only delivery jitter of the
+    // first and last chunk separates them. A factor of 2 would mean a unit or counting error.
+    expect(c.tpot.ratioP50).toBeGreaterThan(0.5)
+    expect(c.tpot.ratioP50).toBeLessThan(2)
+  })
+
+  test('requests beyond the server slots (-np 2) queue: TTFT p50 at concurrency 4 is far above concurrency 2', async () => {
+    const results: Record<number, BenchmarkResult> = {}
+    for (const concurrency of [1, 2, 4]) {
+      results[concurrency] = await run({ load: { concurrency, requests: 16 }, warmup: { requests: concurrency } }, 'chat', 64)
+      expectClean(results[concurrency]!, 16, 64)
+    }
+    const ttft = (c: number) => results[c]!.metrics.ttftMs.p50
+    const e2e = (c: number) => results[c]!.metrics.e2eMs.p50
+    console.log(`[llama.cpp e2e] TTFT p50 at concurrency 1, 2, 4: ${[1, 2, 4].map((c) => ttft(c).toFixed(2)).join(', ')} ms; E2E p50 ${[1, 2, 4].map((c) => e2e(c).toFixed(1)).join(', ')} ms`)
+    // At 4, two requests wait for a slot for about the rest of a running request's decode.
+    expect(ttft(4)).toBeGreaterThan(2 * ttft(2))
+    expect(ttft(4)).toBeGreaterThan(0.2 * e2e(2))
+  })
+
+  test('bench.llm against llama-server writes its baseline, then meets it under CI', async () => {
+    const baselineDir = mkdtempSync(join(tmpdir(), 'llama-e2e-baselines-'))
+    try {
+      const first = await childBench(baselineDir, { CI: '' })
+      expect(first.code, first.output).toBe(0)
+      const baselinePath = join(baselineDir, 'llama-server.e2e-bench.ts.json')
+      expect(existsSync(baselinePath)).toBe(true)
+      const stored = readFileSync(baselinePath, 'utf8')
+      expect(stored).toContain('llama.cpp > tiny model, 2 streams')
+      expect(first.meta?.baselineState).toBe('written')
+
+      // Under CI a missing or mismatched baseline fails, so passing here means it compared and held.
+      const second = await childBench(baselineDir, { CI: 'true' })
+      expect(second.code, second.output).toBe(0)
+      expect(second.meta?.baselineState).toBe('compare')
+      expect(second.meta?.verdict?.status).not.toBe('fail')
+    } finally {
+      rmSync(baselineDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  interface ChildBench {
+    code: number | null
+    output: string
+    meta: { baselineState?: string; verdict?: { status?: string } } | undefined
+  }
+
+  async function childBench(baselineDir: string, env: Record<string, string>): Promise<ChildBench> {
+    const jsonPath = join(baselineDir, `report-${env.CI || 'local'}.json`)
+    const childEnv: Record<string, string> = {}
+    for (const [key, value] of Object.entries(process.env)) {
+      // The parent is itself a Vitest worker: its markers would confuse the child's CLI.
+      if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') childEnv[key] = value
+    }
+    Object.assign(childEnv, env, {
+      LLAMA_E2E_SERVER: manifest!.serverPath,
+      LLAMA_E2E_MODEL: manifest!.modelPath,
+      LLAMA_E2E_BASELINE_DIR: baselineDir,
+      LLAMA_E2E_LOG_DIR: logDir,
+    })
+    const vitestCli = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
+    const args = [vitestCli, 'bench', '--run', '--config', 'test/e2e/llama.vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonPath}`]
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    let meta: ChildBench['meta']
+    try {
+      const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { testResults: Array<{ assertionResults: Array<{ meta?: { llmBench?: ChildBench['meta'] } }> }> }
+      meta = report.testResults.flatMap((file) => file.assertionResults).find((a) => a.meta?.llmBench)?.meta?.llmBench
+    } catch {
+      meta = undefined
+    }
+    return { code, output: output.slice(-4000), meta }
+  }
+})

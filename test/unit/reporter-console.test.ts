@@ -1,0 +1,103 @@
+import { describe, expect, test } from 'vitest'
+import type { TestCase } from 'vitest/node'
+import { formatProgressLine, LlmConsoleReporter, renderConsoleEntry, renderConsoleTable } from '../../reporters/index.ts'
+import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../src/vitest/progress-artifact.ts'
+import { reportEntries, testCaseOf } from './reporter-fixtures.ts'
+
+function progress(done: number, elapsedMs: number, ttftP50Ms?: number): BenchProgressArtifact {
+  return { type: PROGRESS_ARTIFACT_TYPE, done, total: 500, elapsedMs, outputTokens: done * 128, ...(ttftP50Ms === undefined ? {} : { ttftP50Ms }) }
+}
+
+describe('renderConsoleTable', () => {
+  test('plain table per bench matches the snapshot', () => {
+    expect(renderConsoleTable(reportEntries())).toMatchSnapshot()
+  })
+
+  test('shows p50/p99 of each latency, throughputs, errors, GPU figures and the inventory', () => {
+    const [steady, regressed] = reportEntries()
+    const text = renderConsoleEntry(steady!)
+    const ttftLine = text.split('\n').find((line) => line.trimStart().startsWith('TTFT'))
+    expect(ttftLine).toContain(`${Number(steady!.result.metrics.ttftMs.p50.toPrecision(4))} ms`)
+    expect(ttftLine).toContain(`${Number(steady!.result.metrics.ttftMs.p99.toPrecision(4))} ms`)
+    expect(ttftLine).toContain('p50 +4.2% pass')
+    expect(text).toMatch(/output tokens\/s\s+1062 tok\/s\s+-1\.3% pass/)
+    expect(text).toMatch(/GPU peak memory\s+72098 MiB/)
+    expect(text).toMatch(/energy\/token\s+1\.033 J/)
+    expect(text).toContain('config  chat · synthetic in 512 / out 128 tokens · concurrency 16 · 500 requests')
+    expect(text).toContain('2x NVIDIA H100 80GB HBM3 (driver 550.54.15) · vllm 0.10.1')
+    const failing = renderConsoleEntry(regressed!)
+    expect(failing.startsWith('✗ chat > poisson arrivals')).toBe(true)
+    expect(failing).toMatch(/TTFT .* p99 \+75\.2% FAIL/)
+    expect(failing).toMatch(/errors\s+3\/400\s+timeout x3/)
+    // No GPU sampled: no GPU rows rather than empty ones.
+    expect(failing).not.toContain('GPU peak memory')
+  })
+
+  test('colours deltas by verdict only when asked', () => {
+    const [, regressed] = reportEntries()
+    const plain = renderConsoleEntry(regressed!)
+    expect(plain).not.toContain('\u001b[')
+    const coloured = renderConsoleEntry(regressed!, { color: true })
+    expect(coloured).toContain('\u001b[31mp99 +75.2% FAIL\u001b[39m')
+    expect(coloured).toContain('\u001b[33mp50 +2.0% inconclusive\u001b[39m')
+    expect(coloured).toContain('\u001b[32m-1.5% pass\u001b[39m')
+  })
+})
+
+describe('formatProgressLine', () => {
+  test('shows done/total, elapsed, recent TTFT p50 and output tokens/s', () => {
+    expect(formatProgressLine('chat > steady', progress(250, 12_500, 41.23))).toBe('chat > steady: 250/500 requests · 12.5 s · TTFT p50 41.23 ms · 2560 output tok/s')
+    expect(formatProgressLine('b', { done: 3, elapsedMs: 0, outputTokens: 0 })).toBe('b: 3 requests · 0.0 s · TTFT p50 - · 0 output tok/s')
+  })
+})
+
+describe('LlmConsoleReporter', () => {
+  test('prints the table of a bench when its test finishes, nothing for other tests', () => {
+    const lines: string[] = []
+    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: false })
+    const [steady] = reportEntries()
+    reporter.onTestCaseResult(testCaseOf(steady!))
+    reporter.onTestCaseResult({ ...testCaseOf(steady!), meta: () => ({}) } as unknown as TestCase)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('✓ chat > steady closed loop, 16 streams (benches/chat.bench.ts)')
+  })
+
+  test('turns progress artifacts into throttled progress lines', () => {
+    const lines: string[] = []
+    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: true, progressIntervalMs: 0 })
+    const testCase = testCaseOf(reportEntries()[0]!)
+    reporter.onTestCaseArtifactRecord(testCase, progress(10, 1000, 40))
+    // The first artifact only starts the clock (short benches print no progress).
+    expect(lines).toHaveLength(0)
+    reporter.onTestCaseArtifactRecord(testCase, progress(100, 6000, 42))
+    expect(lines).toEqual(['  … chat > steady closed loop, 16 streams: 100/500 requests · 6.0 s · TTFT p50 42 ms · 2133 output tok/s'])
+    reporter.onTestCaseArtifactRecord(testCase, { type: 'internal:annotation' } as never)
+    expect(lines).toHaveLength(1)
+
+    const slow = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: true, progressIntervalMs: 60_000 })
+    slow.onTestCaseArtifactRecord(testCase, progress(10, 1000))
+    slow.onTestCaseArtifactRecord(testCase, progress(20, 2000))
+    expect(lines).toHaveLength(1)
+  })
+
+  test('prints no progress when progress is off (CI, not a terminal)', () => {
+    const lines: string[] = []
+    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: false, progressIntervalMs: 0 })
+    const testCase = testCaseOf(reportEntries()[0]!)
+    for (let i = 1; i <= 3; i++) reporter.onTestCaseArtifactRecord(testCase, progress(i, i * 1000))
+    expect(lines).toEqual([])
+  })
+
+  test('is plain without a terminal or under CI by default', () => {
+    const previous = process.env.CI
+    process.env.CI = 'true'
+    try {
+      const reporter = new LlmConsoleReporter()
+      expect(reporter.color).toBe(false)
+      expect(reporter.progress).toBe(false)
+    } finally {
+      if (previous === undefined) delete process.env.CI
+      else process.env.CI = previous
+    }
+  })
+})

@@ -1,0 +1,81 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { githubRunUrl, LlmMarkdownReporter, renderMarkdown } from '../../reporters/index.ts'
+import { moduleOf, reportEntries } from './reporter-fixtures.ts'
+
+describe('renderMarkdown', () => {
+  test('summary for a pull request matches the snapshot', () => {
+    expect(renderMarkdown(reportEntries(), { htmlReportUrl: 'https://example.com/run/1/report.html' })).toMatchSnapshot()
+  })
+
+  test('one summary row per bench with deltas, then baseline vs current per bench', () => {
+    const markdown = renderMarkdown(reportEntries())
+    const rows = markdown.split('\n').filter((line) => /^\| (✅|❌|⚠️|⏭️) \|/.test(line))
+    expect(rows).toHaveLength(3)
+    expect(rows[1]).toContain('| ❌ | chat > poisson arrivals, 20 req/s |')
+    expect(rows[1]).toContain('399.8 ms (+75.2% ❌)')
+    expect(markdown.startsWith('## LLM benchmarks: ❌ 1 fail, ✅ 2 pass\n')).toBe(true)
+    expect(markdown).toContain('| TTFT p99 | 228.3 ms | 399.8 ms | +75.2% | 1.632 – 1.872 | +10% | 400/397 | ❌ fail |')
+    expect(markdown).toContain('| output tokens/s | 1077 tok/s | 1062 tok/s | -1.3% | 0.957 – 1.017 | -10% | 12/12 | ✅ pass |')
+    expect(markdown).toContain('| errors maxRate | 0% | ≤ 0% | 500 | ✅ pass |')
+    expect(markdown).toContain('- TPOT p50: interval straddles the limit; more requests would settle it')
+    // Configuration and environment beside the numbers.
+    expect(markdown).toContain('| config.load.concurrency | 16 |')
+    expect(markdown).toContain('| gpus | 2x NVIDIA H100 80GB HBM3 (driver 550.54.15) |')
+    expect(markdown).not.toContain('HTML report')
+  })
+
+  test('escapes pipes in table cells', () => {
+    const [entry] = reportEntries()
+    const markdown = renderMarkdown([{ ...entry!, name: 'a | b' }])
+    expect(markdown).toContain('| ✅ | a \\| b |')
+  })
+
+  test('says so when no bench ran', () => {
+    expect(renderMarkdown([])).toBe('## LLM benchmarks\n\nNo LLM benches ran.\n')
+  })
+})
+
+describe('LlmMarkdownReporter', () => {
+  let dir: string
+  const saved = { ...process.env }
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'llm-md-'))
+  })
+  afterEach(async () => {
+    for (const key of ['GITHUB_STEP_SUMMARY', 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'GITHUB_RUN_ID']) {
+      if (saved[key] === undefined) delete process.env[key]
+      else process.env[key] = saved[key]
+    }
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  test('writes the file and appends to $GITHUB_STEP_SUMMARY with a link to the run', async () => {
+    const summary = join(dir, 'step-summary.md')
+    await writeFile(summary, '# earlier step\n')
+    process.env.GITHUB_STEP_SUMMARY = summary
+    process.env.GITHUB_SERVER_URL = 'https://github.com'
+    process.env.GITHUB_REPOSITORY = 'acme/serving'
+    process.env.GITHUB_RUN_ID = '42'
+    const reporter = new LlmMarkdownReporter({ outputFile: join(dir, 'out', 'summary.md') })
+    await reporter.onTestRunEnd([moduleOf(reportEntries())])
+    const file = await readFile(join(dir, 'out', 'summary.md'), 'utf8')
+    expect(file).toContain('## LLM benchmarks: ❌ 1 fail, ✅ 2 pass')
+    expect(file).toContain('[HTML report (in this run’s artifacts)](https://github.com/acme/serving/actions/runs/42)')
+    const step = await readFile(summary, 'utf8')
+    expect(step.startsWith('# earlier step\n## LLM benchmarks')).toBe(true)
+  })
+
+  test('writes nothing when no bench ran (a unit-test run must not clobber the last report)', async () => {
+    const reporter = new LlmMarkdownReporter({ outputFile: join(dir, 'summary.md') })
+    await reporter.onTestRunEnd([moduleOf([])])
+    await expect(readFile(join(dir, 'summary.md'), 'utf8')).rejects.toThrow(/ENOENT/)
+  })
+
+  test('githubRunUrl needs server, repository and run id', () => {
+    expect(githubRunUrl({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'a/b', GITHUB_RUN_ID: '7' })).toBe('https://github.com/a/b/actions/runs/7')
+    expect(githubRunUrl({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'a/b' })).toBeUndefined()
+  })
+})

@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test, type RunnerTestCase, type RunnerTestSuite } from 'vitest'
+import { OptionsError } from '../../src/core/errors.ts'
+import { bench, DEFAULT_BENCH_TIMEOUT_MS } from '../../src/vitest/bench-llm.ts'
+import { benchNameOf } from '../../src/vitest/bench-name.ts'
+import { simulator } from '../../src/vitest/bench-options.ts'
+import { BENCH_LLM_OPTION_KEYS, validateBenchLlmOptions } from '../../src/vitest/validate-bench-options.ts'
+
+const workload = { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 4 } } as const
+const load = { concurrency: 1, requests: 5 }
+
+// Registered at collection like any bench file does; all skipped, so no server starts.
+describe('registered benches', () => {
+  bench.llm.skip('skipped with default timeout', { workload, load })
+  bench.llm.skip('skipped with own timeout', { workload, load, timeoutMs: 1234 })
+  bench.llm.skipIf(true)('skipIf true', { workload, load })
+  bench.llm.runIf(false)('runIf false', { workload, load })
+  describe('nested group', () => {
+    bench.llm.skip('deep bench', { workload, load })
+  })
+})
+
+function findTest(suite: RunnerTestSuite | undefined, name: string): RunnerTestCase {
+  const stack = [...(suite?.tasks ?? [])]
+  while (stack.length > 0) {
+    const task = stack.shift()
+    if (task?.type === 'test' && task.name === name) return task
+    if (task?.type === 'suite') stack.push(...task.tasks)
+  }
+  throw new Error(`no test named '${name}' was registered`)
+}
+
+describe('bench.llm registration', () => {
+  test('.skip registers a skipped test with the default timeout', ({ task }) => {
+    const registered = findTest(task.file, 'skipped with default timeout')
+    expect(registered.mode).toBe('skip')
+    expect(registered.timeout).toBe(DEFAULT_BENCH_TIMEOUT_MS)
+    expect(DEFAULT_BENCH_TIMEOUT_MS).toBe(600_000)
+  })
+
+  test('timeoutMs becomes the test timeout', ({ task }) => {
+    expect(findTest(task.file, 'skipped with own timeout').timeout).toBe(1234)
+  })
+
+  test('skipIf(true) and runIf(false) skip; their names stay registered (baseline entries are kept)', ({ task }) => {
+    expect(findTest(task.file, 'skipIf true').mode).toBe('skip')
+    expect(findTest(task.file, 'runIf false').mode).toBe('skip')
+  })
+
+  test('the variants exist with the documented names', () => {
+    expect(typeof bench.llm).toBe('function')
+    expect(typeof bench.llm.skip).toBe('function')
+    expect(typeof bench.llm.only).toBe('function')
+    expect(typeof bench.llm.skipIf(false)).toBe('function')
+    expect(typeof bench.llm.runIf(true)).toBe('function')
+  })
+})
+
+describe('baseline key (full name with describe path)', () => {
+  test('joins the describe path and the name with " > "', ({ task }) => {
+    const deep = findTest(task.file, 'deep bench')
+    expect(benchNameOf(deep)).toBe('registered benches > nested group > deep bench')
+    expect(benchNameOf(task)).toBe('baseline key (full name with describe path) > joins the describe path and the name with " > "')
+  })
+
+  test('a bench at the top of a file is keyed by its name alone', () => {
+    const file = { name: 'x.bench.ts', type: 'suite' } as unknown as RunnerTestCase['file']
+    expect(benchNameOf({ name: 'top', suite: file, file })).toBe('top')
+  })
+})
+
+describe('early option validation (at registration, before any server starts)', () => {
+  let requests = 0
+  let server: Server
+  let baseUrl = ''
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      requests++
+      res.statusCode = 500
+      res.end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  test('a misspelt top-level option throws OptionsError with a suggestion, and nothing is sent', () => {
+    const call = () => bench.llm('typo', { target: { baseUrl }, workload, laod: load } as never)
+    expect(call).toThrow(OptionsError)
+    expect(call).toThrow(/`laod`.*Did you mean `load`\?/)
+    expect(requests).toBe(0)
+  })
+
+  test('an unknown load option, a bad SLO, a bad tolerance and a bad timeout are named', () => {
+    expect(() => bench.llm('x', { workload, load: { concurency: 4, requests: 5 } } as never)).toThrow(/load\.concurency/)
+    expect(() => bench.llm('x', { workload, load, slo: { ttftMs: { p98: 100 } } } as never)).toThrow(/slo\.ttftMs\.p98/)
+    expect(() => bench.llm('x', { workload, load, baseline: { ttftMs: { p99: '10%' } } } as never)).toThrow(/baseline\.ttftMs\.p99/)
+    expect(() => bench.llm('x', { workload, load, baseline: { outputTokensPerSec: '+5%' } } as never)).toThrow(/wrong sign/)
+    expect(() => bench.llm('x', { workload, load, timeoutMs: 0 })).toThrow(/timeoutMs/)
+    expect(() => bench.llm('x', { workload, load, server: simulator({ speedFactor: -1 }) })).toThrow(/speedFactor/)
+    expect(() => bench.llm('x', { workload, load, server: { kind: 'vllm' } } as never)).toThrow(/`server`/)
+    expect(() => bench.llm('', { workload, load })).toThrow(/name/)
+    expect(() => bench.llm('x', { load } as never)).toThrow(/`workload`/)
+    expect(requests).toBe(0)
+  })
+
+  test('valid options pass, including baseline: false and a partial target', () => {
+    expect(() => validateBenchLlmOptions('ok', { workload, load, baseline: false, target: { api: 'completions' }, slo: { errors: { maxRate: 0 } } })).not.toThrow()
+    expect(() => validateBenchLlmOptions('ok', { workload, load, server: simulator({ speedFactor: 1.3 }), timeoutMs: 5000 })).not.toThrow()
+  })
+
+  test('every documented option key is accepted', () => {
+    expect([...BENCH_LLM_OPTION_KEYS].sort()).toEqual(
+      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'warmup', 'workload'].sort(),
+    )
+  })
+})

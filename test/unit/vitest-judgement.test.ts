@@ -1,0 +1,114 @@
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { baselinePathFor } from '../../src/core/baseline/index.ts'
+import { BaselineFileError } from '../../src/core/errors.ts'
+import type { BenchmarkResult } from '../../src/core/types.ts'
+import { judgeBench, type JudgeInput } from '../../src/vitest/bench-judgement.ts'
+import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+
+let dir = ''
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'llm-bench-judgement-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+function resultWith(seed: number, scale: number): BenchmarkResult {
+  const ttft = lognormalSamples(seededRandom(seed), 400, 100, 0.2).map((v) => v * scale)
+  return makeResult({ ttftMs: ttft, tpotMs: lognormalSamples(seededRandom(seed + 1), 400, 20, 0.1) })
+}
+
+function input(file: string, result: BenchmarkResult, overrides: Partial<JudgeInput> = {}): JudgeInput {
+  return {
+    name: 'chat > p50 under load',
+    file,
+    result,
+    slo: undefined,
+    policy: { ttftMs: { p50: '+10%' } },
+    provided: { update: 'new', ci: false },
+    ...overrides,
+  }
+}
+
+describe('judgeBench', () => {
+  test('records a missing baseline locally, then passes an equal run and fails a 30% slower one with one readable block', async () => {
+    const file = join(dir, 'chat.bench.ts')
+    const path = baselinePathFor(file)
+    const first = await judgeBench(input(file, resultWith(1, 1)))
+    expect(first.failure).toBeUndefined()
+    expect(first.baselineState).toBe('written')
+    expect(first.notes.join('\n')).toContain(`baseline written: ${path} [chat > p50 under load]`)
+    const stored = JSON.parse(await readFile(path, 'utf8')) as { entries: Record<string, unknown> }
+    expect(Object.keys(stored.entries)).toEqual(['chat > p50 under load'])
+
+    const same = await judgeBench(input(file, resultWith(2, 1)))
+    expect(same.baselineState).toBe('compare')
+    expect(same.verdict?.status).toBe('pass')
+    expect(same.failure).toBeUndefined()
+
+    const slow = await judgeBench(input(file, resultWith(3, 1.3)))
+    expect(slow.verdict?.status).toBe('fail')
+    const text = slow.failure ?? ''
+    // Headline with the bench and the sample.
+    expect(text).toMatch(/^chat > p50 under load: 400 of 400 requests completed in 60\.0 s/)
+    // The verdict table: metric, baseline, current, ratio, CI, tolerance, n, status side by side.
+    expect(text).toMatch(/ttftMs p50\s+\d+\.\d+ ms\s+\d+\.\d+ ms\s+1\.\d{3}\s+\[1\.\d{3}, 1\.\d{3}\]\s+\+10%\s+400\/400\s+FAIL/)
+    // The sentence naming the metric, measured and baseline values, ratio, limit and sample sizes.
+    const check = slow.verdict?.checks[0]
+    expect(check).toBeDefined()
+    const current = (check?.current ?? 0).toPrecision(4)
+    const baseline = (check?.baseline ?? 0).toPrecision(4)
+    expect(text).toContain(
+      `ttftMs p50 is ${current} ms, baseline ${baseline} ms: ratio ${check?.ratio?.toFixed(3)} (95% CI [${check?.ciLow?.toFixed(3)}, ${check?.ciHigh?.toFixed(3)}]) is beyond the limit 1.100 (+10%, at most ${((check?.baseline ?? 0) * 1.1).toPrecision(4)} ms); n = 400 baseline / 400 current requests.`,
+    )
+    expect(text).toContain(`Regressed against the baseline recorded `)
+    expect(text).toContain(`run \`vitest bench -u\` and commit ${path}`)
+  })
+
+  test('under CI a missing entry fails, telling to run `vitest bench -u` and commit, and writes nothing', async () => {
+    const file = join(dir, 'ci.bench.ts')
+    const judged = await judgeBench(input(file, resultWith(4, 1), { provided: { update: 'none', ci: true } }))
+    const path = baselinePathFor(file)
+    expect(judged.baselineState).toBe('missing')
+    expect(judged.failure).toContain(`No baseline for 'chat > p50 under load' in ${path}. Run \`vitest bench -u\` locally and commit ${path}.`)
+    await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/)
+  })
+
+  test('-u (update all) rewrites an existing entry instead of comparing', async () => {
+    const file = join(dir, 'update.bench.ts')
+    await judgeBench(input(file, resultWith(5, 1)))
+    const before = await readFile(baselinePathFor(file), 'utf8')
+    const judged = await judgeBench(input(file, resultWith(6, 1.3), { provided: { update: 'all', ci: false } }))
+    expect(judged.baselineState).toBe('updated')
+    expect(judged.failure).toBeUndefined()
+    expect(await readFile(baselinePathFor(file), 'utf8')).not.toBe(before)
+  })
+
+  test('a corrupted baseline file rejects with its path', async () => {
+    const file = join(dir, 'broken.bench.ts')
+    const path = baselinePathFor(file)
+    await mkdir(join(dir, '__llm_baselines__'), { recursive: true })
+    await writeFile(path, '{ "entries": ')
+    const judged = judgeBench(input(file, resultWith(7, 1)))
+    await expect(judged).rejects.toBeInstanceOf(BaselineFileError)
+    await expect(judgeBench(input(file, resultWith(7, 1)))).rejects.toThrow(path)
+  })
+
+  test('an SLO failure is reported with the limit, the measured value and n; baseline: false writes no file', async () => {
+    const file = join(dir, 'slo.bench.ts')
+    const judged = await judgeBench(input(file, resultWith(8, 1), { policy: false, slo: { ttftMs: { p50: 50 } } }))
+    expect(judged.failure).toMatch(/SLO: FAIL/)
+    expect(judged.failure).toMatch(/ttftMs p50\s+\d+(\.\d+)? ms\s+<= 50 ms\s+400\s+FAIL/)
+    expect(judged.baselinePath).toBeUndefined()
+    await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
+  })
+
+  test('entries of other benches in the file are kept (not obsolete mid-run)', async () => {
+    const file = join(dir, 'two.bench.ts')
+    await judgeBench(input(file, resultWith(9, 1), { name: 'first' }))
+    await judgeBench(input(file, resultWith(10, 1), { name: 'second', provided: { update: 'all', ci: false } }))
+    const stored = JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as { entries: Record<string, unknown> }
+    expect(Object.keys(stored.entries).sort()).toEqual(['first', 'second'])
+  })
+})
