@@ -1,21 +1,40 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import type { CurveSpec } from './html/html-report.ts'
 import { reportEntryOf, type ReportEntry, type TestCaseLike } from './report-entry.ts'
+import { sweepReportOf } from './sweep-entry.ts'
 
 /** Folder the file reporters write to by default, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'llm-bench-report'
 
-/** The report entries of a run's modules, in file and declaration order. */
-export function entriesOf(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): ReportEntry[] {
-  const entries: ReportEntry[] = []
+/** What a run's modules hold for reporters: bench entries (a sweep gives one per point) and sweep curves. */
+export interface CollectedReport {
+  entries: ReportEntry[]
+  curves: CurveSpec[]
+}
+
+/** The report entries and sweep curves of a run's modules, in file and declaration order. */
+export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): CollectedReport {
+  const collected: CollectedReport = { entries: [], curves: [] }
   for (const module of testModules) {
     for (const testCase of module.children.allTests()) {
-      const entry = reportEntryOf(testCase as unknown as TestCaseLike)
-      if (entry) entries.push(entry)
+      const like = testCase as unknown as TestCaseLike
+      const entry = reportEntryOf(like)
+      if (entry) collected.entries.push(entry)
+      const sweep = sweepReportOf(like)
+      if (sweep) {
+        collected.entries.push(...sweep.entries)
+        if (sweep.curve.points.length > 0) collected.curves.push(sweep.curve)
+      }
     }
   }
-  return entries
+  return collected
+}
+
+/** The report entries of a run's modules, in file and declaration order (see {@link collectReport}). */
+export function entriesOf(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): ReportEntry[] {
+  return collectReport(testModules).entries
 }
 
 /**
@@ -52,11 +71,11 @@ export abstract class LlmFileReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
-    const entries = entriesOf(testModules)
-    if (entries.length === 0) return
-    await this.write(entries)
+    const collected = collectReport(testModules)
+    if (collected.entries.length === 0) return
+    await this.write(collected.entries, collected.curves)
   }
 
-  /** Writes the report of `entries` (never empty). */
-  protected abstract write(entries: ReportEntry[]): Promise<void>
+  /** Writes the report of `entries` (never empty); `curves` are the sweeps' throughput-latency curves. */
+  protected abstract write(entries: ReportEntry[], curves: CurveSpec[]): Promise<void>
 }

@@ -1,6 +1,6 @@
 import { BaselineStore, type BaselineEntry } from '../src/core/baseline/index.ts'
 import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
-import { renderHtml } from './html/html-report.ts'
+import { renderHtml, type CurveSpec } from './html/html-report.ts'
 import type { ReportEntry } from './report-entry.ts'
 
 /** Options of {@link LlmHtmlReporter}. */
@@ -41,8 +41,8 @@ export class LlmHtmlReporter extends LlmFileReporter {
     this.options = options
   }
 
-  protected async write(entries: ReportEntry[]): Promise<void> {
-    const html = renderHtml(entries, { baselines: await loadBaselines(entries), ...(this.options.title ? { title: this.options.title } : {}) })
+  protected async write(entries: ReportEntry[], curves: CurveSpec[]): Promise<void> {
+    const html = renderHtml(entries, { baselines: await loadBaselines(entries), curves, ...(this.options.title ? { title: this.options.title } : {}) })
     const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`, html)
     this.announce('LLM bench HTML report', path)
   }

@@ -204,7 +204,7 @@ export async function startScriptedServer(initial: Partial<ScriptedServerConfig>
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => socket.destroy())
-    let buffered = Buffer.alloc(0)
+    let buffered: Buffer = Buffer.alloc(0)
     let busy = false
     const next = (): void => {
       if (busy) return

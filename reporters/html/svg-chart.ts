@@ -60,13 +60,13 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   return ticks
 }
 
-/** Upper end of an axis: the next tick at or above `max`, so the top gridline frames the data. */
+/** Upper end of an axis: the next tick above `max`, so a line at the maximum does not merge with the frame. */
 function niceMax(min: number, max: number): number {
   const ticks = niceTicks(min, max)
   const last = ticks[ticks.length - 1]
   if (last === undefined || ticks.length < 2) return max
   const step = (ticks[1] ?? last) - (ticks[0] ?? 0)
-  return last >= max ? last : last + step
+  return last > max ? last : last + step
 }
 
 function pathOf(points: readonly ChartPoint[], sx: (x: number) => number, sy: (y: number) => number, step: boolean): string {

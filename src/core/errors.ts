@@ -147,3 +147,17 @@ export class CliUsageError extends LlmBenchError {
     this.command = command
   }
 }
+
+/** A load worker thread of the multi-core mode (`workers > 1`) failed; the message carries the thread's own error. */
+export class WorkerError extends LlmBenchError {
+  override readonly type = 'worker'
+  /** 0-based number of the thread that failed. */
+  readonly thread: number
+  /** The `type` of the thread's own error when it was an LlmBenchError (e.g. `options`), else undefined. */
+  readonly causeType: string | undefined
+  constructor(thread: number, threads: number, problem: string, causeType?: string) {
+    super(`Load worker ${thread + 1} of ${threads} failed: ${problem} Run with workers: 1 to see the error where it happens, or report it with this message.`)
+    this.thread = thread
+    this.causeType = causeType
+  }
+}

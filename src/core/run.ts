@@ -1,14 +1,14 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { StreamingClient, listModels, resolveTarget, waitForReady } from './client/index.ts'
 import { OptionsError } from './errors.ts'
-import { runLoad, runWarmup, SCHEDULE_LAG_WARN_MS, warmupConcurrency } from './load/index.ts'
-import { MetricsAccumulator, TimelineAccumulator } from './metrics/index.ts'
+import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { validateOptions } from './options.ts'
 import { redactConfig } from './redact.ts'
 import { collectEnvironment, startGpuSampler } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, EnvironmentInfo } from './types.ts'
 import { createWorkload } from './workload/index.ts'
+import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
+import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
 /** Generator lag p99 above this many milliseconds means the client shaped the load (as runLoad warns). */
 const LAG_WARN_MS = SCHEDULE_LAG_WARN_MS
@@ -33,6 +33,7 @@ export interface RunContext {
  */
 export async function runBenchmark(options: BenchmarkOptions, context: RunContext = {}): Promise<BenchmarkResult> {
   validateOptions(options)
+  const workers = validateWorkers(options.workers, options.load)
   const seed = options.seed ?? 0
   const api = options.target.api ?? 'chat'
   const workload = await createWorkload(options.workload, { seed, api })
@@ -55,59 +56,42 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
 
   const load = options.load
   const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
-  const client = new StreamingClient(target, { connections: Math.max(1, connections) })
+  // With workers, each thread has its own client; this thread only coordinates.
+  const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
-  const eventLoop = monitorEventLoopDelay({ resolution: 10 })
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
 
   try {
-    if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
-      const warmup = options.warmup
-      await runWarmup(
-        warmup,
-        async (index, signal) => {
-          await client.send(workload.next(index), { index, signal })
-        },
-        warmupConcurrency(load, warmup),
-        options.signal,
-      )
-    }
-
-    const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
-    let done = 0
-    let outputTokens = 0
-    let firstDispatch = 0
-    let timeline: TimelineAccumulator | undefined
-    await sampler?.markLoadStart()
-    eventLoop.enable()
-    const outcome = await runLoad({
-      load,
-      seed,
-      signal: options.signal,
-      timestampsMs: workload.timestampsMs,
-      dispatch: async (index, plannedAt, signal) => {
-        const now = performance.now()
-        if (timeline === undefined) {
-          firstDispatch = now
-          timeline = new TimelineAccumulator(now)
-        }
-        timeline.dispatched(now)
-        const record = await client.send(workload.next(index), { index, plannedAt, signal })
-        accumulator.add(record)
-        timeline.finished(record)
-        done++
-        outputTokens += record.outputTokens
-        options.onProgress?.({
-          done,
-          total: load.requests,
-          elapsedMs: performance.now() - firstDispatch,
-          outputTokens,
-          ttftMs: record.ok && record.firstTokenAt !== undefined ? record.firstTokenAt - record.sentAt : undefined,
+    const phase: MeasuredPhase = client
+      ? await runMeasuredPhase({
+          client,
+          workload,
+          load,
+          seed,
+          warmup: options.warmup,
+          signal: options.signal,
+          recordRequests: options.recordRequests,
+          goodput: options.goodput,
+          timestampsMs: workload.timestampsMs,
+          beforeLoad: () => sampler?.markLoadStart(),
+          onProgress: options.onProgress,
         })
-      },
-    })
-    eventLoop.disable()
+      : await runWorkers({
+          workers,
+          target,
+          workload: options.workload,
+          salt: saltOf(workload.describe()),
+          load,
+          warmup: options.warmup,
+          seed,
+          recordRequests: options.recordRequests,
+          goodput: options.goodput,
+          signal: options.signal,
+          beforeLoad: () => sampler?.markLoadStart(),
+          onProgress: options.onProgress,
+        })
+    const { accumulator, outcome, timeline } = phase
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
@@ -117,7 +101,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const outputTokensTotal = Math.round((metrics.throughput.outputTokensPerSec * durationMs) / 1000)
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
-    const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, eventLoop)
+    const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs)
     warnings.push(...client_.warnings)
     const workloadFacts = workload.describe()
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
@@ -140,16 +124,15 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       environment,
       config: redactConfig({ ...options, target: { ...options.target, baseUrl, model, api } }),
       histograms: metrics.histograms,
-      ...(timeline ? { timeline: timeline.finish() } : {}),
+      ...(timeline ? { timeline } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       warnings,
     }
     return result
   } finally {
-    eventLoop.disable()
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
-    await client.close()
+    await client?.close()
   }
 }
 
@@ -162,23 +145,22 @@ async function discoverModel(baseUrl: string, apiKey: string | undefined): Promi
   return first.id
 }
 
-function percentiles(h: ReturnType<typeof monitorEventLoopDelay>): { p50: number; p99: number; max: number } | undefined {
-  if (h.count === 0) return undefined
-  return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }
+/** The workload's salt, passed to worker threads so they build the same prompts. */
+function saltOf(facts: Record<string, unknown>): string | undefined {
+  return typeof facts.salt === 'string' ? facts.salt : undefined
 }
 
 function clientHealth(
   scheduleLagMs: ClientHealth['scheduleLagMs'],
   generatorLagMs: ClientHealth['scheduleLagMs'],
-  eventLoop: ReturnType<typeof monitorEventLoopDelay>,
+  eventLoopDelayMs: DelaySummary | undefined,
 ): ClientHealth {
   // runLoad already warns about generator lag; here it only decides whether the client kept up.
   // Generator lag leaves out sends a concurrency cap held back on purpose.
   const warnings: string[] = []
-  const eventLoopDelayMs = percentiles(eventLoop)
   let keptUp = !(generatorLagMs && generatorLagMs.p99 > LAG_WARN_MS)
   // monitorEventLoopDelay's floor is its resolution (10 ms); only a p99 well beyond it means starvation.
-  if (eventLoopDelayMs && eventLoopDelayMs.p99 > EVENT_LOOP_WARN_MS + 10) {
+  if (eventLoopDelayMs && eventLoopDelayMs.p99 > EVENT_LOOP_WARN_MS + EVENT_LOOP_RESOLUTION_MS) {
     keptUp = false
     warnings.push(`Event-loop delay p99 was ${eventLoopDelayMs.p99.toFixed(1)} ms: timestamps may be late by that much; the client could not keep up.`)
   }

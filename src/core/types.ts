@@ -143,8 +143,16 @@ export interface BenchmarkOptions {
   cost?: CostOptions
   /** Aborts the run; in-flight requests are cancelled. */
   signal?: AbortSignal
-  /** Called after each measured request (progress reporting). Must be cheap. */
+  /** Called after each measured request (progress reporting). Must be cheap. With `workers` > 1: as threads report (every ~200 ms each), with sums over threads. */
   onProgress?: (progress: Progress) => void
+  /**
+   * Threads that drive the load, for loads one event loop cannot carry (thousands of streams,
+   * 100k+ events per second). Each thread runs its share (concurrency, rate, requests and warm-up
+   * split evenly) with its own connections; counts and histograms merge exactly, schedule lag and
+   * event-loop delay are the worst thread's. Up to the number of CPU cores the client may use.
+   * Must not exceed `load.concurrency` or `load.requests`. Default 1 (this thread only).
+   */
+  workers?: number
 }
 
 /** Progress of a running benchmark. */

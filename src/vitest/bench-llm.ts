@@ -8,6 +8,7 @@ import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
 import { isCI } from './ci.ts'
 import { forwardProgress } from './bench-progress.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
+import { sweep } from './bench-sweep.ts'
 
 /** Default test timeout of a bench, milliseconds. */
 export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
@@ -103,6 +104,7 @@ export const llm: BenchLlm = Object.assign(register('run'), {
   only: register('only'),
   skipIf: (condition: unknown) => register(condition ? 'skip' : 'run'),
   runIf: (condition: unknown) => register(condition ? 'run' : 'skip'),
+  sweep,
 })
 
 /** `bench.llm` and its variants. */

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 // From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
 import type { Plugin } from 'vitest/config'
 import type { Vitest } from 'vitest/node'
-import type { RegressionPolicy } from '../core/baseline/index.ts'
+import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchServer } from './bench-options.ts'
 import { isCI } from './ci.ts'
 import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
@@ -53,6 +53,8 @@ function obsoleteReporterOf(vitest: Vitest): ObsoleteBaselineReporter {
  * run lists baseline entries of benches that no longer exist (removes them under `-u`).
  */
 export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
+  // A typo in the default policy fails when the config loads, not after the first bench ran.
+  if (options.tolerance !== undefined) parseRegressionPolicy(options.tolerance, 'llmBench({ tolerance })')
   return {
     name: 'vitest-llm-bench',
     config() {

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { AA_POLICY, runAaExperiment, tally } from '../../perf/aa-verdicts.ts'
 
 describe('A/A verdicts against the simulator', () => {
-  test('5 A/A runs give no fail; 5 runs with speed factor 1.3 all fail', { timeout: 180_000 }, async () => {
+  test('5 A/A runs give no fail; 5 runs with speed factor 1.3 all fail', { timeout: 300_000 }, async () => {
     const outcome = await runAaExperiment({ runs: 5, requests: 60, slowdown: 1.3 })
     expect(outcome.policy).toEqual(AA_POLICY)
     expect(outcome.baselineSamples).toBe(60)
@@ -18,8 +18,8 @@ describe('A/A verdicts against the simulator', () => {
       expect(check?.metric).toBe('ttftMs')
       expect(check?.statistic).toBe('p50')
       // Prefill (20 ms) and decode steps scale by 1.3; the client's own overhead does not.
-      expect(check?.ratio).toBeGreaterThan(1.2)
-      expect(check?.ratio).toBeLessThan(1.35)
+      expect(check?.ratio).toBeGreaterThan(1.15)
+      expect(check?.ratio).toBeLessThan(1.4)
     }
   })
 })

@@ -4,12 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   cdfPoints,
+  collectReport,
   LlmHtmlReporter,
   loadBaselines,
   niceTicks,
   renderCurveChart,
   renderHtml,
   renderLineChart,
+  sweepReportOf,
   timelineInFlight,
   timelineRate,
   type ReportEntry,
@@ -191,5 +193,34 @@ describe('LlmHtmlReporter', () => {
     await new LlmHtmlReporter({ outputFile: join(dir, 'report.html') }).onTestRunEnd([moduleOf(withPaths)])
     const html = await readFile(join(dir, 'report.html'), 'utf8')
     expect(seriesOf(html).filter(([name]) => name === 'baseline')).toHaveLength(2)
+  })
+})
+
+describe('sweeps', () => {
+  test('a sweep gives one entry per point and a throughput-latency curve drawn in the report', async () => {
+    const entries = reportEntries()
+    const points = [4, 8, 16].map((value, index) => ({ value, order: index, result: entries[index % 2]!.result }))
+    const sweepCase = {
+      fullName: 'chat > concurrency sweep',
+      module: { moduleId: '/repo/benches/sweep.bench.ts', relativeModuleId: 'benches/sweep.bench.ts' },
+      meta: () => ({ llmBenchSweep: { result: { axis: 'concurrency', points }, checks: [] } }),
+      result: () => ({ state: 'passed' }),
+    }
+    const collected = collectReport([{ children: { *allTests() { yield sweepCase } } } as never])
+    expect(collected.entries.map((entry) => entry.name)).toEqual([
+      'chat > concurrency sweep [concurrency=4]',
+      'chat > concurrency sweep [concurrency=8]',
+      'chat > concurrency sweep [concurrency=16]',
+    ])
+    expect(collected.curves).toHaveLength(1)
+    expect(collected.curves[0]!.points.map((point) => [point.label, point.y])).toEqual([
+      ['concurrency 4', entries[0]!.result.throughput.outputTokensPerSec],
+      ['concurrency 8', entries[1]!.result.throughput.outputTokensPerSec],
+      ['concurrency 16', entries[0]!.result.throughput.outputTokensPerSec],
+    ])
+    const html = renderHtml(collected.entries, { curves: collected.curves })
+    expect(chartPoints(html)[0]).toEqual(['curve-1', 3])
+    expect(html.match(/<circle class="marker"/g)).toHaveLength(3)
+    expect(sweepReportOf({ ...sweepCase, meta: () => ({}) })).toBeUndefined()
   })
 })

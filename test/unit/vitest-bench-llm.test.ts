@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, test, type RunnerTestCase, type RunnerTestSuite } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, type RunnerTestCase, type RunnerTestSuite } from 'vitest'
 import { OptionsError } from '../../src/core/errors.ts'
 import { bench, DEFAULT_BENCH_TIMEOUT_MS } from '../../src/vitest/bench-llm.ts'
 import { benchNameOf } from '../../src/vitest/bench-name.ts'
@@ -18,6 +18,32 @@ describe('registered benches', () => {
   bench.llm.runIf(false)('runIf false', { workload, load })
   describe('nested group', () => {
     bench.llm.skip('deep bench', { workload, load })
+  })
+})
+
+// A bench that really runs (5 requests against a fast simulator of its own, no baseline file),
+// inside a describe whose hooks must run around it as around any test.
+describe('a bench inside a describe with hooks', () => {
+  const events: string[] = []
+  beforeAll(() => {
+    events.push('beforeAll')
+  })
+  beforeEach(() => {
+    events.push('beforeEach')
+  })
+  afterEach(({ task }) => {
+    events.push(`afterEach ${task.name}: ${task.meta.llmBench?.result.counts.completed ?? 'no result'}`)
+  })
+  bench.llm('runs with hooks', {
+    server: simulator({ prefillBaseMs: 2, decodeBaseMs: 1 }),
+    workload,
+    load,
+    baseline: false,
+    slo: { errors: { maxRate: 0 } },
+    timeoutMs: 60_000,
+  })
+  test('the hooks ran around the bench and its result reached the task meta', () => {
+    expect(events).toEqual(['beforeAll', 'beforeEach', 'afterEach runs with hooks: 5', 'beforeEach'])
   })
 })
 

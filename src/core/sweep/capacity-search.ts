@@ -9,8 +9,12 @@ import { sweepConfigOf } from './sweep-config.ts'
 import { SWEEP_SCHEMA_VERSION, type CapacityResult, type SweepPoint, type SweepResult } from './sweep-result.ts'
 import { validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
 
-/** The next rate to try, or undefined when the search is over. */
-function nextRate(
+/**
+ * The next rate of a capacity search, or undefined when it is over: halve after failures until a
+ * rate passes (or `min` failed), double after passes until one fails (or `max` passed), then
+ * bisect between the highest passing and the lowest failing rate until within `precision`.
+ */
+export function nextSearchRate(
   tried: { rate: number; valid: boolean },
   best: { valid: number | undefined; invalid: number | undefined },
   range: { min: number; max: number },
@@ -65,7 +69,7 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
     const valid = point.valid === true
     if (valid && (best.valid === undefined || rate > best.valid)) best.valid = rate
     if (!valid && (best.invalid === undefined || rate < best.invalid)) best.invalid = rate
-    rate = nextRate({ rate, valid }, best, search.rate, precision)
+    rate = nextSearchRate({ rate, valid }, best, search.rate, precision)
   }
 
   const sorted = [...points].sort((a, b) => a.value - b.value)

@@ -12,7 +12,7 @@ function cell(value: number): string {
 export function formatSweepTable(result: SweepResult): string {
   const header = [result.axis === 'rate' ? 'rate/s' : 'conc', 'out tok/s', 'req/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'E2E p50', 'E2E p99', 'ok', 'failed']
   const rows = result.curve.map((point) => [
-    cell(point.value),
+    Number.isInteger(point.value) ? String(point.value) : cell(point.value),
     cell(point.outputTokensPerSec),
     cell(point.requestsPerSec),
     cell(point.ttftMs.p50),

@@ -1,5 +1,5 @@
 export { runSweep } from './run-sweep.ts'
-export { searchCapacity } from './capacity-search.ts'
+export { nextSearchRate, searchCapacity } from './capacity-search.ts'
 export type { CapacitySearch, CapacitySearchOptions } from './capacity-options.ts'
 export { CAPACITY_DEFAULTS } from './capacity-options.ts'
 export type { BetweenPoints, SaturationOptions, SweepAxis, SweepAxisName, SweepOptions, SweepPointLoad, SweepPointStart, SweepThroughputMetric } from './sweep-options.ts'

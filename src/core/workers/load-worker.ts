@@ -1,0 +1,118 @@
+/**
+ * Entry of one load worker thread (see run-workers.ts): builds its own workload and client,
+ * warms up, waits for the coordinator's `go`, runs its share of the load and posts its
+ * measurement (histograms, not records, unless `recordRequests`) with times moved onto the
+ * coordinator's clock.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { StreamingClient } from '../client/index.ts'
+import type { RequestRecord } from '../types.ts'
+import { createWorkload } from '../workload/index.ts'
+import { runMeasuredPhase } from './measured-phase.ts'
+import { clockOffsetMs } from './monotonic-clock.ts'
+import { globalIndexOf, shareOfTimestamps } from './split-load.ts'
+import type { CoordinatorMessage, LoadWorkerData, WorkerMessage, WorkerPhase } from './worker-messages.ts'
+
+/** Progress posts at most this often, ms: a message per request would cost more than the request. */
+const PROGRESS_INTERVAL_MS = 200
+/** Open connections the pool may hold when the share gives no concurrency (open loop), at most. */
+const MAX_OPEN_LOOP_CONNECTIONS = 4096
+
+const port = parentPort
+if (port === null) throw new Error('load-worker.ts runs only as a worker thread (node:worker_threads).')
+const data = workerData as LoadWorkerData
+
+function post(message: WorkerMessage): void {
+  port?.postMessage(message)
+}
+
+function shiftRecord(record: RequestRecord, shift: number): void {
+  record.sentAt += shift
+  record.endAt += shift
+  if (record.plannedAt !== undefined) record.plannedAt += shift
+  if (record.headersAt !== undefined) record.headersAt += shift
+  if (record.firstTokenAt !== undefined) record.firstTokenAt += shift
+  const times = record.chunkTimes
+  for (let i = 0; i < times.length; i++) times[i] = (times[i] as number) + shift
+}
+
+async function main(): Promise<void> {
+  const { share, target } = data
+  const { thread, threads } = share
+  // This thread's time plus shift is the coordinator's time.
+  const shift = clockOffsetMs() - data.coordinatorClockOffsetMs
+  const abort = new AbortController()
+  let goAt: number | undefined
+  let release: (() => void) | undefined
+  port?.on('message', (message: CoordinatorMessage) => {
+    if (message.type === 'abort') abort.abort(new Error('the run was aborted'))
+    else if (message.type === 'go') {
+      goAt = message.at - shift
+      release?.()
+    }
+  })
+  abort.signal.addEventListener('abort', () => release?.(), { once: true })
+
+  const workload = await createWorkload(data.workload, { seed: data.seed, api: target.api, ...(data.salt !== undefined ? { salt: data.salt } : {}) })
+  const load = share.load
+  const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
+  const client = new StreamingClient(target, { connections: Math.max(1, connections) })
+  let lastPost = 0
+  let latest: { done: number; outputTokens: number; ttftMs: number | undefined } | undefined
+  try {
+    const phase = await runMeasuredPhase({
+      client,
+      workload,
+      load,
+      seed: share.seed,
+      warmup: share.warmup,
+      signal: abort.signal,
+      recordRequests: data.recordRequests,
+      goodput: data.goodput,
+      ...(workload.timestampsMs ? { timestampsMs: shareOfTimestamps(workload.timestampsMs, thread, threads) } : {}),
+      indexOf: (local) => globalIndexOf(local, thread, threads),
+      beforeLoad: async () => {
+        post({ type: 'ready' })
+        if (goAt === undefined && !abort.signal.aborted) await new Promise<void>((resolve) => (release = resolve))
+        const start = (goAt ?? performance.now()) + share.startDelayMs
+        // Timers are late by ~1 ms; the last stretch yields instead so every thread starts together.
+        while (performance.now() < start - 2 && !abort.signal.aborted) await new Promise((resolve) => setTimeout(resolve, start - 2 - performance.now()))
+        while (performance.now() < start && !abort.signal.aborted) await new Promise((resolve) => setImmediate(resolve))
+        return goAt
+      },
+      onProgress: (progress) => {
+        latest = { done: progress.done, outputTokens: progress.outputTokens, ttftMs: progress.ttftMs }
+        const now = performance.now()
+        if (now - lastPost >= PROGRESS_INTERVAL_MS) {
+          lastPost = now
+          post({ type: 'progress', ...latest })
+        }
+      },
+    })
+    if (latest) post({ type: 'progress', ...latest })
+    const snapshot = phase.accumulator.toJSON()
+    if (snapshot.requests && shift !== 0) for (const record of snapshot.requests) shiftRecord(record, shift)
+    const { outcome } = phase
+    const result: WorkerPhase = {
+      snapshot,
+      timeline: phase.timeline,
+      startedAt: outcome.startedAt + shift,
+      endedAt: outcome.endedAt + shift,
+      dispatched: outcome.dispatched,
+      cancelled: outcome.cancelled,
+      stoppedBy: outcome.stoppedBy,
+      scheduleLagMs: outcome.scheduleLagMs,
+      generatorLagMs: outcome.generatorLagMs,
+      eventLoopDelayMs: phase.eventLoopDelayMs,
+      warnings: outcome.warnings,
+    }
+    post({ type: 'done', phase: result })
+  } finally {
+    await client.close()
+  }
+}
+
+main().catch((error: unknown) => {
+  const e = error instanceof Error ? error : new Error(String(error))
+  post({ type: 'error', error: { name: e.name, type: (e as { type?: string }).type, message: e.message, stack: e.stack } })
+})

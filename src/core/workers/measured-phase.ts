@@ -1,0 +1,136 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { StreamingClient } from '../client/index.ts'
+import { runLoad, runWarmup, warmupConcurrency } from '../load/index.ts'
+import type { LoadRunOutcome } from '../load/index.ts'
+import { MetricsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
+import type { GoodputLimits, LoadOptions, Progress, RequestRecord, Timeline, WarmupOptions } from '../types.ts'
+import type { Workload } from '../workload/index.ts'
+
+/** p50, p99 and max of a delay, milliseconds. */
+export interface DelaySummary {
+  p50: number
+  p99: number
+  max: number
+}
+
+/** What one thread measures: its share of the load, with its own client. */
+export interface MeasuredPhaseOptions {
+  client: StreamingClient
+  workload: Workload
+  /** This thread's load (the whole load when one thread runs it). */
+  load: LoadOptions
+  /** Seed of this thread's arrival schedule. */
+  seed: number
+  /** This thread's warm-up requests, sent before the measurement at the load's concurrency. */
+  warmup?: WarmupOptions
+  /** Trace replay: this thread's planned offsets, ms. */
+  timestampsMs?: number[]
+  signal?: AbortSignal
+  recordRequests?: boolean
+  goodput?: GoodputLimits
+  /** The workload index of load request `local` (several threads: `local × threads + thread`). Default: the same. */
+  indexOf?: (local: number) => number
+  /**
+   * Runs after the warm-up, right before the first measured send (GPU sampler mark, thread
+   * barrier). May return the `performance.now()` the timeline's windows count from (threads share
+   * one start); by default they count from the first measured dispatch.
+   */
+  beforeLoad?: () => Promise<number | void> | number | void
+  /** Called after each measured request, synchronously (keep it cheap). `total` is this thread's planned count. */
+  onProgress?: (progress: Progress, record: RequestRecord) => void
+}
+
+/** The outcome of {@link runMeasuredPhase}, times on this thread's `performance.now()` clock. */
+export interface MeasuredPhase {
+  accumulator: MetricsAccumulator
+  outcome: LoadRunOutcome
+  timeline: Timeline | undefined
+  /** Event-loop delay of this thread during the measurement, ms (undefined when the runtime cannot measure it). */
+  eventLoopDelayMs: DelaySummary | undefined
+}
+
+/** Resolution of the event-loop delay monitor, ms: also the floor of what it reports. */
+export const EVENT_LOOP_RESOLUTION_MS = 10
+
+function createEventLoopMonitor(): ReturnType<typeof monitorEventLoopDelay> | undefined {
+  try {
+    return monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS })
+  } catch {
+    // A runtime without the monitor (some Deno versions): the run goes on without the figure.
+    return undefined
+  }
+}
+
+function identity(index: number): number {
+  return index
+}
+
+/**
+ * Warm-up, then the measured load of one thread: every record goes into a
+ * {@link MetricsAccumulator} (histograms, not arrays, unless `recordRequests`) and a timeline,
+ * and the thread's event-loop delay is watched while the load runs.
+ */
+export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<MeasuredPhase> {
+  const { client, workload, load, signal } = options
+  const indexOf = options.indexOf ?? identity
+  if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
+    const warmup = options.warmup
+    await runWarmup(
+      warmup,
+      async (index, requestSignal) => {
+        // Warm-up indices are negative: -1 maps to -(indexOf(0) + 1), and so on.
+        const global = -(indexOf(-index - 1) + 1)
+        await client.send(workload.next(global), { index: global, signal: requestSignal })
+      },
+      warmupConcurrency(load, warmup),
+      signal,
+    )
+  }
+
+  const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
+  const eventLoop = createEventLoopMonitor()
+  let timeline: TimelineAccumulator | undefined
+  let done = 0
+  let outputTokens = 0
+  let firstDispatch = 0
+  const timelineStart = await options.beforeLoad?.()
+  eventLoop?.enable()
+  let outcome: LoadRunOutcome
+  try {
+    outcome = await runLoad({
+      load,
+      seed: options.seed,
+      ...(signal ? { signal } : {}),
+      ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
+      dispatch: async (local, plannedAt, requestSignal) => {
+        const now = performance.now()
+        if (timeline === undefined) {
+          firstDispatch = now
+          timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
+        }
+        timeline.dispatched(now)
+        const index = indexOf(local)
+        const record = await client.send(workload.next(index), { index, plannedAt, signal: requestSignal })
+        accumulator.add(record)
+        timeline.finished(record)
+        done++
+        outputTokens += record.outputTokens
+        options.onProgress?.(
+          {
+            done,
+            total: load.requests,
+            elapsedMs: performance.now() - firstDispatch,
+            outputTokens,
+            ttftMs: record.ok && record.firstTokenAt !== undefined ? record.firstTokenAt - record.sentAt : undefined,
+          },
+          record,
+        )
+      },
+    })
+  } finally {
+    eventLoop?.disable()
+  }
+  const eventLoopDelayMs =
+    eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
+  return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs }
+}

@@ -1,0 +1,52 @@
+import type { ResolvedTarget } from '../client/index.ts'
+import type { ScheduleLag } from '../load/index.ts'
+import type { MetricsSnapshot } from '../metrics/index.ts'
+import type { GoodputLimits, Timeline, WorkloadOptions } from '../types.ts'
+import type { DelaySummary } from './measured-phase.ts'
+import type { LoadShare } from './split-load.ts'
+
+/** What a load worker gets at start (`workerData`): plain data only, no functions or signals. */
+export interface LoadWorkerData {
+  target: ResolvedTarget
+  workload: WorkloadOptions
+  /** The coordinator's workload salt, so every thread builds the same prompts for an index. */
+  salt: string | undefined
+  seed: number
+  share: LoadShare
+  recordRequests: boolean
+  goodput: GoodputLimits | undefined
+  /** Shared monotonic clock minus the coordinator's `performance.now()`, ms: how the worker converts times. */
+  coordinatorClockOffsetMs: number
+}
+
+/** Coordinator to worker. */
+export type CoordinatorMessage =
+  /** Start the measured load at `at` (the coordinator's `performance.now()` clock). */
+  | { type: 'go'; at: number }
+  /** The run was aborted: stop sending and cancel what is in flight. */
+  | { type: 'abort' }
+
+/** Worker to coordinator. */
+export type WorkerMessage =
+  /** Warm-up done, connections open: waiting for `go`. */
+  | { type: 'ready' }
+  /** Progress since the start of the measurement (sent at most every few hundred ms, and at the end). */
+  | { type: 'progress'; done: number; outputTokens: number; ttftMs: number | undefined }
+  /** The thread's measurement, times already on the coordinator's clock. */
+  | { type: 'done'; phase: WorkerPhase }
+  | { type: 'error'; error: { name: string; type: string | undefined; message: string; stack: string | undefined } }
+
+/** A thread's measured phase, serialisable, times on the coordinator's `performance.now()` clock. */
+export interface WorkerPhase {
+  snapshot: MetricsSnapshot
+  timeline: Timeline | undefined
+  startedAt: number
+  endedAt: number
+  dispatched: number
+  cancelled: number
+  stoppedBy: string
+  scheduleLagMs: ScheduleLag | undefined
+  generatorLagMs: ScheduleLag | undefined
+  eventLoopDelayMs: DelaySummary | undefined
+  warnings: string[]
+}

@@ -1,0 +1,19 @@
+import type { SweepCheck, SweepResult } from '../core/sweep/index.ts'
+
+/** What `bench.llm.sweep` leaves on its task for reporters (`task.meta.llmBenchSweep`). JSON-serialisable. */
+export interface LlmBenchSweepTaskMeta {
+  /** The sweep, capacity search or scenario, each point's full result without per-request records. */
+  result: SweepResult
+  /** Every assertion made on it, passing ones included. */
+  checks: SweepCheck[]
+  /** Baseline file, when baselines are on. */
+  baselinePath?: string
+  /** `compare`, `written`, `updated`, `missing` or `mismatch`. */
+  baselineState?: string
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    llmBenchSweep?: LlmBenchSweepTaskMeta
+  }
+}

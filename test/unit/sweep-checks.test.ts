@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest'
+import { BaselineStore, type BaselineEnvironment } from '../../src/core/baseline/index.ts'
+import { OptionsError } from '../../src/core/errors.ts'
+import { checkSweep, validateSweepExpectations } from '../../src/core/sweep/check-sweep.ts'
+import { formatSweepHeadlines, formatSweepTable } from '../../src/core/sweep/format-sweep.ts'
+import { sweepBaselineEntryOf, sweepCurveOf } from '../../src/core/sweep/sweep-baseline.ts'
+import type { SweepResult } from '../../src/core/sweep/sweep-result.ts'
+import { makeSweep } from './sweep-fixtures.ts'
+
+const baselineSweep = makeSweep([
+  { value: 8, outputTokensPerSec: 500 },
+  { value: 16, outputTokensPerSec: 900 },
+  { value: 32, outputTokensPerSec: 1000 },
+  { value: 64, outputTokensPerSec: 1010 },
+])
+
+function curveOf(result: SweepResult) {
+  const entry = sweepBaselineEntryOf(result)
+  if (!entry) throw new Error('no entry')
+  return entry.sweep
+}
+
+class MemoryEnvironment implements BaselineEnvironment {
+  readonly files = new Map<string, string>()
+  async readFile(path: string) {
+    return this.files.get(path) ?? null
+  }
+  async writeFileAtomic(path: string, content: string) {
+    this.files.set(path, content)
+  }
+  async removeFile(path: string) {
+    this.files.delete(path)
+  }
+}
+
+describe('checkSweep', () => {
+  it('checks throughput against a ratio of the baseline at the same value', () => {
+    const current = makeSweep([
+      { value: 8, outputTokensPerSec: 480 },
+      { value: 16, outputTokensPerSec: 870 },
+      { value: 32, outputTokensPerSec: 880 },
+      { value: 64, outputTokensPerSec: 900 },
+    ])
+    const checks = checkSweep(current, { throughput: [{ at: 64, minVsBaseline: 0.9 }, { at: 16, minVsBaseline: 0.9, min: 800 }] }, curveOf(baselineSweep))
+    expect(checks).toEqual([
+      { name: 'output tokens/s at concurrency 64 vs baseline', status: 'fail', message: '900 >= 0.9 x baseline 1010 = 909 (ratio 0.891)' },
+      { name: 'output tokens/s at concurrency 16', status: 'pass', message: '870 >= 800' },
+      { name: 'output tokens/s at concurrency 16 vs baseline', status: 'pass', message: '870 >= 0.9 x baseline 900 = 810 (ratio 0.967)' },
+    ])
+  })
+
+  it('fails a knee earlier than the baseline, passes one at or after it', () => {
+    const baseline = curveOf(baselineSweep)
+    expect(baseline.knee).toEqual({ value: 32, saturated: true, metric: 'outputTokensPerSec' })
+    const earlier = makeSweep([
+      { value: 8, outputTokensPerSec: 500 },
+      { value: 16, outputTokensPerSec: 700 },
+      { value: 32, outputTokensPerSec: 710 },
+      { value: 64, outputTokensPerSec: 712 },
+    ])
+    expect(earlier.knee?.value).toBe(16)
+    expect(checkSweep(earlier, { knee: { notEarlierThanBaseline: true } }, baseline)).toEqual([
+      { name: 'knee vs baseline', status: 'fail', message: "knee at concurrency 16 not earlier than the baseline's 32" },
+    ])
+    const later = makeSweep([
+      { value: 8, outputTokensPerSec: 500 },
+      { value: 16, outputTokensPerSec: 900 },
+      { value: 32, outputTokensPerSec: 1300 },
+      { value: 64, outputTokensPerSec: 1350 },
+    ])
+    expect(checkSweep(later, { knee: { notEarlierThanBaseline: true, atLeast: 32 } }, baseline).map((check) => check.status)).toEqual(['pass', 'pass'])
+  })
+
+  it('skips baseline-relative checks without a baseline, but never the absolute ones', () => {
+    const checks = checkSweep(baselineSweep, { throughput: [{ at: 8, minVsBaseline: 0.9, min: 600 }], knee: { notEarlierThanBaseline: true } })
+    expect(checks.map((check) => [check.name, check.status])).toEqual([
+      ['output tokens/s at concurrency 8', 'fail'],
+      ['output tokens/s at concurrency 8 vs baseline', 'skip'],
+      ['knee vs baseline', 'skip'],
+    ])
+  })
+
+  it('checks latency ceilings at a point, absolute and against the baseline', () => {
+    const slower = makeSweep([
+      { value: 8, outputTokensPerSec: 500, ttftMedianMs: 80 },
+      { value: 16, outputTokensPerSec: 900 },
+      { value: 32, outputTokensPerSec: 1000 },
+      { value: 64, outputTokensPerSec: 1010 },
+    ])
+    const checks = checkSweep(slower, { latency: [{ at: 8, metric: 'ttftMs', statistic: 'p50', max: 100, maxVsBaseline: 1.2 }] }, curveOf(baselineSweep))
+    expect(checks.map((check) => check.status)).toEqual(['pass', 'fail'])
+    expect(checks[1]?.message).toMatch(/^\d+\.\d ms <= 1\.2 x baseline \d+\.\d ms = \d+\.\d ms \(ratio 1\.6\d\d\)$/)
+  })
+
+  it('always fails a point without completed requests and an invalid scenario', () => {
+    const broken = makeSweep([{ value: 1, outputTokensPerSec: 0 }])
+    const point = broken.curve[0]
+    if (!point) throw new Error('no point')
+    point.completed = 0
+    point.failed = 200
+    broken.scenario = { name: 'Server', constraint: 'p99 TTFT <= 500 ms and p99 TPOT <= 50 ms', metric: { name: 'max Poisson rate', unit: 'req/s' }, valid: false, reasons: ['x'], summary: 'Server: no result (INVALID: x)' }
+    expect(checkSweep(broken).map((check) => [check.name, check.status])).toEqual([
+      ['requests at concurrency 1', 'fail'],
+      ['Server scenario', 'fail'],
+    ])
+  })
+
+  it('checks a capacity and a scenario metric against absolute figures and the baseline', () => {
+    const withCapacity = (rate: number | undefined): SweepResult => {
+      const result = makeSweep([{ value: 10, outputTokensPerSec: 1000, valid: true }, { value: 20, outputTokensPerSec: 1900, valid: rate === undefined }], { capacity: {} })
+      result.kind = 'capacity'
+      result.axis = 'rate'
+      result.capacity = { bracketed: true, precision: 0.05, limits: { ttftMs: 500 }, percentile: 0.99, earlyStopping: false, tried: [10, 20], constraint: 'p99 TTFT <= 500 ms', ...(rate !== undefined ? { rate } : {}) }
+      return result
+    }
+    const baseline = curveOf(withCapacity(20))
+    expect(baseline.capacity).toEqual({ rate: 20 })
+    expect(checkSweep(withCapacity(17), { capacity: { minVsBaseline: 0.9, atLeast: 15 } }, baseline).map((check) => [check.status, check.message])).toEqual([
+      ['pass', '17.0 req/s >= 15.0 req/s'],
+      ['fail', '17.0 req/s >= 0.9 x baseline 20.0 req/s = 18.0 req/s'],
+    ])
+  })
+
+  it('rejects expectations at values the sweep does not run, and bad figures', () => {
+    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(OptionsError)
+    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(/expect\.throughput\[0\]\.at.*\(1, 2, 4\)/)
+    expect(() => validateSweepExpectations({ latency: [{ at: 2, metric: 'itlMs' as 'ttftMs', max: 5 }] }, [1, 2, 4])).toThrow(/expect\.latency\[0\]\.metric/)
+    expect(() => validateSweepExpectations({ knee: { atLeast: -1 } }, [1, 2])).toThrow(/expect\.knee\.atLeast/)
+    expect(() => validateSweepExpectations({ kne: {} } as never, [1])).toThrow(/expect\.kne/)
+    expect(() => validateSweepExpectations({ throughput: [{ at: 4, minVsBaseline: 0.9 }], knee: { notEarlierThanBaseline: true } }, [1, 2, 4])).not.toThrow()
+  })
+})
+
+describe('sweep baselines', () => {
+  it('keys the entry on the whole sweep config, so another scenario or value list never shares it', () => {
+    const server = makeSweep([{ value: 8, outputTokensPerSec: 500 }], { scenario: { name: 'Server', ttftMs: 500, tpotMs: 50 } })
+    const offline = makeSweep([{ value: 8, outputTokensPerSec: 500 }], { scenario: { name: 'Offline', requests: 8 } })
+    const a = sweepBaselineEntryOf(server)
+    const b = sweepBaselineEntryOf(offline)
+    expect(a?.configHash).not.toBe(b?.configHash)
+    expect(a?.config).toMatchObject({ scenario: { name: 'Server', ttftMs: 500, tpotMs: 50 } })
+    expect(sweepBaselineEntryOf(makeSweep([{ value: 8, outputTokensPerSec: 500 }]))?.configHash).not.toBe(a?.configHash)
+  })
+
+  it('stores the curve beside the highest-throughput point and reads it back from the file', async () => {
+    const environment = new MemoryEnvironment()
+    const path = '/bench/__llm_baselines__/sweep.bench.ts.json'
+    const first = await BaselineStore.open(path, { updateMode: 'new', ci: false, environment })
+    const entry = sweepBaselineEntryOf(baselineSweep)
+    if (!entry) throw new Error('no entry')
+    expect(entry.throughput.outputTokensPerSec.value).toBe(1010)
+    expect(first.match('curve', entry).state).toBe('written')
+    await first.save()
+
+    const second = await BaselineStore.open(path, { updateMode: 'none', ci: true, environment })
+    const match = second.match('curve', entry)
+    expect(match.state).toBe('compare')
+    if (match.state !== 'compare') return
+    const curve = sweepCurveOf(match.entry)
+    expect(curve?.points.map((point) => [point.value, point.outputTokensPerSec])).toEqual([[8, 500], [16, 900], [32, 1000], [64, 1010]])
+    expect(curve?.knee?.value).toBe(32)
+
+    // Another scenario under the same name: a mismatch naming the change, never a comparison.
+    const other = sweepBaselineEntryOf(makeSweep([{ value: 8, outputTokensPerSec: 500 }], { sweep: { concurrency: [8] }, scenario: { name: 'Offline', requests: 8 } }))
+    if (!other) throw new Error('no entry')
+    const mismatch = second.match('curve', other)
+    expect(mismatch.state).toBe('mismatch')
+    if (mismatch.state === 'mismatch') expect(mismatch.error.message).toMatch(/scenario\.name \(none\) -> "Offline"/)
+  })
+
+  it('reads no curve from a plain bench.llm entry', () => {
+    const entry = sweepBaselineEntryOf(baselineSweep)
+    if (!entry) throw new Error('no entry')
+    const { sweep: _sweep, ...plain } = entry
+    expect(sweepCurveOf(plain)).toBeUndefined()
+  })
+})
+
+describe('formatSweepTable', () => {
+  it('prints one row per point and marks the knee and invalid points', () => {
+    const result = makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }, { value: 16, outputTokensPerSec: 1000, valid: true }, { value: 32, outputTokensPerSec: 1010, valid: false }])
+    const lines = formatSweepTable(result).split('\n')
+    expect(lines).toHaveLength(4)
+    expect(lines[0]).toMatch(/^\s*conc\s+out tok\/s\s+req\/s\s+TTFT p50/)
+    expect(lines[2]).toMatch(/^\s+16\s+1000\s+7\.81\s.*<- knee$/)
+    expect(lines[3]).toMatch(/\(invalid\)$/)
+    expect(formatSweepHeadlines(result)).toEqual(['knee: concurrency 16 (1000 outputTokensPerSec; no later point gains more than 10 %)'])
+  })
+})
