@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url'
 import { inflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { renderHtml } from '../../reporters/index.ts'
+import { isCI } from '../../src/vitest/ci.ts'
 import { baselinesFor, reportEntries } from '../unit/reporter-fixtures.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -140,7 +141,11 @@ afterAll(async () => {
 
 describe('HTML report in headless Chromium', () => {
   test('renders without console errors and every chart has data points', async (ctx) => {
-    if (!available) ctx.skip(SKIP_REASON)
+    if (!available) {
+      // CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
+      if (isCI()) throw new Error(SKIP_REASON)
+      ctx.skip(SKIP_REASON)
+    }
     const { stdout, stderr } = await chromium([`--user-data-dir=${join(dir, 'profile-dom')}`, '--dump-dom', reportUrl])
     expect(consoleLines(stderr)).toEqual([])
     const charts = [...stdout.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)]
@@ -160,7 +165,11 @@ describe('HTML report in headless Chromium', () => {
   })
 
   test('the screenshot shows the charts', async (ctx) => {
-    if (!available) ctx.skip(SKIP_REASON)
+    if (!available) {
+      // CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
+      if (isCI()) throw new Error(SKIP_REASON)
+      ctx.skip(SKIP_REASON)
+    }
     const png = join(dir, 'report.png')
     const { stderr } = await chromium([`--user-data-dir=${join(dir, 'profile-shot')}`, '--window-size=1280,2300', `--screenshot=${png}`, reportUrl])
     expect(consoleLines(stderr)).toEqual([])
