@@ -50,7 +50,7 @@ function main(): void {
     const bundle = fetchBundle()
     const src = cloneSource(bundle, join(dir, 'src'), force)
     const { serverPath, buildSeconds } = buildServer(src, join(dir, 'bin'), force)
-    const serverVersion = run(serverPath, ['--version'], { stdio: 'pipe' }).trim().split('\n').find((line) => line.startsWith('version')) ?? 'unknown'
+    const serverVersion = versionOf(serverPath)
     const modelPath = join(dir, 'models', `tiny-llama-v${MODEL_GENERATOR_VERSION}.gguf`)
     if (force || !existsSync(modelPath)) {
       const t0 = performance.now()
@@ -58,7 +58,6 @@ function main(): void {
       writeTinyLlamaModel({ vocabPath: join(src, 'models', VOCAB_FILE), outputPath: modelPath })
       log(`model: ${modelPath} (${statSync(modelPath).size} bytes, ${seconds(performance.now() - t0)} s)`)
     }
-    const previous = readPreviousManifest()
     const manifest: LlamaManifest = {
       release: LLAMA_RELEASE.release,
       commit: LLAMA_RELEASE.commit,
@@ -68,7 +67,7 @@ function main(): void {
       modelBytes: statSync(modelPath).size,
       modelGeneratorVersion: MODEL_GENERATOR_VERSION,
       serverVersion,
-      serverBuildSeconds: buildSeconds ?? previous?.serverBuildSeconds ?? 0,
+      serverBuildSeconds: buildSeconds ?? recordedBuildSeconds(join(dir, 'bin')),
     }
     const tmp = `${manifestPath()}.tmp-${process.pid}`
     writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`)
@@ -129,6 +128,7 @@ function buildServer(src: string, binDir: string, force: boolean): { serverPath:
   else run(build[0]!, build.slice(1))
   const buildSeconds = Math.round((performance.now() - t0) / 1000)
   mkdirSync(binDir, { recursive: true })
+  writeFileSync(join(binDir, 'build-time.json'), `${JSON.stringify({ seconds: buildSeconds, jobs })}\n`)
   const tmp = `${serverPath}.tmp-${process.pid}`
   copyFileSync(join(buildDir, 'bin', process.platform === 'win32' ? 'llama-server.exe' : 'llama-server'), tmp)
   renameSync(tmp, serverPath)
@@ -136,11 +136,13 @@ function buildServer(src: string, binDir: string, force: boolean): { serverPath:
   return { serverPath, buildSeconds }
 }
 
-function readPreviousManifest(): LlamaManifest | undefined {
+/** Compile time recorded when the server was built (a later run that only regenerates the model keeps it). */
+function recordedBuildSeconds(binDir: string): number {
   try {
-    return JSON.parse(readFileSync(manifestPath(), 'utf8')) as LlamaManifest
+    const recorded = JSON.parse(readFileSync(join(binDir, 'build-time.json'), 'utf8')) as { seconds?: unknown }
+    return typeof recorded.seconds === 'number' ? recorded.seconds : 0
   } catch {
-    return undefined
+    return 0
   }
 }
 
@@ -173,6 +175,14 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** `llama-server --version` prints `version: 0.4.0-dev (build 1, commit 80fb11a)` on stderr. */
+function versionOf(serverPath: string): string {
+  const result = spawnSync(serverPath, ['--version'], { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`${serverPath} --version failed (${result.error?.message ?? result.stderr}): delete ${serverPath} and run again`)
+  const line = `${result.stdout}\n${result.stderr}`.split('\n').find((l) => l.startsWith('version:'))
+  return line?.slice('version:'.length).trim() ?? 'unknown'
 }
 
 function run(cmd: string, args: string[], options: SpawnSyncOptions = {}): string {

@@ -103,6 +103,8 @@ function summarize(result: BenchmarkResult, plannedMs: number[], simulated: { re
     durationMs: round(result.durationMs, 1),
     client: { keptUp: result.client.keptUp, eventLoopDelayP99Ms: result.client.eventLoopDelayMs ? round(result.client.eventLoopDelayMs.p99) : null },
     streamed: result.streaming.streamed,
+    /** The runtime the result's environment (and so a baseline's fingerprint) names. */
+    environmentRuntime: result.environment.runtime,
   }
 }
 

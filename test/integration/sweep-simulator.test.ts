@@ -15,12 +15,11 @@ const KNEE_SIM: SimulatorOptions = { maxRunningSequences: 8, prefillBaseMs: 2, p
 const KNEE_SHAPE = { inputTokens: 16, outputTokens: 64 }
 
 /**
- * Capacity: 32 sequences per batch of 64 ms steps (D(32) = 16 + 1.5 x 32), 8-token outputs, 2 ms
- * prefill: maxRequestsPerSec = 1000 x 32 / (8 x 64 + 32 x 2) = 55.6 req/s. Many slots and long
- * steps keep queueing small below capacity (p90 TTFT about 1.5 steps, ~100 ms) and make client
- * jitter small against the limit.
+ * Capacity: 64 sequences per batch of 64 ms steps (D(64) = 16 + 0.75 x 64), 8-token outputs, 2 ms
+ * prefill: maxRequestsPerSec = 1000 x 64 / (8 x 64 + 64 x 2) = 100 req/s. Many slots keep
+ * queueing short until close to capacity, and long steps make client jitter small against the limit.
  */
-const CAPACITY_SIM: SimulatorOptions = { maxRunningSequences: 32, prefillBaseMs: 2, prefillMsPerToken: 0, decodeBaseMs: 16, decodeMsPerSequence: 1.5, seed: 1 }
+const CAPACITY_SIM: SimulatorOptions = { maxRunningSequences: 64, prefillBaseMs: 2, prefillMsPerToken: 0, decodeBaseMs: 16, decodeMsPerSequence: 0.75, seed: 1 }
 const CAPACITY_SHAPE = { inputTokens: 16, outputTokens: 8 }
 /**
  * The SLO: p90 TTFT <= 200 ms over 3 s of Poisson arrivals. Below capacity the queue stays short
@@ -79,7 +78,7 @@ describe('sweeps against the simulator', () => {
 
   it('finds the highest Poisson rate within the SLO within 10 % of the model capacity', async () => {
     const model = simulatorCapacity(CAPACITY_SIM, CAPACITY_SHAPE)
-    expect(model.maxRequestsPerSec).toBeCloseTo(55.56, 1)
+    expect(model.maxRequestsPerSec).toBeCloseTo(100, 6)
     const result = await searchCapacity(
       {
         target: { baseUrl: capacitySim.url },

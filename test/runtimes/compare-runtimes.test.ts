@@ -31,6 +31,7 @@ interface PhaseOutput {
   throughput: { requestsPerSec: number; outputTokensPerSec: number }
   durationMs: number
   streamed: boolean
+  environmentRuntime: { name: string; version: string }
 }
 interface CompareOutput {
   runtime: { name: string; version: string }
@@ -81,6 +82,8 @@ describe.runIf(detectRuntime().name === 'node')('one seeded load on Node, Bun an
     const out = outputs.get(name)
     if (out === undefined) return // binary not installed: nothing to compare
     expect(out.runtime.name).toBe(name)
+    // What a baseline written by this run would carry in its fingerprint.
+    expect(out.poisson.environmentRuntime).toEqual(out.runtime)
     expect(out.transport).toBe(name === 'bun' ? 'fetch' : 'undici')
   })
 

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/errors.ts'
 import { decodeHistogram, MetricsAccumulator } from '../../src/core/metrics/index.ts'
@@ -15,6 +17,7 @@ import {
   validateWorkers,
 } from '../../src/core/workers/index.ts'
 import type { WorkerPhase } from '../../src/core/workers/index.ts'
+import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 import { okRecord, failedRecord, seededRandom } from './metrics-fixtures.ts'
@@ -40,6 +43,37 @@ function randomRecords(count: number, seed: number, indexOffset: number): Reques
     records.push(okRecord({ index, sentAt, firstTokenAt: chunkTimes[0], chunkTimes, endAt: last, outputTokens: chunks, inputTokens: 10 + (i % 7) }))
   }
   return records
+}
+
+/** A server that streams two tokens to every chat request and keeps each request's first message. */
+async function startCapturingServer(prompts: string[]): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'capture' }] }))
+      return
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(200).end()
+      return
+    }
+    let body = ''
+    req.on('data', (part: Buffer) => (body += String(part)))
+    req.on('end', () => {
+      prompts.push((JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0]?.content ?? '')
+      const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(chunk('a'))
+      setTimeout(() => res.end(chunk('b') + 'data: [DONE]\n\n'), 2)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
 }
 
 function phaseOf(records: RequestRecord[], overrides: Partial<WorkerPhase> = {}): WorkerPhase {
@@ -218,25 +252,41 @@ describe('runBenchmark with workers', () => {
     expect((result.config as { workers?: number }).workers).toBe(2)
   })
 
-  test('the same seed sends the same prompts with one thread or two', async () => {
-    const options = {
-      target: { baseUrl: sim.url },
-      workload: { kind: 'synthetic' as const, inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4, stddev: 2 } },
-      load: { concurrency: 4, requests: 24 },
-      recordRequests: true,
-      seed: 11,
+  test('threads send the prompts one thread would: same salt, every index once', async () => {
+    const prompts: string[] = []
+    const server = await startCapturingServer(prompts)
+    try {
+      const result = await runBenchmark(
+        {
+          target: { baseUrl: server.url },
+          workload: { kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } },
+          load: { concurrency: 4, requests: 24 },
+          warmup: { requests: 3 },
+          seed: 11,
+          workers: 3,
+        },
+        { skipGpu: true },
+      )
+      expect(result.counts.completed).toBe(24)
+      const workload = await createWorkload(
+        { kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } },
+        { seed: 11, api: 'chat', salt: result.workload.salt as string },
+      )
+      const expected = [-3, -2, -1, ...Array.from({ length: 24 }, (_, i) => i)].map((i) => workload.next(i).messages?.[0]?.content)
+      expect([...prompts].sort()).toEqual([...expected].sort())
+    } finally {
+      await server.close()
     }
-    const one = await runBenchmark({ ...options, workers: 1 }, { skipGpu: true })
-    const two = await runBenchmark({ ...options, workers: 2 }, { skipGpu: true })
-    const lengths = (records: RequestRecord[] | undefined) => (records ?? []).map((r) => [r.index, r.inputTokens, r.outputTokens])
-    expect(lengths(two.requests)).toEqual(lengths(one.requests))
   })
 
   test('an abort reaches every thread', async () => {
     const controller = new AbortController()
     const slow = await startSimulator({ decodeBaseMs: 50, prefillBaseMs: 1 })
+    // Abort once both threads have requests running (starting a thread takes a while).
+    const abortWhenBusy = setInterval(() => {
+      if (slow.stats().running >= 4) controller.abort()
+    }, 10)
     try {
-      setTimeout(() => controller.abort(), 300)
       const result = await runBenchmark(
         {
           target: { baseUrl: slow.url },
@@ -251,6 +301,7 @@ describe('runBenchmark with workers', () => {
       expect(result.counts.failed).toBe(4)
       expect(result.errors[0]?.kind).toBe('cancelled')
     } finally {
+      clearInterval(abortWhenBusy)
       await slow.close()
     }
   })
