@@ -30,6 +30,9 @@ for (let i = 0; i < profile.samples.length; i++) {
   selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 }
 const totalUs = profile.endTime - profile.startTime
+let idleUs = 0
+for (const [id, us] of selfUs) if (byId.get(id)?.callFrame.functionName === '(idle)') idleUs += us
+const busyUs = totalUs - idleUs
 
 function where(url: string): string {
   if (url === '') return '(native)'
@@ -54,9 +57,9 @@ for (const [id, us] of selfUs) {
 const print = (title: string, map: Map<string, number>): void => {
   console.log(`\n${title}`)
   for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${((us / totalUs) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`)
+    console.log(`${((us / busyUs) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`)
   }
 }
-console.log(`profile: ${(totalUs / 1e6).toFixed(2)} s`)
+console.log(`profile: ${(totalUs / 1e6).toFixed(2)} s, busy ${(busyUs / 1e6).toFixed(2)} s (shares below are of busy time)`)
 print('self time by package / file', byPlace)
 print('self time by function', byFunction)

@@ -200,4 +200,9 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(1)
 }
 
-main()
+try {
+  main()
+} catch (error) {
+  log(`failed: ${(error as Error).message}`)
+  process.exitCode = 1
+}

@@ -1,7 +1,7 @@
 // Measures the cached llama-server + tiny model the way the e2e tests do, and prints our TTFT and
 // TPOT next to what llama-server reports in its own `timings` for the same requests.
 //
-//   npm exec -- node scripts/llama/compare-timings.ts [requests per level, default 48] [output tokens, default 64]
+//   npm exec -- node scripts/llama/compare-timings.ts [requests per level, default 48] [output tokens, default 128]
 //
 // Run scripts/llama/build.ts first. The server runs with -t 2 -np 2 -c 2048 (as in the tests).
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -13,7 +13,7 @@ import { llamaCpp, startServer } from '../../src/core/server/index.ts'
 import { findLlamaArtifacts } from './llama-cache.ts'
 
 const requests = Number(process.argv[2] ?? 48)
-const outputTokens = Number(process.argv[3] ?? 64)
+const outputTokens = Number(process.argv[3] ?? 128)
 const artifacts = findLlamaArtifacts()
 if (!artifacts.found) {
   console.error(artifacts.reason)

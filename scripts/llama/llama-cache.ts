@@ -63,7 +63,7 @@ export type LlamaArtifacts = { found: true; manifest: LlamaManifest } | { found:
 /** Reads the manifest and checks that the files it names exist and are current. */
 export function findLlamaArtifacts(env: NodeJS.ProcessEnv = process.env): LlamaArtifacts {
   const path = manifestPath(env)
-  const howTo = 'run `npm exec -- node scripts/llama/build.ts` (needs git, cmake and a C++ compiler; about 8 minutes on 2 cores the first time)'
+  const howTo = 'run `npm exec -- node scripts/llama/build.ts` (needs git, cmake and a C++ compiler; 8 to 15 minutes on 2 cores the first time)'
   if (!existsSync(path)) return { found: false, reason: `no llama-server build at ${llamaDir(env)}: ${howTo}` }
   let manifest: LlamaManifest
   try {

@@ -206,7 +206,12 @@ class PointTargets {
   }
 }
 
-async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
+/**
+ * The body of a `bench.llm.sweep` test (exported for tests): acquires the target, runs the sweep,
+ * search or scenario, records and compares the baseline, puts the result on
+ * `ctx.task.meta.llmBenchSweep`, and throws an `LlmBenchAssertionError` naming every failed check.
+ */
+export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
   const shared = provided()
   const targets = new PointTargets(options, shared)
   let result: SweepResult
@@ -263,10 +268,11 @@ async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Prom
   meta.checks = checks
   ctx.task.meta.llmBenchSweep = meta
   const failed = checks.filter((check) => check.status === 'fail')
-  if (failed.length > 0) blocks.unshift(failed.map((check) => `${check.name}: ${check.message}`).join('\n'))
-  if (blocks.length > 0) {
+  if (failed.length > 0 || blocks.length > 0) {
     const headline = `${name}: ${result.points.length} points in ${(result.durationMs / 1000).toFixed(1)} s`
-    const error = new Error([headline, ...formatSweepHeadlines(result), formatSweepTable(result), ...blocks].join('\n\n'))
+    const failures = failed.map((check) => `${check.name}: ${check.message}`).join('\n')
+    const parts = [headline, ...(failures ? [failures] : []), formatSweepHeadlines(result).join('\n'), formatSweepTable(result), ...blocks]
+    const error = new Error(parts.filter((part) => part !== '').join('\n\n'))
     error.name = 'LlmBenchAssertionError'
     throw error
   }

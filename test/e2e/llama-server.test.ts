@@ -45,7 +45,7 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
     rmSync(logDir, { recursive: true, force: true })
   })
 
-  function run(overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>, api: 'chat' | 'completions' = 'chat', outputTokens = 32): Promise<BenchmarkResult> {
+  function run(overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>, api: 'chat' | 'completions' = 'chat', outputTokens = 128): Promise<BenchmarkResult> {
     return runBenchmark(
       {
         target: { baseUrl: server.baseUrl, api },
@@ -60,7 +60,8 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
   }
 
   function expectClean(result: BenchmarkResult, requests: number, outputTokens: number): void {
-    // Errors first: their messages say more than a count.
+    // Errors first: their messages say more than a count. llama-server closes the connection after
+    // each stream although it offers keep-alive; the client must not count that as an error.
     expect(result.errors).toEqual([])
     expect(result.counts).toEqual({ total: requests, completed: requests, failed: 0 })
     expect(result.streaming.streamed).toBe(true)
@@ -71,42 +72,46 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
       expect(r.usageReported).toBe(true)
       expect(r.chunkTimes.length).toBeGreaterThan(outputTokens / 2)
     }
-    expect(result.metrics.ttftMs.count).toBe(requests)
+    // The tiny model decodes a token in well under a millisecond, so a stream lasts only tens of
+    // milliseconds (hence 128 tokens and more): a stalled event loop on a loaded machine can still
+    // receive one whole. Such a response is left out of TTFT (as the metrics define),
+    // but most must stream, else the client is not reading incrementally.
+    expect(result.metrics.ttftMs.count).toBe(requests - result.streaming.burstRequests)
+    expect(result.streaming.burstRequests).toBeLessThan(requests / 2)
     expect(result.metrics.itlMs.count).toBeGreaterThan(0)
     expect(result.throughput.outputTokensPerSec).toBeGreaterThan(0)
   }
 
   test('chat: every stream completes with the requested length, and the facts name llama.cpp and its build', async () => {
     const result = await run({ load: { concurrency: 2, requests: 16 } })
-    expectClean(result, 16, 32)
+    expectClean(result, 16, 128)
     expect(result.environment.server.name).toBe('llama.cpp')
     // llama.cpp's build_info, `b<build number>-<commit>`; the bundle's commit is pinned in llama-release.json.
     expect(result.environment.server.version).toMatch(/^b\d+-[0-9a-f]{7,}$/)
     expect(manifest!.commit.startsWith(result.environment.server.version!.split('-')[1]!)).toBe(true)
     expect(result.environment.server.model).toBeTruthy()
     expect(result.environment.server.maxContextTokens).toBeGreaterThan(0)
-    expect(result.environment.server.launch).toBeUndefined()
   })
 
   test('completions: every stream completes with the requested length', async () => {
-    const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 24)
-    expectClean(result, 12, 24)
+    const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 128)
+    expectClean(result, 12, 128)
     expect(result.config).toMatchObject({ target: { api: 'completions' } })
   })
 
   test("the client's timings contain llama-server's own, and decode speed agrees with its timings", async () => {
     // One stream at a time: nothing queues, so TTFT minus the server's prompt time is pure overhead.
-    const result = await run({ load: { concurrency: 1, requests: 12 } }, 'chat', 64)
-    expectClean(result, 12, 64)
+    const result = await run({ load: { concurrency: 1, requests: 12 } }, 'chat', 256)
+    expectClean(result, 12, 256)
     const comparison = compareLlamaTimings(result.requests ?? [])
-    expect(comparison?.requests).toBe(12)
+    expect(comparison?.requests).toBe(12 - result.streaming.burstRequests)
     const c = comparison!
     console.log(
       `[llama.cpp e2e] TTFT p50 client ${c.ttft.clientP50Ms.toFixed(2)} ms, server prompt_ms p50 ${c.ttft.serverPromptP50Ms.toFixed(2)} ms, ` +
         `outside the server's prompt timer p50 ${c.ttft.outsidePromptP50Ms.toFixed(2)} ms; TPOT p50 client ${c.tpot.clientP50Ms.toFixed(3)} ms, ` +
         `server ${c.tpot.serverP50Ms.toFixed(3)} ms (ratio p50 ${c.tpot.ratioP50.toFixed(3)}, ${c.tpot.ratioMin.toFixed(3)}..${c.tpot.ratioMax.toFixed(3)})`,
     )
-    expect(c.tokenCountsAgree).toBe(12)
+    expect(c.tokenCountsAgree).toBe(c.requests)
     // The server's prompt interval lies inside the client's TTFT interval: the request is sent
     // before the server starts on it, and the first token is read after the server sampled it.
     for (const pair of c.pairs) expect(pair.ttftOutsidePromptMs).toBeGreaterThanOrEqual(0)
@@ -119,16 +124,19 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
   test('requests beyond the server slots (-np 2) queue: TTFT p50 at concurrency 4 is far above concurrency 2', async () => {
     const results: Record<number, BenchmarkResult> = {}
     for (const concurrency of [1, 2, 4]) {
-      results[concurrency] = await run({ load: { concurrency, requests: 16 }, warmup: { requests: concurrency } }, 'chat', 64)
-      expectClean(results[concurrency]!, 16, 64)
+      // Long outputs: the wait for a slot (a running request's remaining decode) dwarfs the noise of TTFT at 2.
+      const requests = 4 * concurrency + 4
+      results[concurrency] = await run({ load: { concurrency, requests }, warmup: { requests: concurrency } }, 'chat', 256)
+      expectClean(results[concurrency]!, requests, 256)
     }
     const ttft = (c: number) => results[c]!.metrics.ttftMs.p50
     const e2e = (c: number) => results[c]!.metrics.e2eMs.p50
     console.log(`[llama.cpp e2e] TTFT p50 at concurrency 1, 2, 4: ${[1, 2, 4].map((c) => ttft(c).toFixed(2)).join(', ')} ms; E2E p50 ${[1, 2, 4].map((c) => e2e(c).toFixed(1)).join(', ')} ms`)
-    // At 4, two requests wait for a slot for about the rest of a running request's decode.
+    // At 4, two requests wait for a slot for about the rest of a running request's decode: that
+    // wait is a good part of their whole latency (same run, so background load cancels out).
     expect(ttft(4)).toBeGreaterThan(2 * ttft(2))
-    expect(ttft(4)).toBeGreaterThan(0.2 * e2e(2))
-  })
+    expect(ttft(4)).toBeGreaterThan(0.2 * e2e(4))
+  }, 120_000)
 
   test('bench.llm against llama-server writes its baseline, then meets it under CI', async () => {
     const baselineDir = mkdtempSync(join(tmpdir(), 'llama-e2e-baselines-'))
@@ -137,8 +145,9 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
       expect(first.code, first.output).toBe(0)
       const baselinePath = join(baselineDir, 'llama-server.e2e-bench.ts.json')
       expect(existsSync(baselinePath)).toBe(true)
-      const stored = readFileSync(baselinePath, 'utf8')
-      expect(stored).toContain('llama.cpp > tiny model, 2 streams')
+      const stored = JSON.parse(readFileSync(baselinePath, 'utf8')) as { entries: Record<string, { fingerprint?: Record<string, unknown> }> }
+      // The baseline belongs to this server build: a llama.cpp upgrade shows as a fingerprint change.
+      expect(stored.entries['llama.cpp > tiny model, 2 streams']?.fingerprint).toMatchObject({ serverName: 'llama.cpp', serverVersion: expect.stringMatching(/^b\d+-[0-9a-f]{7,}$/) })
       expect(first.meta?.baselineState).toBe('written')
 
       // Under CI a missing or mismatched baseline fails, so passing here means it compared and held.

@@ -113,8 +113,9 @@ export class ContentChunkTemplate {
     if (this.chunk === undefined) return NO_MATCH
     const start = this.prefix.length
     const end = data.length - this.suffix.length
-    // Slices compared with === (a length check, then memcmp) run several times faster than startsWith.
-    if (end < start || data.slice(0, start) !== this.prefix || data.slice(end) !== this.suffix) return NO_MATCH
+    // lastIndexOf(x, 0) and indexOf(x, end) can only match at that one position: a compare of
+    // flat strings, several times faster than startsWith/endsWith here, and nothing allocated.
+    if (end < start || data.lastIndexOf(this.prefix, 0) !== 0 || data.indexOf(this.suffix, end) !== end) return NO_MATCH
     if (jsonStringEnd(data, start, end + 1) !== end) return NO_MATCH
     this.attemptsLeft = LEARN_ATTEMPTS
     return end > start || this.carriesWithoutSlot ? MATCH_WITH_OUTPUT : MATCH_WITHOUT_OUTPUT

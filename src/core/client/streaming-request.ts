@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder'
 import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
@@ -47,9 +48,6 @@ export interface RequestMeta {
 
 type ResponseMode = 'pending' | 'sse' | 'json' | 'error'
 
-const DECODE_STREAM = { stream: true } as const
-/** The global TextDecoder's instance type (the ES lib has no DOM types). */
-type Utf8Decoder = InstanceType<typeof TextDecoder>
 /** An SSE line longer than this is refused rather than buffered without bound, in characters. */
 const MAX_SSE_BUFFER_CHARS = 16 * 1024 * 1024
 /** Bytes of a non-2xx body kept to quote the server's message. */
@@ -93,7 +91,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private body: Uint8Array[] | undefined = undefined
   private bodyBytes = 0
   private parser: EventSourceParser | undefined = undefined
-  private decoder: Utf8Decoder | undefined = undefined
+  private decoder: StringDecoder | undefined = undefined
   private template: ContentChunkTemplate | undefined = undefined
   private controller: Dispatcher.DispatchController | undefined = undefined
   private started = false
@@ -167,7 +165,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     } else if (this.contentType.includes('text/event-stream')) {
       this.mode = 'sse'
       this.template = new ContentChunkTemplate()
-      this.decoder = new TextDecoder()
+      // StringDecoder, not TextDecoder: half the cost per call, and calls happen per chunk.
+      this.decoder = new StringDecoder('utf8')
       this.parser = createParser({
         onEvent: (event) => this.onEvent(event),
         onError: (error) => this.onParseError(error),
@@ -185,7 +184,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.readTick = currentReadTick()
       const parser = this.parser as EventSourceParser
       // One streaming decoder per request: a UTF-8 character split across reads decodes whole.
-      parser.feed((this.decoder as Utf8Decoder).decode(chunk, DECODE_STREAM))
+      parser.feed((this.decoder as StringDecoder).write(chunk))
       return
     }
     const body = this.body as Uint8Array[]
@@ -198,7 +197,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     if (this.settled) return
     const now = performance.now()
     if (this.mode === 'sse') {
-      const rest = (this.decoder as Utf8Decoder).decode()
+      const rest = (this.decoder as StringDecoder).end()
       if (rest.length > 0) (this.parser as EventSourceParser).feed(rest)
       if (this.settled) return
       if (!this.doneSeen) this.settle(incompleteFailure(), now)

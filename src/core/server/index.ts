@@ -18,3 +18,4 @@ export { waitForServerReady, type ReadinessOptions, type ReadinessOutcome } from
 export { getFreePort, isPortFree } from './free-port.ts'
 export { stopTrackedServers, trackedServerCount } from './shutdown-hooks.ts'
 export { ServerLog } from './server-log.ts'
+export { compareLlamaTimings, llamaTimingPairs, type LlamaTimingPair, type LlamaTimingsComparison } from './llama-timings.ts'

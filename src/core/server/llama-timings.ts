@@ -27,7 +27,7 @@ export interface LlamaTimingPair {
 
 /** Medians (and spread) of {@link LlamaTimingPair}s over a run. */
 export interface LlamaTimingsComparison {
-  /** Completed requests that carried `timings`. */
+  /** Completed, streamed requests that carried `timings`. */
   requests: number
   /** Requests whose usage `completion_tokens` equals the server's `predicted_n`. */
   tokenCountsAgree: number
@@ -57,12 +57,13 @@ export interface LlamaTimingsComparison {
   pairs: LlamaTimingPair[]
 }
 
-/** Pairs each completed request's client timings with llama-server's `timings`; skips requests without them. */
+/** Pairs each completed, streamed request's client timings with llama-server's `timings`; skips requests without them. */
 export function llamaTimingPairs(records: readonly RequestRecord[]): LlamaTimingPair[] {
   const pairs: LlamaTimingPair[] = []
   for (const r of records) {
     const t = r.serverTimings
-    if (!r.ok || t === undefined || r.firstTokenAt === undefined || t.prompt_ms === undefined) continue
+    // A response that arrived in one read has no client-side token timings to compare (as in the metrics).
+    if (!r.ok || !r.streamed || t === undefined || r.firstTokenAt === undefined || t.prompt_ms === undefined) continue
     const clientTtftMs = r.firstTokenAt - r.sentAt
     const clientTpotMs = r.outputTokens >= 2 ? (r.endAt - r.firstTokenAt) / (r.outputTokens - 1) : undefined
     const serverTpotMs = t.predicted_n !== undefined && t.predicted_n >= 2 ? t.predicted_per_token_ms : undefined

@@ -1,0 +1,120 @@
+// Side by side with a Python asyncio + aiohttp client built like vLLM's benchmark client
+// (perf/peer/aiohttp_client.py), against the same server in the same run: events per second and
+// client CPU per event of each, and their ratios.
+// Run alone: npm exec -- node perf/peer-aiohttp.ts [streams,...]
+// Needs a python3 with aiohttp (Debian: apt-get install -y python3-aiohttp; PERF_PYTHON picks the interpreter).
+import { execFileSync } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { execa } from 'execa'
+import { startChildServer } from './lib/child-server.ts'
+import type { ChildServer } from './lib/child-server.ts'
+import { measureRun } from './lib/measure-run.ts'
+
+export interface PeerRow {
+  server: string
+  streams: number
+  requests: number
+  tokens: number
+  ours: { eventsPerSec: number; cpuUsPerEvent: number; failed: number }
+  peer: { eventsPerSec: number; cpuUsPerEvent: number; failed: number; python: string; aiohttp: string }
+  /** Ours divided by the peer's (events per second: higher is better for us). */
+  eventsPerSecRatio: number
+  /** The peer's CPU per event divided by ours (how many times less CPU we use). */
+  cpuPerEventRatio: number
+  loadAverage: number
+}
+
+const SCRIPT = fileURLToPath(new URL('./peer/aiohttp_client.py', import.meta.url))
+
+/** The first python3 that imports aiohttp: PERF_PYTHON, the system one, then the one on PATH. */
+export function findPython(): string | undefined {
+  const candidates = [process.env.PERF_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => c !== undefined && c !== '')
+  for (const candidate of candidates) {
+    try {
+      execFileSync(candidate, ['-c', 'import aiohttp'], { stdio: 'ignore' })
+      return candidate
+    } catch {
+      // Not this one.
+    }
+  }
+  return undefined
+}
+
+interface PeerOutput {
+  python: string
+  aiohttp: string
+  completed: number
+  failed: number
+  eventsPerSec: number
+  cpuUsPerEvent: number
+}
+
+/** One row: ours, then the peer, with the same streams, requests and output length. */
+export async function comparePeer(python: string, server: ChildServer, label: string, streams: number, requests: number, tokens: number): Promise<PeerRow> {
+  const warmup = Math.min(streams, 64)
+  const ours = await measureRun({
+    target: { baseUrl: server.url },
+    workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: tokens } },
+    load: { concurrency: streams, requests },
+    warmup: { requests: warmup },
+  })
+  const { stdout } = await execa(python, [SCRIPT, server.url, String(streams), String(requests), String(tokens), String(warmup)])
+  const peer = JSON.parse(stdout) as PeerOutput
+  return {
+    server: label,
+    streams,
+    requests,
+    tokens,
+    ours: { eventsPerSec: ours.eventsPerSec, cpuUsPerEvent: ours.cpuUsPerEvent, failed: ours.result.counts.failed },
+    peer: { eventsPerSec: peer.eventsPerSec, cpuUsPerEvent: peer.cpuUsPerEvent, failed: peer.failed, python: peer.python, aiohttp: peer.aiohttp },
+    eventsPerSecRatio: ours.eventsPerSec / peer.eventsPerSec,
+    cpuPerEventRatio: peer.cpuUsPerEvent / ours.cpuUsPerEvent,
+    loadAverage: loadavg()[0] ?? NaN,
+  }
+}
+
+/** Markdown table of peer rows. */
+export function formatPeerRows(rows: PeerRow[]): string {
+  const first = rows[0]
+  const lines = [
+    first ? `Peer: Python ${first.peer.python}, aiohttp ${first.peer.aiohttp}; ours: Node ${process.version}.` : 'No peer rows.',
+    '',
+    '| server | streams | requests x tokens | ours: events/s | peer: events/s | events/s ratio | ours: CPU µs/event | peer: CPU µs/event | CPU ratio (peer / ours) | load avg |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  const n = (v: number) => Math.round(v).toLocaleString('en-US')
+  for (const r of rows) {
+    lines.push(
+      `| ${r.server} | ${r.streams} | ${r.requests} x ${r.tokens} | ${n(r.ours.eventsPerSec)} | ${n(r.peer.eventsPerSec)} | ${r.eventsPerSecRatio.toFixed(2)}x | ${r.ours.cpuUsPerEvent.toFixed(2)} | ${r.peer.cpuUsPerEvent.toFixed(2)} | ${r.cpuPerEventRatio.toFixed(2)}x | ${r.loadAverage.toFixed(2)} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+/** Default rows: both servers at 1, 64 and 512 streams. */
+export const PEER_STREAMS = [1, 64, 512]
+
+export async function runPeer(streams: number[] = PEER_STREAMS, tokens = 256): Promise<PeerRow[] | string> {
+  const python = findPython()
+  if (python === undefined) return 'skipped: no python3 with aiohttp (apt-get install -y python3-aiohttp, or set PERF_PYTHON)'
+  const rows: PeerRow[] = []
+  for (const [label, kind, options] of [
+    ['scripted (instant)', 'scripted', { mode: 'instant' }],
+    ['simulator (speed 0)', 'sim', { speedFactor: 0, maxRunningSequences: 4096 }],
+  ] as const) {
+    const server = await startChildServer(kind, options)
+    try {
+      for (const s of streams) rows.push(await comparePeer(python, server, label, s, Math.max(s * 4, 200), tokens))
+    } finally {
+      await server.close()
+    }
+  }
+  return rows
+}
+
+if (import.meta.main) {
+  const streams = process.argv[2]?.split(',').map(Number)
+  const rows = await runPeer(streams)
+  console.log(typeof rows === 'string' ? rows : formatPeerRows(rows))
+}

@@ -1,0 +1,167 @@
+# shellcheck shell=bash
+# Runtime checks for CI: sourced by .ci/run, which calls `runtimes_ci` from the repository root
+# after `npm ci` (bun and deno come from their npm packages, devDependencies).
+#
+# Per runtime (node, bun, deno):
+#   1. a bounded test subset: core unit tests, the simulator integration test and test/runtimes/;
+#   2. the example benches through Vitest in that runtime: record baselines (-u) in a folder of
+#      their own, run again unchanged (must pass), run with the simulator 2x slower (must fail
+#      with a regression);
+#   3. deno only: `deno check` of the Deno and Bun adapters.
+# Prints one summary line per runtime and sets `runtimes_passed` / `runtimes_failed` (test counts
+# plus one per bench/type check step). Returns non-zero when anything failed.
+
+# Core unit tests that do not depend on Node's node:http server or on spawning Node scripts
+# (client-connection, server-*, sim-cli, telemetry-environment use such fixtures; their subjects are
+# covered per runtime by test/runtimes/). Node-only spawning tests in test/runtimes/ are left out:
+# they run in the main suite.
+RUNTIMES_TEST_SUBSET=(
+  test/unit/client-failures.test.ts
+  test/unit/client-models.test.ts
+  test/unit/client-request-body.test.ts
+  test/unit/client-sse-event.test.ts
+  test/unit/client-stream-fixtures.test.ts
+  test/unit/client-stream-split.test.ts
+  test/unit/load-arrivals.test.ts
+  test/unit/load-random.test.ts
+  test/unit/load-run.test.ts
+  test/unit/load-validate.test.ts
+  test/unit/metrics-accumulator.test.ts
+  test/unit/metrics-histogram.test.ts
+  test/unit/baseline-store.test.ts
+  test/unit/verdict.test.ts
+  test/unit/verdict-statistics.test.ts
+  test/unit/workload-dataset-file.test.ts
+  test/unit/workload-datasets.test.ts
+  test/unit/workload-synthetic.test.ts
+  test/unit/slo.test.ts
+  test/unit/telemetry-nvidia-smi-csv.test.ts
+  test/unit/telemetry-gpu-stats.test.ts
+  test/unit/sim-protocol.test.ts
+  test/unit/sim-scheduler.test.ts
+  test/integration/run-simulator.test.ts
+  test/runtimes/client-transports.test.ts
+  test/runtimes/runtime-json.test.ts
+  test/runtimes/fingerprint-runtime.test.ts
+  test/runtimes/standalone-bench.test.ts
+  test/runtimes/timestamp-accuracy.test.ts
+)
+# Bun only: run-simulator's "within 1 ms for 22 of 30 requests" is Node's loopback figure; Bun's tail
+# is a few ms longer. test/runtimes/timestamp-accuracy.test.ts holds every runtime to its spread.
+RUNTIMES_BUN_SKIP='measures TTFT and TPOT within 1 ms of what the simulator did'
+RUNTIMES_BENCHES=(benches/chat.bench.ts benches/completions.bench.ts)
+RUNTIMES_OUT=.ci/out/runtimes
+
+# The command that runs Vitest's CLI under runtime $1.
+_runtimes_vitest() {
+  case "$1" in
+    node) echo "npm exec -- node node_modules/vitest/vitest.mjs" ;;
+    bun) echo "node_modules/.bin/bun --bun node_modules/vitest/vitest.mjs" ;;
+    deno) echo "node_modules/.bin/deno run -A node_modules/vitest/vitest.mjs" ;;
+  esac
+}
+
+_runtimes_version() {
+  case "$1" in
+    node) npm exec -- node --version 2>/dev/null | sed 's/^v//' ;;
+    bun) node_modules/.bin/bun --version 2>/dev/null ;;
+    deno) node_modules/.bin/deno --version 2>/dev/null | head -1 | awk '{print $2}' ;;
+  esac
+}
+
+# Counts from a Vitest JSON report: "passed failed".
+_runtimes_counts() {
+  npm exec -s -- node -e '
+const fs = require("node:fs")
+try {
+  const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"))
+  // A file that failed to load has no failed test of its own: count it as one.
+  const broken = r.testResults.filter((f) => f.status === "failed" && f.assertionResults.every((t) => t.status !== "failed")).length
+  console.log(`${r.numPassedTests} ${r.numFailedTests + broken}`)
+} catch { console.log("0 1") }' "$1"
+}
+
+# One runtime: tests, benches, summary line (last line of its output). Writes "passed failed" to
+# ${RUNTIMES_OUT}/<runtime>-counts (it runs in a pipeline, so it cannot set the caller's variables).
+_runtimes_one() {
+  local rt="$1" vitest version passed failed rc bench_steps=() bench_failed=0
+  vitest=$(_runtimes_vitest "$rt")
+  version=$(_runtimes_version "$rt")
+  if [ -z "$version" ]; then
+    echo "runtime ${rt}: not installed (npm ci should have installed it from the npm package '${rt}')"
+    echo "0 1" >"${RUNTIMES_OUT}/${rt}-counts"
+    echo "runtime ${rt}: not installed"
+    return 1
+  fi
+  echo "== runtime ${rt} ${version}: test subset"
+  local filter=()
+  if [ "$rt" = bun ]; then filter=(-t "^(?!.*${RUNTIMES_BUN_SKIP})"); fi
+  # shellcheck disable=SC2086
+  # One file at a time: the timing tests compare client and server clocks in one process, and two
+  # files sharing the 2 cores would measure each other.
+  LLM_BENCH_EXPECT_RUNTIME="$rt" $vitest run "${RUNTIMES_TEST_SUBSET[@]}" "${filter[@]}" \
+    --no-file-parallelism --reporter=dot --reporter=json --outputFile.json="${RUNTIMES_OUT}/${rt}-tests.json"
+  rc=$?
+  read -r passed failed < <(_runtimes_counts "${RUNTIMES_OUT}/${rt}-tests.json")
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+
+  echo "== runtime ${rt} ${version}: example benches"
+  local baselines="$PWD/${RUNTIMES_OUT}/baselines/${rt}" log="${RUNTIMES_OUT}/${rt}-bench"
+  rm -rf "$baselines"
+  local config=scripts/runtimes/vitest.bench.config.ts
+  # shellcheck disable=SC2086
+  if CI= LLM_BENCH_BASELINES="$baselines" $vitest bench --run -u --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-record.txt" 2>&1; then
+    bench_steps+=("recorded")
+  else
+    bench_steps+=("record FAILED"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-record.txt"
+  fi
+  # shellcheck disable=SC2086
+  if CI=true LLM_BENCH_BASELINES="$baselines" $vitest bench --run --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-unchanged.txt" 2>&1; then
+    bench_steps+=("unchanged passes")
+  else
+    bench_steps+=("unchanged FAILED"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-unchanged.txt"
+  fi
+  # shellcheck disable=SC2086
+  if CI=true LLM_BENCH_SIM_SPEED=2 LLM_BENCH_BASELINES="$baselines" $vitest bench --run --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-slowed.txt" 2>&1; then
+    bench_steps+=("2x slower NOT caught"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-slowed.txt"
+  elif grep -q "Regressed against the baseline" "${log}-slowed.txt"; then
+    bench_steps+=("2x slower fails the run")
+  else
+    bench_steps+=("2x slower failed without a regression verdict"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-slowed.txt"
+  fi
+  local bench_passed=$((3 - bench_failed))
+
+  local check=""
+  if [ "$rt" = deno ]; then
+    if node_modules/.bin/deno check src/deno/index.ts src/vitest/standalone-bench.ts >"${RUNTIMES_OUT}/deno-check.txt" 2>&1; then
+      check=", deno check ok"; bench_passed=$((bench_passed + 1))
+    else
+      check=", deno check FAILED"; bench_failed=$((bench_failed + 1)); tail -30 "${RUNTIMES_OUT}/deno-check.txt"
+    fi
+  fi
+
+  echo "$((passed + bench_passed)) $((failed + bench_failed))" >"${RUNTIMES_OUT}/${rt}-counts"
+  local joined
+  joined=$(IFS=','; echo "${bench_steps[*]}" | sed 's/,/, /g')
+  echo "runtime ${rt} ${version}: tests ${passed} passed, ${failed} failed; benches: ${joined}${check}"
+  [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ]
+}
+
+# Entry point: every runtime, then the summary lines again together.
+runtimes_ci() {
+  runtimes_passed=0
+  runtimes_failed=0
+  mkdir -p "$RUNTIMES_OUT"
+  local rt status=0 lines=() p f
+  for rt in node bun deno; do
+    _runtimes_one "$rt" 2>&1 | tee "${RUNTIMES_OUT}/${rt}-summary.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    lines+=("$(tail -1 "${RUNTIMES_OUT}/${rt}-summary.txt")")
+    read -r p f <"${RUNTIMES_OUT}/${rt}-counts" || { p=0; f=1; }
+    runtimes_passed=$((runtimes_passed + p))
+    runtimes_failed=$((runtimes_failed + f))
+  done
+  echo "== runtimes"
+  printf '%s\n' "${lines[@]}"
+  return $status
+}

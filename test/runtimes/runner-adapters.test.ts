@@ -1,0 +1,85 @@
+/**
+ * `vitest-llm-bench/bun` under `bun test` and `vitest-llm-bench/deno` under `deno test`: a bench file
+ * records its baseline, passes against it, fails the run when the simulator is slowed, and
+ * `LLM_BENCH_UPDATE=1` accepts the new figures. Started from Node; a runtime whose binary is not
+ * installed (devDependencies `bun`, `deno`) is skipped.
+ */
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { detectRuntime } from '../../src/core/runtime.ts'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const bin = (name: string): string => join(root, 'node_modules', '.bin', name)
+
+const RUNNERS = [
+  { name: 'bun', entry: 'src/bun/index.ts', command: bin('bun'), args: (file: string) => ['test', file], update: 'LLM_BENCH_UPDATE=1 bun test' },
+  // --no-check: the adapter's behaviour is under test here; CI type-checks it with `deno check` separately.
+  { name: 'deno', entry: 'src/deno/index.ts', command: bin('deno'), args: (file: string) => ['test', '-A', '--no-check', file], update: 'LLM_BENCH_UPDATE=1 deno test -A' },
+] as const
+
+function benchSource(entry: string): string {
+  return [
+    `import { bench, simulator } from ${JSON.stringify(join(root, entry))}`,
+    `const speedFactor = Number(process.env.SIM_SPEED ?? '1')`,
+    `bench.llm('chat steady', {`,
+    `  server: simulator({ speedFactor, seed: 3, prefillBaseMs: 6, decodeBaseMs: 3 }),`,
+    `  workload: { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: { mean: 12 } },`,
+    `  load: { concurrency: 2, requests: 40 },`,
+    `  seed: 1,`,
+    `  baseline: { tpotMs: { p50: '+20%' } },`,
+    `})`,
+    '',
+  ].join('\n')
+}
+
+interface Outcome {
+  code: number
+  output: string
+}
+
+function run(command: string, args: string[], env: Record<string, string>): Promise<Outcome> {
+  return new Promise((resolve) => {
+    // Run from the repository root so Deno finds package.json and node_modules for the npm imports.
+    const childEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...env }
+    for (const key of ['CI', 'LLM_BENCH_UPDATE', 'SIM_SPEED']) if (!(key in env)) delete childEnv[key]
+    execFile(command, args, { cwd: root, timeout: 180_000, env: childEnv }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1
+      resolve({ code, output: `${stdout}\n${stderr}` })
+    })
+  })
+}
+
+describe.runIf(detectRuntime().name === 'node')('runner adapters', () => {
+  test.each(RUNNERS)('$name: record, pass, fail on a regression, accept with LLM_BENCH_UPDATE=1', async (runner) => {
+    if (!existsSync(runner.command)) return // not installed: nothing to run
+    const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-adapter-`))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'chat.bench.ts')
+    await writeFile(file, benchSource(runner.entry))
+    const baseline = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
+
+    const recorded = await run(runner.command, runner.args(file), {})
+    expect(recorded.code, recorded.output).toBe(0)
+    expect(recorded.output).toContain(`baseline written: ${baseline} [chat steady]`)
+    const stored = JSON.parse(await readFile(baseline, 'utf8')) as { entries: Record<string, { fingerprint: { runtimeName: string } }> }
+    expect(stored.entries['chat steady']?.fingerprint.runtimeName).toBe(runner.name)
+
+    const same = await run(runner.command, runner.args(file), { CI: 'true' })
+    expect(same.code, same.output).toBe(0)
+    expect(same.output).toMatch(/chat steady: 40\/40 completed, .*baseline: (pass|inconclusive)/)
+
+    const slower = await run(runner.command, runner.args(file), { CI: 'true', SIM_SPEED: '3' })
+    expect(slower.code, slower.output).not.toBe(0)
+    expect(slower.output).toContain('Regressed against the baseline')
+    expect(slower.output).toContain(`\`${runner.update}\``)
+
+    const accepted = await run(runner.command, runner.args(file), { CI: 'true', SIM_SPEED: '3', LLM_BENCH_UPDATE: '1' })
+    expect(accepted.code, accepted.output).toBe(0)
+    expect(accepted.output).toContain(`baseline updated: ${baseline} [chat steady]`)
+  }, 400_000)
+})

@@ -1,0 +1,127 @@
+/** bench.llm outside Vitest: update flag, bench-file discovery, and registration on a runner's `test`. */
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { OptionsError } from '../../src/core/errors.ts'
+import { simulator } from '../../src/vitest/bench-options.ts'
+import type { BenchLlmOptions } from '../../src/vitest/bench-options.ts'
+import { callerFileOf, createStandaloneBenchLlm, standaloneProvided, updateModeFromEnv } from '../../src/vitest/standalone-bench.ts'
+import type { RegisterTest } from '../../src/vitest/standalone-bench.ts'
+
+describe('LLM_BENCH_UPDATE', () => {
+  test.each([
+    [{}, 'new'],
+    [{ CI: 'true' }, 'none'],
+    [{ LLM_BENCH_UPDATE: '1' }, 'all'],
+    [{ LLM_BENCH_UPDATE: 'true', CI: 'true' }, 'all'],
+    [{ LLM_BENCH_UPDATE: 'all' }, 'all'],
+    [{ LLM_BENCH_UPDATE: 'new', CI: '1' }, 'new'],
+    [{ LLM_BENCH_UPDATE: '0' }, 'none'],
+    [{ LLM_BENCH_UPDATE: 'none' }, 'none'],
+  ] as const)('%j -> %s', (env, mode) => {
+    expect(updateModeFromEnv(env)).toBe(mode)
+  })
+
+  test('an unknown value is an OptionsError naming the variable and the values it takes', () => {
+    expect(() => updateModeFromEnv({ LLM_BENCH_UPDATE: 'yes please' })).toThrow(OptionsError)
+    expect(() => updateModeFromEnv({ LLM_BENCH_UPDATE: 'yes please' })).toThrow(/LLM_BENCH_UPDATE.*Use 1/)
+  })
+
+  test('LLM_BENCH_BASELINE_DIR moves the baseline files, as the plugin option baselineDir does', () => {
+    expect(standaloneProvided({ LLM_BENCH_BASELINE_DIR: '/tmp/b', CI: 'true' })).toEqual({ update: 'none', ci: true, baselineDir: '/tmp/b' })
+  })
+})
+
+describe('callerFileOf: the bench file from the stack of a bench.llm call', () => {
+  const own = (file: string) => /[\\/]src[\\/](bun|deno)[\\/]/.test(file) || /standalone-bench\.[jt]s$/.test(file)
+  test.each([
+    ['Bun', 'Error\n    at registerIn (/repo/src/vitest/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7', '/home/me/app/benches/chat.bench.ts'],
+    ['Bun, named frame', 'Error\n    at <anonymous> (/repo/src/vitest/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
+    ['Deno', 'Error\n    at registerIn (file:///repo/src/vitest/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7', '/home/me/app/b c/chat.bench.ts'],
+    ['Node', 'Error\n    at registerIn (/repo/dist/src/vitest/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
+  ])('%s', (_runtime, stack, file) => {
+    expect(callerFileOf(stack, own)).toBe(file)
+  })
+
+  test('no file in the stack: undefined', () => {
+    expect(callerFileOf('Error\n    at <anonymous>\n    at native', own)).toBeUndefined()
+  })
+})
+
+describe('createStandaloneBenchLlm', () => {
+  interface Registered {
+    mode: string
+    name: string
+    fn: () => Promise<void>
+    timeoutMs: number
+  }
+  function runner(): { registered: Registered[]; register: RegisterTest } {
+    const registered: Registered[] = []
+    return { registered, register: (mode, name, fn, timeoutMs) => registered.push({ mode, name, fn, timeoutMs }) }
+  }
+  const options = (speedFactor: number): BenchLlmOptions => ({
+    server: simulator({ speedFactor, seed: 3, prefillBaseMs: 6, decodeBaseMs: 3 }),
+    workload: { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: { mean: 12 } },
+    load: { concurrency: 2, requests: 40 },
+    seed: 1,
+    baseline: { tpotMs: { p50: '+20%' } },
+  })
+
+  test('registers skip, only, skipIf and runIf as the runner spells them, with the timeout', () => {
+    const { registered, register } = runner()
+    const llm = createStandaloneBenchLlm(register, { file: '/x/a.bench.ts' })
+    llm('plain', options(1))
+    llm.skip('skipped', { ...options(1), timeoutMs: 1234 })
+    llm.only('only', options(1))
+    llm.skipIf(true)('skipIf true', options(1))
+    llm.runIf(false)('runIf false', options(1))
+    llm.runIf(true)('runIf true', options(1))
+    expect(registered.map((r) => [r.mode, r.name, r.timeoutMs])).toEqual([
+      ['run', 'plain', 600_000],
+      ['skip', 'skipped', 1234],
+      ['only', 'only', 600_000],
+      ['skip', 'skipIf true', 600_000],
+      ['skip', 'runIf false', 600_000],
+      ['run', 'runIf true', 600_000],
+    ])
+  })
+
+  test('bad options fail when the file is loaded, before anything runs', () => {
+    const { registered, register } = runner()
+    const llm = createStandaloneBenchLlm(register, { file: '/x/a.bench.ts' })
+    expect(() => llm('typo', { ...options(1), laod: {} } as unknown as BenchLlmOptions)).toThrow(OptionsError)
+    expect(registered).toHaveLength(0)
+  })
+
+  test('the bench file is the caller of bench.llm when not given', () => {
+    const { registered, register } = runner()
+    createStandaloneBenchLlm(register)('here', options(1))
+    expect(registered).toHaveLength(1)
+  })
+
+  test('writes the baseline beside the bench file, then fails a slower run with the runner update command named', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'chat.bench.ts')
+    const lines: string[] = []
+    const { registered, register } = runner()
+    const local = createStandaloneBenchLlm(register, { file, env: {}, log: (line) => lines.push(line), updateCommand: 'LLM_BENCH_UPDATE=1 bun test' })
+    const ci = createStandaloneBenchLlm(register, { file, env: { CI: 'true' }, log: (line) => lines.push(line), updateCommand: 'LLM_BENCH_UPDATE=1 bun test' })
+    local('chat steady', options(1))
+    ci('chat steady', options(3))
+    await registered[0]?.fn()
+    expect(lines.some((line) => line.startsWith('baseline written: ') && line.endsWith('[chat steady]'))).toBe(true)
+    expect(lines[0]).toMatch(/^chat steady: 40\/40 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/)
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'chat.bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
+    expect(Object.keys(stored.entries)).toEqual(['chat steady'])
+
+    const failure = await registered[1]?.fn().then(() => undefined, (error: unknown) => error)
+    expect(failure).toBeInstanceOf(Error)
+    expect((failure as Error).name).toBe('LlmBenchAssertionError')
+    expect((failure as Error).message).toContain('Regressed against the baseline')
+    expect((failure as Error).message).toContain('tpotMs p50')
+    expect((failure as Error).message).toContain('`LLM_BENCH_UPDATE=1 bun test`')
+    expect((failure as Error).message).not.toContain('vitest bench -u')
+  })
+})
