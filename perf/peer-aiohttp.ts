@@ -1,7 +1,7 @@
 // Side by side with a Python asyncio + aiohttp client built like vLLM's benchmark client
 // (perf/peer/aiohttp_client.py), against the same server in the same run: events per second and
 // client CPU per event of each, and their ratios.
-// Run alone: npm exec -- node perf/peer-aiohttp.ts [streams,...]
+// Run alone: npm exec -- node perf/peer-aiohttp.ts [streams,...] [paced streams,...]
 // Needs a python3 with aiohttp (Debian: apt-get install -y python3-aiohttp; PERF_PYTHON picks the interpreter).
 import { execFileSync } from 'node:child_process'
 import { loadavg } from 'node:os'
@@ -92,20 +92,24 @@ export function formatPeerRows(rows: PeerRow[]): string {
   return lines.join('\n')
 }
 
-/** Default rows: both servers at 1, 64 and 512 streams. */
+/** Default rows: the instant servers at 1, 64 and 512 streams (each client's ceiling). */
 export const PEER_STREAMS = [1, 64, 512]
+/** Paced rows: a server that spaces events as a real one does, so each event costs the client a wake-up. */
+export const PEER_PACED_STREAMS = [64, 256, 1000]
 
-export async function runPeer(streams: number[] = PEER_STREAMS, tokens = 256): Promise<PeerRow[] | string> {
+export async function runPeer(streams: number[] = PEER_STREAMS, pacedStreams: number[] = PEER_PACED_STREAMS, tokens = 256): Promise<PeerRow[] | string> {
   const python = findPython()
   if (python === undefined) return 'skipped: no python3 with aiohttp (apt-get install -y python3-aiohttp, or set PERF_PYTHON)'
   const rows: PeerRow[] = []
-  for (const [label, kind, options] of [
-    ['scripted (instant)', 'scripted', { mode: 'instant' }],
-    ['simulator (speed 0)', 'sim', { speedFactor: 0, maxRunningSequences: 4096 }],
-  ] as const) {
+  const servers = [
+    ['scripted (instant)', 'scripted', { mode: 'instant' }, streams, tokens, 4],
+    ['simulator (speed 0)', 'sim', { speedFactor: 0, maxRunningSequences: 4096 }, streams, tokens, 4],
+    ['scripted (paced: TTFT 20 ms, ITL 10 ms)', 'scripted', { mode: 'timed', ttftMs: 20, itlMs: 10 }, pacedStreams, 64, 8],
+  ] as const
+  for (const [label, kind, options, counts, length, rounds] of servers) {
     const server = await startChildServer(kind, options)
     try {
-      for (const s of streams) rows.push(await comparePeer(python, server, label, s, Math.max(s * 4, 200), tokens))
+      for (const s of counts) rows.push(await comparePeer(python, server, label, s, Math.max(s * rounds, 200), length))
     } finally {
       await server.close()
     }
@@ -115,6 +119,7 @@ export async function runPeer(streams: number[] = PEER_STREAMS, tokens = 256): P
 
 if (import.meta.main) {
   const streams = process.argv[2]?.split(',').map(Number)
-  const rows = await runPeer(streams)
+  const paced = process.argv[3]?.split(',').map(Number)
+  const rows = await runPeer(streams, paced)
   console.log(typeof rows === 'string' ? rows : formatPeerRows(rows))
 }

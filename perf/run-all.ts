@@ -1,15 +1,16 @@
 // The client performance suite: parse capacity, timing accuracy, memory, and a Python aiohttp
 // peer, each against a server in its own process. Prints Markdown (docs/performance.md holds a
 // recorded run). Every figure carries the machine's load average: other work on the machine moves
-// them. Run: npm run perf [-- --quick] [-- --only=capacity,timing,memory,peer] [-- --json=out.json]
+// them. Run: npm run perf [-- --quick] [-- --only=capacity,handler,timing,memory,peer] [-- --json=out.json]
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
+import { formatHandlerCostRows, runHandlerCost } from './handler-cost.ts'
 import { formatMemoryRows, runMemory } from './memory.ts'
 import { formatCapacityRows, runParseCapacity } from './parse-capacity.ts'
 import { formatPeerRows, runPeer } from './peer-aiohttp.ts'
 import { formatTimingRows, runTimingAccuracy, TIMING_SCENARIOS } from './timing-accuracy.ts'
 
-const SECTIONS = ['capacity', 'timing', 'memory', 'peer'] as const
+const SECTIONS = ['capacity', 'handler', 'timing', 'memory', 'peer'] as const
 type Section = (typeof SECTIONS)[number]
 
 const args = process.argv.slice(2)
@@ -37,6 +38,11 @@ if (wanted('capacity')) {
   results.capacity = rows
   console.log(`\n## Parse capacity ${stamp()}\n\n${formatCapacityRows(rows)}`)
 }
+if (wanted('handler')) {
+  const rows = await runHandlerCost()
+  results.handler = rows
+  console.log(`\n## Client JavaScript per event (no network) ${stamp()}\n\n${formatHandlerCostRows(rows)}`)
+}
 if (wanted('timing')) {
   const scenarios = quick ? TIMING_SCENARIOS.map((s) => ({ ...s, requests: Math.max(s.streams, Math.round(s.requests / 3)) })) : TIMING_SCENARIOS
   const rows = await runTimingAccuracy(scenarios)
@@ -49,7 +55,7 @@ if (wanted('memory')) {
   console.log(`\n## Memory ${stamp()}\n\n${formatMemoryRows(rows)}`)
 }
 if (wanted('peer')) {
-  const rows = await runPeer(quick ? [64] : undefined)
+  const rows = await runPeer(quick ? [64] : undefined, quick ? [256] : undefined)
   results.peer = rows
   console.log(`\n## Python aiohttp peer ${stamp()}\n\n${typeof rows === 'string' ? rows : formatPeerRows(rows)}`)
 }

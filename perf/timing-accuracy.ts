@@ -32,6 +32,8 @@ export interface TimingRow extends TimingScenario {
   itlError: Spread
   /** Client timestamp of an event minus the server's write of it, ms: transport plus client delay. */
   eventDelay: Spread
+  /** Server arrival minus client send, ms: the client's send path, transport and the server's read (part of the TTFT error). */
+  sendDelay: Spread
   /** Requests whose server log was found and whose event counts agree. */
   matched: number
   failed: number
@@ -69,7 +71,8 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
       target: { baseUrl: server.url },
       workload: { kind: 'prompts', prompts, maxTokens: scenario.tokens },
       load: { concurrency: scenario.streams, requests: scenario.requests },
-      warmup: { requests: Math.min(scenario.streams, 64) },
+      // One warm-up request per stream opens every connection before the measurement.
+      warmup: { requests: scenario.streams },
       recordRequests: true,
     },
     { skipGpu: true },
@@ -88,6 +91,7 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
   const ttft: number[] = []
   const itl: number[] = []
   const delay: number[] = []
+  const send: number[] = []
   let matched = 0
   for (const record of (result.requests ?? []) as RequestRecord[]) {
     if (!record.ok || record.firstTokenAt === undefined) continue
@@ -96,6 +100,7 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
     matched++
     const writes = entry.writes
     ttft.push(record.firstTokenAt - record.sentAt - ((writes[0] as number) - entry.arrivedAt))
+    send.push(entry.arrivedAt - (record.sentAt + offset))
     for (let k = 0; k < writes.length; k++) {
       const at = record.chunkTimes[k] as number
       delay.push(at + offset - (writes[k] as number))
@@ -107,6 +112,7 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
     ttftError: spreadOf(ttft),
     itlError: spreadOf(itl),
     eventDelay: spreadOf(delay),
+    sendDelay: spreadOf(send),
     matched,
     failed: result.counts.failed,
     keptUp: result.client.keptUp,
@@ -118,12 +124,12 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
 /** Markdown table of timing rows. */
 export function formatTimingRows(rows: TimingRow[]): string {
   const lines = [
-    '| streams | injected TTFT / ITL (ms) | requests matched | TTFT error p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | event delay p50 / p99 / max (ms) | client kept up | load avg |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |',
+    '| streams | injected TTFT / ITL (ms) | requests matched | TTFT error p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | event delay p50 / p99 / max (ms) | send delay p50 / p99 / max (ms) | client kept up | load avg |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |',
   ]
   for (const r of rows) {
     lines.push(
-      `| ${r.streams} | ${r.ttftMs} / ${r.itlMs} | ${r.matched} of ${r.requests}${r.failed ? ` (${r.failed} failed)` : ''} | ${formatSpread(r.ttftError)} | ${formatSpread(r.itlError)} | ${formatSpread(r.eventDelay)} | ${r.keptUp ? 'yes' : 'no'} | ${r.loadAverage.toFixed(2)} |`,
+      `| ${r.streams} | ${r.ttftMs} / ${r.itlMs} | ${r.matched} of ${r.requests}${r.failed ? ` (${r.failed} failed)` : ''} | ${formatSpread(r.ttftError)} | ${formatSpread(r.itlError)} | ${formatSpread(r.eventDelay)} | ${formatSpread(r.sendDelay)} | ${r.keptUp ? 'yes' : 'no'} | ${r.loadAverage.toFixed(2)} |`,
     )
   }
   return lines.join('\n')

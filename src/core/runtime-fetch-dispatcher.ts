@@ -132,7 +132,12 @@ export class FetchDispatcher {
       handler.onResponseError?.(controller, coded('the dispatcher is closed', 'UND_ERR_CLOSED'))
       return false
     }
-    const running = this.run(options, handler, controller).finally(() => this.inFlight.delete(running))
+    const running = this.run(options, handler, controller)
+      // A handler callback that throws must not become an unhandled rejection; undici reports it to the handler too.
+      .catch((error: unknown) => {
+        if (!controller.aborted) handler.onResponseError?.(controller, error instanceof Error ? error : new Error(String(error)))
+      })
+      .finally(() => this.inFlight.delete(running))
     this.inFlight.add(running)
     return true
   }

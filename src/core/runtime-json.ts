@@ -15,7 +15,7 @@ export interface JsonErrorPosition {
 const WHITESPACE = new Set([' ', '\t', '\n', '\r'])
 const LITERALS = ['true', 'false', 'null']
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-const STRING_BODY = /(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y
+const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y
 /** Deeper nesting than this is given up on (the scan is recursive); no real dataset comes close. */
 const MAX_DEPTH = 2_000
 
@@ -99,10 +99,18 @@ class JsonScanner {
   }
 
   private string(): void {
-    STRING_BODY.lastIndex = this.i + 1
-    STRING_BODY.exec(this.text)
-    this.i = STRING_BODY.lastIndex
-    if (this.text[this.i] !== '"') throw new Stop(this.i)
+    this.i++
+    for (;;) {
+      const code = this.text.charCodeAt(this.i)
+      if (code === 0x22) break
+      // Unescaped control characters (raw tabs, newlines) are not allowed inside JSON strings; NaN is the end of the text.
+      if (Number.isNaN(code) || code < 0x20) throw new Stop(this.i)
+      if (code === 0x5c) {
+        ESCAPE.lastIndex = this.i
+        if (ESCAPE.exec(this.text) === null) throw new Stop(this.i)
+        this.i = ESCAPE.lastIndex
+      } else this.i++
+    }
     this.i++
   }
 

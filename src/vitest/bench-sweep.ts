@@ -213,6 +213,9 @@ class PointTargets {
  */
 export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
   const shared = provided()
+  if (options.between?.restartServer && options.server === undefined && options.target?.baseUrl === undefined && shared.serverUrl) {
+    throw new OptionsError('between.restartServer', "needs a server the bench starts, but it uses the plugin's shared server", 'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.')
+  }
   const targets = new PointTargets(options, shared)
   let result: SweepResult
   try {

@@ -13,3 +13,6 @@ export { validateBenchLlmOptions, BENCH_LLM_OPTION_KEYS } from './validate-bench
 export { describeFailedCheck, describeRegressions } from './regression-summary.ts'
 export { benchFileNamesOf, formatObsoleteBaselines, ObsoleteBaselineReporter, reconcileObsoleteBaselines } from './obsolete-baselines.ts'
 export type { BenchFileNames, ObsoleteBaselines } from './obsolete-baselines.ts'
+export type { BenchSweep, BenchSweepFn, BenchSweepOptions } from './bench-sweep.ts'
+export { DEFAULT_SWEEP_TIMEOUT_MS } from './bench-sweep.ts'
+export type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'

@@ -13,7 +13,7 @@ describe('llama.cpp', () => {
   bench.llm.runIf(serverPath && modelPath)('tiny model, 2 streams', {
     server: llamaCpp({ bin: serverPath ?? 'llama-server', modelPath: modelPath ?? 'missing.gguf', args: LLAMA_E2E_SERVER_ARGS, ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}) }),
     workload: { kind: 'synthetic', inputTokens: { mean: 48 }, outputTokens: { mean: 64 } },
-    load: { concurrency: 2, requests: 24 },
+    load: { concurrency: 2, requests: 16 },
     warmup: { requests: 2 },
     seed: 3,
     slo: { errors: { maxRate: 0 } },

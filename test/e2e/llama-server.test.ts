@@ -18,7 +18,6 @@ import { LLAMA_E2E_SERVER_ARGS } from './llama-server-args.ts'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const artifacts = findLlamaArtifacts()
 const ci = isCI()
-const logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
 
 if (!artifacts.found && !ci) console.warn(`[llama.cpp e2e] skipped: ${artifacts.reason}`)
 
@@ -33,8 +32,10 @@ describe('llama-server build', () => {
 describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
   const manifest = artifacts.found ? artifacts.manifest : undefined
   let server: RunningServer
+  let logDir: string
 
   beforeAll(async () => {
+    logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
     server = await startServer(llamaCpp({ bin: manifest!.serverPath, modelPath: manifest!.modelPath, args: LLAMA_E2E_SERVER_ARGS, logDir, startTimeoutMs: 60_000 }), {
       print: () => {},
     })
@@ -83,8 +84,8 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
   }
 
   test('chat: every stream completes with the requested length, and the facts name llama.cpp and its build', async () => {
-    const result = await run({ load: { concurrency: 2, requests: 16 } })
-    expectClean(result, 16, 128)
+    const result = await run({ load: { concurrency: 2, requests: 12 } })
+    expectClean(result, 12, 128)
     expect(result.environment.server.name).toBe('llama.cpp')
     // llama.cpp's build_info, `b<build number>-<commit>`; the bundle's commit is pinned in llama-release.json.
     expect(result.environment.server.version).toMatch(/^b\d+-[0-9a-f]{7,}$/)
@@ -101,10 +102,10 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
 
   test("the client's timings contain llama-server's own, and decode speed agrees with its timings", async () => {
     // One stream at a time: nothing queues, so TTFT minus the server's prompt time is pure overhead.
-    const result = await run({ load: { concurrency: 1, requests: 12 } }, 'chat', 256)
-    expectClean(result, 12, 256)
+    const result = await run({ load: { concurrency: 1, requests: 10 } }, 'chat', 256)
+    expectClean(result, 10, 256)
     const comparison = compareLlamaTimings(result.requests ?? [])
-    expect(comparison?.requests).toBe(12 - result.streaming.burstRequests)
+    expect(comparison?.requests).toBe(10 - result.streaming.burstRequests)
     const c = comparison!
     console.log(
       `[llama.cpp e2e] TTFT p50 client ${c.ttft.clientP50Ms.toFixed(2)} ms, server prompt_ms p50 ${c.ttft.serverPromptP50Ms.toFixed(2)} ms, ` +
@@ -125,17 +126,22 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
     const results: Record<number, BenchmarkResult> = {}
     for (const concurrency of [1, 2, 4]) {
       // Long outputs: the wait for a slot (a running request's remaining decode) dwarfs the noise of TTFT at 2.
-      const requests = 4 * concurrency + 4
+      const requests = 4 * concurrency
       results[concurrency] = await run({ load: { concurrency, requests }, warmup: { requests: concurrency } }, 'chat', 256)
       expectClean(results[concurrency]!, requests, 256)
     }
     const ttft = (c: number) => results[c]!.metrics.ttftMs.p50
     const e2e = (c: number) => results[c]!.metrics.e2eMs.p50
-    console.log(`[llama.cpp e2e] TTFT p50 at concurrency 1, 2, 4: ${[1, 2, 4].map((c) => ttft(c).toFixed(2)).join(', ')} ms; E2E p50 ${[1, 2, 4].map((c) => e2e(c).toFixed(1)).join(', ')} ms`)
-    // At 4, two requests wait for a slot for about the rest of a running request's decode: that
-    // wait is a good part of their whole latency (same run, so background load cancels out).
+    const queued = compareLlamaTimings(results[4]!.requests ?? [])!
+    console.log(
+      `[llama.cpp e2e] TTFT p50 at concurrency 1, 2, 4: ${[1, 2, 4].map((c) => ttft(c).toFixed(2)).join(', ')} ms; E2E p50 ${[1, 2, 4].map((c) => e2e(c).toFixed(1)).join(', ')} ms; ` +
+        `at 4: server prompt_ms p50 ${queued.ttft.serverPromptP50Ms.toFixed(2)} ms, TTFT outside it p50 ${queued.ttft.outsidePromptP50Ms.toFixed(2)} ms`,
+    )
+    // At 4, two requests wait for a slot for about the rest of a running request's decode.
     expect(ttft(4)).toBeGreaterThan(2 * ttft(2))
-    expect(ttft(4)).toBeGreaterThan(0.2 * e2e(4))
+    // That wait happens before llama-server's own prompt timer starts: most of our TTFT lies
+    // outside its prompt_ms (same requests, so background load cancels out).
+    expect(queued.ttft.outsidePromptP50Ms).toBeGreaterThan(0.5 * queued.ttft.clientP50Ms)
   }, 120_000)
 
   test('bench.llm against llama-server writes its baseline, then meets it under CI', async () => {

@@ -22,6 +22,8 @@ describe('jsonErrorPosition', () => {
     { text: '{', offset: 1, line: 1, column: 2 },
     { text: '{"s": "tab\there"}', offset: 10, line: 1, column: 11 },
     { text: '[tru]', offset: 1, line: 1, column: 2 },
+    { text: '{"s": "a\\q"}', offset: 8, line: 1, column: 9 },
+    { text: '{"s": "open', offset: 11, line: 1, column: 12 },
     { text: '{"n": 01}', offset: 7, line: 1, column: 8 },
     { text: '{"ok": true} trailing', offset: 13, line: 1, column: 14 },
   ])('found by scanning when the message names none: $text', ({ text, offset, line, column }) => {
