@@ -16,8 +16,25 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        // Tests that measure real time against real servers: one file at a time, after the unit
+        // tests, so no other test file competes for the CPU while they measure.
+        extends: true,
+        test: {
+          name: 'timing',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/runtimes/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+          benchmark: { include: [] },
+        },
+      },
+    ],
   },
 })

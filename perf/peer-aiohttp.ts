@@ -10,6 +10,7 @@ import { execa } from 'execa'
 import { startChildServer } from './lib/child-server.ts'
 import type { ChildServer } from './lib/child-server.ts'
 import { measureRun } from './lib/measure-run.ts'
+import { runRawFloor } from './lib/raw-socket-client.ts'
 
 export interface PeerRow {
   server: string
@@ -18,6 +19,8 @@ export interface PeerRow {
   tokens: number
   ours: { eventsPerSec: number; cpuUsPerEvent: number; failed: number }
   peer: { eventsPerSec: number; cpuUsPerEvent: number; failed: number; python: string; aiohttp: string }
+  /** The raw node:net floor (perf/lib/raw-socket-client.ts): scripted servers only. */
+  floor: { eventsPerSec: number; cpuUsPerEvent: number } | undefined
   /** Ours divided by the peer's (events per second: higher is better for us). */
   eventsPerSecRatio: number
   /** The peer's CPU per event divided by ours (how many times less CPU we use). */
@@ -51,7 +54,7 @@ interface PeerOutput {
 }
 
 /** One row: ours, then the peer, with the same streams, requests and output length. */
-export async function comparePeer(python: string, server: ChildServer, label: string, streams: number, requests: number, tokens: number): Promise<PeerRow> {
+export async function comparePeer(python: string, server: ChildServer, label: string, streams: number, requests: number, tokens: number, floor: boolean): Promise<PeerRow> {
   const warmup = Math.min(streams, 64)
   const ours = await measureRun({
     target: { baseUrl: server.url },
@@ -61,6 +64,7 @@ export async function comparePeer(python: string, server: ChildServer, label: st
   })
   const { stdout } = await execa(python, [SCRIPT, server.url, String(streams), String(requests), String(tokens), String(warmup)])
   const peer = JSON.parse(stdout) as PeerOutput
+  const floorRun = floor ? await runRawFloor(server.url, streams, requests, tokens) : undefined
   return {
     server: label,
     streams,
@@ -68,6 +72,7 @@ export async function comparePeer(python: string, server: ChildServer, label: st
     tokens,
     ours: { eventsPerSec: ours.eventsPerSec, cpuUsPerEvent: ours.cpuUsPerEvent, failed: ours.result.counts.failed },
     peer: { eventsPerSec: peer.eventsPerSec, cpuUsPerEvent: peer.cpuUsPerEvent, failed: peer.failed, python: peer.python, aiohttp: peer.aiohttp },
+    floor: floorRun,
     eventsPerSecRatio: ours.eventsPerSec / peer.eventsPerSec,
     cpuPerEventRatio: peer.cpuUsPerEvent / ours.cpuUsPerEvent,
     loadAverage: loadavg()[0] ?? NaN,
@@ -80,13 +85,13 @@ export function formatPeerRows(rows: PeerRow[]): string {
   const lines = [
     first ? `Peer: Python ${first.peer.python}, aiohttp ${first.peer.aiohttp}; ours: Node ${process.version}.` : 'No peer rows.',
     '',
-    '| server | streams | requests x tokens | ours: events/s | peer: events/s | events/s ratio | ours: CPU µs/event | peer: CPU µs/event | CPU ratio (peer / ours) | load avg |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| server | streams | requests x tokens | ours: events/s | peer: events/s | events/s ratio | ours: CPU µs/event | peer: CPU µs/event | CPU ratio (peer / ours) | raw node:net floor: events/s, CPU µs/event | load avg |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   const n = (v: number) => Math.round(v).toLocaleString('en-US')
   for (const r of rows) {
     lines.push(
-      `| ${r.server} | ${r.streams} | ${r.requests} x ${r.tokens} | ${n(r.ours.eventsPerSec)} | ${n(r.peer.eventsPerSec)} | ${r.eventsPerSecRatio.toFixed(2)}x | ${r.ours.cpuUsPerEvent.toFixed(2)} | ${r.peer.cpuUsPerEvent.toFixed(2)} | ${r.cpuPerEventRatio.toFixed(2)}x | ${r.loadAverage.toFixed(2)} |`,
+      `| ${r.server} | ${r.streams} | ${r.requests} x ${r.tokens} | ${n(r.ours.eventsPerSec)} | ${n(r.peer.eventsPerSec)} | ${r.eventsPerSecRatio.toFixed(2)}x | ${r.ours.cpuUsPerEvent.toFixed(2)} | ${r.peer.cpuUsPerEvent.toFixed(2)} | ${r.cpuPerEventRatio.toFixed(2)}x | ${r.floor ? `${n(r.floor.eventsPerSec)}, ${r.floor.cpuUsPerEvent.toFixed(2)}` : '-'} | ${r.loadAverage.toFixed(2)} |`,
     )
   }
   return lines.join('\n')
@@ -109,7 +114,7 @@ export async function runPeer(streams: number[] = PEER_STREAMS, pacedStreams: nu
   for (const [label, kind, options, counts, length, rounds] of servers) {
     const server = await startChildServer(kind, options)
     try {
-      for (const s of counts) rows.push(await comparePeer(python, server, label, s, Math.max(s * rounds, 200), length))
+      for (const s of counts) rows.push(await comparePeer(python, server, label, s, Math.max(s * rounds, 200), length, kind === 'scripted'))
     } finally {
       await server.close()
     }

@@ -101,7 +101,11 @@ function summarize(result: BenchmarkResult, plannedMs: number[], simulated: { re
     latency: { ttftMs: figures(result.metrics.ttftMs), tpotMs: figures(result.metrics.tpotMs), itlMs: figures(result.metrics.itlMs), e2eMs: figures(result.metrics.e2eMs) },
     throughput: { requestsPerSec: round(result.throughput.requestsPerSec), outputTokensPerSec: round(result.throughput.outputTokensPerSec) },
     durationMs: round(result.durationMs, 1),
-    client: { keptUp: result.client.keptUp, eventLoopDelayP99Ms: result.client.eventLoopDelayMs ? round(result.client.eventLoopDelayMs.p99) : null },
+    client: {
+      keptUp: result.client.keptUp,
+      eventLoopDelayP99Ms: result.client.eventLoopDelayMs ? round(result.client.eventLoopDelayMs.p99) : null,
+      generatorLagP99Ms: result.client.generatorLagMs ? round(result.client.generatorLagMs.p99) : null,
+    },
     streamed: result.streaming.streamed,
     /** The runtime the result's environment (and so a baseline's fingerprint) names. */
     environmentRuntime: result.environment.runtime,

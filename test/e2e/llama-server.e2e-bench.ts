@@ -17,8 +17,9 @@ describe('llama.cpp', () => {
     warmup: { requests: 2 },
     seed: 3,
     slo: { errors: { maxRate: 0 } },
-    // Wide on purpose: the two runs share 2 CPU cores with the rest of the test suite.
-    baseline: { ttftMs: { p50: '+300%' }, tpotMs: { p50: '+200%' }, outputTokensPerSec: '-75%' },
+    // Wide on purpose: the two runs share 2 CPU cores with the rest of the test suite, and CPU
+    // contention alone moved this tiny model's TPOT fivefold. What is tested is the flow.
+    baseline: { ttftMs: { p50: '+500%' }, tpotMs: { p50: '+500%' }, outputTokensPerSec: '-85%' },
     timeoutMs: 60_000,
   })
 })

