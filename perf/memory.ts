@@ -107,8 +107,17 @@ export async function runMemory(requests: number, recordedRequests: number): Pro
   }
 }
 
+/** Runs {@link runMemory} in a fresh Node process (with --expose-gc), so earlier sections' heap does not count. */
+export async function runMemoryInChild(requests: number, recordedRequests: number): Promise<MemoryRow[]> {
+  const { execa } = await import('execa')
+  const script = new URL(import.meta.url).pathname
+  const { stdout } = await execa(process.execPath, ['--expose-gc', script, String(requests), String(recordedRequests), '--json'], { stderr: 'inherit' })
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as MemoryRow[]
+}
+
 if (import.meta.main) {
   const requests = Number(process.argv[2] ?? 1_000_000)
   const recorded = Number(process.argv[3] ?? 200_000)
-  console.log(formatMemoryRows(await runMemory(requests, recorded)))
+  const rows = await runMemory(requests, recorded)
+  console.log(process.argv.includes('--json') ? JSON.stringify(rows) : formatMemoryRows(rows))
 }

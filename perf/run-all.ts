@@ -5,11 +5,12 @@
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { formatHandlerCostRows, runHandlerCost } from './handler-cost.ts'
-import { formatMemoryRows, runMemory } from './memory.ts'
+import { formatMemoryRows, runMemoryInChild } from './memory.ts'
 import { formatCapacityRows, runParseCapacity } from './parse-capacity.ts'
 import { formatPeerRows, runPeer } from './peer-aiohttp.ts'
 import { formatTimingRows, runTimingAccuracy, TIMING_SCENARIOS } from './timing-accuracy.ts'
 
+// Memory runs in a child process of its own; the other sections run in this one.
 const SECTIONS = ['capacity', 'handler', 'timing', 'memory', 'peer'] as const
 type Section = (typeof SECTIONS)[number]
 
@@ -50,7 +51,7 @@ if (wanted('timing')) {
   console.log(`\n## Timing accuracy ${stamp()}\n\n${formatTimingRows(rows)}`)
 }
 if (wanted('memory')) {
-  const rows = await runMemory(quick ? 100_000 : 1_000_000, quick ? 20_000 : 200_000)
+  const rows = await runMemoryInChild(quick ? 100_000 : 1_000_000, quick ? 20_000 : 200_000)
   results.memory = rows
   console.log(`\n## Memory ${stamp()}\n\n${formatMemoryRows(rows)}`)
 }
