@@ -13,7 +13,7 @@
 import { planArrivals } from '../../src/core/load/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { defaultHttpTransport, detectRuntime } from '../../src/core/runtime.ts'
-import type { BenchmarkOptions, BenchmarkResult, Distribution, LoadOptions, RequestRecord } from '../../src/core/types.ts'
+import type { BenchmarkOptions, BenchmarkResult, LoadOptions, MetricSummary, RequestRecord } from '../../src/core/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 
@@ -74,7 +74,7 @@ const PHASES: Phase[] = [
 
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits))
 
-function figures(d: Distribution): { p50: number; p90: number; p99: number; mean: number; count: number } {
+function figures(d: MetricSummary): { p50: number; p90: number; p99: number; mean: number; count: number } {
   return { p50: round(d.p50), p90: round(d.p90), p99: round(d.p99), mean: round(d.mean), count: d.count }
 }
 

@@ -1,0 +1,29 @@
+import { test, type TestContext } from 'vitest'
+
+/** How a bench is registered: as Vitest's `test`, `test.skip` or `test.only`. */
+export type BenchMode = 'run' | 'skip' | 'only'
+
+/** Registers one bench of some kind (`bench.llm`, `bench.llm.sweep`) under `name`. */
+export type BenchRegistration<Options> = (name: string, options: Options) => void
+
+/** What a kind of bench needs to become a Vitest test. */
+export interface BenchKind<Options> {
+  /** Throws when the options are wrong; runs at collection, before any server starts, so a typo fails in milliseconds. */
+  validate(name: string, options: unknown): asserts options is Options
+  /** The test body. */
+  run(ctx: TestContext, options: Options): Promise<void>
+  /** Test timeout of a bench that sets no `timeoutMs`, milliseconds. */
+  defaultTimeoutMs: number
+}
+
+/** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
+export function benchRegistrar<Options extends { timeoutMs?: number }>(kind: BenchKind<Options>): (mode: BenchMode) => BenchRegistration<Options> {
+  return (mode) => (name, options) => {
+    kind.validate(name, options)
+    const timeout = options.timeoutMs ?? kind.defaultTimeoutMs
+    const fn = (ctx: TestContext) => kind.run(ctx, options)
+    if (mode === 'skip') test.skip(name, fn, timeout)
+    else if (mode === 'only') test.only(name, fn, timeout)
+    else test(name, fn, timeout)
+  }
+}
