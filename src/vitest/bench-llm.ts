@@ -1,31 +1,20 @@
-import { inject, test, type TestContext } from 'vitest'
+import type { TestContext } from 'vitest'
 import { runBenchmark } from '../core/run.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { judgeBench } from './bench-judgement.ts'
 import { benchNameOf } from './bench-name.ts'
-import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
-import { isCI } from './ci.ts'
+import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
 import { sweep } from './bench-sweep.ts'
+import { benchRegistrar } from './register-bench.ts'
 
 /** Default test timeout of a bench, milliseconds. */
 export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
 
-function provided(): LlmBenchProvided {
-  try {
-    const value = inject(PROVIDED_KEY)
-    if (value) return value
-  } catch {
-    // inject() throws outside a Vitest worker that has the plugin: fall through to defaults.
-  }
-  const ci = isCI()
-  return { update: ci ? 'none' : 'new', ci }
-}
-
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
-  const shared = provided()
+  const shared = injectProvided()
   const acquired = await acquireTarget(options.server, options.target, { url: shared.serverUrl, server: shared.server })
   try {
     const controller = new AbortController()
@@ -66,19 +55,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
 /** Registers one LLM bench: `bench.llm(name, options)`. */
 export type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
 
-type Mode = 'run' | 'skip' | 'only'
-
-function register(mode: Mode): BenchLlmFn {
-  return (name, options) => {
-    // At collection, before any server starts: a typo fails in milliseconds.
-    validateBenchLlmOptions(name, options)
-    const timeout = options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS
-    const fn = (ctx: TestContext) => runBench(ctx, options)
-    if (mode === 'skip') test.skip(name, fn, timeout)
-    else if (mode === 'only') test.only(name, fn, timeout)
-    else test(name, fn, timeout)
-  }
-}
+const register = benchRegistrar<BenchLlmOptions>({ validate: validateBenchLlmOptions, run: runBench, defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS })
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */
 export interface BenchLlm extends BenchLlmFn {

@@ -1,4 +1,4 @@
-import { inject, test, type TestContext } from 'vitest'
+import type { TestContext } from 'vitest'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/errors.ts'
 import type { RunContext } from '../core/run.ts'
@@ -31,8 +31,9 @@ import type { LoadOptions, TargetOptions } from '../core/types.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { benchNameOf } from './bench-name.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
-import { isCI } from './ci.ts'
-import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
+import { injectProvided } from './inject-provided.ts'
+import type { LlmBenchProvided } from './provided.ts'
+import { benchRegistrar } from './register-bench.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
 
@@ -151,17 +152,6 @@ export function validateBenchSweepOptions(name: unknown, options: unknown): asse
   validateBenchLlmOptions(name, shared)
 }
 
-function provided(): LlmBenchProvided {
-  try {
-    const value = inject(PROVIDED_KEY)
-    if (value) return value
-  } catch {
-    // inject() throws outside a Vitest worker that has the plugin: fall through to defaults.
-  }
-  const ci = isCI()
-  return { update: ci ? 'none' : 'new', ci }
-}
-
 /** The target of one point and how to let go of it; a fresh server per point under `restartServer`. */
 class PointTargets {
   readonly #options: BenchSweepOptions
@@ -212,7 +202,7 @@ class PointTargets {
  * `ctx.task.meta.llmBenchSweep`, and throws an `LlmBenchAssertionError` naming every failed check.
  */
 export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
-  const shared = provided()
+  const shared = injectProvided()
   if (options.between?.restartServer && options.server === undefined && options.target?.baseUrl === undefined && shared.serverUrl) {
     throw new OptionsError('between.restartServer', "needs a server the bench starts, but it uses the plugin's shared server", 'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.')
   }
@@ -284,16 +274,7 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
 /** Registers one sweep: `bench.llm.sweep(name, options)`. */
 export type BenchSweepFn = (name: string, options: BenchSweepOptions) => void
 
-function register(mode: 'run' | 'skip' | 'only'): BenchSweepFn {
-  return (name, options) => {
-    validateBenchSweepOptions(name, options)
-    const timeout = options.timeoutMs ?? DEFAULT_SWEEP_TIMEOUT_MS
-    const fn = (ctx: TestContext) => runSweepBench(ctx, options)
-    if (mode === 'skip') test.skip(name, fn, timeout)
-    else if (mode === 'only') test.only(name, fn, timeout)
-    else test(name, fn, timeout)
-  }
-}
+const register = benchRegistrar<BenchSweepOptions>({ validate: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS })
 
 /** `bench.llm.sweep` with its variants. */
 export interface BenchSweep extends BenchSweepFn {
