@@ -83,7 +83,9 @@ function assertTimeline(record: RequestRecord, exp: Expectation, writeTimes: num
   expect(record.headersAt).toBeLessThanOrEqual(record.firstTokenAt as number)
 }
 
-describe('golden SSE fixtures', () => {
+// Each event must be timed between its write and the next (50 ms apart). A CPU-starved test
+// process can read two writes at once; a retry tells that apart from a bug, which fails every time.
+describe('golden SSE fixtures', { retry: 2 }, () => {
   test.each(cases)('$fixture', async (exp) => {
     const fixture = loadSseFixture(exp.fixture)
     server.respond = () => ({ writes: fixture.writes })
