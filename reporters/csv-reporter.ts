@@ -9,16 +9,8 @@ export interface LlmCsvReporterOptions {
 }
 
 /** Writes one CSV row per bench with its headline figures, configuration and environment. */
-export class LlmCsvReporter extends LlmFileReporter {
-  readonly options: LlmCsvReporterOptions
-
-  constructor(options: LlmCsvReporterOptions = {}) {
-    super()
-    this.options = options
-  }
-
+export class LlmCsvReporter extends LlmFileReporter<LlmCsvReporterOptions> {
   protected async write(entries: ReportEntry[]): Promise<void> {
-    const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`, toCsv(entries))
-    this.announce('LLM bench CSV', path)
+    await this.writeReport('LLM bench CSV', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`, toCsv(entries))
   }
 }

@@ -38,12 +38,18 @@ export function entriesOf(testModules: ReadonlyArray<Pick<TestModule, 'children'
 }
 
 /**
- * Base of the reporters that write files at the end of a run: collects the benches' entries from
- * the finished modules and hands them to {@link write}. Runs without any LLM bench write nothing,
- * so a unit-test run sharing the config does not overwrite the last benchmark report.
+ * Base of the reporters that write files at the end of a run: keeps the reporter's options,
+ * collects the benches' entries from the finished modules and hands them to {@link write}. Runs
+ * without any LLM bench write nothing, so a unit-test run sharing the config does not overwrite
+ * the last benchmark report.
  */
-export abstract class LlmFileReporter implements Reporter {
+export abstract class LlmFileReporter<Options extends object = object> implements Reporter {
+  readonly options: Partial<Options>
   protected vitest: Vitest | undefined
+
+  constructor(options: Partial<Options> = {}) {
+    this.options = options
+  }
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
@@ -61,6 +67,11 @@ export abstract class LlmFileReporter implements Reporter {
     if (mode === 'append') await appendFile(target, text)
     else await writeFile(target, text)
     return target
+  }
+
+  /** Writes `text` to `path` (as {@link writeText}) and says where it went. */
+  protected async writeReport(what: string, path: string, text: string): Promise<void> {
+    this.announce(what, await this.writeText(path, text))
   }
 
   /** Tells the user where a report went (relative to the working directory). */

@@ -33,17 +33,9 @@ export async function loadBaselines(entries: readonly ReportEntry[]): Promise<Ma
 }
 
 /** Writes one self-contained HTML report with charts (see `renderHtml`). */
-export class LlmHtmlReporter extends LlmFileReporter {
-  readonly options: LlmHtmlReporterOptions
-
-  constructor(options: LlmHtmlReporterOptions = {}) {
-    super()
-    this.options = options
-  }
-
+export class LlmHtmlReporter extends LlmFileReporter<LlmHtmlReporterOptions> {
   protected async write(entries: ReportEntry[], curves: CurveSpec[]): Promise<void> {
     const html = renderHtml(entries, { baselines: await loadBaselines(entries), curves, ...(this.options.title ? { title: this.options.title } : {}) })
-    const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`, html)
-    this.announce('LLM bench HTML report', path)
+    await this.writeReport('LLM bench HTML report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`, html)
   }
 }

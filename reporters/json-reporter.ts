@@ -24,22 +24,11 @@ export interface LlmJsonReporterOptions {
  * Writes every bench's full result to one JSON file (format: `src/core/json-schema/report.schema.json`),
  * and on request the per-request records as JSONL and github-action-benchmark files.
  */
-export class LlmJsonReporter extends LlmFileReporter {
-  readonly options: LlmJsonReporterOptions
-
-  constructor(options: LlmJsonReporterOptions = {}) {
-    super()
-    this.options = options
-  }
-
+export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
   protected async write(entries: ReportEntry[]): Promise<void> {
     const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false })
-    const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`, `${JSON.stringify(report, null, 2)}\n`)
-    this.announce('LLM bench JSON report', path)
-    if (this.options.requestsFile) {
-      const requests = await this.writeText(this.options.requestsFile, toRequestsJsonl(entries))
-      this.announce('LLM bench request records', requests)
-    }
+    await this.writeReport('LLM bench JSON report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`, `${JSON.stringify(report, null, 2)}\n`)
+    if (this.options.requestsFile) await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))
     const dashboard = this.options.githubActionBenchmark
     if (dashboard?.smallerIsBetterFile || dashboard?.biggerIsBetterFile) {
       const output = toGithubActionBenchmark(entries)

@@ -24,14 +24,7 @@ export function githubRunUrl(env: Record<string, string | undefined> = process.e
 }
 
 /** Writes the pull-request summary (see `renderMarkdown`) to a file and to the GitHub step summary. */
-export class LlmMarkdownReporter extends LlmFileReporter {
-  readonly options: LlmMarkdownReporterOptions
-
-  constructor(options: LlmMarkdownReporterOptions = {}) {
-    super()
-    this.options = options
-  }
-
+export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOptions> {
   protected async write(entries: ReportEntry[]): Promise<void> {
     const runUrl = githubRunUrl()
     const link = this.options.htmlReportUrl
@@ -40,10 +33,7 @@ export class LlmMarkdownReporter extends LlmFileReporter {
         ? { htmlReportUrl: runUrl, htmlReportLabel: 'HTML report (in this run’s artifacts)' }
         : {}
     const markdown = renderMarkdown(entries, { ...link, ...(this.options.title ? { title: this.options.title } : {}) })
-    if (this.options.outputFile !== false) {
-      const path = await this.writeText(this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
-      this.announce('LLM bench Markdown summary', path)
-    }
+    if (this.options.outputFile !== false) await this.writeReport('LLM bench Markdown summary', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     // GitHub collects the file after the step; other steps may have written to it, so append.
     if ((this.options.stepSummary ?? true) && stepSummary) await this.writeText(stepSummary, `${markdown}\n`, 'append')

@@ -27,6 +27,16 @@ function seedWord(value: number): number {
   return Math.imul((float64Words[0] ?? 0) ^ Math.imul(float64Words[1] ?? 0, 0x9e3779b1), 0x85ebca6b) >>> 0
 }
 
+/** FNV-1a over UTF-16 code units: a stable 32-bit word from a label or a request's content. */
+function textWord(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
 function mix32(h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x7feb352d)
@@ -38,11 +48,12 @@ function mix32(h: number): number {
 
 /**
  * A seed for an independent stream, derived from a base seed and labels (stream id, request
- * index, hash id...). Lets `workload.next(i)` be deterministic whatever the call order.
+ * index, hash id, a purpose such as `'faults'`, a request's content...). Lets `workload.next(i)`
+ * be deterministic whatever the call order.
  */
-export function deriveSeed(seed: number, ...parts: number[]): number {
+export function deriveSeed(seed: number, ...parts: ReadonlyArray<number | string>): number {
   let h = mix32(seedWord(seed) ^ 0x6a09e667)
-  for (const part of parts) h = mix32(h ^ mix32(seedWord(part) + 0x9e3779b9))
+  for (const part of parts) h = mix32(h ^ mix32((typeof part === 'string' ? textWord(part) : seedWord(part)) + 0x9e3779b9))
   return h
 }
 

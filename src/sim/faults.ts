@@ -1,5 +1,5 @@
 import type { ResolvedSimulatorOptions } from './options.ts'
-import type { RandomSource } from './random.ts'
+import type { Random } from '../core/random.ts'
 
 /** A fault that strikes halfway through the output. */
 export type MidStreamFault = 'drop-connection' | 'error-event' | 'stall'
@@ -11,11 +11,11 @@ export type FaultPlan = { kind: 'http-error'; status: 429 | 500 } | { kind: MidS
  * Draws one request's fault. Always draws four numbers so a change of one rate does not
  * reshuffle which requests get the others.
  */
-export function drawFault(random: RandomSource, faults: ResolvedSimulatorOptions['faults']): FaultPlan {
-  const http = random() < faults.httpErrorRate
-  const drop = random() < faults.dropConnectionRate
-  const errorEvent = random() < faults.errorEventRate
-  const stall = random() < faults.stallRate
+export function drawFault(random: Random, faults: ResolvedSimulatorOptions['faults']): FaultPlan {
+  const http = random.next() < faults.httpErrorRate
+  const drop = random.next() < faults.dropConnectionRate
+  const errorEvent = random.next() < faults.errorEventRate
+  const stall = random.next() < faults.stallRate
   if (http) return { kind: 'http-error', status: faults.httpErrorStatus }
   if (drop) return { kind: 'drop-connection' }
   if (errorEvent) return { kind: 'error-event' }

@@ -1,5 +1,5 @@
 import type { CompletionRequest } from './request.ts'
-import { createRandom, deriveSeed, hashString } from './random.ts'
+import { createRandom, deriveSeed } from '../core/random.ts'
 
 /** What a request will produce, fixed at arrival. */
 export interface OutputPlan {
@@ -16,17 +16,17 @@ export interface OutputPlan {
  * Same request and seed, same plan: a real model at temperature 0 also repeats itself.
  */
 export function planOutput(request: CompletionRequest, seed: number): OutputPlan {
-  const contentSeed = hashString(request.contentKey, deriveSeed(seed, 'content'))
+  const contentSeed = deriveSeed(seed, 'content', request.contentKey)
   const { maxTokens, minTokens } = request
   let completionTokens = maxTokens
   if (!request.ignoreEos) {
     const low = Math.ceil(maxTokens / 2)
-    const draw = low + Math.floor(createRandom(contentSeed)() * (maxTokens - low + 1))
+    const draw = low + Math.floor(createRandom(contentSeed).next() * (maxTokens - low + 1))
     completionTokens = Math.min(maxTokens, Math.max(minTokens, draw))
   }
   return {
     completionTokens,
     finishReason: completionTokens === maxTokens ? 'length' : 'stop',
-    textSeed: hashString('text', contentSeed),
+    textSeed: deriveSeed(contentSeed, 'text'),
   }
 }

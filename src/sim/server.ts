@@ -8,8 +8,7 @@ import type { ResolvedSimulatorOptions, SimulatorOptions } from './options.ts'
 import { planOutput } from './output-plan.ts'
 import { errorBody, modelList } from './protocol.ts'
 import type { ResponseIdentity } from './protocol.ts'
-import { createRandom, deriveSeed } from './random.ts'
-import type { RandomSource } from './random.ts'
+import { createRandom, deriveSeed, type Random } from '../core/random.ts'
 import { parseCompletionRequest } from './request.ts'
 import type { CompletionRequest } from './request.ts'
 import { CompletionResponder, sendJson } from './responder.ts'
@@ -54,7 +53,7 @@ function readBody(req: IncomingMessage): Promise<{ ok: true; text: string } | { 
 function createIdSource(seed: number): (api: ApiKind) => string {
   const random = createRandom(deriveSeed(seed, 'ids'))
   let counter = 0
-  const hex8 = () => Math.floor(random() * 0x100000000).toString(16).padStart(8, '0')
+  const hex8 = () => random.integer(0x100000000).toString(16).padStart(8, '0')
   return (api) => `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
 }
 
@@ -62,7 +61,7 @@ class Simulator {
   readonly config: ResolvedSimulatorOptions
   readonly schedule: SimulatorScheduleEntry[] = []
   readonly scheduler: BatchScheduler
-  readonly #faultRandom: RandomSource
+  readonly #faultRandom: Random
   readonly #nextId: (api: ApiKind) => string
   readonly #created = Math.floor(Date.now() / 1000)
 

@@ -1,6 +1,5 @@
 import { OptionsError } from '../core/errors.ts'
-import { createRandom, deriveSeed } from './random.ts'
-import type { RandomSource } from './random.ts'
+import { createRandom, deriveSeed, type Random } from '../core/random.ts'
 
 /**
  * The simulator's tokenizer rule, chosen so a workload can hit an exact prompt length:
@@ -45,8 +44,8 @@ const MULTIBYTE_WORDS = ['café', 'naïve', 'über', 'façade', 'jalapeño', '�
 /** Share of output tokens drawn from the multi-byte words. */
 const MULTIBYTE_SHARE = 1 / 16
 
-function pick<T>(list: readonly T[], random: RandomSource): T {
-  return list[Math.floor(random() * list.length)] as T
+function pick<T>(list: readonly T[], random: Random): T {
+  return list[random.integer(list.length)] as T
 }
 
 /**
@@ -55,7 +54,7 @@ function pick<T>(list: readonly T[], random: RandomSource): T {
  */
 export function createTokenTextSource(seed: number): () => string {
   const random = createRandom(seed)
-  return () => ' ' + (random() < MULTIBYTE_SHARE ? pick(MULTIBYTE_WORDS, random) : pick(ASCII_WORDS, random))
+  return () => ' ' + (random.next() < MULTIBYTE_SHARE ? pick(MULTIBYTE_WORDS, random) : pick(ASCII_WORDS, random))
 }
 
 /** An ASCII text of exactly `tokens` simulator tokens (words joined by single spaces), reproducible from `seed`. */

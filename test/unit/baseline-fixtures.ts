@@ -6,17 +6,7 @@
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js'
 import type { BenchmarkResult, EnvironmentInfo, MetricSummary } from '../../src/core/types.ts'
 
-/** Seeded uniform numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { seededRandom } from './metrics-fixtures.ts'
 
 /** `n` lognormal values with the given median (ms) and log-space standard deviation. */
 export function lognormalSamples(random: () => number, n: number, medianMs: number, sigma: number): number[] {

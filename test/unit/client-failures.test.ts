@@ -182,7 +182,7 @@ describe('the API key', () => {
     server.respond = () => jsonError(401, `{"error":{"message":"Incorrect API key provided: ${key}. You can find your API key at ..."}}`)
     const record = await withClient({ apiKey: key }, (client) => client.send(request, { index: 0 }))
     expect(record.error?.kind).toBe('http')
-    expect(record.error?.message).toContain('Incorrect API key provided: [redacted]')
+    expect(record.error?.message).toContain('Incorrect API key provided: ***')
     expect(record.error?.message).toContain('OPENAI_API_KEY')
     expect(JSON.stringify(record)).not.toContain(key)
   })

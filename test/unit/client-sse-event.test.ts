@@ -75,7 +75,7 @@ describe('failure messages', () => {
   })
 
   test('redactFailure replaces the secret everywhere', () => {
-    expect(redactFailure({ kind: 'http', status: 401, message: 'key sk-1 bad, sk-1' }, 'sk-1').message).toBe('key [redacted] bad, [redacted]')
+    expect(redactFailure({ kind: 'http', status: 401, message: 'key sk-1 bad, sk-1' }, 'sk-1').message).toBe('key *** bad, ***')
     const untouched = { kind: 'http' as const, message: 'fine' }
     expect(redactFailure(untouched, 'sk-1')).toBe(untouched)
   })

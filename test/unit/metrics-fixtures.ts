@@ -1,3 +1,4 @@
+import { createRandom } from '../../src/core/random.ts'
 import type { RequestRecord } from '../../src/core/types.ts'
 
 /** A completed, streamed request with usage; override any field. */
@@ -50,16 +51,10 @@ export function threeRecords(): RequestRecord[] {
   ]
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+/** Deterministic pseudo-random numbers in [0, 1), from the package's own seeded generator. */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const random = createRandom(seed)
+  return () => random.next()
 }
 
 /** A plausible streamed request with random timings (ms) and `chunks` content-bearing events. */

@@ -153,7 +153,7 @@ describe('renderHtml', () => {
 
   test('carries figures, verdicts, configuration and environment for each bench', () => {
     expect(html).toContain('<span class="badge fail">fail</span>chat &gt; poisson arrivals, 20 req/s')
-    expect(html).toContain('+75.2% vs baseline · fail')
+    expect(html).toContain('+73.8% vs baseline · fail')
     expect(html).toContain('<td>load.concurrency</td><td>16</td>')
     expect(html).toContain('<td>gpus</td><td>2x NVIDIA H100 80GB HBM3 (driver 550.54.15)</td>')
     expect(html).toContain('No baseline existed: this run was recorded as the baseline.')

@@ -87,7 +87,7 @@ describe('checkSlo', () => {
     expect(text).toMatchInlineSnapshot(`
       "SLO: FAIL (1 fail, 2 pass)
         limit                 measured  bound            n  status
-        ttftMs p50            296.5 ms  <= 500 ms      400  PASS
+        ttftMs p50            296.4 ms  <= 500 ms      400  PASS
         outputTokensPerSec  1203 tok/s  >= 1500 tok/s  400  FAIL
         errors maxRate              0%  <= 1%          400  PASS
 

@@ -1,4 +1,5 @@
 import { ServerUnavailableError } from '../errors.ts'
+import { REDACTED } from '../redact.ts'
 import { serverMessageOf } from './failure.ts'
 import { httpGet } from './http-get.ts'
 import { normalizeBaseUrl } from './target.ts'
@@ -20,7 +21,7 @@ export interface ListModelsOptions {
 }
 
 function redact(text: string, secret: string | undefined): string {
-  return secret === undefined || secret === '' ? text : text.split(secret).join('[redacted]')
+  return secret === undefined || secret === '' ? text : text.split(secret).join(REDACTED)
 }
 
 /**

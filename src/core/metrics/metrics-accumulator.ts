@@ -1,17 +1,5 @@
 import { MetricsDataError } from '../errors.ts'
-import type {
-  BenchmarkMetrics,
-  BenchmarkResult,
-  CostOptions,
-  CostResult,
-  ErrorCount,
-  GoodputLimits,
-  GoodputResult,
-  RequestCounts,
-  RequestRecord,
-  StreamingInfo,
-  Throughput,
-} from '../types.ts'
+import type { BenchmarkMetrics, BenchmarkResult, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../types.ts'
 import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'
@@ -30,18 +18,10 @@ export interface MetricsAccumulatorOptions {
 }
 
 /** The metric parts of a {@link BenchmarkResult}, as {@link MetricsAccumulator.finish} returns them. */
-export interface MetricsOutcome {
-  counts: RequestCounts
-  metrics: BenchmarkMetrics
-  throughput: Throughput
-  errors: ErrorCount[]
-  streaming: StreamingInfo
-  goodput?: GoodputResult
-  cost?: CostResult
-  histograms: BenchmarkResult['histograms']
+export interface MetricsOutcome
+  extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
   /** Every record added, sorted by `index`; only with `recordRequests`. */
   requests?: RequestRecord[]
-  warnings: string[]
 }
 
 type DistributionName = 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'inputTokens' | 'outputTokens'
@@ -77,6 +57,25 @@ export interface MetricsSnapshot {
   errors: ErrorCount[]
   requests?: RequestRecord[]
 }
+
+/** The running counts of a {@link MetricsAccumulator} (its fields of the same names): added on merge, copied to and from its snapshot. */
+const COUNTER_NAMES = [
+  'completed',
+  'failed',
+  'inputTokensTotal',
+  'outputTokensTotal',
+  'nonSseRequests',
+  'burstRequests',
+  'usageMissingRequests',
+  'chunksWithUsage',
+  'outputTokensWithUsage',
+  'multiTokenChunks',
+  'goodRequests',
+  'negativeValues',
+  'nonFiniteValues',
+] as const satisfies ReadonlyArray<keyof MetricsSnapshot>
+
+type CounterName = (typeof COUNTER_NAMES)[number]
 
 const DISTRIBUTION_SCALES: Record<DistributionName, { unitsPerValue: number; highestTrackable: number }> = {
   ttftMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
@@ -206,40 +205,17 @@ export class MetricsAccumulator {
     for (const name of DISTRIBUTION_NAMES) this.distributions[name].merge(other.distributions[name])
     this.errorTable.merge(other.errorTable)
     if (this.requests && other.requests) this.requests.push(...other.requests)
-    this.completed += other.completed
-    this.failed += other.failed
-    this.inputTokensTotal += other.inputTokensTotal
-    this.outputTokensTotal += other.outputTokensTotal
-    this.nonSseRequests += other.nonSseRequests
-    this.burstRequests += other.burstRequests
-    this.usageMissingRequests += other.usageMissingRequests
-    this.chunksWithUsage += other.chunksWithUsage
-    this.outputTokensWithUsage += other.outputTokensWithUsage
-    this.multiTokenChunks += other.multiTokenChunks
-    this.goodRequests += other.goodRequests
-    this.negativeValues += other.negativeValues
-    this.nonFiniteValues += other.nonFiniteValues
+    for (const name of COUNTER_NAMES) this[name] += other[name]
   }
 
   /** The whole state as plain JSON (histograms as compressed base64). */
   toJSON(): MetricsSnapshot {
     const distributions = Object.fromEntries(DISTRIBUTION_NAMES.map((name) => [name, this.distributions[name].toJSON()]))
+    const counters = Object.fromEntries(COUNTER_NAMES.map((name) => [name, this[name]])) as Record<CounterName, number>
     return {
       version: METRICS_SNAPSHOT_VERSION,
       options: { recordRequests: this.recordRequests, ...(this.goodputLimits ? { goodput: { ...this.goodputLimits } } : {}) },
-      completed: this.completed,
-      failed: this.failed,
-      inputTokensTotal: this.inputTokensTotal,
-      outputTokensTotal: this.outputTokensTotal,
-      nonSseRequests: this.nonSseRequests,
-      burstRequests: this.burstRequests,
-      usageMissingRequests: this.usageMissingRequests,
-      chunksWithUsage: this.chunksWithUsage,
-      outputTokensWithUsage: this.outputTokensWithUsage,
-      multiTokenChunks: this.multiTokenChunks,
-      goodRequests: this.goodRequests,
-      negativeValues: this.negativeValues,
-      nonFiniteValues: this.nonFiniteValues,
+      ...counters,
       distributions: distributions as Record<DistributionName, DistributionSnapshot>,
       errors: this.errorTable.toArray(),
       ...(this.requests ? { requests: [...this.requests] } : {}),
@@ -262,19 +238,7 @@ export class MetricsAccumulator {
     }
     accumulator.errorTable = ErrorTable.fromArray(snapshot.errors)
     if (accumulator.requests && snapshot.requests) accumulator.requests.push(...snapshot.requests)
-    accumulator.completed = snapshot.completed
-    accumulator.failed = snapshot.failed
-    accumulator.inputTokensTotal = snapshot.inputTokensTotal
-    accumulator.outputTokensTotal = snapshot.outputTokensTotal
-    accumulator.nonSseRequests = snapshot.nonSseRequests
-    accumulator.burstRequests = snapshot.burstRequests
-    accumulator.usageMissingRequests = snapshot.usageMissingRequests
-    accumulator.chunksWithUsage = snapshot.chunksWithUsage
-    accumulator.outputTokensWithUsage = snapshot.outputTokensWithUsage
-    accumulator.multiTokenChunks = snapshot.multiTokenChunks
-    accumulator.goodRequests = snapshot.goodRequests
-    accumulator.negativeValues = snapshot.negativeValues
-    accumulator.nonFiniteValues = snapshot.nonFiniteValues
+    for (const name of COUNTER_NAMES) accumulator[name] = snapshot[name]
     return accumulator
   }
 
