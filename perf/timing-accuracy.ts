@@ -1,7 +1,7 @@
 // Timing accuracy: measured TTFT and ITL minus what the server did, per request and event.
 // The scripted server (its own process) logs when it wrote each event on CLOCK_MONOTONIC; the
 // client's performance.now() timestamps are moved onto the same clock (perf/lib/monotonic-clock.ts).
-// Run alone: npm exec -- node perf/timing-accuracy.ts [streams,...]
+// Run alone: npm exec -- node perf/timing-accuracy.ts [streams,...] [workers]
 import { loadavg } from 'node:os'
 import { runBenchmark } from '../src/core/run.ts'
 import type { RequestRecord } from '../src/core/types.ts'
@@ -23,6 +23,8 @@ export interface TimingScenario {
   tokens: number
   /** Requests measured. */
   requests: number
+  /** Client threads (runBenchmark's `workers`). Default 1. */
+  workers?: number
 }
 
 export interface TimingRow extends TimingScenario {
@@ -47,6 +49,7 @@ export const TIMING_SCENARIOS: TimingScenario[] = [
   { streams: 1, ttftMs: 20, itlMs: 5, tokens: 32, requests: 40 },
   { streams: 256, ttftMs: 20, itlMs: 20, tokens: 32, requests: 768 },
   { streams: 2000, ttftMs: 50, itlMs: 100, tokens: 32, requests: 6000 },
+  { streams: 2000, ttftMs: 50, itlMs: 100, tokens: 32, requests: 6000, workers: 2 },
 ]
 
 async function fetchJson<T>(url: string, body?: unknown): Promise<T> {
@@ -74,6 +77,7 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
       // One warm-up request per stream opens every connection before the measurement.
       warmup: { requests: scenario.streams },
       recordRequests: true,
+      workers: scenario.workers ?? 1,
     },
     { skipGpu: true },
   )
@@ -124,12 +128,12 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
 /** Markdown table of timing rows. */
 export function formatTimingRows(rows: TimingRow[]): string {
   const lines = [
-    '| streams | injected TTFT / ITL (ms) | requests matched | TTFT error p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | event delay p50 / p99 / max (ms) | send delay p50 / p99 / max (ms) | client kept up | load avg |',
+    '| streams (workers) | injected TTFT / ITL (ms) | requests matched | TTFT error p50 / p99 / max (ms) | ITL error p50 / p99 / max (ms) | event delay p50 / p99 / max (ms) | send delay p50 / p99 / max (ms) | client kept up | load avg |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |',
   ]
   for (const r of rows) {
     lines.push(
-      `| ${r.streams} | ${r.ttftMs} / ${r.itlMs} | ${r.matched} of ${r.requests}${r.failed ? ` (${r.failed} failed)` : ''} | ${formatSpread(r.ttftError)} | ${formatSpread(r.itlError)} | ${formatSpread(r.eventDelay)} | ${formatSpread(r.sendDelay)} | ${r.keptUp ? 'yes' : 'no'} | ${r.loadAverage.toFixed(2)} |`,
+      `| ${r.streams} (${r.workers ?? 1}) | ${r.ttftMs} / ${r.itlMs} | ${r.matched} of ${r.requests}${r.failed ? ` (${r.failed} failed)` : ''} | ${formatSpread(r.ttftError)} | ${formatSpread(r.itlError)} | ${formatSpread(r.eventDelay)} | ${formatSpread(r.sendDelay)} | ${r.keptUp ? 'yes' : 'no'} | ${r.loadAverage.toFixed(2)} |`,
     )
   }
   return lines.join('\n')
@@ -150,5 +154,8 @@ export async function runTimingAccuracy(scenarios: TimingScenario[] = TIMING_SCE
 if (import.meta.main) {
   const only = process.argv[2]?.split(',').map(Number)
   const scenarios = only ? TIMING_SCENARIOS.filter((s) => only.includes(s.streams)) : TIMING_SCENARIOS
+  // A second argument keeps only rows with that many workers.
+  const workers = process.argv[3] === undefined ? undefined : Number(process.argv[3])
+  if (workers !== undefined) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => (s.workers ?? 1) === workers))
   console.log(formatTimingRows(await runTimingAccuracy(scenarios)))
 }

@@ -16,6 +16,7 @@ export const BENCH_LLM_OPTION_KEYS = [
   'recordRequests',
   'goodput',
   'cost',
+  'workers',
   'slo',
   'baseline',
   'timeoutMs',

@@ -279,6 +279,22 @@ describe('runBenchmark with workers', () => {
     }
   })
 
+  test('an open loop splits its rate: every request sent, schedule lag merged from both threads', async () => {
+    const result = await runBenchmark(
+      {
+        target: { baseUrl: sim.url },
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+        load: { rate: 200, arrival: 'poisson', requests: 40 },
+        workers: 2,
+      },
+      { skipGpu: true },
+    )
+    expect(result.counts).toEqual({ total: 40, completed: 40, failed: 0 })
+    expect(result.client.scheduleLagMs).toBeDefined()
+    expect(result.client.generatorLagMs).toBeDefined()
+    expect(result.timeline?.requests.reduce((a, b) => a + b, 0)).toBe(40)
+  })
+
   test('an abort reaches every thread', async () => {
     const controller = new AbortController()
     const slow = await startSimulator({ decodeBaseMs: 50, prefillBaseMs: 1 })

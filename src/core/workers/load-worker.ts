@@ -112,7 +112,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  const e = error instanceof Error ? error : new Error(String(error))
-  post({ type: 'error', error: { name: e.name, type: (e as { type?: string }).type, message: e.message, stack: e.stack } })
-})
+main()
+  .catch((error: unknown) => {
+    const e = error instanceof Error ? error : new Error(String(error))
+    post({ type: 'error', error: { name: e.name, type: (e as { type?: string }).type, message: e.message, stack: e.stack } })
+  })
+  .finally(() => {
+    // The message listener keeps the thread alive; closing the port (after the last message) lets it exit.
+    port?.close()
+  })
