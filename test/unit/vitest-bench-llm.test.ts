@@ -138,7 +138,7 @@ describe('early option validation (at registration, before any server starts)', 
 
   test('every documented option key is accepted', () => {
     expect([...BENCH_LLM_OPTION_KEYS].sort()).toEqual(
-      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'warmup', 'workload'].sort(),
+      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'warmup', 'workers', 'workload'].sort(),
     )
   })
 })
