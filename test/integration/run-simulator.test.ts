@@ -25,6 +25,8 @@ describe('runBenchmark against the simulator', () => {
         target: { baseUrl: sim.url },
         workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 24 } },
         load: { concurrency: 1, requests: 30 },
+        // The first request of a connection also waits for TCP connect, which the simulator never sees.
+        warmup: { requests: 2 },
         recordRequests: true,
         seed: 1,
       },
@@ -32,7 +34,7 @@ describe('runBenchmark against the simulator', () => {
     )
     expect(result.counts).toEqual({ total: 30, completed: 30, failed: 0 })
     const records = result.requests as RequestRecord[]
-    const entries = sim.schedule.filter((entry) => entry.fault === undefined)
+    const entries = sim.schedule.filter((entry) => entry.fault === undefined).slice(2)
     expect(entries).toHaveLength(30)
     // At concurrency 1 the requests are sequential: the n-th record is the n-th arrival.
     const ttftDiff: number[] = []
@@ -50,10 +52,12 @@ describe('runBenchmark against the simulator', () => {
     })
     // The client can only see an event after the simulator wrote it: differences are >= 0.
     expect(Math.min(...ttftDiff)).toBeGreaterThanOrEqual(0)
-    // TTFT adds the request's trip to the server (sub-millisecond on loopback); a loaded CI
-    // machine delays a few events by more, so the bound holds for the median and most requests.
+    // TTFT adds the request's trip to the server and the first event's trip back (client and
+    // simulator share one event loop here): about 0.5-1 ms on loopback, a few events more on a
+    // busy machine, so the 1 ms bound is asserted at the median and 2 ms at the 90th percentile.
+    const sorted = [...ttftDiff].sort((a, b) => a - b)
     expect(median(ttftDiff)).toBeLessThan(1)
-    expect(ttftDiff.filter((d) => d < 1).length).toBeGreaterThanOrEqual(22)
+    expect(sorted[26]).toBeLessThan(2)
     for (const d of tpotDiff) expect(Math.abs(d)).toBeLessThan(1)
     // The summary is built from the same records.
     expect(result.metrics.ttftMs.count).toBe(30)
