@@ -10,8 +10,6 @@ import { createWorkload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
-/** Generator lag p99 above this many milliseconds means the client shaped the load (as runLoad warns). */
-const LAG_WARN_MS = SCHEDULE_LAG_WARN_MS
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
 const EVENT_LOOP_WARN_MS = 20
 /** Upper bound of pooled connections when the load gives no concurrency (open loop). */
@@ -37,6 +35,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const seed = options.seed ?? 0
   const api = options.target.api ?? 'chat'
   const workload = await createWorkload(options.workload, { seed, api })
+  const workloadFacts = workload.describe()
 
   // Resolved once with a stand-in model for the base URL and key (OPENAI_API_KEY), then with the real one.
   const provisional = resolveTarget(options.target, options.target.model ?? 'unknown')
@@ -81,7 +80,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
           workers,
           target,
           workload: options.workload,
-          salt: saltOf(workload.describe()),
+          salt: saltOf(workloadFacts),
           load,
           warmup: options.warmup,
           seed,
@@ -98,12 +97,11 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const metrics = accumulator.finish({ durationMs, cost: options.cost })
     warnings.push(...metrics.warnings)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
-    const outputTokensTotal = Math.round((metrics.throughput.outputTokensPerSec * durationMs) / 1000)
+    const outputTokensTotal = Math.round(metrics.metrics.outputTokens.mean * metrics.metrics.outputTokens.count)
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
     const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs)
     warnings.push(...client_.warnings)
-    const workloadFacts = workload.describe()
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)
     if (gpu?.note) warnings.push(gpu.note)
@@ -158,7 +156,7 @@ function clientHealth(
   // runLoad already warns about generator lag; here it only decides whether the client kept up.
   // Generator lag leaves out sends a concurrency cap held back on purpose.
   const warnings: string[] = []
-  let keptUp = !(generatorLagMs && generatorLagMs.p99 > LAG_WARN_MS)
+  let keptUp = !(generatorLagMs && generatorLagMs.p99 > SCHEDULE_LAG_WARN_MS)
   // monitorEventLoopDelay's floor is its resolution (10 ms); only a p99 well beyond it means starvation.
   if (eventLoopDelayMs && eventLoopDelayMs.p99 > EVENT_LOOP_WARN_MS + EVENT_LOOP_RESOLUTION_MS) {
     keptUp = false
