@@ -1,4 +1,4 @@
-import type { BenchmarkResult, EnvironmentInfo } from '../src/core/types.ts'
+import type { EnvironmentInfo } from '../src/core/types.ts'
 import { formatBytes, formatFigure } from './format-figures.ts'
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -128,10 +128,4 @@ export function configRows(config: Record<string, unknown>): Array<[string, stri
   }
   walk(config, '')
   return rows
-}
-
-/** Title of a result's run for report headers: model and server. */
-export function runTitle(result: BenchmarkResult): string {
-  const { server } = result.environment
-  return [server.model, server.name].filter(Boolean).join(' on ')
 }

@@ -1,5 +1,6 @@
 import { OptionsError } from './errors.ts'
 import { validateLoad } from './load/index.ts'
+import { validateGoodputLimits } from './metrics/goodput.ts'
 import type { BenchmarkOptions } from './types.ts'
 
 const APIS = ['chat', 'completions']
@@ -80,10 +81,9 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
       if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
         throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')
       }
-      if (!positiveFinite(goodput[key])) {
-        throw new OptionsError(`goodput.${key}`, `must be a positive number of milliseconds, got ${String(goodput[key])}`, 'e.g. `goodput: { ttftMs: 500 }`.')
-      }
     }
+    // The metrics' own rule for the values (and for an empty object), checked here before anything is sent.
+    validateGoodputLimits(goodput)
   }
   if (cost !== undefined) {
     if (!isObject(cost) || !positiveFinite(cost.pricePerGpuHour)) {

@@ -66,7 +66,7 @@ export interface SchedulerClock {
 const TIMER_THRESHOLD_MS = 1
 
 /** performance.now() with Node timers. */
-export const realSchedulerClock: SchedulerClock = {
+const realSchedulerClock: SchedulerClock = {
   now: () => performance.now(),
   after(ms, run) {
     if (ms < TIMER_THRESHOLD_MS) {

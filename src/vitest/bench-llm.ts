@@ -1,6 +1,6 @@
 import type { TestContext } from 'vitest'
 import { runBenchmark } from '../core/run.ts'
-import type { BenchLlmOptions } from './bench-options.ts'
+import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { judgeBench } from './bench-judgement.ts'
 import { benchNameOf } from './bench-name.ts'
@@ -10,8 +10,7 @@ import { validateBenchLlmOptions } from './validate-bench-options.ts'
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
 
-/** Default test timeout of a bench, milliseconds. */
-export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
+export { DEFAULT_BENCH_TIMEOUT_MS }
 
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
   const shared = injectProvided()

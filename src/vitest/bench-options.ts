@@ -4,6 +4,9 @@ import type { SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkOptions, TargetOptions } from '../core/types.ts'
 import type { SimulatorOptions } from '../sim/index.ts'
 
+/** Default test timeout of a bench, milliseconds (here, not in bench-llm.ts, so the Bun and Deno adapters share it without importing Vitest). */
+export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
+
 /** The built-in simulator, started in the bench's own process. */
 export interface SimulatorSpec {
   kind: 'simulator'

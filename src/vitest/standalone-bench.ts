@@ -10,7 +10,7 @@ import { runBenchmark } from '../core/run.ts'
 import type { BenchmarkResult } from '../core/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
-import type { BenchLlmOptions } from './bench-options.ts'
+import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
@@ -59,9 +59,6 @@ export function callerFileOf(stack: string | undefined, isOwnFile: (file: string
   }
   return undefined
 }
-
-/** Default test timeout of a bench, milliseconds: `DEFAULT_BENCH_TIMEOUT_MS` of bench-llm.ts, which imports Vitest. */
-export const STANDALONE_BENCH_TIMEOUT_MS = 600_000
 
 /** Files of this package that a `bench.llm` call passes through before it reaches the bench file. */
 function isAdapterFile(file: string): boolean {
@@ -167,7 +164,7 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
     if (file === undefined) {
       throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
     }
-    const timeoutMs = options.timeoutMs ?? STANDALONE_BENCH_TIMEOUT_MS
+    const timeoutMs = options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS
     register(mode, name, async () => {
       // The runner's own timeout stops the test; this one also stops the requests in flight.
       const signal = AbortSignal.timeout(timeoutMs)

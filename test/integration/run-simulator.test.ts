@@ -143,6 +143,8 @@ describe('runBenchmark against the simulator', () => {
     ['target.api', { ...base, target: { baseUrl: 'http://127.0.0.1:1', api: 'responses' } }],
     ['target.baseUrl', { ...base, target: { baseUrl: 'localhost:8000' } }],
     ['workload.kind', { ...base, workload: { kind: 'csv' } }],
+    ['goodput', { ...base, goodput: {} }],
+    ['goodput.ttftMs', { ...base, goodput: { ttftMs: -1 } }],
   ])('rejects a bad %s with a typed error naming it, before any request', async (option, options) => {
     const before = sim.schedule.length
     const error = await runBenchmark({ ...(options as BenchmarkOptions), target: (options as BenchmarkOptions).target ? { ...(options as BenchmarkOptions).target, ...(option === 'target.api' || option === 'target.baseUrl' ? {} : { baseUrl: sim.url }) } : (undefined as never) }).catch((e: unknown) => e)

@@ -75,6 +75,8 @@ export interface BaselineEntryOptions {
   recordedAt?: string
   /** Per-window totals for the throughput noise. Default: `throughputSeriesOf(result)` (the timeline, or recorded requests). */
   throughputSeries?: ThroughputSeries
+  /** The resolved options the entry is keyed by (see `baselineConfigOf`). Default: `result.config`; a sweep passes its own. */
+  config?: Record<string, unknown>
 }
 
 function latencyOf(summary: MetricSummary): LatencyBaseline {
@@ -88,7 +90,7 @@ function latencyOf(summary: MetricSummary): LatencyBaseline {
  * config is stored as given (it must agree with its hash).
  */
 export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntryOptions = {}): BaselineEntry {
-  const config = baselineConfigOf(result.config)
+  const config = baselineConfigOf(options.config ?? result.config)
   const series = options.throughputSeries ?? throughputSeriesOf(result)
   const noise = series ? throughputNoiseOfSeries(series) : {}
   const throughput = {} as Record<ThroughputMetric, ThroughputBaseline>

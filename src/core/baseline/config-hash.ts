@@ -12,7 +12,14 @@ export interface BaselineConfig {
   workload?: unknown
   load?: unknown
   target?: { api?: unknown; model?: unknown }
+  /** A sweep's swept values, capacity search or MLPerf scenario: sweeps of another kind never share a baseline. */
+  sweep?: unknown
+  capacity?: unknown
+  scenario?: unknown
 }
+
+/** Keys of a sweep's config that define what it measured, kept as given. */
+const SWEEP_KEYS = ['sweep', 'capacity', 'scenario'] as const
 
 /** Workload keys holding file paths (reduced to base names before hashing). */
 const PATH_KEYS = new Set(['path', 'tokenizer'])
@@ -43,6 +50,7 @@ export function baselineConfigOf(config: Record<string, unknown>): BaselineConfi
     if (target.api !== undefined) out.target.api = target.api
     if (target.model !== undefined) out.target.model = target.model
   }
+  for (const key of SWEEP_KEYS) if (config[key] !== undefined) out[key] = config[key]
   return out
 }
 

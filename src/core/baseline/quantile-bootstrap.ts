@@ -23,7 +23,7 @@ export interface DiscreteDistribution {
  * Smallest value used in ratios, milliseconds: latencies are recorded in whole microseconds, so a
  * bucket at 0 means "below 1 µs", and a ratio against 0 would be infinite.
  */
-export const MIN_BUCKET_VALUE_MS = 0.001
+const MIN_BUCKET_VALUE_MS = 0.001
 
 /** Buckets of a decoded histogram, values divided by `unitDivisor` (1000: microseconds to milliseconds). */
 export function bucketsOf(histogram: Histogram, unitDivisor: number): HistogramBuckets {

@@ -10,7 +10,7 @@ const LANCZOS = [
 ]
 
 /** ln Γ(x) for x > 0 (Lanczos approximation, g = 7). */
-export function logGamma(x: number): number {
+function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x)
   const z = x - 1
   let sum = LANCZOS[0] ?? 0
@@ -55,7 +55,7 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b) for 0 <= x <= 1, a, b > 0. */
-export function regularizedIncompleteBeta(x: number, a: number, b: number): number {
+function regularizedIncompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0
   if (x >= 1) return 1
   const logFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x)
@@ -144,7 +144,7 @@ export function normalQuantile(p: number): number {
 }
 
 /** P(T <= t) for Student's t with `df` degrees of freedom. */
-export function studentTCdf(t: number, df: number): number {
+function studentTCdf(t: number, df: number): number {
   const tail = 0.5 * regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5)
   return t >= 0 ? 1 - tail : tail
 }

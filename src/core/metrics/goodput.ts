@@ -1,5 +1,6 @@
 import { OptionsError } from '../errors.ts'
 import type { GoodputLimits, RequestRecord } from '../types.ts'
+import { endToEndMs } from './request-latency.ts'
 
 const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const
 
@@ -40,7 +41,7 @@ export function sameGoodputLimits(a: GoodputLimits | undefined, b: GoodputLimits
 export function meetsGoodputLimits(record: RequestRecord, limits: GoodputLimits): boolean {
   const firstTokenAt = record.firstTokenAt ?? record.endAt
   if (limits.ttftMs !== undefined && !(firstTokenAt - record.sentAt <= limits.ttftMs)) return false
-  if (limits.e2eMs !== undefined && !(record.endAt - record.sentAt <= limits.e2eMs)) return false
+  if (limits.e2eMs !== undefined && !(endToEndMs(record) <= limits.e2eMs)) return false
   if (limits.tpotMs !== undefined && record.outputTokens >= 2) {
     if (!((record.endAt - firstTokenAt) / (record.outputTokens - 1) <= limits.tpotMs)) return false
   }

@@ -30,7 +30,7 @@ export function isProcessGroupAlive(pgid: number): boolean {
 }
 
 /** Members of a group from `/proc` (Linux), or undefined where there is no `/proc`. */
-export function processGroupMembers(pgid: number): Array<{ pid: number; state: string }> | undefined {
+function processGroupMembers(pgid: number): Array<{ pid: number; state: string }> | undefined {
   let entries: string[]
   try {
     entries = readdirSync('/proc')
@@ -54,7 +54,7 @@ export function processGroupMembers(pgid: number): Array<{ pid: number; state: s
 }
 
 /** Resolves true once the group is gone, false when `timeoutMs` passes first. */
-export async function waitForProcessGroupExit(pgid: number, timeoutMs: number, pollMs = 50): Promise<boolean> {
+async function waitForProcessGroupExit(pgid: number, timeoutMs: number, pollMs = 50): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     if (!isProcessGroupAlive(pgid)) return true

@@ -60,7 +60,7 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
 }
 
 /** The first model id of a `/v1/models` body, if any. */
-export function firstModel(body: string): string | undefined {
+function firstModel(body: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { data?: Array<{ id?: unknown }> }
     const id = parsed.data?.[0]?.id

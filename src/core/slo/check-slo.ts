@@ -2,6 +2,7 @@ import type { BenchmarkResult, GpuStats } from '../types.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'
 import { SLO_GPU_FIELDS, SLO_METRICS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+import { formatSloFigure as figure } from './slo-figure.ts'
 
 /** Unit of each GPU field. */
 const GPU_UNITS: Record<SloGpuField, string> = {
@@ -17,12 +18,6 @@ const GPU_UNITS: Record<SloGpuField, string> = {
 
 /** Energy adds up over GPUs serving one model; for every other field the worst GPU decides. */
 const SUMMED_GPU_FIELDS: ReadonlySet<SloGpuField> = new Set(['energyJ', 'energyPerOutputTokenJ'])
-
-function figure(value: number): string {
-  if (!Number.isFinite(value)) return String(value)
-  if (Math.abs(value) >= 1000) return Math.round(value).toString()
-  return Number(value.toPrecision(4)).toString()
-}
 
 function judge(measured: number, bound: 'max' | 'min', limit: number): SloStatus {
   return (bound === 'max' ? measured <= limit : measured >= limit) ? 'pass' : 'fail'

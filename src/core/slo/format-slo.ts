@@ -1,4 +1,5 @@
 import type { SloCheck } from './slo-check.ts'
+import { formatSloFigure as show } from './slo-figure.ts'
 
 /**
  * One block for assertion messages and console reports: a headline, then one aligned row per
@@ -10,7 +11,6 @@ export function formatSloChecks(checks: readonly SloCheck[]): string {
   const status = failed > 0 ? 'FAIL' : inconclusive > 0 ? 'INCONCLUSIVE' : 'PASS'
   const parts = [failed > 0 ? `${failed} fail` : '', inconclusive > 0 ? `${inconclusive} inconclusive` : '', `${checks.length - failed - inconclusive} pass`]
   const headline = `SLO: ${status} (${parts.filter(Boolean).join(', ')})`
-  const show = (value: number): string => (Math.abs(value) >= 1000 ? Math.round(value).toString() : Number(value.toPrecision(4)).toString())
   const header = ['limit', 'measured', 'bound', 'n', 'status']
   // Shares (error rate, goodput) read better as percentages.
   const withUnit = (value: number, unit: string): string => (unit === 'share' ? `${show(value * 100)}%` : `${show(value)} ${unit}`)

@@ -1,12 +1,4 @@
-import {
-  baselineEntryFrom,
-  hashConfig,
-  MAX_STORED_CONFIG_CHARS,
-  roundFigures,
-  stableStringify,
-  type BaselineConfig,
-  type BaselineEntry,
-} from '../baseline/index.ts'
+import { baselineEntryFrom, roundFigures, type BaselineEntry } from '../baseline/index.ts'
 import type { SweepAxisName, SweepThroughputMetric } from './sweep-options.ts'
 import type { ScenarioName, SweepCurvePoint, SweepResult } from './sweep-result.ts'
 
@@ -39,8 +31,7 @@ export function sweepBaselineEntryOf(result: SweepResult, options: { recordedAt?
   let best = result.points[0]
   for (const point of result.points) if (best && point.result.throughput[metric] > best.result.throughput[metric]) best = point
   if (!best) return undefined
-  const entry = baselineEntryFrom(best.result, options.recordedAt ? { recordedAt: options.recordedAt } : {})
-  const configText = stableStringify(result.config)
+  const entry = baselineEntryFrom(best.result, { config: result.config, ...(options.recordedAt ? { recordedAt: options.recordedAt } : {}) })
   const curve: SweepBaselineCurve = { kind: result.kind, axis: result.axis, points: result.curve }
   if (result.knee) curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
   if (result.capacity) curve.capacity = result.capacity.rate === undefined ? {} : { rate: result.capacity.rate }
@@ -48,10 +39,7 @@ export function sweepBaselineEntryOf(result: SweepResult, options: { recordedAt?
     const { name, metric, valid } = result.scenario
     curve.scenario = { name, metricName: metric.name, unit: metric.unit, valid, ...(metric.value !== undefined ? { value: metric.value } : {}) }
   }
-  const out: SweepBaselineEntry = { ...entry, configHash: hashConfig(result.config), sweep: roundFigures(curve) }
-  if (configText.length <= MAX_STORED_CONFIG_CHARS) out.config = JSON.parse(configText) as BaselineConfig
-  else delete out.config
-  return out
+  return { ...entry, sweep: roundFigures(curve) }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -73,7 +73,8 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
       const at = ((index % records.length) + records.length) % records.length
       const record = records[at] as TraceRecord
       // The salt's tokens come out of the last block so the prompt keeps `input_length` tokens.
-      let left = Math.max(1, record.inputLength - builder.saltTokens)
+      const uniqueTokens = Math.max(1, record.inputLength - builder.saltTokens)
+      let left = uniqueTokens
       const parts: string[] = []
       for (const hashId of record.hashIds) {
         if (left <= 0) break
@@ -82,12 +83,11 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
         left -= tokens
       }
       if (left > 0) parts.push(builder.randomWords(createRandom(deriveSeed(context.seed, FILL_STREAM, at)), left))
-      const inputTokens = builder.saltTokens + Math.max(1, record.inputLength - builder.saltTokens)
       return {
         ...promptRequest(context.api, builder.join(...parts)),
         maxTokens: record.outputLength,
         ignoreEos: true,
-        expectedInputTokens: inputTokens,
+        expectedInputTokens: builder.saltTokens + uniqueTokens,
         timestampMs: record.timestamp - first,
       }
     },
