@@ -285,13 +285,21 @@ describe('ServerPool', () => {
 
   test('a failed start is not cached: the next acquire tries again', async () => {
     const pool = new ServerPool(quiet)
-    await expect(pool.acquire(fakeSpec('die'))).rejects.toBeInstanceOf(ServerStartError)
+    const first = await pool.acquire(fakeSpec('die')).catch((error: unknown) => error)
+    expect(first).toBeInstanceOf(ServerStartError)
+    expect(pool.size).toBe(0)
+    // A cached failure would hand back the same rejected start, so the same error object.
+    const second = await pool.acquire(fakeSpec('die')).catch((error: unknown) => error)
+    expect(second).toBeInstanceOf(ServerStartError)
+    expect(second).not.toBe(first)
     expect(pool.size).toBe(0)
   })
 })
 
 describe('a test body that throws', () => {
   let thrownMarker = ''
+  // Set just before the throw: test.fails passes on any failure, this says it was the intended one.
+  let reachedThrow = false
   const pool = new ServerPool(quiet)
 
   test.fails('throws while holding a pooled server (this test is expected to fail)', async ({ onTestFinished }) => {
@@ -300,11 +308,13 @@ describe('a test body that throws', () => {
     const server = await pool.acquire(fakeSpec('spawn-child'))
     expect(existsSync(server.logPath!)).toBe(true)
     expect(processesWith(marker)).toHaveLength(2)
+    reachedThrow = true
     throw new Error('the benchmark body failed')
   })
 
   test('left no process behind', async () => {
     expect(thrownMarker).not.toBe('')
+    expect(reachedThrow).toBe(true)
     await expectNoProcessesWith(thrownMarker)
     expect(pool.size).toBe(0)
   })
