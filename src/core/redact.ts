@@ -9,6 +9,11 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name)
 }
 
+/** `scheme://user:password@host` with the credentials replaced by {@link REDACTED}. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`)
+}
+
 /**
  * A deep copy of `value` fit to be written: secret-named fields replaced by {@link REDACTED},
  * functions and abort signals dropped (they do not serialise and say nothing about the run).
@@ -19,6 +24,7 @@ export function redactConfig(value: unknown): Record<string, unknown> {
 
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact)
+  if (typeof value === 'string') return redactUrlCredentials(value)
   if (typeof value !== 'object' || value === null) return value
   if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return undefined
   const out: Record<string, unknown> = {}

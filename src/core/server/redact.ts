@@ -1,5 +1,5 @@
 // One rule for what counts as a secret, shared with the redaction of the result's config.
-import { isSecretName, REDACTED } from '../redact.ts'
+import { isSecretName, REDACTED, redactUrlCredentials } from '../redact.ts'
 
 /** Values shorter than this are not searched for in free text: they would match everywhere. */
 const MIN_SECRET_LENGTH = 4
@@ -58,6 +58,3 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return redactUrlCredentials(out)
 }
 
-function redactUrlCredentials(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`)
-}
