@@ -79,6 +79,17 @@ describe('host facts', () => {
     resetHostInfoCache()
   })
 
+  test('the CPU model (part of the fingerprint) is the same whether systeminformation answered or timed out', async () => {
+    resetHostInfoCache()
+    const timedOut = await collectHostInfo({ timeoutMs: 0 })
+    resetHostInfoCache()
+    const answered = await collectHostInfo({ timeoutMs: 10_000 })
+    resetHostInfoCache()
+    expect(answered.os).not.toBe(`${os.type()} ${os.release()}`)
+    expect(answered.cpuModel).toBe(os.cpus()[0]?.model.trim())
+    expect(timedOut.cpuModel).toBe(answered.cpuModel)
+  })
+
   test('asked once per process: the second call returns the cached facts', async () => {
     resetHostInfoCache()
     const first = await collectHostInfo({ timeoutMs: 10_000 })

@@ -14,8 +14,9 @@ type HostInfo = EnvironmentInfo['host']
 let cached: Promise<HostInfo> | undefined
 
 /**
- * CPU model and logical cores, total memory and OS, from systeminformation (which can take seconds:
- * it is bounded by a timeout and asked once per process), falling back to `node:os`. Never throws.
+ * Logical cores, total memory and OS from systeminformation (which can take seconds: it is bounded by
+ * a timeout and asked once per process), falling back to `node:os`; the CPU model from `node:os`
+ * (the same text whatever systeminformation does). Never throws.
  */
 export async function collectHostInfo(options: HostInfoOptions = {}): Promise<HostInfo> {
   cached ??= readHostInfo(options.timeoutMs ?? 5000)
@@ -39,7 +40,12 @@ async function readHostInfo(timeoutMs: number): Promise<HostInfo> {
   })
   const facts = await Promise.race([fromSysteminformation().catch(() => undefined), timeout])
   clearTimeout(timer)
-  return { ...fallback, ...facts }
+  const host = { ...fallback, ...facts }
+  // The CPU model is part of a baseline's fingerprint, so it must not depend on whether
+  // systeminformation answered in time: `node:os` gives it at once, and systeminformation's (which
+  // spells it differently, e.g. without "(R)") only stands in when `node:os` has none.
+  if (fallback.cpuModel !== undefined) host.cpuModel = fallback.cpuModel
+  return host
 }
 
 async function fromSysteminformation(): Promise<Partial<HostInfo>> {
