@@ -1,6 +1,7 @@
 import { OptionsError } from './errors.ts'
-import { validateLoad } from './load/index.ts'
+import { validateLoad, validateWarmupOptions } from './load/index.ts'
 import { validateGoodputLimits } from './metrics/goodput.ts'
+import { validateCostOptions } from './metrics/cost.ts'
 import type { BenchmarkOptions } from './types.ts'
 
 const APIS = ['chat', 'completions']
@@ -63,15 +64,8 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
   }
   validateLoad(load, { trace: workload.kind === 'trace' })
 
-  if (warmup !== undefined) {
-    if (!isObject(warmup)) throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }`.')
-    if (warmup.requests !== undefined && !(Number.isInteger(warmup.requests) && (warmup.requests as number) >= 0)) {
-      throw new OptionsError('warmup.requests', `must be a whole number >= 0, got ${String(warmup.requests)}`, 'e.g. `warmup: { requests: 8 }`.')
-    }
-    if (warmup.durationMs !== undefined && !positiveFinite(warmup.durationMs)) {
-      throw new OptionsError('warmup.durationMs', `must be a positive number of milliseconds, got ${String(warmup.durationMs)}`, 'e.g. `warmup: { durationMs: 5000 }`.')
-    }
-  }
+  // The warm-up's own rule (0 means none), checked here before anything is sent.
+  if (warmup !== undefined) validateWarmupOptions(warmup)
   if (seed !== undefined && !Number.isInteger(seed)) {
     throw new OptionsError('seed', `must be an integer, got ${String(seed)}`, 'e.g. `seed: 42`.')
   }
@@ -85,12 +79,6 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
     // The metrics' own rule for the values (and for an empty object), checked here before anything is sent.
     validateGoodputLimits(goodput)
   }
-  if (cost !== undefined) {
-    if (!isObject(cost) || !positiveFinite(cost.pricePerGpuHour)) {
-      throw new OptionsError('cost.pricePerGpuHour', 'must be a positive price per GPU-hour', 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 1 }`.')
-    }
-    if (cost.gpus !== undefined && !(Number.isInteger(cost.gpus) && (cost.gpus as number) >= 1)) {
-      throw new OptionsError('cost.gpus', `must be a whole number >= 1, got ${String(cost.gpus)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 8 }`.')
-    }
-  }
+  // The metrics' own rule, checked here before anything is sent.
+  if (cost !== undefined) validateCostOptions(cost)
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { MetricsDataError, OptionsError } from '../../src/core/errors.ts'
+import { validateOptions } from '../../src/core/options.ts'
 import { MetricsAccumulator, costPerMillionOutputTokens, decodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
 import type { MetricsOutcome } from '../../src/core/metrics/index.ts'
 import type { RequestRecord } from '../../src/core/types.ts'
@@ -270,6 +271,11 @@ describe('cost', () => {
     expect(costPerMillionOutputTokens(500, { pricePerGpuHour: 3.6 }).perMillionOutputTokens).toBeCloseTo(2, 12)
     expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: Number.NaN })).toThrow(OptionsError)
     expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: 1, gpus: 0 })).toThrow(OptionsError)
+    // One rule with the option check: a price of 0 is refused here as before a run.
+    expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: 0 })).toThrow(/cost.pricePerGpuHour.*positive/)
+    expect(() => validateOptions({ target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 }, cost: { pricePerGpuHour: 0 } })).toThrow(
+      /cost.pricePerGpuHour.*positive/,
+    )
   })
 
   test('finish applies the cost to the measured output throughput (2 tokens/s)', () => {

@@ -23,6 +23,25 @@ export function warmupConcurrency(load: LoadOptions, warmup: WarmupOptions): num
 }
 
 /**
+ * The one rule for `warmup` options, used by the option check before a run and by
+ * {@link runWarmup}: an object whose `requests` is a whole number >= 0 and whose `durationMs` is a
+ * finite number of milliseconds >= 0; 0 (or leaving either out) means none of that kind.
+ *
+ * @throws {OptionsError} naming the field and what to give instead.
+ */
+export function validateWarmupOptions(warmup: unknown): asserts warmup is WarmupOptions {
+  if (typeof warmup !== 'object' || warmup === null || Array.isArray(warmup)) {
+    throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }` or `warmup: { durationMs: 5000 }`; leave it out to skip the warm-up.')
+  }
+  for (const key of ['requests', 'durationMs'] as const) {
+    const value = (warmup as Record<string, unknown>)[key]
+    if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
+      throw new OptionsError(`warmup.${key}`, `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`, 'e.g. `warmup: { requests: 8 }`; 0 or leaving `warmup` out skips the warm-up.')
+    }
+  }
+}
+
+/**
  * Sends warm-up requests as a closed loop at `concurrency` until `warmup.requests` were sent or
  * `warmup.durationMs` passed (whichever first), then waits for all of them to finish: they are
  * real requests and cutting them short would leave the server busy when measurement starts.
@@ -30,12 +49,7 @@ export function warmupConcurrency(load: LoadOptions, warmup: WarmupOptions): num
  * to discard.
  */
 export async function runWarmup(warmup: WarmupOptions, dispatch: DispatchWarmupRequest, concurrency: number, signal?: AbortSignal): Promise<WarmupOutcome> {
-  for (const key of ['requests', 'durationMs'] as const) {
-    const value = warmup[key]
-    if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
-      throw new OptionsError(`warmup.${key}`, `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`, 'Use 0 or leave `warmup` out to skip the warm-up.')
-    }
-  }
+  validateWarmupOptions(warmup)
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new OptionsError('warmup concurrency', `must be a whole number >= 1, got ${String(concurrency)}`, 'Pass warmupConcurrency(load, warmup).')
   }

@@ -9,17 +9,31 @@ import type { CostOptions, CostResult } from '../types.ts'
  * should leave cost out in that case.
  *
  * @param outputTokensPerSec Output tokens per second (see `Throughput.outputTokensPerSec`).
- * @throws {OptionsError} when the price is negative or not finite, or `gpus` is not a positive integer.
+ * @throws {OptionsError} when the options break {@link validateCostOptions}.
  */
 export function costPerMillionOutputTokens(outputTokensPerSec: number, cost: CostOptions): CostResult {
+  validateCostOptions(cost)
   const gpus = cost.gpus ?? 1
-  if (!Number.isFinite(cost.pricePerGpuHour) || cost.pricePerGpuHour < 0) {
-    throw new OptionsError('cost.pricePerGpuHour', `got ${cost.pricePerGpuHour}`, 'Give the price of one GPU for one hour as a finite number >= 0, e.g. 2.5.')
-  }
-  if (!Number.isInteger(gpus) || gpus < 1) {
-    throw new OptionsError('cost.gpus', `got ${gpus}`, 'Give the number of GPUs serving the model as a positive integer (default 1).')
-  }
   const tokensPerHour = outputTokensPerSec * 3600
   const perMillionOutputTokens = tokensPerHour > 0 ? ((cost.pricePerGpuHour * gpus) / tokensPerHour) * 1e6 : Number.POSITIVE_INFINITY
   return { pricePerGpuHour: cost.pricePerGpuHour, gpus, perMillionOutputTokens }
+}
+
+/**
+ * The one rule for `cost` options, used by the option check before a run and by
+ * {@link costPerMillionOutputTokens}: a positive, finite price per GPU-hour (a price of 0 would make
+ * every cost 0; leave `cost` out instead) and a whole number of GPUs >= 1 (default 1).
+ *
+ * @throws {OptionsError} naming the field and what to give instead.
+ */
+export function validateCostOptions(cost: unknown): asserts cost is CostOptions {
+  const record = typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : undefined
+  const price = record?.pricePerGpuHour
+  if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0) {
+    throw new OptionsError('cost.pricePerGpuHour', `must be a positive price per GPU-hour, got ${String(price)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 1 }`.')
+  }
+  const gpus = record?.gpus
+  if (gpus !== undefined && !(typeof gpus === 'number' && Number.isInteger(gpus) && gpus >= 1)) {
+    throw new OptionsError('cost.gpus', `must be a whole number >= 1, got ${String(gpus)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 8 }` (the GPUs serving the model).')
+  }
 }

@@ -2,6 +2,6 @@ export { MetricsAccumulator, METRICS_SNAPSHOT_VERSION } from './metrics-accumula
 export type { MetricsAccumulatorOptions, MetricsOutcome, MetricsSnapshot } from './metrics-accumulator.ts'
 export { summarizeHistogram, emptySummary } from './summarize-histogram.ts'
 export { decodeHistogram, encodeHistogram, LATENCY_UNITS_PER_MS, HISTOGRAM_SIGNIFICANT_DIGITS } from './histogram.ts'
-export { costPerMillionOutputTokens } from './cost.ts'
+export { costPerMillionOutputTokens, validateCostOptions } from './cost.ts'
 export type { DistributionSnapshot } from './distribution.ts'
 export { TimelineAccumulator, TIMELINE_WINDOW_MS } from './timeline.ts'
