@@ -2,10 +2,8 @@ import type { BenchmarkResult } from '../src/core/types.ts'
 import { HEADLINE_FIGURES } from './headline-figures.ts'
 import { configSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
+import { isRecord } from '../src/core/is-record.ts'
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 type Cell = string | number | boolean | undefined
 

@@ -1,9 +1,7 @@
 import type { EnvironmentInfo } from '../src/core/types.ts'
 import { formatBytes, formatFigure } from './format-figures.ts'
+import { isRecord } from '../src/core/is-record.ts'
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 function lengthText(value: unknown): string | undefined {
   if (!isRecord(value) || typeof value.mean !== 'number') return undefined

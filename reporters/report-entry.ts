@@ -1,6 +1,7 @@
 import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/types.ts'
+import { isRecord } from '../src/core/is-record.ts'
 
 /** Outcome of the Vitest test that ran a bench. */
 export type BenchTestState = 'passed' | 'failed' | 'skipped' | 'pending'
@@ -37,9 +38,6 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   return 'pass'
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 /** True when `value` has the shape of a `Verdict` (task meta is untyped across the worker boundary). */
 export function isVerdict(value: unknown): value is Verdict {

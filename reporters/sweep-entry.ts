@@ -1,9 +1,7 @@
 import type { CurveSpec } from './html/html-report.ts'
 import { isBenchmarkResult, type BenchTestState, type ReportEntry, type TestCaseLike } from './report-entry.ts'
+import { isRecord } from '../src/core/is-record.ts'
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 /** A sweep (`bench.llm.sweep`) as reporters see it: one entry per point, and its curve. */
 export interface SweepReport {

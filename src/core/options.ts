@@ -3,13 +3,11 @@ import { validateLoad, validateWarmupOptions } from './load/index.ts'
 import { validateGoodputLimits } from './metrics/goodput.ts'
 import { validateCostOptions } from './metrics/cost.ts'
 import type { BenchmarkOptions } from './types.ts'
+import { isRecord } from './is-record.ts'
 
 const APIS = ['chat', 'completions']
 const WORKLOAD_KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function positiveFinite(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
@@ -20,11 +18,11 @@ function positiveFinite(value: unknown): boolean {
  * milliseconds, not a warm-up against a production server. Throws {@link OptionsError}.
  */
 export function validateOptions(options: unknown): asserts options is BenchmarkOptions {
-  if (!isObject(options)) {
+  if (!isRecord(options)) {
     throw new OptionsError('options', 'expected an object', 'Pass `{ target, workload, load }` to runBenchmark().')
   }
   const { target, workload, load, warmup, seed, goodput, cost } = options
-  if (!isObject(target)) {
+  if (!isRecord(target)) {
     throw new OptionsError('target', 'missing', "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).")
   }
   if (typeof target.baseUrl !== 'string' || target.baseUrl === '') {
@@ -48,18 +46,18 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
   if (target.requestTimeoutMs !== undefined && !positiveFinite(target.requestTimeoutMs)) {
     throw new OptionsError('target.requestTimeoutMs', `must be a positive number of milliseconds, got ${String(target.requestTimeoutMs)}`, 'Leave it out for the default of 600000 (10 minutes).')
   }
-  if (target.headers !== undefined && !isObject(target.headers)) {
+  if (target.headers !== undefined && !isRecord(target.headers)) {
     throw new OptionsError('target.headers', 'must be an object of header names to string values', "e.g. `headers: { 'x-team': 'serving' }`.")
   }
 
-  if (!isObject(workload)) {
+  if (!isRecord(workload)) {
     throw new OptionsError('workload', 'missing', "Say what to send, e.g. `workload: { kind: 'synthetic', inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.")
   }
   if (!WORKLOAD_KINDS.includes(workload.kind as string)) {
     throw new OptionsError('workload.kind', `unknown kind '${String(workload.kind)}'`, `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`)
   }
 
-  if (!isObject(load)) {
+  if (!isRecord(load)) {
     throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
   }
   validateLoad(load, { trace: workload.kind === 'trace' })
@@ -70,7 +68,7 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
     throw new OptionsError('seed', `must be an integer, got ${String(seed)}`, 'e.g. `seed: 42`.')
   }
   if (goodput !== undefined) {
-    if (!isObject(goodput)) throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
+    if (!isRecord(goodput)) throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
     for (const key of Object.keys(goodput)) {
       if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
         throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')

@@ -1,5 +1,6 @@
 import type { ApiKind } from '../core/types.ts'
 import { countSimulatorTokens } from './tokens.ts'
+import { isRecord } from '../core/is-record.ts'
 
 /** A validated completion request, reduced to what the simulator needs. */
 export interface CompletionRequest {
@@ -42,9 +43,6 @@ function badRequest(message: string, param?: string): { ok: false; problem: Requ
   return { ok: false, problem: { status: 400, type: 'BadRequestError', message, ...(param === undefined ? {} : { param }) } }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** Counts chat message text; non-text parts (images) cost nothing here. Returns undefined when malformed. */
 function countMessageTokens(messages: unknown): number | undefined {

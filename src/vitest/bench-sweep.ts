@@ -36,6 +36,7 @@ import type { LlmBenchProvided } from './provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
+import { isRecord } from '../core/is-record.ts'
 
 /** Default test timeout of a sweep, milliseconds: sweeps run many benchmarks. */
 export const DEFAULT_SWEEP_TIMEOUT_MS = 3_600_000
@@ -74,9 +75,6 @@ export interface BenchSweepOptions extends Omit<BenchLlmOptions, 'load' | 'slo' 
 const OWN_KEYS = ['over', 'capacity', 'scenario', 'load', 'saturation', 'between', 'expect', 'baseline'] as const
 const SHARED_KEYS = ['server', 'target', 'workload', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'timeoutMs'] as const
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** A load one point would run with, to check the shared options with `bench.llm`'s validation. */
 function sampleLoad(options: BenchSweepOptions): LoadOptions {

@@ -10,10 +10,8 @@ import {
 import { checkSlo, formatSloChecks, validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/types.ts'
 import { describeRegressions } from './regression-summary.ts'
+import { isRecord } from '../core/is-record.ts'
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function isBenchmarkResult(value: unknown): value is BenchmarkResult {
   return isRecord(value) && value.schemaVersion === 1 && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.counts)

@@ -4,6 +4,7 @@ import { validateOptions } from '../core/options.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
+import { isRecord } from '../core/is-record.ts'
 
 /** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
 export const BENCH_LLM_OPTION_KEYS = [
@@ -24,9 +25,6 @@ export const BENCH_LLM_OPTION_KEYS = [
 
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** Edit distance, for "did you mean" hints on misspelt option names. */
 function editDistance(a: string, b: string): number {

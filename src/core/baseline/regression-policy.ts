@@ -1,6 +1,7 @@
 import { OptionsError } from '../errors.ts'
 import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
+import { isRecord } from '../is-record.ts'
 
 /** Statistics of a latency distribution a regression check can compare. */
 export const LATENCY_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean'] as const
@@ -92,9 +93,6 @@ export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = {
 const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor'] as const
 const VALID_KEYS: readonly string[] = [...LATENCY_METRICS, ...THROUGHPUT_METRICS, ...SETTINGS]
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : String(value)

@@ -1,4 +1,5 @@
 import { OptionsError } from '../errors.ts'
+import { isRecord } from '../is-record.ts'
 
 /** Distributions an SLO can limit (units as the names say; token counts in tokens). */
 export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
@@ -86,9 +87,6 @@ export interface SloOptions {
 
 const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'goodput']
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : String(value)
