@@ -100,6 +100,16 @@ describe('waitForReady', () => {
     await expect(waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 150 })).rejects.toThrow(/not ready within 150 ms; last error: GET \/health: .*ECONNREFUSED/)
   })
 
+  test('a refused API key ends the wait at once and says which key to set', async () => {
+    reset({ '/health': () => ({ status: 200, body: '' }), '/v1/models': () => ({ status: 401, body: '{"error":"Unauthorized"}' }) })
+    const started = performance.now()
+    const error = await waitForReady(base, { intervalMs: 10, timeoutMs: 10_000, apiKey: 'wrong' }).catch((e: unknown) => e)
+    expect(performance.now() - started).toBeLessThan(5_000)
+    expect(error).toBeInstanceOf(ServerUnavailableError)
+    expect((error as Error).message).toMatch(/refused the API key \(GET \/v1\/models answered HTTP 401\): set target.apiKey or OPENAI_API_KEY/)
+    expect(hits['/v1/models']).toBe(1)
+  })
+
   test('an aborted signal stops the wait with its reason', async () => {
     reset({ '/health': () => ({ status: 503, body: '' }) })
     const controller = new AbortController()

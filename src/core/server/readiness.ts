@@ -1,3 +1,5 @@
+import { httpGet, type HttpGetResult } from '../client/http-get.ts'
+
 /** Options of {@link waitForServerReady}. */
 export interface ReadinessOptions {
   /** Server root, e.g. `http://127.0.0.1:8000`. */
@@ -38,9 +40,10 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     const left = deadline - performance.now()
     if (left <= 0) return { ready: false, reason: 'timeout', lastAnswer }
     const url = phase === 'health' ? healthUrl : `${options.baseUrl}/v1/models`
-    const answer = await get(url, phase === 'models' ? headers : {}, Math.min(5000, left), options.signal)
+    const answer = toAnswer(await httpGet(url, { headers: phase === 'models' ? headers : {}, timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)), signal: options.signal }).catch(() => undefined))
+    if (answer === undefined) return { ready: false, reason: 'aborted', lastAnswer }
     // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
-    if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `${url}: ${answer.status === 0 ? answer.text : `HTTP ${answer.status}`}`
+    if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
     if (phase === 'health') {
       // A server without /health (404/405) is judged by /v1/models alone; a custom readyUrl must answer 2xx.
       const skippable = options.readyUrl === undefined && (answer.status === 404 || answer.status === 405)
@@ -70,19 +73,19 @@ function firstModel(body: string): string | undefined {
   }
 }
 
-function isOk(status: number): boolean {
-  return status >= 200 && status < 300
+/** Longest single probe, ms: a hung server must not eat the whole wait in one attempt. */
+const PROBE_MAX_MS = 5_000
+/** Shortest probe, ms, even at the deadline: a last probe cut to ~0 ms would only report its own timeout. */
+const PROBE_MIN_MS = 250
+
+/** A GET's outcome as a status (0 when there was no answer) and the body or the problem; undefined stays undefined (aborted). */
+function toAnswer(result: HttpGetResult | undefined): { status: number; text: string } | undefined {
+  if (result === undefined) return undefined
+  return result.ok ? { status: result.status, text: result.body } : { status: 0, text: result.problem }
 }
 
-async function get(url: string, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ status: number; text: string }> {
-  const timeout = AbortSignal.timeout(Math.max(1, Math.round(timeoutMs)))
-  try {
-    const response = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
-    return { status: response.status, text: await response.text() }
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    return { status: 0, text: cause?.code ?? cause?.message ?? (error as Error).message }
-  }
+function isOk(status: number): boolean {
+  return status >= 200 && status < 300
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
