@@ -141,7 +141,7 @@ export function formatTimingRows(rows: TimingRow[]): string {
 
 /** Starts the scripted server, runs the scenarios, stops it. */
 export async function runTimingAccuracy(scenarios: TimingScenario[] = TIMING_SCENARIOS): Promise<TimingRow[]> {
-  const server = await startChildServer('scripted', { mode: 'timed' })
+  const server = await startChildServer('scripted', { mode: 'timed' }, 1)
   try {
     const rows: TimingRow[] = []
     for (const scenario of scenarios) rows.push(await measureTiming(server, scenario))

@@ -28,8 +28,34 @@ function procCpuUs(pid: number): number {
   }
 }
 
-/** Starts `kind` (`scripted` or `sim`) with `options` in a child Node process and waits for its URL. */
-export async function startChildServer(kind: 'scripted' | 'sim', options: Record<string, unknown> = {}): Promise<ChildServer> {
+/**
+ * Starts `kind` (`scripted` or `sim`) with `options` in a child Node process and waits for its URL.
+ * `processes` > 1 (default `$PERF_SERVER_PROCESSES`, else 1; scripted only) starts that many
+ * processes on one port (SO_REUSEPORT), for machines where one server process would be the limit;
+ * `cpuUs` then sums them. The scripted server's write log is per process: timing runs use one.
+ */
+export async function startChildServer(kind: 'scripted' | 'sim', options: Record<string, unknown> = {}, processes = serverProcessesFromEnv()): Promise<ChildServer> {
+  if (processes <= 1 || kind !== 'scripted') return startOne(kind, options)
+  const first = await startOne(kind, { ...options, reusePort: true })
+  const port = Number(new URL(first.url).port)
+  const rest = await Promise.all(Array.from({ length: processes - 1 }, () => startOne(kind, { ...options, port, reusePort: true })))
+  const all = [first, ...rest]
+  return {
+    url: first.url,
+    pid: first.pid,
+    cpuUs: () => all.reduce((sum, server) => sum + server.cpuUs(), 0),
+    close: async () => {
+      await Promise.all(all.map((server) => server.close()))
+    },
+  }
+}
+
+function serverProcessesFromEnv(): number {
+  const n = Number(process.env.PERF_SERVER_PROCESSES ?? '1')
+  return Number.isInteger(n) && n >= 1 ? n : 1
+}
+
+async function startOne(kind: 'scripted' | 'sim', options: Record<string, unknown>): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, [ENTRY, kind, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
     let seen = ''

@@ -108,8 +108,11 @@ interface Stream {
   done: () => void
 }
 
-/** Starts the server on 127.0.0.1 (port 0: a free one). */
-export async function startScriptedServer(initial: Partial<ScriptedServerConfig> = {}, port = 0): Promise<ScriptedServer> {
+/**
+ * Starts the server on 127.0.0.1 (port 0: a free one). `reusePort` lets several processes listen on
+ * one port (Linux SO_REUSEPORT: the kernel spreads connections over them).
+ */
+export async function startScriptedServer(initial: Partial<ScriptedServerConfig> = {}, port = 0, reusePort = false): Promise<ScriptedServer> {
   const config: ScriptedServerConfig = { mode: 'instant', ttftMs: 20, itlMs: 10, eventsPerWrite: 1, log: false, ...initial }
   const logs: ScriptedRequestLog[] = []
   const sockets = new Set<Socket>()
@@ -235,7 +238,7 @@ export async function startScriptedServer(initial: Partial<ScriptedServerConfig>
   server.maxConnections = 20_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(port, '127.0.0.1', 4096, () => resolve())
+    server.listen({ port, host: '127.0.0.1', backlog: 4096, reusePort }, () => resolve())
   })
   const { port: bound } = server.address() as AddressInfo
   return {
