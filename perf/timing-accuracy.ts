@@ -1,7 +1,7 @@
 // Timing accuracy: measured TTFT and ITL minus what the server did, per request and event.
 // The scripted server (its own process) logs when it wrote each event on CLOCK_MONOTONIC; the
 // client's performance.now() timestamps are moved onto the same clock (perf/lib/monotonic-clock.ts).
-// Run alone: npm exec -- node perf/timing-accuracy.ts [streams,...] [workers]
+// Run alone: npm exec -- node perf/timing-accuracy.ts [streams,...] [workers,...]
 import { loadavg } from 'node:os'
 import { runBenchmark } from '../src/core/run.ts'
 import type { RequestRecord } from '../src/core/types.ts'
@@ -154,8 +154,10 @@ export async function runTimingAccuracy(scenarios: TimingScenario[] = TIMING_SCE
 if (import.meta.main) {
   const only = process.argv[2]?.split(',').map(Number)
   const scenarios = only ? TIMING_SCENARIOS.filter((s) => only.includes(s.streams)) : TIMING_SCENARIOS
-  // A second argument keeps only rows with that many workers.
-  const workers = process.argv[3] === undefined ? undefined : Number(process.argv[3])
-  if (workers !== undefined) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => (s.workers ?? 1) === workers))
-  console.log(formatTimingRows(await runTimingAccuracy(scenarios)))
+  // A second argument, a list of worker counts, runs each chosen stream count with each of them.
+  const workers = process.argv[3]?.split(',').map(Number)
+  const chosen = workers
+    ? [...new Map(scenarios.map((s) => [s.streams, s])).values()].flatMap((s) => workers.map((w) => ({ ...s, ...(w > 1 ? { workers: w } : { workers: undefined }) })))
+    : scenarios
+  console.log(formatTimingRows(await runTimingAccuracy(chosen)))
 }
