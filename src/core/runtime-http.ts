@@ -1,4 +1,4 @@
-import { Pool, request } from 'undici'
+import { Agent, Pool, request } from 'undici'
 import type { Dispatcher } from 'undici'
 import { defaultHttpTransport } from './runtime.ts'
 import type { HttpTransportName } from './runtime.ts'
@@ -29,9 +29,24 @@ export function createStreamDispatcher(origin: string, options: StreamDispatcher
   return new Pool(origin, { connections: options.connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 })
 }
 
-/** One small request's answer: status and the whole body as text. */
+let agent: Agent | undefined
+
+/**
+ * The connection pool of small requests: one of our own. undici's global dispatcher is whatever
+ * the process holds under the shared global symbol (on Node 24 the Agent of Node's own built-in
+ * fetch, or a user's `setGlobalDispatcher`), so small requests would otherwise go through another
+ * undici, with other settings, than the streaming pool. Idle sockets do not keep the process alive.
+ */
+function smallRequestAgent(): Agent {
+  agent ??= new Agent()
+  return agent
+}
+
+/** One small request's answer: status, headers and the whole body as text. */
 export interface TextResponse {
   status: number
+  /** Response headers, names in lower case; repeated headers joined with `, `. */
+  headers: Record<string, string>
   body: string
 }
 
@@ -55,12 +70,16 @@ export async function requestText(url: string, options: RequestTextOptions = {})
   if (transport === 'fetch') {
     try {
       const response = await fetch(url, { method, headers: { 'accept-encoding': 'identity', ...options.headers }, signal: options.signal, redirect: 'manual' })
-      return { status: response.status, body: await response.text() }
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       throw normalizeFetchError(error)
     }
   }
-  const response = await request(url, { method: method as Dispatcher.HttpMethod, headers: options.headers, signal: options.signal })
-  return { status: response.statusCode, body: await response.body.text() }
+  const response = await request(url, { method: method as Dispatcher.HttpMethod, headers: options.headers, signal: options.signal, dispatcher: smallRequestAgent() })
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return { status: response.statusCode, headers, body: await response.body.text() }
 }

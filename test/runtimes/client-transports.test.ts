@@ -4,6 +4,7 @@
  * ones do. CI runs this file under Node, Bun and Deno.
  */
 import { describe, expect, onTestFinished, test } from 'vitest'
+import { requestText } from '../../src/core/runtime-http.ts'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
 import { defaultHttpTransport, detectRuntime, undiciDispatchWorks } from '../../src/core/runtime.ts'
 import type { HttpTransportName } from '../../src/core/runtime.ts'
@@ -60,6 +61,15 @@ test('the default transport is undici where its dispatcher works, else fetch (Bu
 })
 
 describe.each(transports)('%s transport', (transport) => {
+  test('requestText: status, headers with lower-case names (repeated ones joined) and body', async () => {
+    const server = await serve(() => ({ kind: 'plain', status: 201, headerLines: ['Server: vllm-test/1.0', 'X-Two: a', 'X-Two: b', 'Content-Type: application/json'], body: '{"ok":true}' }))
+    const response = await requestText(`${server.url}/version`, { transport })
+    expect(response.status).toBe(201)
+    expect(response.headers.server).toBe('vllm-test/1.0')
+    expect(response.headers['x-two']).toBe('a, b')
+    expect(response.body).toBe('{"ok":true}')
+  })
+
   test.each<{ how: string; answer: RawAnswer }>([
     { how: 'Connection: close after each response', answer: { kind: 'sse', events: threeTokens, then: 'close-header' } },
     // llama.cpp: keep-alive implied, yet the socket is destroyed after the final byte. The next

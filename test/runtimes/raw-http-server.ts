@@ -12,6 +12,8 @@ export type RawAnswer =
   | { kind: 'sse'; events: string[]; gapMs?: number; then?: 'keep' | 'destroy' | 'close-header' }
   /** Close the connection without answering. */
   | { kind: 'drop' }
+  /** A whole response with these status, header lines (as written, repeats allowed) and body; keep-alive. */
+  | { kind: 'plain'; status: number; headerLines: string[]; body: string }
 
 export interface RawHttpServer {
   url: string
@@ -30,6 +32,11 @@ function sleep(ms: number): Promise<void> {
 async function play(socket: net.Socket, answer: RawAnswer): Promise<void> {
   if (answer.kind === 'drop') {
     socket.destroy()
+    return
+  }
+  if (answer.kind === 'plain') {
+    const head = [`HTTP/1.1 ${answer.status} X`, ...answer.headerLines, `content-length: ${Buffer.byteLength(answer.body)}`, 'connection: keep-alive']
+    socket.write(`${head.join('\r\n')}\r\n\r\n${answer.body}`)
     return
   }
   const close = answer.then === 'close-header'

@@ -1,4 +1,5 @@
 import { ServerUnavailableError } from '../errors.ts'
+import { requestText } from '../runtime-http.ts'
 import { normalizeBaseUrl } from './server-key.ts'
 
 /** What the server says about itself (goes into `EnvironmentInfo.server`). */
@@ -101,15 +102,15 @@ export async function resetPrefixCache(baseUrl: string, options: ServerFactsOpti
 
 async function request(url: string, method: 'GET' | 'POST', headers: Record<string, string> | undefined, timeoutMs: number): Promise<Answer | undefined> {
   try {
-    const response = await fetch(url, { method, headers, signal: AbortSignal.timeout(timeoutMs) })
-    const text = await response.text()
+    // The runtime's transport (undici, or fetch on Bun), as every other request of a run.
+    const response = await requestText(url, { method, ...(headers ? { headers } : {}), signal: AbortSignal.timeout(timeoutMs) })
     let json: unknown
     try {
-      json = JSON.parse(text)
+      json = JSON.parse(response.body)
     } catch {
       json = undefined
     }
-    return { status: response.status, json, serverHeader: response.headers.get('server') }
+    return { status: response.status, json, serverHeader: response.headers.server ?? null }
   } catch {
     return undefined
   }
