@@ -1,5 +1,3 @@
-import type { Verdict } from '../src/core/baseline/index.ts'
-import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult, RequestRecord } from '../src/core/types.ts'
 import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
 
@@ -7,20 +5,11 @@ import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.
 export const JSON_REPORT_VERSION = 1
 
 /** One bench in the JSON report. */
-export interface JsonReportBench {
-  name: string
-  file: string
+export interface JsonReportBench extends Omit<ReportEntry, 'result'> {
   /** Overall status: test state, baseline verdict and SLOs together. */
   status: EntryStatus
-  /** State of the Vitest test. */
-  state: ReportEntry['state']
   /** The full result; `requests` only when the report was asked to include them. */
   result: BenchmarkResult
-  verdict?: Verdict
-  sloChecks?: SloCheck[]
-  baselinePath?: string
-  baselineState?: string
-  failure?: string
 }
 
 /** The JSON report: every bench of a run. */
