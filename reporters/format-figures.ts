@@ -1,3 +1,4 @@
+import { formatFigure as formatCoreFigure } from '../src/core/format-figure.ts'
 /**
  * Number formatting shared by every report, so the console, Markdown and HTML show the same
  * digits for the same figure.
@@ -5,11 +6,7 @@
 
 /** A figure with 4 significant digits below 1000, whole numbers from 1000 up; `-` when absent. */
 export function formatFigure(value: number | undefined | null): string {
-  if (value === undefined || value === null) return '-'
-  if (!Number.isFinite(value)) return String(value)
-  if (Math.abs(value) >= 1000) return Math.round(value).toString()
-  if (value === 0) return '0'
-  return Number(value.toPrecision(4)).toString()
+  return value === undefined || value === null ? '-' : formatCoreFigure(value)
 }
 
 /** A figure with its unit (`41.2 ms`, `1235 tok/s`); `-` when absent. */

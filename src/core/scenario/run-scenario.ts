@@ -11,6 +11,7 @@ import type { SweepOptions, SweepPointLoad } from '../sweep/sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type ScenarioOutcome, type SweepResult } from '../sweep/sweep-result.ts'
 import { SCENARIO_DEFAULTS, serverLimits, type OfflineScenario, type ScenarioSpec, type ServerScenario, type SingleStreamScenario } from './scenario-spec.ts'
 import { validateScenario } from './validate-scenario.ts'
+import { formatFigure } from '../format-figure.ts'
 
 /** Options of {@link runScenario}: a sweep's options with a scenario in place of the swept values and the load. */
 export interface ScenarioOptions extends Omit<SweepOptions, 'over' | 'load'> {
@@ -27,9 +28,6 @@ function summaryOf(outcome: Omit<ScenarioOutcome, 'summary'>): string {
   return `${outcome.name}: ${figure}${constraint} (${outcome.valid ? 'VALID' : 'INVALID'}${reasons})`
 }
 
-function formatFigure(value: number): string {
-  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2)
-}
 
 function withSummary(outcome: Omit<ScenarioOutcome, 'summary'>): ScenarioOutcome {
   return { ...outcome, summary: summaryOf(outcome) }

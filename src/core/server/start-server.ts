@@ -19,6 +19,7 @@ import {
   type ServerSpec,
 } from './server-spec.ts'
 import { trackServer } from './shutdown-hooks.ts'
+import { formatDurationMs } from '../format-figure.ts'
 
 /** How a server was launched, secrets redacted (goes into `EnvironmentInfo.server.launch`). */
 export interface LaunchInfo {
@@ -100,7 +101,7 @@ async function connectServer(spec: ConnectSpec, options: StartServerOptions): Pr
     const why =
       outcome.reason === 'unauthorized'
         ? 'it refused the API key: pass apiKey (or set OPENAI_API_KEY)'
-        : `no answer within ${formatMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, or check baseUrl`
+        : `no answer within ${formatDurationMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, or check baseUrl`
     throw new ServerUnavailableError(`Cannot use the server at ${shown}: ${why}.`)
   }
   return serverHandle({
@@ -183,7 +184,7 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
       const outcome = isProcessGroupAlive(pid) ? await terminateProcessGroup(pid, { graceMs }) : { forced: false, survived: false }
       await exit
       untrack()
-      const how = outcome.forced ? `killed (SIGKILL) after ignoring SIGTERM for ${formatMs(graceMs)}` : 'stopped'
+      const how = outcome.forced ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}` : 'stopped'
       log.note(`${how}${outcome.survived ? '; a process of its group survived SIGKILL' : ''}`)
       await log.close()
       print(`vitest-llm-bench: ${spec.name} on port ${port} ${how}`)
@@ -213,12 +214,12 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     }
     if (options.signal?.aborted) return fail(`Start of ${spec.name} was cancelled.`, options.signal.reason)
     return fail(
-      `${spec.name} was not ready within ${formatMs(startTimeoutMs)} (last: ${outcome.ready ? 'ready' : outcome.lastAnswer}). ` +
+      `${spec.name} was not ready within ${formatDurationMs(startTimeoutMs)} (last: ${outcome.ready ? 'ready' : outcome.lastAnswer}). ` +
         'Raise startTimeoutMs if loading the model takes longer, or read the log.',
     )
   }
-  log.note(`ready after ${formatMs(performance.now() - started)} at ${baseUrl}`)
-  print(`vitest-llm-bench: ${spec.name} ready at ${baseUrl}${outcome.model ? ` (model ${outcome.model})` : ''} after ${formatMs(performance.now() - started)}`)
+  log.note(`ready after ${formatDurationMs(performance.now() - started)} at ${baseUrl}`)
+  print(`vitest-llm-bench: ${spec.name} ready at ${baseUrl}${outcome.model ? ` (model ${outcome.model})` : ''} after ${formatDurationMs(performance.now() - started)}`)
 
   return serverHandle({
     key: serverKey(spec),
@@ -284,8 +285,3 @@ function serverHandle(parts: HandleParts): RunningServer {
   return handle
 }
 
-function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`
-  return `${Math.round(ms / 6000) / 10} min`
-}

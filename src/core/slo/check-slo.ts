@@ -2,7 +2,7 @@ import type { BenchmarkResult, GpuStats } from '../types.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'
 import { SLO_GPU_FIELDS, SLO_METRICS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
-import { formatSloFigure as figure } from './slo-figure.ts'
+import { formatFigure as figure } from '../format-figure.ts'
 
 /** Unit of each GPU field. */
 const GPU_UNITS: Record<SloGpuField, string> = {

@@ -2,6 +2,7 @@ import { OptionsError } from '../errors.ts'
 import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import type { SweepCurvePoint, SweepResult } from './sweep-result.ts'
+import { formatFigure } from '../format-figure.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {
@@ -16,10 +17,6 @@ export interface SweepCheck {
 const THROUGHPUT_LABEL = { outputTokensPerSec: 'output tokens/s', requestsPerSec: 'requests/s', totalTokensPerSec: 'total tokens/s' } as const
 const LATENCY_LABEL = { ttftMs: 'TTFT', tpotMs: 'TPOT', e2eMs: 'E2E' } as const
 
-function figure(value: number): string {
-  const abs = Math.abs(value)
-  return abs >= 100 ? value.toFixed(0) : abs >= 10 ? value.toFixed(1) : value.toFixed(2)
-}
 
 function find(points: ReadonlyArray<SweepCurvePoint>, at: number): SweepCurvePoint | undefined {
   return points.find((point) => point.value === at)
@@ -57,14 +54,14 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       continue
     }
     const value = current[metric]
-    if (expectation.min !== undefined) checks.push(check(label, value >= expectation.min, `${figure(value)} >= ${figure(expectation.min)}`))
+    if (expectation.min !== undefined) checks.push(check(label, value >= expectation.min, `${formatFigure(value)} >= ${formatFigure(expectation.min)}`))
     if (expectation.minVsBaseline !== undefined) {
       const base = baseline ? find(baseline.points, expectation.at) : undefined
       if (!base) checks.push(skip(`${label} vs baseline`, baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet'))
       else {
         const floor = expectation.minVsBaseline * base[metric]
         checks.push(
-          check(`${label} vs baseline`, value >= floor, `${figure(value)} >= ${expectation.minVsBaseline} x baseline ${figure(base[metric])} = ${figure(floor)} (ratio ${(value / base[metric]).toFixed(3)})`),
+          check(`${label} vs baseline`, value >= floor, `${formatFigure(value)} >= ${expectation.minVsBaseline} x baseline ${formatFigure(base[metric])} = ${formatFigure(floor)} (ratio ${(value / base[metric]).toFixed(3)})`),
         )
       }
     }
@@ -79,7 +76,7 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       continue
     }
     const value = current[expectation.metric][statistic]
-    if (expectation.max !== undefined) checks.push(check(label, value <= expectation.max, `${figure(value)} ms <= ${figure(expectation.max)} ms`))
+    if (expectation.max !== undefined) checks.push(check(label, value <= expectation.max, `${formatFigure(value)} ms <= ${formatFigure(expectation.max)} ms`))
     if (expectation.maxVsBaseline !== undefined) {
       const base = baseline ? find(baseline.points, expectation.at) : undefined
       if (!base) checks.push(skip(`${label} vs baseline`, baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet'))
@@ -87,7 +84,7 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
         const baseValue = base[expectation.metric][statistic]
         const ceiling = expectation.maxVsBaseline * baseValue
         checks.push(
-          check(`${label} vs baseline`, value <= ceiling, `${figure(value)} ms <= ${expectation.maxVsBaseline} x baseline ${figure(baseValue)} ms = ${figure(ceiling)} ms (ratio ${(value / baseValue).toFixed(3)})`),
+          check(`${label} vs baseline`, value <= ceiling, `${formatFigure(value)} ms <= ${expectation.maxVsBaseline} x baseline ${formatFigure(baseValue)} ms = ${formatFigure(ceiling)} ms (ratio ${(value / baseValue).toFixed(3)})`),
         )
       }
     }
@@ -118,14 +115,14 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
     const rate = result.capacity?.rate
     if (!result.capacity) checks.push(skip('capacity', 'not a capacity search'))
     else {
-      const shown = rate === undefined ? 'none' : `${figure(rate)} req/s`
-      if (capacity.atLeast !== undefined) checks.push(check('capacity', rate !== undefined && rate >= capacity.atLeast, `${shown} >= ${figure(capacity.atLeast)} req/s`))
+      const shown = rate === undefined ? 'none' : `${formatFigure(rate)} req/s`
+      if (capacity.atLeast !== undefined) checks.push(check('capacity', rate !== undefined && rate >= capacity.atLeast, `${shown} >= ${formatFigure(capacity.atLeast)} req/s`))
       if (capacity.minVsBaseline !== undefined) {
         const base = baseline?.capacity?.rate
         if (base === undefined) checks.push(skip('capacity vs baseline', baseline ? 'the baseline found no capacity' : 'no baseline to compare with yet'))
         else {
           const floor = capacity.minVsBaseline * base
-          checks.push(check('capacity vs baseline', rate !== undefined && rate >= floor, `${shown} >= ${capacity.minVsBaseline} x baseline ${figure(base)} req/s = ${figure(floor)} req/s`))
+          checks.push(check('capacity vs baseline', rate !== undefined && rate >= floor, `${shown} >= ${capacity.minVsBaseline} x baseline ${formatFigure(base)} req/s = ${formatFigure(floor)} req/s`))
         }
       }
     }
@@ -138,9 +135,9 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
     else {
       const { value, unit, name } = scenario.metric
       const label = `${scenario.name} ${name}`
-      const shown = value === undefined ? 'none' : `${figure(value)} ${unit}`
-      if (metricExpect.atLeast !== undefined) checks.push(check(label, value !== undefined && value >= metricExpect.atLeast, `${shown} >= ${figure(metricExpect.atLeast)} ${unit}`))
-      if (metricExpect.atMost !== undefined) checks.push(check(label, value !== undefined && value <= metricExpect.atMost, `${shown} <= ${figure(metricExpect.atMost)} ${unit}`))
+      const shown = value === undefined ? 'none' : `${formatFigure(value)} ${unit}`
+      if (metricExpect.atLeast !== undefined) checks.push(check(label, value !== undefined && value >= metricExpect.atLeast, `${shown} >= ${formatFigure(metricExpect.atLeast)} ${unit}`))
+      if (metricExpect.atMost !== undefined) checks.push(check(label, value !== undefined && value <= metricExpect.atMost, `${shown} <= ${formatFigure(metricExpect.atMost)} ${unit}`))
       for (const [key, ratio] of [['minVsBaseline', metricExpect.minVsBaseline], ['maxVsBaseline', metricExpect.maxVsBaseline]] as const) {
         if (ratio === undefined) continue
         const base = baseline?.scenario?.value
@@ -150,7 +147,7 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
         }
         const bound = ratio * base
         const pass = value !== undefined && (key === 'minVsBaseline' ? value >= bound : value <= bound)
-        checks.push(check(`${label} vs baseline`, pass, `${shown} ${key === 'minVsBaseline' ? '>=' : '<='} ${ratio} x baseline ${figure(base)} ${unit} = ${figure(bound)} ${unit}`))
+        checks.push(check(`${label} vs baseline`, pass, `${shown} ${key === 'minVsBaseline' ? '>=' : '<='} ${ratio} x baseline ${formatFigure(base)} ${unit} = ${formatFigure(bound)} ${unit}`))
       }
     }
   }

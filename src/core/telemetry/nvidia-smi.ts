@@ -1,4 +1,5 @@
 import { execa } from 'execa'
+import { formatDurationMs } from '../format-figure.ts'
 
 /** Environment variable naming the nvidia-smi binary (a path or a name looked up on PATH). */
 export const NVIDIA_SMI_ENV = 'LLM_BENCH_NVIDIA_SMI'
@@ -67,7 +68,7 @@ export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure)
     }
   }
   if (failure.timedOut) {
-    return { reason: 'timeout', message: `${bin} printed nothing within ${formatMs(failure.timeoutMs ?? 0)} and was stopped (is the driver hung?)` }
+    return { reason: 'timeout', message: `${bin} printed nothing within ${formatDurationMs(failure.timeoutMs ?? 0)} and was stopped (is the driver hung?)` }
   }
   // nvidia-smi prints this and exits with 9 when the kernel module is absent (e.g. a container started without --gpus).
   if (failure.exitCode === 9 || /couldn't communicate with the NVIDIA driver/i.test(output)) {
@@ -80,6 +81,3 @@ export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure)
   return { reason: 'failed', message: `${bin} failed (exit code ${failure.exitCode ?? '?'})${firstLine ? `: ${firstLine}` : ''}` }
 }
 
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`
-}
