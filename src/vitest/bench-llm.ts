@@ -1,8 +1,6 @@
 import type { TestContext } from 'vitest'
-import { runBenchmark } from '../core/run.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
-import { acquireTarget } from './bench-target.ts'
-import { judgeBench } from './bench-judgement.ts'
+import { assertionError, runStandaloneBench } from './standalone-bench.ts'
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
@@ -14,41 +12,28 @@ export { DEFAULT_BENCH_TIMEOUT_MS }
 
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
   const shared = injectProvided()
-  const acquired = await acquireTarget(options.server, options.target, { url: shared.serverUrl, server: shared.server })
-  try {
-    const controller = new AbortController()
-    ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
-    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, ...rest } = options
-    const progress = shared.progress ? forwardProgress(ctx.task) : undefined
-    const result = await runBenchmark(
-      { ...rest, target: acquired.target, signal: controller.signal, ...(progress ? { onProgress: progress.onProgress } : {}) },
-      acquired.context,
-    )
-    await progress?.settle()
-    const judgement = await judgeBench({
-      name: benchNameOf(ctx.task),
-      file: ctx.task.file.filepath,
-      result,
-      slo: options.slo,
-      policy: options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
-      provided: shared,
-    })
-    ctx.task.meta.llmBench = {
-      // Per-request records are large: reporters get them only when the bench asked to record them.
-      result: options.recordRequests ? result : { ...result, requests: undefined },
-      ...(judgement.sloChecks.length > 0 ? { sloChecks: judgement.sloChecks } : {}),
-      ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
-      ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
-      ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
-    }
-    if (judgement.failure) {
-      const error = new Error(judgement.failure)
-      error.name = 'LlmBenchAssertionError'
-      throw error
-    }
-  } finally {
-    await acquired.release()
+  const controller = new AbortController()
+  ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
+  const progress = shared.progress ? forwardProgress(ctx.task) : undefined
+  const { result, judgement } = await runStandaloneBench({
+    name: benchNameOf(ctx.task),
+    file: ctx.task.file.filepath,
+    options,
+    provided: shared,
+    signal: controller.signal,
+    shared: { url: shared.serverUrl, server: shared.server },
+    policy: options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
+    ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
+  })
+  ctx.task.meta.llmBench = {
+    // Per-request records are large: reporters get them only when the bench asked to record them.
+    result: options.recordRequests ? result : { ...result, requests: undefined },
+    ...(judgement.sloChecks.length > 0 ? { sloChecks: judgement.sloChecks } : {}),
+    ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
+    ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
+    ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
   }
+  if (judgement.failure) throw assertionError(judgement.failure)
 }
 
 /** Registers one LLM bench: `bench.llm(name, options)`. */

@@ -7,7 +7,9 @@
 import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/errors.ts'
 import { runBenchmark } from '../core/run.ts'
-import type { BenchmarkResult } from '../core/types.ts'
+import type { RegressionPolicy } from '../core/baseline/index.ts'
+import type { RunContext } from '../core/run.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../core/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
@@ -65,9 +67,9 @@ function isAdapterFile(file: string): boolean {
   return /[\\/](?:src|dist[\\/]src)[\\/](?:bun|deno)[\\/][^\\/]+\.[jt]s$/.test(file) || /[\\/]standalone-bench\.[jt]s$/.test(file)
 }
 
-/** One bench run outside Vitest. */
+/** One bench run: what `bench.llm` under Vitest and the runner adapters both do. */
 export interface StandaloneBenchRun {
-  /** The baseline key, as given to `bench.llm` (runners other than Vitest do not expose describe paths). */
+  /** The baseline key: the name given to `bench.llm` (under Vitest with its describe path). */
   name: string
   /** Absolute path of the bench file; its baseline file is `__llm_baselines__/<file name>.json` beside it. */
   file: string
@@ -75,6 +77,14 @@ export interface StandaloneBenchRun {
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
   /** Stops the run (the runner's timeout). */
   signal?: AbortSignal
+  /** A server the test runner already started for every bench (the Vitest plugin's), used when the options name none. */
+  shared?: { url?: string; server?: RunContext['server'] }
+  /** The regression policy when it is not `options.baseline` (the plugin's default tolerance). */
+  policy?: RegressionPolicy | false
+  /** Progress while the load runs. */
+  onProgress?: BenchmarkOptions['onProgress']
+  /** Called once the run has finished, before it is judged. */
+  afterRun?: () => Promise<void> | void
 }
 
 /** What a bench run measured and what it means. */
@@ -86,16 +96,20 @@ export interface StandaloneBenchOutcome {
 /** Runs the benchmark on its target (starting a simulator or server as `options` say), then judges it. */
 export async function runStandaloneBench(run: StandaloneBenchRun): Promise<StandaloneBenchOutcome> {
   const { options } = run
-  const acquired = await acquireTarget(options.server, options.target, undefined)
+  const acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, ...rest } = options
-    const result = await runBenchmark({ ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) }, acquired.context)
+    const result = await runBenchmark(
+      { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
+      acquired.context,
+    )
+    await run.afterRun?.()
     const judgement = await judgeBench({
       name: run.name,
       file: run.file,
       result,
       slo: options.slo,
-      policy: options.baseline,
+      policy: run.policy !== undefined ? run.policy : options.baseline,
       provided: run.provided,
     })
     return { result, judgement }
@@ -111,8 +125,8 @@ export function summaryLine(name: string, result: BenchmarkResult, judgement: Be
   return `${name}: ${result.counts.completed}/${result.counts.total} completed, TTFT p99 ${ttft}, ${result.throughput.outputTokensPerSec.toFixed(0)} output tok/s, baseline: ${baseline}`
 }
 
-/** Error thrown by a failed bench, named as the Vitest one is. */
-function assertionError(message: string): Error {
+/** The error a failed bench throws, under Vitest and the other runners alike. */
+export function assertionError(message: string): Error {
   const error = new Error(message)
   error.name = 'LlmBenchAssertionError'
   return error
