@@ -3,9 +3,10 @@ import type { Reporter, TestCase, Vitest } from 'vitest/node'
 import { isCI } from '../src/vitest/ci.ts'
 import { isBenchProgressArtifact } from '../src/vitest/progress-artifact.ts'
 import { stylesFor } from './ansi.ts'
-import { renderConsoleEntry } from './console-table.ts'
+import { renderConsoleEntry, renderConsoleSweep } from './console-table.ts'
 import { formatProgressLine } from './progress-line.ts'
 import { reportEntryOf } from './report-entry.ts'
+import { sweepReportOf } from './sweep-entry.ts'
 
 /** Options of {@link LlmConsoleReporter}. */
 export interface LlmConsoleReporterOptions {
@@ -84,8 +85,9 @@ export class LlmConsoleReporter implements Reporter {
   onTestCaseResult(testCase: TestCase): void {
     this.#lastProgressAt.delete(testCase.id)
     const entry = reportEntryOf(testCase)
-    if (!entry) return
-    this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
+    if (entry) this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
+    const sweep = sweepReportOf(testCase)?.summary
+    if (sweep) this.#print(`\n${renderConsoleSweep(sweep, { color: this.color })}\n`)
   }
 }
 

@@ -5,6 +5,7 @@ import { formatChange, formatSeconds, formatShare, formatWithUnit } from './form
 import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
 import { configSummary, environmentSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
+import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderConsoleTable}. */
 export interface ConsoleTableOptions {
@@ -122,4 +123,23 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
 /** One table per bench, separated by blank lines (what the console reporter prints). */
 export function renderConsoleTable(entries: readonly ReportEntry[], options: ConsoleTableOptions = {}): string {
   return entries.map((entry) => renderConsoleEntry(entry, options)).join('\n\n')
+}
+
+/**
+ * A sweep for the terminal: status and name, the headlines (scenario, capacity, knee), each check,
+ * warnings, and the curve as a fixed-width table.
+ */
+export function renderConsoleSweep(sweep: SweepSummary, options: ConsoleTableOptions = {}): string {
+  const styles = stylesFor(options.color ?? false)
+  const status = sweepStatus(sweep)
+  const mark = statusStyle(styles, status === 'skipped' ? 'inconclusive' : status)(STATUS_MARK[status])
+  const lines = [`${mark} ${styles.bold(sweep.name)} ${styles.dim(`(${sweep.file}, ${sweep.kind} over ${sweep.axis})`)}`]
+  for (const headline of sweep.headlines) lines.push(`  ${headline}`)
+  for (const check of sweep.checks) {
+    const style = check.status === 'pass' ? styles.green : check.status === 'fail' ? styles.red : styles.dim
+    lines.push(`  ${style(check.status)} ${check.name}: ${check.message}`)
+  }
+  for (const warning of sweep.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
+  lines.push(...sweep.table.split('\n').map((line) => `  ${line}`))
+  return lines.join('\n')
 }

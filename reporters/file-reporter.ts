@@ -3,20 +3,22 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import type { CurveSpec } from './html/html-report.ts'
 import { reportEntryOf, type ReportEntry, type TestCaseLike } from './report-entry.ts'
-import { sweepReportOf } from './sweep-entry.ts'
+import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
 /** Folder the file reporters write to by default, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'llm-bench-report'
 
-/** What a run's modules hold for reporters: bench entries (a sweep gives one per point) and sweep curves. */
+/** What a run's modules hold for reporters: bench entries (a sweep gives one per point), sweep curves and sweep summaries. */
 export interface CollectedReport {
   entries: ReportEntry[]
   curves: CurveSpec[]
+  /** Each sweep's headlines (knee, capacity, scenario), checks and table. */
+  sweeps: SweepSummary[]
 }
 
 /** The report entries and sweep curves of a run's modules, in file and declaration order. */
 export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): CollectedReport {
-  const collected: CollectedReport = { entries: [], curves: [] }
+  const collected: CollectedReport = { entries: [], curves: [], sweeps: [] }
   for (const module of testModules) {
     for (const testCase of module.children.allTests()) {
       const like = testCase as unknown as TestCaseLike
@@ -26,6 +28,7 @@ export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'child
       if (sweep) {
         collected.entries.push(...sweep.entries)
         if (sweep.curve.points.length > 0) collected.curves.push(sweep.curve)
+        if (sweep.summary) collected.sweeps.push(sweep.summary)
       }
     }
   }
@@ -84,9 +87,9 @@ export abstract class LlmFileReporter<Options extends object = object> implement
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const collected = collectReport(testModules)
     if (collected.entries.length === 0) return
-    await this.write(collected.entries, collected.curves)
+    await this.write(collected.entries, collected.curves, collected.sweeps)
   }
 
-  /** Writes the report of `entries` (never empty); `curves` are the sweeps' throughput-latency curves. */
-  protected abstract write(entries: ReportEntry[], curves: CurveSpec[]): Promise<void>
+  /** Writes the report of `entries` (never empty); `curves` are the sweeps' throughput-latency curves, `sweeps` their summaries. */
+  protected abstract write(entries: ReportEntry[], curves: CurveSpec[], sweeps: SweepSummary[]): Promise<void>
 }

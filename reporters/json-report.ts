@@ -1,5 +1,6 @@
 import type { BenchmarkResult, RequestRecord } from '../src/core/types.ts'
 import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+import { sweepStatus, type SweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Version of the JSON report format (see `src/core/json-schema/report.schema.json`). */
 export const JSON_REPORT_VERSION = 1
@@ -19,6 +20,14 @@ export interface JsonReport {
   /** When the report was written, ISO 8601. */
   generatedAt: string
   benches: JsonReportBench[]
+  /** Each sweep's knee, capacity or scenario, checks and curve table (its points are among `benches`, named `<sweep> [<axis>=<value>]`); absent without sweeps. */
+  sweeps?: JsonReportSweep[]
+}
+
+/** One sweep in the JSON report: its summary without the text table, with its overall status. */
+export interface JsonReportSweep extends Omit<SweepSummary, 'table'> {
+  /** `fail` when a check failed or the test failed, `skipped` when it did not run, else `pass`. */
+  status: SweepStatus
 }
 
 /** Options of {@link toJsonReport}. */
@@ -27,10 +36,14 @@ export interface JsonReportOptions {
   includeRequests?: boolean
   /** Time of writing, ISO 8601. Default: now. */
   generatedAt?: string
+  /** Sweep summaries (see `collectReport`). */
+  sweeps?: readonly SweepSummary[]
 }
+
 
 /** The report object for `entries` (`JSON.stringify` it; non-finite numbers become null). */
 export function toJsonReport(entries: readonly ReportEntry[], options: JsonReportOptions = {}): JsonReport {
+  const sweeps = (options.sweeps ?? []).map(({ table: _table, ...sweep }): JsonReportSweep => ({ ...sweep, status: sweepStatus(sweep) }))
   return {
     reportVersion: JSON_REPORT_VERSION,
     tool: 'vitest-llm-bench',
@@ -51,6 +64,7 @@ export function toJsonReport(entries: readonly ReportEntry[], options: JsonRepor
       if (entry.failure) bench.failure = entry.failure
       return bench
     }),
+    ...(sweeps.length > 0 ? { sweeps } : {}),
   }
 }
 

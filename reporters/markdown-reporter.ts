@@ -1,6 +1,8 @@
 import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
 import { renderMarkdown } from './markdown.ts'
 import type { ReportEntry } from './report-entry.ts'
+import type { SweepSummary } from './sweep-entry.ts'
+import type { CurveSpec } from './html/html-report.ts'
 
 /** Options of {@link LlmMarkdownReporter}. */
 export interface LlmMarkdownReporterOptions {
@@ -25,14 +27,14 @@ export function githubRunUrl(env: Record<string, string | undefined> = process.e
 
 /** Writes the pull-request summary (see `renderMarkdown`) to a file and to the GitHub step summary. */
 export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOptions> {
-  protected async write(entries: ReportEntry[]): Promise<void> {
+  protected async write(entries: ReportEntry[], _curves: CurveSpec[], sweeps: SweepSummary[]): Promise<void> {
     const runUrl = githubRunUrl()
     const link = this.options.htmlReportUrl
       ? { htmlReportUrl: this.options.htmlReportUrl }
       : runUrl
         ? { htmlReportUrl: runUrl, htmlReportLabel: 'HTML report (in this run’s artifacts)' }
         : {}
-    const markdown = renderMarkdown(entries, { ...link, ...(this.options.title ? { title: this.options.title } : {}) })
+    const markdown = renderMarkdown(entries, { ...link, sweeps, ...(this.options.title ? { title: this.options.title } : {}) })
     if (this.options.outputFile !== false) await this.writeReport('LLM bench Markdown summary', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     // GitHub collects the file after the step; other steps may have written to it, so append.

@@ -4,6 +4,7 @@ import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit 
 import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderMarkdown}. */
 export interface MarkdownOptions {
@@ -13,6 +14,8 @@ export interface MarkdownOptions {
   htmlReportUrl?: string
   /** Text of that link. Default `Full HTML report`. */
   htmlReportLabel?: string
+  /** Sweep summaries (see `collectReport`): a section each, with the knee, capacity or scenario, the checks and the curve. */
+  sweeps?: readonly SweepSummary[]
 }
 
 const ICON: Record<EntryStatus | Check['status'], string> = { pass: '✅', fail: '❌', inconclusive: '⚠️', skipped: '⏭️' }
@@ -96,6 +99,17 @@ function inventory(entry: ReportEntry): string {
   return ['<details><summary>Configuration and environment</summary>', '', table(['Setting', 'Value'], ['l', 'l'], rows), '', '</details>'].join('\n')
 }
 
+/** A sweep: status, headlines (scenario, capacity, knee), checks, warnings, and the curve as a text table. */
+function sweepSection(sweep: SweepSummary): string {
+  const status = sweepStatus(sweep)
+  const lines = [`### ${ICON[status]} ${sweep.name} (${sweep.kind} over ${sweep.axis})`, '', `\`${sweep.file}\``, '']
+  for (const headline of sweep.headlines) lines.push(`- ${headline}`)
+  for (const check of sweep.checks) lines.push(`- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`)
+  for (const warning of sweep.warnings) lines.push(`- ${ICON.inconclusive} ${warning}`)
+  lines.push('', '```', sweep.table, '```')
+  return lines.join('\n')
+}
+
 function section(entry: ReportEntry): string {
   const status = entryStatus(entry)
   const { result } = entry
@@ -141,6 +155,7 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
     )
     for (const entry of entries) out.push('', section(entry))
   }
+  for (const sweep of options.sweeps ?? []) out.push('', sweepSection(sweep))
   if (options.htmlReportUrl) out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
   return `${out.join('\n')}\n`
 }

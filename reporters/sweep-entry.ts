@@ -1,7 +1,40 @@
+import type { CapacityResult, SaturationPoint, ScenarioOutcome, SweepCheck, SweepResult } from '../src/core/sweep/index.ts'
+import { formatSweepHeadlines, formatSweepTable } from '../src/core/sweep/index.ts'
 import type { CurveSpec } from './html/html-report.ts'
 import { isBenchmarkResult, type BenchTestState, type ReportEntry, type TestCaseLike } from './report-entry.ts'
 import { isRecord } from '../src/core/is-record.ts'
 
+/** What a sweep found, for the reports: its headlines (knee, capacity, scenario), checks and curve table. */
+export interface SweepSummary {
+  /** The sweep's test name with its describe path. */
+  name: string
+  file: string
+  /** State of the Vitest test: a sweep whose checks failed is `failed`. */
+  state: BenchTestState
+  kind: SweepResult['kind']
+  /** What the points' value is (`concurrency`, `rate`). */
+  axis: string
+  /** One line each: the scenario with its constraint and metric, the capacity found, the knee. */
+  headlines: string[]
+  /** Every assertion made on the curve, passing ones included. */
+  checks: SweepCheck[]
+  /** The curve as a fixed-width text table (throughputs per second, latencies in ms). */
+  table: string
+  knee?: SaturationPoint
+  capacity?: CapacityResult
+  scenario?: ScenarioOutcome
+  warnings: string[]
+}
+
+
+/** Overall status of a sweep. */
+export type SweepStatus = 'pass' | 'fail' | 'skipped'
+
+/** A sweep's status: its test state and checks together. */
+export function sweepStatus(sweep: Pick<SweepSummary, 'state' | 'checks'>): SweepStatus {
+  if (sweep.state === 'skipped' || sweep.state === 'pending') return 'skipped'
+  return sweep.state === 'failed' || sweep.checks.some((check) => check.status === 'fail') ? 'fail' : 'pass'
+}
 
 /** A sweep (`bench.llm.sweep`) as reporters see it: one entry per point, and its curve. */
 export interface SweepReport {
@@ -9,6 +42,8 @@ export interface SweepReport {
   entries: ReportEntry[]
   /** Output tokens/s against TTFT p99, one labelled point per swept value. */
   curve: CurveSpec
+  /** Headlines, checks and table; absent for a sweep result without its curve (an older format). */
+  summary?: SweepSummary
 }
 
 /**
@@ -36,8 +71,27 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
     if (point.result.metrics.ttftMs.count > 0) points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
   }
   if (entries.length === 0) return undefined
-  return {
+  const report: SweepReport = {
     entries,
     curve: { title: `${testCase.fullName}: output tokens/s against TTFT p99`, xLabel: 'TTFT p99 (ms)', yLabel: 'output tokens/s', points },
   }
+  if (Array.isArray(meta.result.curve) && typeof meta.result.kind === 'string') {
+    const result = meta.result as unknown as SweepResult
+    const summary: SweepSummary = {
+      name: testCase.fullName,
+      file: entries[0]!.file,
+      state,
+      kind: result.kind,
+      axis,
+      headlines: formatSweepHeadlines(result),
+      checks: Array.isArray(meta.checks) ? (meta.checks as SweepCheck[]) : [],
+      table: formatSweepTable(result),
+      warnings: Array.isArray(result.warnings) ? result.warnings : [],
+    }
+    if (result.knee) summary.knee = result.knee
+    if (result.capacity) summary.capacity = result.capacity
+    if (result.scenario) summary.scenario = result.scenario
+    report.summary = summary
+  }
+  return report
 }
