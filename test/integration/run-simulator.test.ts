@@ -140,17 +140,23 @@ describe('runBenchmark against the simulator', () => {
     ['target', { ...base, target: undefined }],
     ['load.rate', { ...base, load: { rate: 0, requests: 5 } }],
     ['load.rate', { ...base, load: { rate: -3, requests: 5 } }],
-    ['target.api', { ...base, target: { baseUrl: 'http://127.0.0.1:1', api: 'responses' } }],
-    ['target.baseUrl', { ...base, target: { baseUrl: 'localhost:8000' } }],
+    ['target.api', { ...base, target: { baseUrl: 'SIM', api: 'responses' } }],
+    ['target.baseUrl', { ...base, target: { baseUrl: 'SIM-WITHOUT-SCHEME' } }],
     ['workload.kind', { ...base, workload: { kind: 'csv' } }],
     ['goodput', { ...base, goodput: {} }],
     ['goodput.ttftMs', { ...base, goodput: { ttftMs: -1 } }],
   ])('rejects a bad %s with a typed error naming it, before any request', async (option, options) => {
     const before = sim.schedule.length
-    const error = await runBenchmark({ ...(options as BenchmarkOptions), target: (options as BenchmarkOptions).target ? { ...(options as BenchmarkOptions).target, ...(option === 'target.api' || option === 'target.baseUrl' ? {} : { baseUrl: sim.url }) } : (undefined as never) }).catch((e: unknown) => e)
+    // Every case points at the simulator (a bad base URL is its address without the scheme), so a request sent by mistake would show in its schedule.
+    const given = (options as BenchmarkOptions).target
+    const baseUrl = given?.baseUrl === 'SIM-WITHOUT-SCHEME' ? sim.url.replace(/^http:\/\//, '') : sim.url
+    const error = await runBenchmark({ ...(options as BenchmarkOptions), target: given ? { ...given, baseUrl } : (undefined as never) }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OptionsError)
     expect((error as OptionsError).option).toBe(option)
-    expect((error as Error).message).toMatch(new RegExp(`\`${option.replace('.', '\\.')}\``))
+    const message = (error as Error).message
+    expect(message).toMatch(new RegExp(`\`${option.replace('.', '\\.')}\``))
+    // What to do next: after the problem, a sentence that says what to give instead.
+    expect(message).toMatch(/\. (Give|Set|Use|Say|Leave|Pass|Start|Remove|Add) /)
     expect(sim.schedule.length).toBe(before)
   })
 })
