@@ -113,6 +113,27 @@ describe('runBenchmark against the simulator', () => {
     }
   })
 
+  it('warns when the output is more than 5 % shorter than requested, and names ignoreEos', async () => {
+    // Without ignore_eos the simulator stops each request uniformly within [max_tokens / 2, max_tokens]: about 25 % short.
+    const quick = await startSimulator({ seed: 5, speedFactor: 0 })
+    try {
+      const run = (ignoreEos: boolean) =>
+        runBenchmark(
+          { target: { baseUrl: quick.url }, workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 32 }, ignoreEos }, load: { concurrency: 4, requests: 40 } },
+          { skipGpu: true },
+        )
+      const stopped = await run(false)
+      const warning = stopped.warnings.find((w) => w.startsWith('Output was '))
+      expect(stopped.metrics.outputTokens.mean).toBeLessThan(32 * 0.95)
+      expect(warning).toMatch(/^Output was \d+% shorter than requested \([\d.]+ vs 32\.0 tokens\): the model stopped early\. Set `workload\.ignoreEos: true`/)
+      const forced = await run(true)
+      expect(forced.metrics.outputTokens.mean).toBe(32)
+      expect(forced.warnings.some((w) => w.startsWith('Output was '))).toBe(false)
+    } finally {
+      await quick.close()
+    }
+  })
+
   it('keeps the API key out of the result', async () => {
     const keyed = await startSimulator({ apiKey: 'sk-test-secret-123', decodeBaseMs: 1, prefillBaseMs: 1 })
     try {
