@@ -1,6 +1,7 @@
 import { formatWithUnit } from './format-figures.ts'
 import { checkOf, HEADLINE_FIGURES, type HeadlineFigure } from './headline-figures.ts'
 import type { ReportEntry } from './report-entry.ts'
+import { configSummary, environmentSummary } from './inventory.ts'
 
 /** One data point in github-action-benchmark's `customSmallerIsBetter` / `customBiggerIsBetter` format. */
 export interface GithubActionBenchmarkPoint {
@@ -51,6 +52,8 @@ function pointOf(entry: ReportEntry, figure: HeadlineFigure, value: number): Git
   }
   const check = figure.check ? checkOf(entry.verdict?.checks, figure.check.metric, figure.check.statistic) : undefined
   if (check) extra.push(`baseline ${formatWithUnit(check.baseline, check.unit)}, ${check.status}`)
+  // The dashboard shows `extra` beside each point: what was measured, and on what, as every report carries.
+  extra.push(configSummary(entry.result.config), environmentSummary(entry.result.environment))
   point.extra = extra.join('; ')
   return point
 }

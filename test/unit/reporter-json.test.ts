@@ -14,6 +14,7 @@ import {
 import type { BenchmarkResult } from '../../src/core/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { moduleOf, reportEntries } from './reporter-fixtures.ts'
+import { configSummary, environmentSummary } from '../../reporters/inventory.ts'
 
 const validator = new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA])
 
@@ -115,9 +116,12 @@ describe('toGithubActionBenchmark', () => {
     const output = toGithubActionBenchmark(reportEntries())
     const [steady] = reportEntries()
     const ttftP99 = output.smallerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p99')
-    expect(ttftP99).toEqual({ name: 'chat > steady closed loop, 16 streams - TTFT p99', unit: 'ms', value: steady!.result.metrics.ttftMs.p99, extra: 'n=500' })
+    // `extra` carries the sample size, the baseline check, and what was measured on what (as every report does).
+    const inventory = `${configSummary(steady!.result.config)}; ${environmentSummary(steady!.result.environment)}`
+    expect(ttftP99).toEqual({ name: 'chat > steady closed loop, 16 streams - TTFT p99', unit: 'ms', value: steady!.result.metrics.ttftMs.p99, extra: `n=500; ${inventory}` })
+    expect(inventory).toMatch(/concurrency 16/)
     const ttftP50 = output.smallerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p50')
-    expect(ttftP50?.extra).toBe('n=500; baseline 40.61 ms, pass')
+    expect(ttftP50?.extra).toBe(`n=500; baseline 40.61 ms, pass; ${inventory}`)
     expect(output.biggerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - output tokens/s')?.value).toBe(1062.4)
     expect(output.smallerIsBetter.find((point) => point.name === 'chat > poisson arrivals, 20 req/s - error rate')?.value).toBe(3 / 400)
     // GPU figures only where sampled; ITL only where measured.
