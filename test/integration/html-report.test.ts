@@ -42,6 +42,7 @@ const FLAGS = [
 
 let dir: string
 let reportUrl: string
+let curveMarkers = 0
 
 function chromium(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
@@ -126,9 +127,16 @@ beforeAll(async () => {
   if (!available) return
   dir = await mkdtemp(join(tmpdir(), 'llm-html-browser-'))
   const entries = reportEntries()
+  // A sweep's throughput-latency curve, one labelled point per swept value, as collectReport builds it.
+  const curvePoints = entries
+    .map((entry) => ({ x: entry.result.metrics.ttftMs.p99, y: entry.result.throughput.outputTokensPerSec }))
+    .sort((a, b) => a.x - b.x)
+    .map((point, i) => ({ ...point, label: `concurrency ${2 ** (i + 2)}` }))
+  curveMarkers = curvePoints.length
   const html = renderHtml(entries, {
     baselines: baselinesFor(entries),
     generatedAt: '2025-01-01T12:03:00.000Z',
+    curves: [{ title: 'chat > concurrency sweep: output tokens/s against TTFT p99', xLabel: 'TTFT p99 (ms)', yLabel: 'output tokens/s', points: curvePoints }],
   })
   const path = join(dir, 'report.html')
   await writeFile(path, html)
@@ -150,9 +158,13 @@ describe('HTML report in headless Chromium', () => {
     expect(consoleLines(stderr)).toEqual([])
     const charts = [...stdout.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)]
     expect(charts.map((match) => match[1])).toEqual(
-      expect.arrayContaining(['ttft-cdf', 'e2e-cdf', 'tokens-over-time', 'in-flight-over-time', 'gpu-memory', 'gpu-power']),
+      expect.arrayContaining(['ttft-cdf', 'e2e-cdf', 'tokens-over-time', 'in-flight-over-time', 'gpu-memory', 'gpu-power', 'curve-1']),
     )
-    expect(charts).toHaveLength(12)
+    expect(charts).toHaveLength(13)
+    // The sweep curve: one marker per swept value, each with its label.
+    expect(charts.find((match) => match[1] === 'curve-1')?.[2]).toBe(String(curveMarkers))
+    expect(stdout.match(/<circle class="marker"/g)).toHaveLength(curveMarkers)
+    expect(stdout).toContain('concurrency 4')
     for (const match of charts) expect(Number(match[2]), match[1]).toBeGreaterThan(0)
     const paths = [...stdout.matchAll(/<path class="series" data-series="([^"]+)" data-points="(\d+)" d="([^"]*)"/g)]
     expect(paths.length).toBeGreaterThanOrEqual(16)
