@@ -35,6 +35,13 @@ export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'sign
   baseline?: RegressionPolicy | false
   /** Test timeout, milliseconds. Default 600000 (10 minutes). */
   timeoutMs?: number
+  /**
+   * Empty the server's prefix cache before the bench (warm-up included), so it does not profit
+   * from an earlier bench's prompts: vLLM `POST /reset_prefix_cache` (served with
+   * `VLLM_SERVER_DEV_MODE=1`), else SGLang `POST /flush_cache`. A server with neither gets a
+   * warning in the result, not a failure. Default false.
+   */
+  resetPrefixCache?: boolean
 }
 
 /** The built-in simulator as a bench's server (e.g. with a speed factor for what-if runs). */

@@ -9,7 +9,8 @@ import { OptionsError } from '../core/errors.ts'
 import { runBenchmark } from '../core/run.ts'
 import type { RegressionPolicy } from '../core/baseline/index.ts'
 import type { RunContext } from '../core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../core/types.ts'
+import { resetPrefixCache } from '../core/server/index.ts'
+import type { BenchmarkOptions, BenchmarkResult, TargetOptions } from '../core/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
@@ -98,11 +99,13 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const { options } = run
   const acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
-    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, ...rest } = options
-    const result = await runBenchmark(
+    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, ...rest } = options
+    const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
+    const measured = await runBenchmark(
       { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
       acquired.context,
     )
+    const result = resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured
     await run.afterRun?.()
     const judgement = await judgeBench({
       name: run.name,
@@ -116,6 +119,14 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   } finally {
     await acquired.release()
   }
+}
+
+/** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */
+async function emptyPrefixCache(target: TargetOptions): Promise<string | undefined> {
+  const done = await resetPrefixCache(target.baseUrl, target.apiKey ? { apiKey: target.apiKey } : {})
+  return done
+    ? undefined
+    : `resetPrefixCache: ${target.baseUrl} offers neither POST /reset_prefix_cache (vLLM with VLLM_SERVER_DEV_MODE=1) nor POST /flush_cache (SGLang); the bench may reuse cached prefixes.`
 }
 
 /** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */

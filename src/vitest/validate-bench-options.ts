@@ -21,6 +21,7 @@ export const BENCH_LLM_OPTION_KEYS = [
   'slo',
   'baseline',
   'timeoutMs',
+  'resetPrefixCache',
 ] as const satisfies ReadonlyArray<keyof BenchLlmOptions>
 
 const SERVER_KINDS = ['simulator', 'launch', 'connect']

@@ -113,6 +113,16 @@ describe('createStandaloneBenchLlm', () => {
     expect((failure as Error).message).not.toContain('vitest bench -u')
   })
 
+  test('resetPrefixCache asks the target to empty its cache; a server without the endpoint gets a warning, not a failure', async () => {
+    const reset = await runStandaloneBench({ name: 'reset', file: '/tmp/reset.bench.ts', options: { ...options(1), baseline: false, resetPrefixCache: true }, provided: { update: 'none', ci: true } })
+    expect(reset.judgement.failure).toBeUndefined()
+    expect(reset.result.warnings.filter((w) => w.startsWith('resetPrefixCache: '))).toEqual([
+      expect.stringMatching(/^resetPrefixCache: http:\/\/127\.0\.0\.1:\d+ offers neither POST \/reset_prefix_cache \(vLLM with VLLM_SERVER_DEV_MODE=1\) nor POST \/flush_cache \(SGLang\)/),
+    ])
+    const plain = await runStandaloneBench({ name: 'plain', file: '/tmp/reset.bench.ts', options: { ...options(1), baseline: false }, provided: { update: 'none', ci: true } })
+    expect(plain.result.warnings.some((w) => w.startsWith('resetPrefixCache: '))).toBe(false)
+  })
+
   test('writes the baseline beside the bench file, then judges a 3x slower run a regression', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
