@@ -9,6 +9,7 @@ import { command, connect, vllm, type PresetOptions } from '../../src/core/serve
 import { ServerPool } from '../../src/core/server/server-pool.ts'
 import { stopTrackedServers, trackedServerCount } from '../../src/core/server/shutdown-hooks.ts'
 import { startServer, withServer } from '../../src/core/server/start-server.ts'
+import { runStandaloneBench } from '../../src/vitest/standalone-bench.ts'
 import { expectNoProcessesWith, killProcessesWith, processesWith } from '../helpers/processes.ts'
 
 const fakeVllm = fileURLToPath(new URL('../fixtures/bin/vllm', import.meta.url))
@@ -61,6 +62,29 @@ async function startFailure(promise: Promise<unknown>): Promise<ServerStartError
 }
 
 describe('launching a server', () => {
+  test('a bench against a launched server: the launch command is in the result, its secrets are not', async () => {
+    const { result, judgement } = await runStandaloneBench({
+      name: 'launched',
+      file: path.join(logDir, 'launched.bench.ts'),
+      options: {
+        server: fakeSpec('ok', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }),
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+        load: { concurrency: 2, requests: 6 },
+        baseline: false,
+      },
+      provided: { update: 'none', ci: true },
+    })
+    expect(judgement.failure).toBeUndefined()
+    expect(result.counts.completed).toBe(6)
+    const launch = result.environment.server.launch
+    expect(launch?.command).toBe(fakeVllm)
+    expect(launch?.args).toEqual(expect.arrayContaining(['serve', marker, '--api-key', '***']))
+    expect(launch?.env).toMatchObject({ HF_TOKEN: '***' })
+    const serialised = JSON.stringify(result)
+    expect(serialised).not.toContain(API_KEY)
+    expect(serialised).not.toContain(HF_TOKEN)
+  })
+
   test('starts, discovers the model, prints the log path, and redacts secrets everywhere it writes', async () => {
     const printed: string[] = []
     const server = await startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), { print: (line) => printed.push(line) })
