@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
+import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import type { ApiKind, FailureKind, RequestRecord } from '../../src/core/types.ts'
 import { loadSseFixture } from '../fixtures/sse/fixture-file.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
@@ -83,6 +84,45 @@ function assertTimeline(record: RequestRecord, exp: Expectation, writeTimes: num
   expect(record.headersAt).toBeLessThanOrEqual(record.firstTokenAt as number)
 }
 
+/**
+ * The fixture's record through the metrics, checked against DESIGN.md's definitions computed here
+ * from the record's own timestamps: a completed request counts once in TTFT, E2E and TPOT (TPOT
+ * only with >= 2 output tokens) and adds one ITL gap per pair of content events; a request that
+ * was not streamed has no TTFT, TPOT or ITL; a failed one is in no latency distribution.
+ */
+function assertMetrics(record: RequestRecord, exp: Expectation): void {
+  const metrics = new MetricsAccumulator()
+  metrics.add(record)
+  const outcome = metrics.finish({ durationMs: 1000 })
+  const m = outcome.metrics
+  expect(outcome.counts).toEqual({ total: 1, completed: exp.ok ? 1 : 0, failed: exp.ok ? 0 : 1 })
+  if (!exp.ok) {
+    for (const name of ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const) expect(m[name].count, name).toBe(0)
+    expect(outcome.errors.map((e) => [e.kind, e.count])).toEqual([[exp.errorKind, 1]])
+    return
+  }
+  expect(m.outputTokens.count).toBe(1)
+  expect(m.outputTokens.mean).toBe(exp.outputTokens)
+  expect(m.e2eMs.count).toBe(1)
+  const close = (summary: { p50: number }, ms: number) => expect(Math.abs(summary.p50 - ms)).toBeLessThanOrEqual(Math.max(0.002, ms * 0.001))
+  close(m.e2eMs, record.endAt - record.sentAt)
+  if (!exp.streamed) {
+    expect([m.ttftMs.count, m.tpotMs.count, m.itlMs.count]).toEqual([0, 0, 0])
+    expect(outcome.streaming.burstRequests).toBe(1)
+    return
+  }
+  const ttft = (record.firstTokenAt as number) - record.sentAt
+  expect(m.ttftMs.count).toBe(1)
+  close(m.ttftMs, ttft)
+  expect(m.tpotMs.count).toBe(exp.outputTokens >= 2 ? 1 : 0)
+  if (exp.outputTokens >= 2) close(m.tpotMs, (record.endAt - record.sentAt - ttft) / (exp.outputTokens - 1))
+  expect(m.itlMs.count).toBe(exp.contentWrites.length - 1)
+  expect(outcome.streaming.tokenCountEstimated).toBe(!exp.usageReported)
+  // More tokens (by usage) than content events: some chunks carried several, and the result says so.
+  const severalPerChunk = exp.usageReported && exp.outputTokens > exp.contentWrites.length
+  expect(outcome.streaming.multiTokenChunks > 0).toBe(severalPerChunk)
+}
+
 // Each event must be timed between its write and the next (50 ms apart). A CPU-starved test
 // process can read two writes at once; a retry tells that apart from a bug, which fails every time.
 describe('golden SSE fixtures', { retry: 2 }, () => {
@@ -109,6 +149,8 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
       expect(record.finishReason).toBe(exp.finishReason)
       expect(record.serverTimings).toEqual(exp.serverTimings)
       assertTimeline(record, exp, writeTimes, fixture.plannedAtMs)
+
+      assertMetrics(record, exp)
 
       if (exp.ok) {
         // E2E ends at the last content event: the usage-only chunk and [DONE] do not move it.
