@@ -88,6 +88,9 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
       throw new OptionsError('timeoutMs', `must be a positive number of milliseconds, got ${String(timeout)}`, 'e.g. `timeoutMs: 30 * 60_000`, or leave it out for 10 minutes.')
     }
   }
+  if (options.resetPrefixCache !== undefined && typeof options.resetPrefixCache !== 'boolean') {
+    throw new OptionsError('resetPrefixCache', `must be true or false, got ${JSON.stringify(options.resetPrefixCache)}`, 'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.')
+  }
   const server = options.server
   if (server !== undefined) {
     if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {

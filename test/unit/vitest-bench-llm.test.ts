@@ -138,7 +138,13 @@ describe('early option validation (at registration, before any server starts)', 
 
   test('every documented option key is accepted', () => {
     expect([...BENCH_LLM_OPTION_KEYS].sort()).toEqual(
-      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'warmup', 'workers', 'workload'].sort(),
+      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'resetPrefixCache', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'warmup', 'workers', 'workload'].sort(),
     )
+  })
+
+  test('resetPrefixCache must be a boolean', () => {
+    const options = { workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } }
+    expect(() => validateBenchLlmOptions('reset', { ...options, resetPrefixCache: 'yes' })).toThrow(/`resetPrefixCache`: must be true or false, got "yes"\. Use `resetPrefixCache: true`/)
+    expect(() => validateBenchLlmOptions('reset', { ...options, resetPrefixCache: true })).not.toThrow()
   })
 })
