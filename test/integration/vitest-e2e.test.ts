@@ -1,11 +1,11 @@
-// End to end with the BUILT package, as a user installs it: a temporary project with its own
+// End to end with the BUILT and PACKED package, as a user installs it: a temporary project with its own
 // vitest.config.ts (llmBench()) and bench files importing 'vitest-llm-bench', run with the
 // `vitest bench` CLI in a child process. Covers: baseline written, then compared; a slowed
 // simulator failing with the full message; -u rewriting; CI=true with no baseline; a corrupted
 // baseline file; obsolete entries listed then removed by -u; .only keeping skipped entries; a
 // typo failing at collection; one shared server for several files.
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -136,14 +136,18 @@ beforeAll(async () => {
   out = join(project, 'out')
   await mkdir(out)
   // The project's node_modules: the repository's packages (one vitest instance for CLI, config
-  // and bench files) plus the package itself, linked to the repository root like `npm link`.
+  // and bench files) plus the package itself as `npm pack` ships it (the `files` list and the
+  // `exports` map), unpacked where `npm install` would put it.
   const modules = join(project, 'node_modules')
   await mkdir(modules)
   for (const name of await readdir(join(repo, 'node_modules'))) {
     if (name === 'vitest-llm-bench') continue
     await symlink(join(repo, 'node_modules', name), join(modules, name))
   }
-  await symlink(repo, join(modules, 'vitest-llm-bench'), 'dir')
+  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project], { cwd: repo })
+  const tarball = join(project, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename)
+  await execa('tar', ['-xzf', tarball, '-C', modules])
+  await rename(join(modules, 'package'), join(modules, 'vitest-llm-bench'))
   for (const [name, text] of Object.entries(FILES)) await writeFile(join(project, name), text)
 }, 240_000)
 
