@@ -9,7 +9,11 @@ describe('chat', () => {
     warmup: { requests: 8 },
     seed: 1,
     slo: { ttftMs: { p99: 1000 }, errors: { maxRate: 0 } },
-    baseline: { ttftMs: { p50: '+15%' }, tpotMs: { p50: '+10%' }, outputTokensPerSec: '-10%' },
+    // A closed loop's TTFT and TPOT depend on how its 8 streams fall into the server's batches, and
+    // two runs of the same code can settle differently (measured on the simulator: TTFT p50 147.5
+    // vs 187.9 ms, TPOT p50 13.3 vs 12.0 ms); E2E and throughput stay put (560 ms, 456 tok/s).
+    // This bench gates on those; TTFT is better gated on an open loop (`rate`), as in the README.
+    baseline: { e2eMs: { p50: '+10%' }, outputTokensPerSec: '-10%' },
   })
 
   bench.llm('poisson arrivals, 20 req/s', {
