@@ -32,7 +32,9 @@ function benchSource(entry: string): string {
     `  workload: { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: { mean: 12 } },`,
     `  load: { concurrency: 2, requests: 40 },`,
     `  seed: 1,`,
-    `  baseline: { tpotMs: { p50: '+20%' } },`,
+    // E2E, not TPOT: in a closed loop of 2 streams, TTFT and TPOT depend on how the streams phase
+    // against the batches, and an unchanged rerun may settle differently (docs/verdicts.md).
+    `  baseline: { e2eMs: { p50: '+20%' } },`,
     `})`,
     '',
   ].join('\n')
