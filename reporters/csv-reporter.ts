@@ -1,6 +1,5 @@
 import { toCsv } from './csv.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
-import type { ReportEntry } from './report-entry.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
 
 /** Options of {@link LlmCsvReporter}. */
 export interface LlmCsvReporterOptions {
@@ -10,7 +9,7 @@ export interface LlmCsvReporterOptions {
 
 /** Writes one CSV row per bench with its headline figures, configuration and environment. */
 export class LlmCsvReporter extends LlmFileReporter<LlmCsvReporterOptions> {
-  protected async write(entries: ReportEntry[]): Promise<void> {
+  protected async write({ entries }: CollectedReport): Promise<void> {
     await this.writeReport('LLM bench CSV', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`, toCsv(entries))
   }
 }

@@ -87,9 +87,9 @@ export abstract class LlmFileReporter<Options extends object = object> implement
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const collected = collectReport(testModules)
     if (collected.entries.length === 0) return
-    await this.write(collected.entries, collected.curves, collected.sweeps)
+    await this.write(collected)
   }
 
-  /** Writes the report of `entries` (never empty); `curves` are the sweeps' throughput-latency curves, `sweeps` their summaries. */
-  protected abstract write(entries: ReportEntry[], curves: CurveSpec[], sweeps: SweepSummary[]): Promise<void>
+  /** Writes the report of a run (its `entries` never empty). */
+  protected abstract write(report: CollectedReport): Promise<void>
 }

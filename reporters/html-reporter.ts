@@ -1,6 +1,6 @@
 import { BaselineStore, type BaselineEntry } from '../src/core/baseline/index.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
-import { renderHtml, type CurveSpec } from './html/html-report.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
+import { renderHtml } from './html/html-report.ts'
 import type { ReportEntry } from './report-entry.ts'
 
 /** Options of {@link LlmHtmlReporter}. */
@@ -34,7 +34,7 @@ export async function loadBaselines(entries: readonly ReportEntry[]): Promise<Ma
 
 /** Writes one self-contained HTML report with charts (see `renderHtml`). */
 export class LlmHtmlReporter extends LlmFileReporter<LlmHtmlReporterOptions> {
-  protected async write(entries: ReportEntry[], curves: CurveSpec[]): Promise<void> {
+  protected async write({ entries, curves }: CollectedReport): Promise<void> {
     const html = renderHtml(entries, { baselines: await loadBaselines(entries), curves, ...(this.options.title ? { title: this.options.title } : {}) })
     await this.writeReport('LLM bench HTML report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`, html)
   }

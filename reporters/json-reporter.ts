@@ -1,9 +1,6 @@
 import { toGithubActionBenchmark } from './github-action-benchmark.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
 import { toJsonReport, toRequestsJsonl } from './json-report.ts'
-import type { ReportEntry } from './report-entry.ts'
-import type { SweepSummary } from './sweep-entry.ts'
-import type { CurveSpec } from './html/html-report.ts'
 
 /** Options of {@link LlmJsonReporter}. Relative paths resolve against the Vitest root. */
 export interface LlmJsonReporterOptions {
@@ -27,7 +24,7 @@ export interface LlmJsonReporterOptions {
  * and on request the per-request records as JSONL and github-action-benchmark files.
  */
 export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
-  protected async write(entries: ReportEntry[], _curves: CurveSpec[], sweeps: SweepSummary[]): Promise<void> {
+  protected async write({ entries, sweeps }: CollectedReport): Promise<void> {
     const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false, sweeps })
     await this.writeReport('LLM bench JSON report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`, `${JSON.stringify(report, null, 2)}\n`)
     if (this.options.requestsFile) await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))

@@ -1,8 +1,5 @@
-import { DEFAULT_REPORT_DIR, LlmFileReporter } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
 import { renderMarkdown } from './markdown.ts'
-import type { ReportEntry } from './report-entry.ts'
-import type { SweepSummary } from './sweep-entry.ts'
-import type { CurveSpec } from './html/html-report.ts'
 
 /** Options of {@link LlmMarkdownReporter}. */
 export interface LlmMarkdownReporterOptions {
@@ -27,7 +24,7 @@ export function githubRunUrl(env: Record<string, string | undefined> = process.e
 
 /** Writes the pull-request summary (see `renderMarkdown`) to a file and to the GitHub step summary. */
 export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOptions> {
-  protected async write(entries: ReportEntry[], _curves: CurveSpec[], sweeps: SweepSummary[]): Promise<void> {
+  protected async write({ entries, sweeps }: CollectedReport): Promise<void> {
     const runUrl = githubRunUrl()
     const link = this.options.htmlReportUrl
       ? { htmlReportUrl: this.options.htmlReportUrl }

@@ -26,7 +26,6 @@ export interface SweepSummary {
   warnings: string[]
 }
 
-
 /** Overall status of a sweep. */
 export type SweepStatus = 'pass' | 'fail' | 'skipped'
 

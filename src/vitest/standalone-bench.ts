@@ -9,7 +9,7 @@ import { OptionsError } from '../core/errors.ts'
 import { runBenchmark } from '../core/run.ts'
 import type { RegressionPolicy } from '../core/baseline/index.ts'
 import type { RunContext } from '../core/run.ts'
-import { resetPrefixCache } from '../core/server/index.ts'
+import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, TargetOptions } from '../core/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
@@ -126,7 +126,7 @@ async function emptyPrefixCache(target: TargetOptions): Promise<string | undefin
   const done = await resetPrefixCache(target.baseUrl, target.apiKey ? { apiKey: target.apiKey } : {})
   return done
     ? undefined
-    : `resetPrefixCache: ${target.baseUrl} offers neither POST /reset_prefix_cache (vLLM with VLLM_SERVER_DEV_MODE=1) nor POST /flush_cache (SGLang); the bench may reuse cached prefixes.`
+    : `resetPrefixCache: ${prefixCacheResetUnsupported(target.baseUrl)}; the bench may reuse cached prefixes.`
 }
 
 /** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */

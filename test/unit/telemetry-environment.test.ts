@@ -80,14 +80,27 @@ describe('host facts', () => {
   })
 
   test('the CPU model (part of the fingerprint) is the same whether systeminformation answered or timed out', async () => {
-    resetHostInfoCache()
-    const timedOut = await collectHostInfo({ timeoutMs: 0 })
-    resetHostInfoCache()
-    const answered = await collectHostInfo({ timeoutMs: 10_000 })
-    resetHostInfoCache()
-    expect(answered.os).not.toBe(`${os.type()} ${os.release()}`)
-    expect(answered.cpuModel).toBe(os.cpus()[0]?.model.trim())
-    expect(timedOut.cpuModel).toBe(answered.cpuModel)
+    // systeminformation spells the model its own way ("(R)" as "®", the vendor split off): a stub
+    // that answers with such a spelling shows which source the CPU model comes from.
+    vi.resetModules()
+    vi.doMock('systeminformation', () => ({
+      cpu: () => Promise.resolve({ manufacturer: 'Intel', brand: 'Xeon® Processor', cores: 16 }),
+      mem: () => Promise.resolve({ total: 1 }),
+      osInfo: () => Promise.resolve({ distro: 'Stub OS', release: '1', kernel: '9.9', hostname: 'stub' }),
+    }))
+    try {
+      const hostInfo = await import('../../src/core/telemetry/host-info.ts')
+      const answered = await hostInfo.collectHostInfo({ timeoutMs: 10_000 })
+      hostInfo.resetHostInfoCache()
+      const timedOut = await hostInfo.collectHostInfo({ timeoutMs: 0 })
+      expect(answered.os).toBe('Stub OS 1 (kernel 9.9)')
+      expect(answered.cpuCores).toBe(16)
+      expect(answered.cpuModel).toBe(os.cpus()[0]?.model.trim())
+      expect(timedOut.cpuModel).toBe(answered.cpuModel)
+    } finally {
+      vi.doUnmock('systeminformation')
+      vi.resetModules()
+    }
   })
 
   test('asked once per process: the second call returns the cached facts', async () => {

@@ -12,7 +12,7 @@ export {
 export { normalizeBaseUrl, serverKey } from './server-key.ts'
 export { startServer, withServer, type LaunchInfo, type RunningServer, type StartServerOptions } from './start-server.ts'
 export { ServerPool, type ServerPoolOptions } from './server-pool.ts'
-export { getServerFacts, resetPrefixCache, type ServerFacts, type ServerFactsOptions } from './server-facts.ts'
+export { getServerFacts, prefixCacheResetUnsupported, resetPrefixCache, type ServerFacts, type ServerFactsOptions } from './server-facts.ts'
 export { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 export { waitForServerReady, type ReadinessOptions, type ReadinessOutcome } from './readiness.ts'
 export { getFreePort, isPortFree } from './free-port.ts'

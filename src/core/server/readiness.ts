@@ -1,4 +1,4 @@
-import { httpGet, type HttpGetResult } from '../client/http-get.ts'
+import { httpGet } from '../client/http-get.ts'
 
 /** Options of {@link waitForServerReady}. */
 export interface ReadinessOptions {
@@ -40,8 +40,10 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     const left = deadline - performance.now()
     if (left <= 0) return { ready: false, reason: 'timeout', lastAnswer }
     const url = phase === 'health' ? healthUrl : `${options.baseUrl}/v1/models`
-    const answer = toAnswer(await httpGet(url, { headers: phase === 'models' ? headers : {}, timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)), signal: options.signal }).catch(() => undefined))
-    if (answer === undefined) return { ready: false, reason: 'aborted', lastAnswer }
+    // httpGet rejects only when the signal aborted; any other trouble is an answer of status 0.
+    const result = await httpGet(url, { headers: phase === 'models' ? headers : {}, timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)), signal: options.signal }).catch(() => undefined)
+    if (result === undefined) return { ready: false, reason: 'aborted', lastAnswer }
+    const answer = result.ok ? { status: result.status, text: result.body } : { status: 0, text: result.problem }
     // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
     if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
     if (phase === 'health') {
@@ -77,12 +79,6 @@ function firstModel(body: string): string | undefined {
 const PROBE_MAX_MS = 5_000
 /** Shortest probe, ms, even at the deadline: a last probe cut to ~0 ms would only report its own timeout. */
 const PROBE_MIN_MS = 250
-
-/** A GET's outcome as a status (0 when there was no answer) and the body or the problem; undefined stays undefined (aborted). */
-function toAnswer(result: HttpGetResult | undefined): { status: number; text: string } | undefined {
-  if (result === undefined) return undefined
-  return result.ok ? { status: result.status, text: result.body } : { status: 0, text: result.problem }
-}
 
 function isOk(status: number): boolean {
   return status >= 200 && status < 300

@@ -82,6 +82,11 @@ export async function getServerFacts(baseUrl: string, options: ServerFactsOption
   return facts
 }
 
+/** Why a prefix-cache reset could not happen, for the warnings of its callers (bench option, sweep `between`). */
+export function prefixCacheResetUnsupported(baseUrl: string): string {
+  return `${baseUrl} offers neither POST /reset_prefix_cache (vLLM with VLLM_SERVER_DEV_MODE=1) nor POST /flush_cache (SGLang)`
+}
+
 /**
  * Empties the server's prefix cache so a run does not profit from the previous one: vLLM
  * `POST /reset_prefix_cache` (served when vLLM runs with `VLLM_SERVER_DEV_MODE=1`), else SGLang

@@ -1,5 +1,5 @@
 import { runBenchmark, type RunContext } from '../run.ts'
-import { resetPrefixCache } from '../server/index.ts'
+import { prefixCacheResetUnsupported, resetPrefixCache } from '../server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, LoadOptions, RequestRecord, TargetOptions } from '../types.ts'
 import type { SweepAxisName, SweepOptions, SweepPointLoad } from './sweep-options.ts'
 import type { SweepPoint } from './sweep-result.ts'
@@ -42,7 +42,7 @@ export async function runPoint(
     if (!reset && !state.warnedNoPrefixReset) {
       state.warnedNoPrefixReset = true
       state.warnings.push(
-        `between.resetPrefixCache: ${state.target.baseUrl} offers neither POST /reset_prefix_cache (vLLM with VLLM_SERVER_DEV_MODE=1) nor POST /flush_cache (SGLang); points may reuse cached prefixes.`,
+        `between.resetPrefixCache: ${prefixCacheResetUnsupported(state.target.baseUrl)}; points may reuse cached prefixes.`,
       )
     }
   }
