@@ -9,6 +9,11 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name)
 }
 
+/** `text` with every occurrence of `secret` (an API key the user gave) replaced; unchanged without a secret. */
+export function redactSecret(text: string, secret: string | undefined): string {
+  return secret === undefined || secret === '' ? text : text.split(secret).join(REDACTED)
+}
+
 /** `scheme://user:password@host` with the credentials replaced by {@link REDACTED}. */
 export function redactUrlCredentials(text: string): string {
   return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`)

@@ -2,7 +2,7 @@
  * Builders of {@link RequestFailure}. Messages are stable per cause (no timestamps or counters)
  * so the errors table groups them, and they say what to do next.
  */
-import { REDACTED } from '../redact.ts'
+import { redactSecret } from '../redact.ts'
 import type { RequestFailure } from '../types.ts'
 
 /** Longest excerpt of a server body quoted in a message, in characters. */
@@ -120,5 +120,5 @@ export function incompleteFailure(error?: unknown): RequestFailure {
 /** Replaces every occurrence of a secret (the API key) in a failure message. */
 export function redactFailure(failure: RequestFailure, secret: string | undefined): RequestFailure {
   if (secret === undefined || secret === '' || !failure.message.includes(secret)) return failure
-  return { ...failure, message: failure.message.split(secret).join(REDACTED) }
+  return { ...failure, message: redactSecret(failure.message, secret) }
 }

@@ -1,5 +1,5 @@
 import { ServerUnavailableError } from '../errors.ts'
-import { REDACTED } from '../redact.ts'
+import { redactSecret } from '../redact.ts'
 import { serverMessageOf } from './failure.ts'
 import { httpGet } from './http-get.ts'
 import { normalizeBaseUrl } from './target.ts'
@@ -20,9 +20,6 @@ export interface ListModelsOptions {
   timeoutMs?: number
 }
 
-function redact(text: string, secret: string | undefined): string {
-  return secret === undefined || secret === '' ? text : text.split(secret).join(REDACTED)
-}
 
 /**
  * `GET /v1/models`: the ids the server serves, in its order (the first is the default model).
@@ -38,7 +35,7 @@ export async function listModels(baseUrl: string, opts: ListModelsOptions = {}):
   }
   if (result.status !== 200) {
     const hint = result.status === 401 || result.status === 403 ? 'Check target.apiKey (or OPENAI_API_KEY).' : 'Check target.baseUrl, or set target.model to skip the lookup.'
-    throw new ServerUnavailableError(redact(`GET ${url} answered HTTP ${result.status}: ${serverMessageOf(result.body)}. ${hint}`, opts.apiKey))
+    throw new ServerUnavailableError(redactSecret(`GET ${url} answered HTTP ${result.status}: ${serverMessageOf(result.body)}. ${hint}`, opts.apiKey))
   }
   let parsed: unknown
   try {
