@@ -1,12 +1,14 @@
-import { StreamingClient, listModels, resolveTarget, waitForReady } from './client/index.ts'
+import { StreamingClient, listModels, probeStreaming, resolveTarget, waitForReady } from './client/index.ts'
+import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { validateOptions } from './options.ts'
 import { redactConfig } from './redact.ts'
 import { collectEnvironment, startGpuSampler } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, EnvironmentInfo } from './types.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo } from './types.ts'
 import { createWorkload } from './workload/index.ts'
+import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
@@ -62,6 +64,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const warnings: string[] = []
 
   try {
+    const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined)
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
@@ -94,13 +97,13 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
-    const metrics = accumulator.finish({ durationMs, cost: options.cost })
+    const metrics = accumulator.finish({ durationMs, cost: options.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
     const outputTokensTotal = Math.round(metrics.metrics.outputTokens.mean * metrics.metrics.outputTokens.count)
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
-    const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs)
+    const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness)
     warnings.push(...client_.warnings)
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)
@@ -114,7 +117,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       metrics: metrics.metrics,
       throughput: metrics.throughput,
       errors: metrics.errors,
-      streaming: metrics.streaming,
+      streaming: { ...metrics.streaming, probeRequests: probe.requests },
       ...(metrics.goodput ? { goodput: metrics.goodput } : {}),
       ...(metrics.cost ? { cost: metrics.cost } : {}),
       client: client_,
@@ -131,6 +134,26 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   } finally {
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
     await client?.close()
+  }
+}
+
+/** Index of the first probe request: far from the warm-up's negative indices, so its prompt is its own. */
+const PROBE_INDEX = -1_000_000
+
+/** The idle streaming probe (before warm-up, nothing else in flight); `close` the client afterwards when it was made for it. */
+async function probeServerStreaming(
+  client: StreamingClient,
+  workload: Workload,
+  signal: AbortSignal | undefined,
+  close: boolean,
+): Promise<StreamingProbeOutcome> {
+  try {
+    return await probeStreaming((attempt) => {
+      const index = PROBE_INDEX - attempt
+      return client.send(workload.next(index), { index, ...(signal ? { signal } : {}) })
+    })
+  } finally {
+    if (close) await client.close()
   }
 }
 
@@ -152,6 +175,7 @@ function clientHealth(
   scheduleLagMs: ClientHealth['scheduleLagMs'],
   generatorLagMs: ClientHealth['scheduleLagMs'],
   eventLoopDelayMs: DelaySummary | undefined,
+  lateness: ClientLateness | undefined,
 ): ClientHealth {
   // runLoad already warns about generator lag; here it only decides whether the client kept up.
   // Generator lag leaves out sends a concurrency cap held back on purpose.
@@ -166,6 +190,7 @@ function clientHealth(
     ...(scheduleLagMs ? { scheduleLagMs } : {}),
     ...(generatorLagMs ? { generatorLagMs } : {}),
     ...(eventLoopDelayMs ? { eventLoopDelayMs } : {}),
+    ...(lateness ? { lateness } : {}),
     keptUp,
     warnings,
   }

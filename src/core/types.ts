@@ -231,8 +231,20 @@ export interface RequestRecord {
   inputTokens: number
   /** True when the server reported usage (token counts are exact). */
   usageReported: boolean
-  /** False when the response was not an event stream or arrived in one burst. */
+  /** False when the response was not an event stream (a whole JSON body). */
   streamed: boolean
+  /**
+   * True when every content event (3 or more) reached the client in one network read. Either the
+   * server buffered or the client read late; the request is still measured (only the idle
+   * streaming probe decides that a server buffers, see {@link StreamingInfo.evidence}).
+   */
+  readInOneBurst: boolean
+  /**
+   * How late the client's event loop ran while this request was in flight, ms: the largest delay of
+   * the lateness monitor's timer between send and end (0 when it never ran late). Undefined when no
+   * monitor ran (warm-up, probe).
+   */
+  clientLateMs?: number
   ok: boolean
   error?: RequestFailure
   /** The `finish_reason` of the last choice event, if any. */
@@ -287,13 +299,51 @@ export interface Throughput {
   totalTokensPerSec: number
 }
 
+/**
+ * How late the client read responses, from the lateness monitor (a timer that notes how late it
+ * fires) over each completed request's send-to-end window.
+ */
+export interface ClientLateness {
+  /** Completed requests the monitor watched. */
+  watchedRequests: number
+  /** Of those, the ones with a lateness above `thresholdMs`. */
+  lateRequests: number
+  /** `lateRequests / watchedRequests`, 0..1. */
+  share: number
+  /** The threshold, ms. */
+  thresholdMs: number
+  /** Per-request lateness p50, ms. */
+  p50Ms: number
+  /** Per-request lateness p99, ms. */
+  p99Ms: number
+  /** Largest per-request lateness, ms. */
+  maxMs: number
+}
+
+/** What decided {@link StreamingInfo.streamed}. */
+export type StreamingEvidence = 'content-type' | 'probe' | 'none'
+
 /** How far the delivered stream matched a real token stream. */
 export interface StreamingInfo {
-  /** False when most completed requests were not streamed (no SSE, or one burst). TTFT/ITL/TPOT are then empty. */
+  /**
+   * False when the server did not stream: most completed responses were not `text/event-stream`, or
+   * the idle streaming probe received its whole output in one read. TTFT/ITL/TPOT are then empty.
+   */
   streamed: boolean
-  /** Completed requests whose response was not `text/event-stream`. */
+  /**
+   * What decided `streamed`: `content-type` (the responses' content type), `probe` (the content type
+   * said event stream, and the idle probe before warm-up saw how the output arrived), or `none` (no
+   * probe ran or it failed: the content type alone).
+   */
+  evidence: StreamingEvidence
+  /** Requests the idle streaming probe sent before warm-up (not measured); absent when none was sent. */
+  probeRequests?: number
+  /** Completed requests whose response was not `text/event-stream`; left out of TTFT, TPOT and ITL. */
   nonSseRequests: number
-  /** Completed requests whose whole output arrived in one network read. */
+  /**
+   * Completed event-stream requests whose whole output reached the client in one network read.
+   * They count in every metric: with a server that streams, this is the client reading late.
+   */
   burstRequests: number
   /** True when at least one request had no usage: output token counts are estimated from chunks. */
   tokenCountEstimated: boolean
@@ -357,6 +407,8 @@ export interface ClientHealth {
   generatorLagMs?: { p50: number; p99: number; max: number }
   /** Event-loop delay during the run, ms. */
   eventLoopDelayMs?: { p50: number; p99: number; max: number }
+  /** How late the client read each request's events (one thread; absent with workers). */
+  lateness?: ClientLateness
   /** False when lag shows the client, not the server, shaped the load. */
   keptUp: boolean
   warnings: string[]

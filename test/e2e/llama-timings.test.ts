@@ -18,6 +18,7 @@ function record(index: number, ttft: number, tpot: number, tokens: number, timin
     inputTokens: 48,
     usageReported: true,
     streamed: true,
+    readInOneBurst: false,
     ok: true,
     ...(timings ? { serverTimings: timings } : {}),
     ...extra,

@@ -98,7 +98,7 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
     },
     throughput: { requestsPerSec: 8.333, outputTokensPerSec: 1066.7, totalTokensPerSec: 5333.3, ...spec.throughput },
     errors: [],
-    streaming: { streamed: true, nonSseRequests: 0, burstRequests: 0, tokenCountEstimated: false, multiTokenChunks: 0, meanTokensPerChunk: 1 },
+    streaming: { streamed: true, evidence: 'probe', nonSseRequests: 0, burstRequests: 0, tokenCountEstimated: false, multiTokenChunks: 0, meanTokensPerChunk: 1 },
     client: { keptUp: spec.keptUp ?? true, warnings: spec.keptUp === false ? ['schedule lag p99 850 ms'] : [] },
     workload: {},
     environment: spec.environment ?? environment(),

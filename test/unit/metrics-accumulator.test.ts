@@ -77,6 +77,7 @@ describe('MetricsAccumulator: hand-computed fixture (3 completed + 1 failed, 400
   test('streaming info and histograms for a well-behaved stream', () => {
     expect(outcome.streaming).toEqual({
       streamed: true,
+      evidence: 'none',
       nonSseRequests: 0,
       burstRequests: 0,
       tokenCountEstimated: false,
@@ -174,7 +175,7 @@ describe('MetricsAccumulator: streaming quality', () => {
     const nonSse = okRecord({ index: 3, sentAt: 5000, firstTokenAt: 5400, endAt: 5400, outputTokens: 4, inputTokens: 40, streamed: false })
     const outcome = finishAll([...threeRecords(), nonSse])
     expect(outcome.streaming).toMatchObject({ streamed: true, nonSseRequests: 1, burstRequests: 0 })
-    expect(outcome.streaming.note).toContain('1 of 4 responses were not streamed')
+    expect(outcome.streaming.note).toContain('1 of 4 responses were not text/event-stream and are left out of TTFT, TPOT and ITL')
     expect(outcome.metrics.ttftMs.count).toBe(3)
     expect(outcome.metrics.ttftMs.max).toBe(300)
     expect(outcome.metrics.tpotMs.count).toBe(2)
@@ -188,16 +189,49 @@ describe('MetricsAccumulator: streaming quality', () => {
   test('when most responses were not streamed, TTFT, TPOT and ITL are empty and say why', () => {
     const [streamedRecord] = threeRecords()
     const nonSse = okRecord({ index: 1, sentAt: 0, firstTokenAt: 90, endAt: 90, outputTokens: 3, streamed: false })
-    const burst = okRecord({ index: 2, sentAt: 0, firstTokenAt: 80, chunkTimes: [80, 80, 80], endAt: 80, outputTokens: 3, streamed: false })
-    const outcome = finishAll([streamedRecord as RequestRecord, nonSse, burst])
-    expect(outcome.streaming).toMatchObject({ streamed: false, nonSseRequests: 1, burstRequests: 1 })
-    expect(outcome.streaming.note).toContain('server did not stream (2 of 3 responses were not text/event-stream or arrived in one burst)')
+    const nonSse2 = okRecord({ index: 2, sentAt: 0, firstTokenAt: 80, endAt: 80, outputTokens: 3, streamed: false })
+    const outcome = finishAll([streamedRecord as RequestRecord, nonSse, nonSse2])
+    expect(outcome.streaming).toMatchObject({ streamed: false, evidence: 'content-type', nonSseRequests: 2, burstRequests: 0 })
+    expect(outcome.streaming.note).toContain('server did not stream (2 of 3 responses were not text/event-stream)')
     expect(outcome.metrics.ttftMs.count).toBe(0)
     expect(outcome.metrics.tpotMs.count).toBe(0)
     expect(outcome.metrics.itlMs.count).toBe(0)
     expect(outcome.metrics.e2eMs.count).toBe(3)
     expect(Object.keys(outcome.histograms)).toEqual(['e2eUs'])
     expect(outcome.warnings.some((w) => w.includes('TTFT, TPOT and ITL are not reported'))).toBe(true)
+  })
+
+  test('a stream read in one burst (a late client) counts in TTFT, TPOT and ITL, and is counted apart', () => {
+    const [a, b] = threeRecords()
+    const late = okRecord({ index: 2, sentAt: 0, firstTokenAt: 80, chunkTimes: [80, 80, 80], endAt: 80, outputTokens: 3, readInOneBurst: true })
+    const outcome = finishAll([a as RequestRecord, b as RequestRecord, late])
+    expect(outcome.streaming).toMatchObject({ streamed: true, nonSseRequests: 0, burstRequests: 1 })
+    expect(outcome.metrics.ttftMs.count).toBe(3)
+    expect(outcome.metrics.ttftMs.p50).toBeCloseTo(80, 1) // TTFTs 100, 50 and the late one's 80
+    expect(outcome.metrics.tpotMs.count).toBe(3)
+    expect(outcome.streaming.note).toContain('1 of 3 streamed responses reached the client in one read')
+  })
+
+  test('a server the idle probe saw buffering reports no TTFT, TPOT or ITL, with the probe as evidence', () => {
+    const accumulator = new MetricsAccumulator()
+    for (const record of threeRecords()) accumulator.add(record)
+    const buffered = accumulator.finish({ durationMs: 4000, serverBuffers: true })
+    expect(buffered.streaming).toMatchObject({ streamed: false, evidence: 'probe' })
+    expect(buffered.metrics.ttftMs.count).toBe(0)
+    expect(buffered.metrics.e2eMs.count).toBe(3)
+    expect(buffered.streaming.note).toContain('idle streaming probe')
+    const streams = accumulator.finish({ durationMs: 4000, serverBuffers: false })
+    expect(streams.streaming).toMatchObject({ streamed: true, evidence: 'probe' })
+    expect(streams.metrics.ttftMs.count).toBe(3)
+  })
+
+  test('client lateness: requests above the threshold are counted, with p99 and max', () => {
+    const records = threeRecords().map((r, i) => ({ ...r, clientLateMs: [0.5, 2, 40][i] as number }))
+    const outcome = finishAll(records)
+    expect(outcome.lateness).toMatchObject({ watchedRequests: 3, lateRequests: 1, thresholdMs: 5 })
+    expect(outcome.lateness?.share).toBeCloseTo(1 / 3, 6)
+    expect(outcome.lateness?.maxMs).toBeCloseTo(40, 1)
+    expect(finishAll(threeRecords()).lateness).toBeUndefined()
   })
 
   test('exactly half not streamed still reports streamed metrics', () => {
@@ -407,7 +441,7 @@ describe('MetricsAccumulator: merge and snapshots', () => {
   })
 
   test('a snapshot of another version is refused', () => {
-    const snapshot = { ...new MetricsAccumulator().toJSON(), version: 2 } as unknown as Parameters<typeof MetricsAccumulator.fromJSON>[0]
+    const snapshot = { ...new MetricsAccumulator().toJSON(), version: 1 } as unknown as Parameters<typeof MetricsAccumulator.fromJSON>[0]
     expect(() => MetricsAccumulator.fromJSON(snapshot)).toThrow(MetricsDataError)
   })
 })

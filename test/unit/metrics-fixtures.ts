@@ -13,6 +13,7 @@ export function okRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 's
     inputTokens: 0,
     usageReported: true,
     streamed: true,
+    readInOneBurst: false,
     ok: true,
     ...fields,
   }
@@ -32,6 +33,7 @@ export function failedRecord(index: number, kind: NonNullable<RequestRecord['err
     inputTokens: 99,
     usageReported: true,
     streamed: true,
+    readInOneBurst: false,
     ok: false,
     error: { kind, message },
   }

@@ -15,6 +15,7 @@ function record(sentAt: number, chunkTimes: number[], outputTokens: number, ok =
     inputTokens: 10,
     usageReported: true,
     streamed: true,
+    readInOneBurst: false,
     ok,
   }
 }

@@ -21,6 +21,7 @@ function record(index: number, ttft: number, options: { planned?: number; lag?: 
     inputTokens: 10,
     usageReported: true,
     streamed: true,
+    readInOneBurst: false,
     ok: options.ok ?? true,
     ...(options.ok === false ? { error: { kind: 'http' as const, status: 500, message: 'boom' } } : {}),
   }

@@ -160,6 +160,7 @@ describe('throughput verdicts', () => {
       inputTokens: 10,
       usageReported: true,
       streamed: true,
+      readInOneBurst: false,
       ok,
     })
     const series = throughputSeriesFromRequests([

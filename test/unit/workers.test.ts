@@ -272,7 +272,10 @@ describe('runBenchmark with workers', () => {
         { kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } },
         { seed: 11, api: 'chat', salt: result.workload.salt as string },
       )
-      const expected = [-3, -2, -1, ...Array.from({ length: 24 }, (_, i) => i)].map((i) => workload.next(i).messages?.[0]?.content)
+      // The idle streaming probe sends its own prompts first (indices -1000000 and down).
+      const probes = Array.from({ length: result.streaming.probeRequests ?? 0 }, (_, i) => -1_000_000 - i)
+      expect(probes.length).toBeGreaterThan(0)
+      const expected = [...probes, -3, -2, -1, ...Array.from({ length: 24 }, (_, i) => i)].map((i) => workload.next(i).messages?.[0]?.content)
       expect([...prompts].sort()).toEqual([...expected].sort())
     } finally {
       await server.close()

@@ -366,7 +366,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       outputTokens: tokens?.completion ?? contentEvents,
       inputTokens: tokens?.prompt ?? this.expectedInputTokens ?? 0,
       usageReported: tokens !== undefined,
-      streamed: !wholeBody && !burst,
+      streamed: !wholeBody,
+      readInOneBurst: burst,
       ok: failure === undefined,
     }
     if (failure !== undefined) record.error = redactFailure(failure, this.context.apiKey)

@@ -1,5 +1,5 @@
 import { MetricsDataError } from '../errors.ts'
-import type { BenchmarkMetrics, BenchmarkResult, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../types.ts'
+import type { BenchmarkMetrics, BenchmarkResult, ClientLateness, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../types.ts'
 import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'
@@ -17,17 +17,22 @@ export interface MetricsAccumulatorOptions {
   goodput?: GoodputLimits
 }
 
+/** Requests whose {@link RequestRecord.clientLateMs} exceeds this many milliseconds count as read late. */
+export const CLIENT_LATE_THRESHOLD_MS = 5
+
 /** The metric parts of a {@link BenchmarkResult}, as {@link MetricsAccumulator.finish} returns them. */
 export interface MetricsOutcome
   extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
+  /** How late the client read, over the completed requests the lateness monitor watched. */
+  lateness: ClientLateness | undefined
   /** Every record added, sorted by `index`; only with `recordRequests`. */
   requests?: RequestRecord[]
 }
 
-type DistributionName = 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'inputTokens' | 'outputTokens'
+type DistributionName = 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'inputTokens' | 'outputTokens' | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
-export const METRICS_SNAPSHOT_VERSION = 1
+export const METRICS_SNAPSHOT_VERSION = 2
 
 /** A {@link MetricsAccumulator} as plain JSON, to move between worker threads (structured clone or JSON). */
 export interface MetricsSnapshot {
@@ -49,6 +54,8 @@ export interface MetricsSnapshot {
   outputTokensWithUsage: number
   multiTokenChunks: number
   goodRequests: number
+  /** Completed requests whose client lateness exceeded {@link CLIENT_LATE_THRESHOLD_MS}. */
+  lateRequests: number
   /** Values clamped to 0 because they were negative. */
   negativeValues: number
   /** Values left out because they were not finite. */
@@ -71,6 +78,7 @@ const COUNTER_NAMES = [
   'outputTokensWithUsage',
   'multiTokenChunks',
   'goodRequests',
+  'lateRequests',
   'negativeValues',
   'nonFiniteValues',
 ] as const satisfies ReadonlyArray<keyof MetricsSnapshot>
@@ -84,6 +92,7 @@ const DISTRIBUTION_SCALES: Record<DistributionName, { unitsPerValue: number; hig
   e2eMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
   inputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
   outputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
+  clientLateMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
 }
 
 const DISTRIBUTION_NAMES = Object.keys(DISTRIBUTION_SCALES) as DistributionName[]
@@ -111,9 +120,13 @@ function newDistributions(): Record<DistributionName, Distribution> {
  * - inputTokens / outputTokens: per-request counts (usage, or estimates when `usageReported` is false).
  * - Throughputs: completed requests, their output tokens, their input plus output tokens, each
  *   divided by the caller's `durationMs` (first measured dispatch to last completion).
- * - Requests with `streamed: false` are left out of TTFT, TPOT and ITL (their timings say nothing
- *   about token pacing) but count in E2E, tokens and throughput. When more than half of completed
- *   requests were not streamed, `streaming.streamed` is false and TTFT, TPOT and ITL are empty.
+ * - Requests with `streamed: false` (not an event stream) are left out of TTFT, TPOT and ITL
+ *   (their timings say nothing about token pacing) but count in E2E, tokens and throughput. A
+ *   streamed request whose output reached the client in one read (`readInOneBurst`) counts in
+ *   every metric: the client's lateness is measured (`clientLateMs`), never a reason to drop it.
+ *   When more than half of completed requests were not event streams, or the idle streaming probe
+ *   saw the server buffer (`serverBuffers`), `streaming.streamed` is false and TTFT, TPOT and ITL
+ *   are empty.
  * - stddev is the population standard deviation (divides by n, as numpy's `np.std` in vLLM and as
  *   hdr reports); min, max, mean and stddev are exact; percentiles come from the histogram
  *   (hdr `getValueAtPercentile`, highest equivalent value, clamped to [min, max]: within 0.1 % of
@@ -136,6 +149,7 @@ export class MetricsAccumulator {
   private outputTokensWithUsage = 0
   private multiTokenChunks = 0
   private goodRequests = 0
+  private lateRequests = 0
   private negativeValues = 0
   private nonFiniteValues = 0
   // Bound once, so that visiting ITL gaps allocates nothing per request.
@@ -170,11 +184,15 @@ export class MetricsAccumulator {
     this.recordValue(d.e2eMs, endToEndMs(record))
     if (this.goodputLimits !== undefined && meetsGoodputLimits(record, this.goodputLimits)) this.goodRequests += 1
 
+    if (record.clientLateMs !== undefined) {
+      this.recordValue(d.clientLateMs, record.clientLateMs)
+      if (record.clientLateMs > CLIENT_LATE_THRESHOLD_MS) this.lateRequests += 1
+    }
     if (!record.streamed) {
-      if (record.chunkTimes.length === 0) this.nonSseRequests += 1
-      else this.burstRequests += 1
+      this.nonSseRequests += 1
       return
     }
+    if (record.readInOneBurst) this.burstRequests += 1
     const ttft = timeToFirstTokenMs(record)
     if (ttft !== undefined) this.recordValue(d.ttftMs, ttft)
     const tpot = timePerOutputTokenMs(record)
@@ -249,8 +267,11 @@ export class MetricsAccumulator {
    *   goodput rate divide by it; when it is not a finite number > 0 they are 0 and a warning says why.
    * @param args.cost Price to turn output throughput into cost; left out (with a warning) when no
    *   output token was produced.
+   * @param args.serverBuffers What the idle streaming probe found: true when the server buffered
+   *   its output (then TTFT, TPOT and ITL are not reported), false when it streamed, undefined when
+   *   no probe ran (the content type alone decides).
    */
-  finish(args: { durationMs: number; cost?: CostOptions }): MetricsOutcome {
+  finish(args: { durationMs: number; cost?: CostOptions; serverBuffers?: boolean | undefined }): MetricsOutcome {
     const warnings: string[] = []
     const d = this.distributions
     const completed = this.completed
@@ -269,17 +290,28 @@ export class MetricsAccumulator {
       totalTokensPerSec: perSecond(this.inputTokensTotal + this.outputTokensTotal),
     }
 
-    const notStreamed = this.nonSseRequests + this.burstRequests
-    const streamed = notStreamed * 2 <= completed
+    const notSse = this.nonSseRequests
+    const sseMostly = notSse * 2 <= completed
+    const streamed = sseMostly && args.serverBuffers !== true
+    const evidence = !sseMostly ? 'content-type' : args.serverBuffers === undefined ? 'none' : 'probe'
     const notes: string[] = []
-    if (!streamed) {
-      const line = `server did not stream (${notStreamed} of ${completed} responses were not text/event-stream or arrived in one burst): TTFT, TPOT and ITL are not reported`
+    if (!sseMostly) {
+      const line = `server did not stream (${notSse} of ${completed} responses were not text/event-stream): TTFT, TPOT and ITL are not reported`
       notes.push(line)
       warnings.push(`${line}.`)
-    } else if (notStreamed > 0) {
-      const line = `${notStreamed} of ${completed} responses were not streamed (not text/event-stream or one burst) and are left out of TTFT, TPOT and ITL`
+    } else if (!streamed) {
+      const line = 'server did not stream (the idle streaming probe before warm-up received its whole output in one read): TTFT, TPOT and ITL are not reported'
       notes.push(line)
       warnings.push(`${line}.`)
+    } else if (notSse > 0) {
+      const line = `${notSse} of ${completed} responses were not text/event-stream and are left out of TTFT, TPOT and ITL`
+      notes.push(line)
+      warnings.push(`${line}.`)
+    }
+    if (streamed && this.burstRequests > 0) {
+      notes.push(
+        `${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`,
+      )
     }
     const meanTokensPerChunk = this.chunksWithUsage > 0 ? this.outputTokensWithUsage / this.chunksWithUsage : 0
     if (this.multiTokenChunks > 0) {
@@ -294,6 +326,7 @@ export class MetricsAccumulator {
     }
     const streaming: StreamingInfo = {
       streamed,
+      evidence,
       nonSseRequests: this.nonSseRequests,
       burstRequests: this.burstRequests,
       tokenCountEstimated: this.usageMissingRequests > 0,
@@ -334,7 +367,21 @@ export class MetricsAccumulator {
       if (itlUs !== undefined) histograms.itlUs = itlUs
     }
 
+    const late = d.clientLateMs.summary()
+    const lateness: ClientLateness | undefined =
+      late.count > 0
+        ? {
+            watchedRequests: late.count,
+            lateRequests: this.lateRequests,
+            share: this.lateRequests / late.count,
+            thresholdMs: CLIENT_LATE_THRESHOLD_MS,
+            p50Ms: late.p50,
+            p99Ms: late.p99,
+            maxMs: late.max,
+          }
+        : undefined
     const outcome: MetricsOutcome = {
+      lateness,
       counts: { total: completed + this.failed, completed, failed: this.failed },
       metrics,
       throughput,

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { LatenessMonitor } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
 import { runLoad, runWarmup, warmupConcurrency } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
@@ -89,12 +90,14 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
 
   const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
   const eventLoop = createEventLoopMonitor()
+  const lateness = new LatenessMonitor()
   let timeline: TimelineAccumulator | undefined
   let done = 0
   let outputTokens = 0
   let firstDispatch = 0
   const timelineStart = await options.beforeLoad?.()
   eventLoop?.enable()
+  lateness.start()
   let outcome: LoadRunOutcome
   try {
     outcome = await runLoad({
@@ -111,6 +114,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
         timeline.dispatched(now)
         const index = indexOf(local)
         const record = await client.send(workload.next(index), { index, plannedAt, signal: requestSignal })
+        record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
         accumulator.add(record)
         timeline.finished(record)
         done++
@@ -129,6 +133,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     })
   } finally {
     eventLoop?.disable()
+    lateness.stop()
   }
   const eventLoopDelayMs =
     eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined

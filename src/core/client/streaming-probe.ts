@@ -1,0 +1,33 @@
+import type { RequestRecord } from '../types.ts'
+
+/** Probe requests sent at most: one more each time the whole output arrived in one read. */
+export const STREAMING_PROBE_TRIES = 3
+/** Content events a probe needs before its reads say anything about streaming. */
+const MIN_PROBE_EVENTS = 3
+
+/** What the idle streaming probe found. */
+export interface StreamingProbeOutcome {
+  /** True: the server buffers; false: it streams; undefined: the probe could not tell (a failure, not an event stream, too short). */
+  serverBuffers: boolean | undefined
+  /** Probe requests sent. */
+  requests: number
+}
+
+/**
+ * Decides whether the server streams from evidence about the server, not the load: requests sent
+ * one at a time while the client does nothing else, so a read that carries the whole output means
+ * the server (or a proxy) held it back. A try whose output spread over several reads proves
+ * streaming at once; only {@link STREAMING_PROBE_TRIES} tries in a row that each arrive in one read
+ * say the server buffers.
+ *
+ * @param send Sends one probe request (the caller picks the prompt) and returns its record.
+ */
+export async function probeStreaming(send: (attempt: number) => Promise<RequestRecord>): Promise<StreamingProbeOutcome> {
+  for (let attempt = 0; attempt < STREAMING_PROBE_TRIES; attempt++) {
+    const record = await send(attempt)
+    const requests = attempt + 1
+    if (!record.ok || !record.streamed || record.chunkTimes.length < MIN_PROBE_EVENTS) return { serverBuffers: undefined, requests }
+    if (!record.readInOneBurst) return { serverBuffers: false, requests }
+  }
+  return { serverBuffers: true, requests: STREAMING_PROBE_TRIES }
+}
