@@ -207,7 +207,7 @@ describe('MetricsAccumulator: streaming quality', () => {
     const outcome = finishAll([a as RequestRecord, b as RequestRecord, late])
     expect(outcome.streaming).toMatchObject({ streamed: true, nonSseRequests: 0, burstRequests: 1 })
     expect(outcome.metrics.ttftMs.count).toBe(3)
-    expect(outcome.metrics.ttftMs.p50).toBeCloseTo(80, 1) // TTFTs 100, 50 and the late one's 80
+    expect(outcome.metrics.ttftMs.p50).toBeCloseTo(80, 0) // TTFTs 100, 50 and the late one's 80
     expect(outcome.metrics.tpotMs.count).toBe(3)
     expect(outcome.streaming.note).toContain('1 of 3 streamed responses reached the client in one read')
   })
