@@ -31,8 +31,14 @@ export class LatenessMonitor {
     this.#timer = undefined
   }
 
-  /** The longest stall, ms, that overlapped [fromMs, toMs] (`performance.now()` times); 0 when none did. */
+  /**
+   * The longest stall, ms, that overlapped [fromMs, toMs] (`performance.now()` times); 0 when none
+   * did. A stall still going on (the timer is overdue now, as when a request completes in the very
+   * turn that ended a stall) counts too.
+   */
   lateBetween(fromMs: number, toMs: number): number {
+    const overdue = this.#timer === undefined ? 0 : performance.now() - this.#expected
+    let late = overdue > 0 && this.#expected <= toMs ? overdue : 0
     const count = this.#count
     const oldest = Math.max(0, count - CAPACITY)
     // Binary search for the first sample at or after fromMs.
@@ -43,7 +49,6 @@ export class LatenessMonitor {
       if ((this.#at[mid % CAPACITY] as number) < fromMs) low = mid + 1
       else high = mid
     }
-    let late = 0
     // A sample at `at` with lag L stands for a stall over [at - L, at]: it overlaps while at - L <= toMs.
     const last = toMs + this.#longest
     for (let i = low; i < count; i++) {
