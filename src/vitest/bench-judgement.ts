@@ -12,6 +12,7 @@ import { throughputSeriesOf } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
+import type { ServerEnded } from './bench-target.ts'
 import { describeRegressions } from './regression-summary.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
@@ -37,6 +38,36 @@ export interface JudgeInput {
   /** `false`: no baseline. Undefined: the default policy. */
   policy: RegressionPolicy | false | undefined
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
+  /** The launched server ended on its own during the run: the run cannot be judged. */
+  serverEnded?: ServerEnded
+}
+
+/**
+ * Share of failed requests above which a run is not judged (and never becomes a baseline) unless
+ * the bench sets its own `slo.errors`: its latencies describe a server that was failing.
+ */
+export const DEFAULT_MAX_ERROR_RATE = 0.01
+
+/** Why a run cannot be compared with (or become) a baseline; undefined when it can. */
+function unjudgeable(input: JudgeInput): string | undefined {
+  const { result } = input
+  if (input.serverEnded) {
+    const { name, how, logTail, logPath } = input.serverEnded
+    return [
+      `${name} ${how} during the run: ${result.counts.failed} of ${result.counts.total} requests failed. The run is not judged and no baseline is written.`,
+      ...(logTail.length > 0 ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)] : []),
+    ].join('\n')
+  }
+  const rate = result.counts.total > 0 ? result.counts.failed / result.counts.total : 0
+  if (input.slo?.errors === undefined && rate > DEFAULT_MAX_ERROR_RATE && result.counts.completed > 0) {
+    const top = result.errors[0]
+    return (
+      `${result.counts.failed} of ${result.counts.total} requests failed (${(rate * 100).toFixed(1)} %), above the ${DEFAULT_MAX_ERROR_RATE * 100} % a run may lose and still be judged` +
+      `${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}. No baseline is compared or written. ` +
+      'Fix the failures, or set `slo: { errors: { maxRate } }` to judge runs with more.'
+    )
+  }
+  return undefined
 }
 
 function headline(input: JudgeInput): string {
@@ -64,7 +95,12 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   }
 
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
-  if (input.policy !== false && input.result.counts.completed > 0) {
+  const cannotJudge = unjudgeable(input)
+  if (cannotJudge !== undefined) {
+    failed = true
+    blocks.push(cannotJudge)
+  }
+  if (input.policy !== false && input.result.counts.completed > 0 && cannotJudge === undefined) {
     const path = baselinePathFor(input.file, input.provided.baselineDir)
     judgement.baselinePath = path
     const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci })

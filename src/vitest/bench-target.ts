@@ -8,8 +8,25 @@ import type { BenchServer } from './bench-options.ts'
 export interface AcquiredTarget {
   target: TargetOptions
   context: RunContext
+  /** A launched server that ended on its own: how, and its last log lines; undefined while it runs (and for other targets). */
+  serverEnded(): ServerEnded | undefined
   release(): Promise<void>
 }
+
+/** How a launched server ended during a bench. */
+export interface ServerEnded {
+  /** The server's name (`llama.cpp`, `vllm`, a command). */
+  name: string
+  /** `exited with code 1`, `was killed by SIGKILL`. */
+  how: string
+  /** Its last log lines, secrets redacted. */
+  logTail: string[]
+  logPath: string | undefined
+}
+
+/** Lines of a dead server's log quoted in the failure. */
+const ENDED_LOG_LINES = 15
+const stillRunning = (): undefined => undefined
 
 // Consecutive benches of one file that name the same launch config share its server: it stops
 // a few seconds after the last of them (and in any case when the process exits).
@@ -26,18 +43,19 @@ export async function acquireTarget(
 ): Promise<AcquiredTarget> {
   const noop = async () => {}
   if (target?.baseUrl) {
-    return { target: { ...target, baseUrl: target.baseUrl }, context: {}, release: noop }
+    return { target: { ...target, baseUrl: target.baseUrl }, context: {}, serverEnded: stillRunning, release: noop }
   }
   if (server?.kind === 'simulator' || (server === undefined && !shared?.url)) {
     const sim = await startSimulator(server?.kind === 'simulator' ? server.options : {})
     return {
       target: { ...target, baseUrl: sim.url },
       context: { skipGpu: true, server: { name: 'vitest-llm-bench-sim' } },
+      serverEnded: stillRunning,
       release: () => sim.close(),
     }
   }
   if (server === undefined) {
-    return { target: { ...target, baseUrl: shared?.url as string }, context: { server: shared?.server }, release: noop }
+    return { target: { ...target, baseUrl: shared?.url as string }, context: { server: shared?.server }, serverEnded: stillRunning, release: noop }
   }
   const running = await pool.acquire(server)
   const model = target?.model ?? running.model
@@ -46,6 +64,10 @@ export async function acquireTarget(
     context: {
       server: { name: running.name, ...(running.launch ? { launch: running.launch } : {}) },
       ...(server.kind === 'launch' && server.env?.CUDA_VISIBLE_DEVICES ? { gpus: server.env.CUDA_VISIBLE_DEVICES } : {}),
+    },
+    serverEnded: () => {
+      const how = running.exitedOnItsOwn
+      return how === undefined ? undefined : { name: running.name, how, logTail: running.logTail(ENDED_LOG_LINES), logPath: running.logPath }
     },
     release: () => pool.release(running),
   }

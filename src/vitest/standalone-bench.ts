@@ -107,10 +107,12 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     )
     const result = resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured
     await run.afterRun?.()
+    const serverEnded = acquired.serverEnded()
     const judgement = await judgeBench({
       name: run.name,
       file: run.file,
       result,
+      ...(serverEnded ? { serverEnded } : {}),
       slo: options.slo,
       policy: run.policy !== undefined ? run.policy : options.baseline,
       provided: run.provided,

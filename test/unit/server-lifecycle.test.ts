@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -38,6 +38,12 @@ afterEach(async () => {
 afterAll(() => {
   rmSync(logDir, { recursive: true, force: true })
 })
+
+/** The text of the server log in the test's log folder that mentions `text` (the test's marker). */
+function logOf(text: string): string {
+  const logs = readdirSync(logDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(path.join(logDir, f), 'utf8'))
+  return logs.find((log) => log.includes(text)) ?? ''
+}
 
 function fakeSpec(mode: string, options: Partial<PresetOptions> & { slowMs?: number } = {}) {
   const { slowMs, env, ...rest } = options
@@ -83,6 +89,29 @@ describe('launching a server', () => {
     const serialised = JSON.stringify(result)
     expect(serialised).not.toContain(API_KEY)
     expect(serialised).not.toContain(HF_TOKEN)
+  })
+
+  test('a launched server killed during the run fails the bench with its exit and last log lines; no baseline is written', async () => {
+    const file = path.join(logDir, 'killed.bench.ts')
+    const { result, judgement } = await runStandaloneBench({
+      name: 'killed',
+      file,
+      options: {
+        server: fakeSpec('die-after', { env: { FAKE_SERVER_DIE_AFTER: '10' } }),
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+        load: { concurrency: 2, requests: 60 },
+      },
+      // `-u`: even asked to record, a run whose server died must not become a baseline.
+      provided: { update: 'all', ci: false },
+    })
+    expect(result.counts.failed).toBeGreaterThan(0)
+    expect(judgement.failure).toContain('was killed by SIGKILL during the run')
+    expect(judgement.failure).toContain('EngineCore died unexpectedly')
+    expect(judgement.failure).toContain('no baseline is written')
+    expect(judgement.baselineState).toBeUndefined()
+    expect(existsSync(path.join(logDir, '__llm_baselines__', 'killed.bench.ts.json'))).toBe(false)
+    const log = logOf(marker)
+    expect(log).toContain('had already ended on its own (was killed by SIGKILL)')
   })
 
   test('starts, discovers the model, prints the log path, and redacts secrets everywhere it writes', async () => {

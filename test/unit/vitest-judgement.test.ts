@@ -66,6 +66,28 @@ describe('judgeBench', () => {
     expect(text).toContain(`run \`vitest bench -u\` and commit ${path}`)
   })
 
+  test('more than 1 % failed requests: not judged, no baseline written, unless the bench sets its own error SLO', async () => {
+    const file = join(dir, 'failing.bench.ts')
+    const good = resultWith(11, 1)
+    const failing: BenchmarkResult = {
+      ...good,
+      counts: { total: 410, completed: 400, failed: 10 },
+      errors: [{ kind: 'network', message: 'connect ECONNREFUSED 127.0.0.1:8000', count: 10 }],
+    }
+    const judged = await judgeBench(input(file, failing))
+    expect(judged.failure).toContain('10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged')
+    expect(judged.failure).toContain('10 x network: connect ECONNREFUSED')
+    expect(judged.failure).toContain('slo: { errors: { maxRate } }')
+    expect(judged.baselineState).toBeUndefined()
+    await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
+    // 1 failure in 401 (0.25 %) is within the default; a bench's own error SLO replaces the default.
+    const few = await judgeBench(input(file, { ...failing, counts: { total: 401, completed: 400, failed: 1 } }))
+    expect(few.failure).toBeUndefined()
+    const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
+    expect(own.failure).toBeUndefined()
+    expect(own.baselineState).toBe('written')
+  })
+
   test('under CI a missing entry fails, telling to run `vitest bench -u` and commit, and writes nothing', async () => {
     const file = join(dir, 'ci.bench.ts')
     const judged = await judgeBench(input(file, resultWith(4, 1), { provided: { update: 'none', ci: true } }))

@@ -70,7 +70,8 @@ export class ServerPool {
     if (entry === undefined || entry.leases === 0) return
     entry.leases--
     if (entry.leases > 0) return
-    if (this.#idleTimeoutMs === 0) return this.#stop(entry)
+    // A server that died is never handed to the next bench.
+    if (this.#idleTimeoutMs === 0 || server.exited) return this.#stop(entry)
     if (this.#idleTimeoutMs === Number.POSITIVE_INFINITY) return
     entry.idleTimer = setTimeout(() => void this.#stop(entry), this.#idleTimeoutMs)
     ;(entry.idleTimer as { unref?: () => void }).unref?.()

@@ -52,6 +52,11 @@ export interface RunningServer {
   readonly apiKey: string | undefined
   /** True once a launched server's process has exited (on its own or stopped). */
   readonly exited: boolean
+  /**
+   * How a launched server ended when it ended on its own, not through {@link stop}: `exited with
+   * code 1`, `was killed by SIGKILL`. Undefined while it runs, after {@link stop}, and for a connected server.
+   */
+  readonly exitedOnItsOwn: string | undefined
   /** The last lines of its output, secrets redacted (empty for a connected server). */
   logTail(lines?: number): string[]
   /** Stops a launched server and every process of its group; a no-op for a connected one. Idempotent. */
@@ -115,6 +120,7 @@ async function connectServer(spec: ConnectSpec, options: StartServerOptions): Pr
     owned: false,
     apiKey: spec.apiKey,
     exited: () => false,
+    exitedOnItsOwn: () => undefined,
     logTail: () => [],
     stop: () => Promise.resolve(),
   })
@@ -163,8 +169,11 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   subprocess.stdout?.on('data', (chunk: string) => log.write('stdout', chunk))
   subprocess.stderr?.on('data', (chunk: string) => log.write('stderr', chunk))
   let exitedAt: number | undefined
+  let stopRequested = false
+  let exitedOnItsOwn: string | undefined
   const exit = subprocess.then((result) => {
     exitedAt = performance.now()
+    if (!stopRequested) exitedOnItsOwn = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode ?? '?'}`
     return result
   })
 
@@ -181,10 +190,16 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   const stop = (): Promise<void> => {
     // Runs up to its first await right away: a signal handler that cannot wait has sent SIGTERM.
     stopping ??= (async () => {
+      stopRequested = exitedAt === undefined
       const outcome = isProcessGroupAlive(pid) ? await terminateProcessGroup(pid, { graceMs }) : { forced: false, survived: false }
       await exit
       untrack()
-      const how = outcome.forced ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}` : 'stopped'
+      const how =
+        exitedOnItsOwn !== undefined
+          ? `had already ended on its own (${exitedOnItsOwn})`
+          : outcome.forced
+            ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}`
+            : 'stopped'
       log.note(`${how}${outcome.survived ? '; a process of its group survived SIGKILL' : ''}`)
       await log.close()
       print(`vitest-llm-bench: ${spec.name} on port ${port} ${how}`)
@@ -232,6 +247,7 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     owned: true,
     apiKey,
     exited: () => exitedAt !== undefined,
+    exitedOnItsOwn: () => exitedOnItsOwn,
     logTail: (lines) => log.tail(lines),
     stop,
   })
@@ -272,16 +288,18 @@ function apiKeyFromArgs(args: readonly string[]): string | undefined {
   return undefined
 }
 
-interface HandleParts extends Omit<RunningServer, 'exited' | 'apiKey'> {
+interface HandleParts extends Omit<RunningServer, 'exited' | 'exitedOnItsOwn' | 'apiKey'> {
   apiKey: string | undefined
   exited: () => boolean
+  exitedOnItsOwn: () => string | undefined
 }
 
 function serverHandle(parts: HandleParts): RunningServer {
-  const { apiKey, exited, ...rest } = parts
+  const { apiKey, exited, exitedOnItsOwn, ...rest } = parts
   const handle = { ...rest } as RunningServer
   Object.defineProperty(handle, 'apiKey', { value: apiKey, enumerable: false })
   Object.defineProperty(handle, 'exited', { get: exited, enumerable: true })
+  Object.defineProperty(handle, 'exitedOnItsOwn', { get: exitedOnItsOwn, enumerable: true })
   return handle
 }
 
