@@ -8,6 +8,7 @@ import { waitForServerReady } from './readiness.ts'
 import { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
+import { groupLaunch, LAUNCHER_CANNOT_RUN, LAUNCHER_CANNOT_RUN_PREFIX } from './group-launch.ts'
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_LOG_DIR,
@@ -151,12 +152,13 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     throw new ServerStartError(redactText(message, secrets), { logPath: log.path, logTail: log.tail(TAIL_LINES), cause })
   }
 
-  const subprocess = execa(spec.command, args, {
+  // Its own process group: one signal reaches its workers, and Ctrl-C in the terminal reaches
+  // only us, so the hooks decide how it stops (see group-launch.ts for why not a new session).
+  const grouped = groupLaunch(spec.command, args)
+  const subprocess = execa(grouped.command, grouped.args, {
     env: spec.env,
     cwd: spec.cwd,
-    // Its own process group: one signal reaches its workers, and Ctrl-C in the terminal reaches
-    // only us, so the hooks decide how it stops.
-    detached: true,
+    detached: grouped.detached,
     cleanup: false,
     buffer: false,
     reject: false,
@@ -221,6 +223,9 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     const result = exitedAt !== undefined ? await exit : undefined
     await stop()
     if (result !== undefined) {
+      if (result.exitCode === LAUNCHER_CANNOT_RUN && log.tail(TAIL_LINES).some((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX))) {
+        return fail(`Cannot start ${spec.name}: \`${spec.command}\` was not found: install it, or pass \`bin\` with its path (${log.tail(TAIL_LINES).find((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX)) ?? ''}).`)
+      }
       const status = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode ?? '?'}`
       return fail(`${spec.name} ${status} during start-up. Its output below says why.`)
     }

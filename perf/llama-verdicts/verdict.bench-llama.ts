@@ -1,0 +1,35 @@
+// The benches of perf/llama-verdicts.ts: a real llama-server (built by scripts/llama/build.ts),
+// launched by each bench and so restarted every run, under `vitest bench` as users run it.
+// Not named *.bench.ts: a plain `npx vitest bench` does not pick it up.
+import { describe } from 'vitest'
+import { llamaCpp } from '../../src/core/server/index.ts'
+import { bench } from '../../src/vitest/index.ts'
+
+const serverPath = process.env.LLAMA_VERDICT_SERVER ?? 'llama-server'
+const modelPath = process.env.LLAMA_VERDICT_MODEL ?? 'missing.gguf'
+/** The server's arguments: the issue's `-t 2 -np 4 -c 4096`, plus a regression (e.g. `-ub 1`) from LLAMA_VERDICT_EXTRA_ARGS. */
+const args = ['-t', '2', '-np', '4', '-c', '4096', ...(process.env.LLAMA_VERDICT_EXTRA_ARGS ?? '').split(' ').filter(Boolean)]
+const server = () => llamaCpp({ bin: serverPath, modelPath, args, ...(process.env.LLAMA_VERDICT_LOG_DIR ? { logDir: process.env.LLAMA_VERDICT_LOG_DIR } : {}) })
+const workload = { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true } as const
+const requests = Number(process.env.LLAMA_VERDICT_REQUESTS ?? 300)
+
+describe('llama.cpp', () => {
+  bench.llm('closed loop, 4 streams', {
+    server: server(),
+    workload,
+    load: { concurrency: 4, requests },
+    warmup: { requests: 8 },
+    seed: 1,
+    baseline: { e2eMs: { p50: '+10%' }, outputTokensPerSec: '-5%' },
+    timeoutMs: 600_000,
+  })
+  bench.llm('open loop, 8 req/s', {
+    server: server(),
+    workload,
+    load: { rate: 8, arrival: 'poisson', requests: Math.round(requests * 160 / 300) },
+    warmup: { requests: 8 },
+    seed: 2,
+    baseline: { ttftMs: { p50: '+10%', p99: '+10%' }, tpotMs: { p50: '+10%' } },
+    timeoutMs: 600_000,
+  })
+})
