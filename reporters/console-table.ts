@@ -115,6 +115,11 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   lines.push(...alignRows(rows, new Set([1, 2])).map((line) => `  ${line}`))
 
   lines.push(`  ${styles.dim('config')}  ${configSummary(result.config)}`, `  ${styles.dim('env')}     ${environmentSummary(result.environment)}`)
+  for (const check of checks) {
+    if (check.status !== 'inconclusive' || check.reason === undefined) continue
+    lines.push(`  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`)
+  }
+  for (const note of entry.verdict?.notes ?? []) lines.push(`  ${styles.yellow('note')}    ${note}`)
   for (const warning of result.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
   if (result.streaming.note) lines.push(`  ${styles.yellow('note')}    ${result.streaming.note}`)
   return lines.join('\n')

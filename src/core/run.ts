@@ -4,7 +4,8 @@ import { OptionsError } from './errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { validateOptions } from './options.ts'
 import { redactConfig } from './redact.ts'
-import { collectEnvironment, startGpuSampler } from './telemetry/index.ts'
+import { collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
+import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo } from './types.ts'
 import { createWorkload } from './workload/index.ts'
@@ -24,6 +25,18 @@ export interface RunContext {
   skipGpu?: boolean
   /** GPUs the server uses, as `CUDA_VISIBLE_DEVICES` (indices or UUIDs). Default: this process's `CUDA_VISIBLE_DEVICES`, else all. */
   gpus?: string
+  /** Process group of a server launched on this machine: its CPU use is not counted as other work in the self-check. */
+  serverPgid?: number
+}
+
+/** A target on this machine that the bench did not launch: its CPU use cannot be told from other work. */
+function isLocalHost(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1' || host === '0.0.0.0'
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -62,6 +75,15 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
+  let hostLoad: HostLoadWatch | undefined
+  const beforeLoad = () => {
+    const inProcess = context.server?.name === 'vitest-llm-bench-sim'
+    hostLoad = startHostLoad({
+      ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
+      localUnknownServer: context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl),
+    })
+    return sampler?.markLoadStart()
+  }
 
   try {
     const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined)
@@ -76,7 +98,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
           recordRequests: options.recordRequests,
           goodput: options.goodput,
           timestampsMs: workload.timestampsMs,
-          beforeLoad: () => sampler?.markLoadStart(),
+          beforeLoad,
           onProgress: options.onProgress,
         })
       : await runWorkers({
@@ -90,10 +112,11 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
           recordRequests: options.recordRequests,
           goodput: options.goodput,
           signal: options.signal,
-          beforeLoad: () => sampler?.markLoadStart(),
+          beforeLoad,
           onProgress: options.onProgress,
         })
     const { accumulator, outcome, timeline } = phase
+    const host = hostLoad?.stop()
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
@@ -103,7 +126,8 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const outputTokensTotal = Math.round(metrics.metrics.outputTokens.mean * metrics.metrics.outputTokens.count)
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
-    const client_ = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness)
+    const health = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness)
+    const client_: ClientHealth = host ? { ...health, selfCheck: selfCheckOf(host, health) } : health
     warnings.push(...client_.warnings)
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)

@@ -400,6 +400,29 @@ export interface EnvironmentInfo {
 }
 
 /** Client self-check: whether the load generator kept up. */
+/**
+ * Whether the client or the machine was disturbed while the run measured: what the baseline
+ * quality gate and the verdict read. Thresholds: other processes above 0.5 cores, steal above 5 %,
+ * event-loop delay p99 above 30 ms, more than 20 % of requests read more than 5 ms late, a client
+ * that fell behind its schedule.
+ */
+export interface SelfCheck {
+  /** Logical CPUs of this machine. */
+  cores: number
+  /** CPU used by other processes than the benchmark and its launched server, in cores (averaged over the window); absent where it cannot be told. */
+  otherCores?: number
+  /** Share of CPU time taken by the hypervisor (steal), 0..1. */
+  stealShare?: number
+  /** 1-minute load average at the end of the window (counts the server under test too: shown, not judged). */
+  loadAverage1m: number
+  /** Event-loop delay p99 during the window, ms. */
+  eventLoopDelayP99Ms?: number
+  /** Share of requests read more than 5 ms late, 0..1. */
+  lateShare?: number
+  /** What disturbed the run, one phrase each; empty when nothing did. */
+  disturbed: string[]
+}
+
 export interface ClientHealth {
   /** Actual minus planned send time, ms (open-loop loads). */
   scheduleLagMs?: { p50: number; p99: number; max: number }
@@ -409,9 +432,21 @@ export interface ClientHealth {
   eventLoopDelayMs?: { p50: number; p99: number; max: number }
   /** How late the client read each request's events (one thread; absent with workers). */
   lateness?: ClientLateness
+  /** Whether the client or the machine was disturbed while the run measured. */
+  selfCheck?: SelfCheck
   /** False when lag shows the client, not the server, shaped the load. */
   keptUp: boolean
   warnings: string[]
+}
+
+/** The figures of one trial (one measurement of a bench) that a verdict compares across trials. */
+export interface TrialFigures {
+  /** Measured duration of the trial, ms. */
+  durationMs: number
+  /** Per latency metric: sample count and statistics, ms. */
+  latency: Record<'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs', Pick<MetricSummary, 'count' | 'mean' | 'p50' | 'p90' | 'p95' | 'p99' | 'p999'>>
+  /** Run-level throughputs of the trial, per second. */
+  throughput: Throughput
 }
 
 /** The outcome of {@link runBenchmark}. JSON-serialisable. */
@@ -442,6 +477,11 @@ export interface BenchmarkResult {
   gpu?: GpuTelemetry
   /** Present only with `recordRequests`. */
   requests?: RequestRecord[]
+  /**
+   * Each trial's own figures when the bench ran several (`trials`), oldest first (at most 10); the
+   * rest of the result then describes all trials together (see `mergeTrials`).
+   */
+  trials?: TrialFigures[]
   /** Warnings for humans (early stop, client lag, estimated counts). */
   warnings: string[]
 }

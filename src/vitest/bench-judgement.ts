@@ -13,6 +13,8 @@ import { checkSlo, formatSloChecks, type SloCheck, type SloOptions } from '../co
 import type { BenchmarkResult } from '../core/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
+import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
+import { spreadNotes } from '../core/baseline/index.ts'
 import { describeRegressions } from './regression-summary.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
@@ -40,13 +42,36 @@ export interface JudgeInput {
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
   /** The launched server ended on its own during the run: the run cannot be judged. */
   serverEnded?: ServerEnded
+  /** The bench's trials (what an inconclusive verdict does, how many trials a compared run may take). Default: the defaults. */
+  trials?: ResolvedTrials
+  /** Environment the force switch ({@link FORCE_BASELINE_ENV}) is read from. Default `process.env`. */
+  env?: Record<string, string | undefined>
 }
+
+/** Set to 1 to record a baseline from a run whose self-check says the machine was disturbed. */
+export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
 
 /**
  * Share of failed requests above which a run is not judged (and never becomes a baseline) unless
  * the bench sets its own `slo.errors`: its latencies describe a server that was failing.
  */
 export const DEFAULT_MAX_ERROR_RATE = 0.01
+
+/**
+ * The baseline quality gate: a run that would be written as a baseline while its self-check says
+ * the client or machine was disturbed is refused (a failure naming why and how to force it), so
+ * that no later comparison measures against a busy machine's numbers.
+ */
+function disturbedRecording(input: JudgeInput, exists: boolean): string | undefined {
+  const writes = input.provided.update === 'all' || (!exists && input.provided.update === 'new')
+  const disturbed = input.result.client.selfCheck?.disturbed ?? []
+  if (!writes || disturbed.length === 0) return undefined
+  if ((input.env ?? process.env)[FORCE_BASELINE_ENV] === '1') return undefined
+  return (
+    `Not recorded as a baseline: the machine was disturbed while this run measured (${disturbed.join('; ')}). ` +
+    `Every later run would be compared with these numbers. Run it again on a quiet machine, or set ${FORCE_BASELINE_ENV}=1 to record it anyway.`
+  )
+}
 
 /** Why a run cannot be compared with (or become) a baseline; undefined when it can. */
 function unjudgeable(input: JudgeInput): string | undefined {
@@ -80,6 +105,7 @@ function headline(input: JudgeInput): string {
  * failure block naming every metric, limit, measured and baseline value, ratio and sample size.
  */
 export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
+  const trials = input.trials ?? resolveTrials(undefined)
   const blocks: string[] = []
   const notes: string[] = []
   let failed = false
@@ -106,6 +132,11 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci })
     const series = throughputSeriesOf(input.result)
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
+    const refusal = disturbedRecording(input, store.get(input.name).state === 'found')
+    if (refusal !== undefined) {
+      judgement.failure = [headline(input), ...blocks, refusal].join('\n\n')
+      return judgement
+    }
     const match = store.match(input.name, entry)
     judgement.baselineState = match.state
     switch (match.state) {
@@ -113,6 +144,16 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         const verdict = compare(match.entry, input.result, input.policy ?? DEFAULT_REGRESSION_POLICY, series ? { throughputSeries: series } : {})
         judgement.verdict = verdict
         blocks.push(formatVerdict(verdict))
+        if (verdict.status === 'inconclusive') {
+          const undecided = verdict.checks.filter((check) => check.status === 'inconclusive')
+          const lines = undecided.map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}: ${check.reason ?? 'undecided'}`)
+          if (trials.onInconclusive === 'fail') {
+            failed = true
+            blocks.push(['Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail"):', ...lines.map((line) => `  - ${line}`)].join('\n'))
+          } else if (trials.onInconclusive === 'warn') {
+            notes.push(...lines.map((line) => `inconclusive: ${input.name}: ${line}`))
+          }
+        }
         if (verdict.status === 'fail') {
           failed = true
           blocks.push(
@@ -126,10 +167,9 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         break
       }
       case 'written':
-        notes.push(`baseline written: ${path} [${input.name}]`)
-        break
       case 'updated':
-        notes.push(`baseline updated: ${path} [${input.name}]`)
+        notes.push(`baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`)
+        notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_REGRESSION_POLICY, trials.max))
         break
       case 'missing':
       case 'mismatch':

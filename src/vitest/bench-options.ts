@@ -3,6 +3,7 @@ import type { ServerSpec } from '../core/server/index.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkOptions, TargetOptions } from '../core/types.ts'
 import type { SimulatorOptions } from '../sim/index.ts'
+import type { TrialOptions } from './bench-trials.ts'
 
 /** Default test timeout of a bench, milliseconds (here, not in bench-llm.ts, so the Bun and Deno adapters share it without importing Vitest). */
 export const DEFAULT_BENCH_TIMEOUT_MS = 600_000
@@ -42,6 +43,12 @@ export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'sign
    * warning in the result, not a failure. Default false.
    */
   resetPrefixCache?: boolean
+  /**
+   * How many times to measure, and what an inconclusive verdict does: see {@link TrialOptions}.
+   * Default `{ record: 3, max: 3, restartServer: false, onInconclusive: 'warn' }`: a baseline is
+   * recorded from 3 trials; a compared run measures once, and again (up to 3) while inconclusive.
+   */
+  trials?: TrialOptions
 }
 
 /** The built-in simulator as a bench's server (e.g. with a speed factor for what-if runs). */

@@ -1,5 +1,6 @@
 import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
+import type { RunningServer, ServerSpec } from '../core/server/index.ts'
 import type { TargetOptions } from '../core/types.ts'
 import { startSimulator } from '../sim/index.ts'
 import type { BenchServer } from './bench-options.ts'
@@ -10,6 +11,8 @@ export interface AcquiredTarget {
   context: RunContext
   /** A launched server that ended on its own: how, and its last log lines; undefined while it runs (and for other targets). */
   serverEnded(): ServerEnded | undefined
+  /** Starts a launched server afresh (the target then has its new address); undefined for targets this bench did not launch. */
+  restart?: () => Promise<AcquiredTarget>
   release(): Promise<void>
 }
 
@@ -57,18 +60,23 @@ export async function acquireTarget(
   if (server === undefined) {
     return { target: { ...target, baseUrl: shared?.url as string }, context: { server: shared?.server }, serverEnded: stillRunning, release: noop }
   }
-  const running = await pool.acquire(server)
+  return launched(server, target, await pool.acquire(server))
+}
+
+function launched(server: ServerSpec, target: Partial<TargetOptions> | undefined, running: RunningServer): AcquiredTarget {
   const model = target?.model ?? running.model
   return {
     target: { ...target, baseUrl: running.baseUrl, ...(model ? { model } : {}), ...(running.apiKey && !target?.apiKey ? { apiKey: running.apiKey } : {}) },
     context: {
       server: { name: running.name, ...(running.launch ? { launch: running.launch } : {}) },
+      ...(running.pid !== undefined ? { serverPgid: running.pid } : {}),
       ...(server.kind === 'launch' && server.env?.CUDA_VISIBLE_DEVICES ? { gpus: server.env.CUDA_VISIBLE_DEVICES } : {}),
     },
     serverEnded: () => {
       const how = running.exitedOnItsOwn
       return how === undefined ? undefined : { name: running.name, how, logTail: running.logTail(ENDED_LOG_LINES), logPath: running.logPath }
     },
+    ...(running.owned ? { restart: async () => launched(server, target, await pool.restart(server)) } : {}),
     release: () => pool.release(running),
   }
 }

@@ -7,7 +7,11 @@
 import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/errors.ts'
 import { runBenchmark } from '../core/run.ts'
-import type { RegressionPolicy } from '../core/baseline/index.ts'
+import { BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
+import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
+import { mergeTrials } from '../core/trials/index.ts'
+import { resolveTrials } from './bench-trials.ts'
+import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, TargetOptions } from '../core/types.ts'
@@ -94,18 +98,34 @@ export interface StandaloneBenchOutcome {
   judgement: BenchJudgement
 }
 
-/** Runs the benchmark on its target (starting a simulator or server as `options` say), then judges it. */
+/** Runs the benchmark on its target (starting a simulator or server as `options` say), trial by trial, then judges it. */
 export async function runStandaloneBench(run: StandaloneBenchRun): Promise<StandaloneBenchOutcome> {
   const { options } = run
-  const acquired = await acquireTarget(options.server, options.target, run.shared)
+  const trials = resolveTrials(options.trials)
+  const policy = run.policy !== undefined ? run.policy : options.baseline
+  // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
+  const plan = policy === false ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
+  let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
-    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, ...rest } = options
-    const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
-    const measured = await runBenchmark(
-      { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
-      acquired.context,
-    )
-    const result = resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured
+    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
+    const results: BenchmarkResult[] = []
+    for (;;) {
+      if (results.length > 0 && trials.restartServer && acquired.restart) acquired = await acquired.restart()
+      const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
+      const measured = await runBenchmark(
+        { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
+        acquired.context,
+      )
+      results.push(resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured)
+      if (acquired.serverEnded() || run.signal?.aborted) break
+      if (results.length < plan.trials) continue
+      if (plan.compareWith === undefined || results.length >= trials.max) break
+      // Another trial only while a check is undecided and the machine was quiet (more of a busy machine decides nothing).
+      const merged = mergeTrials(results)
+      if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
+      if (compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status !== 'inconclusive') break
+    }
+    const result = mergeTrials(results)
     await run.afterRun?.()
     const serverEnded = acquired.serverEnded()
     const judgement = await judgeBench({
@@ -114,13 +134,24 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       result,
       ...(serverEnded ? { serverEnded } : {}),
       slo: options.slo,
-      policy: run.policy !== undefined ? run.policy : options.baseline,
+      policy,
       provided: run.provided,
+      trials,
     })
     return { result, judgement }
   } finally {
     await acquired.release()
   }
+}
+
+/** How many trials to measure first, and the entry to compare with when more may follow. */
+async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Promise<{ trials: number; compareWith: BaselineEntry | undefined }> {
+  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci })
+  const found = store.get(run.name)
+  if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined }
+  if (found.state === 'found') return { trials: 1, compareWith: found.entry }
+  // Missing: recorded now, unless this run may not write (CI), where it fails after one trial.
+  return { trials: run.provided.update === 'none' ? 1 : trials.record, compareWith: undefined }
 }
 
 /** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */

@@ -4,6 +4,7 @@ import { validateOptions } from '../core/options.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
+import { resolveTrials } from './bench-trials.ts'
 import { isRecord } from '../core/is-record.ts'
 
 /** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
@@ -22,6 +23,7 @@ export const BENCH_LLM_OPTION_KEYS = [
   'baseline',
   'timeoutMs',
   'resetPrefixCache',
+  'trials',
 ] as const satisfies ReadonlyArray<keyof BenchLlmOptions>
 
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
@@ -91,6 +93,7 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
   if (options.resetPrefixCache !== undefined && typeof options.resetPrefixCache !== 'boolean') {
     throw new OptionsError('resetPrefixCache', `must be true or false, got ${JSON.stringify(options.resetPrefixCache)}`, 'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.')
   }
+  resolveTrials(options.trials)
   const server = options.server
   if (server !== undefined) {
     if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {

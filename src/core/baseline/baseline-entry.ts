@@ -1,4 +1,5 @@
-import type { BenchmarkResult, MetricSummary } from '../types.ts'
+import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../types.ts'
+import { trialsOf } from '../trials/index.ts'
 import type { BaselineConfig } from './config-hash.ts'
 import { baselineConfigOf, hashConfig } from './config-hash.ts'
 import type { Fingerprint } from './fingerprint.ts'
@@ -65,6 +66,10 @@ export interface BaselineEntry {
   throughput: Record<ThroughputMetric, ThroughputBaseline>
   /** Compressed base64 HDR histograms in microseconds, as in `BenchmarkResult.histograms`. */
   histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+  /** Each recorded trial's figures (at most 10): the between-run spread a verdict allows for. Absent in entries of older versions. */
+  trials?: TrialFigures[]
+  /** The self-check of the run the entry came from: was the client or the machine disturbed while it was measured? */
+  selfCheck?: SelfCheck
 }
 
 /** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */
@@ -121,6 +126,8 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     metrics,
     throughput,
     histograms,
+    trials: trialsOf(result),
+    ...(result.client.selfCheck ? { selfCheck: result.client.selfCheck } : {}),
   }
   const rounded = roundFigures(entry)
   // Kept unrounded (rounding would make it disagree with its own hash), in its JSON-safe form:

@@ -11,6 +11,9 @@ import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
+import { trialsOf } from '../trials/index.ts'
+import type { TrialFigure } from './trial-interval.ts'
+import { figuresOf, trialInterval } from './trial-interval.ts'
 
 /** Options of {@link compare}. */
 export interface CompareOptions {
@@ -183,6 +186,35 @@ function throughputCheck(
   return { ...check, ciLow, ciHigh, status: judged.status, ...(reason ? { reason } : {}) }
 }
 
+/**
+ * The check judged with each trial as one observation, when either side ran several trials (the
+ * baseline's recorded trials, this run's extra ones): the interval then holds the between-run
+ * noise a single run cannot see. Unchanged when there is nothing to estimate that spread from.
+ */
+function withTrials(check: Check, figure: TrialFigure, baseline: BaselineEntry, result: BenchmarkResult, confidence: number): Check {
+  const before = figuresOf(baseline.trials ?? [], figure)
+  const after = figuresOf(trialsOf(result), figure)
+  const z = normalQuantile(1 - (1 - confidence) / 2)
+  const withinRunLogSe = check.ciLow !== null && check.ciHigh !== null && check.ciLow > 0 ? Math.log(check.ciHigh / check.ciLow) / (2 * z) : 0
+  const interval = trialInterval(before, after, confidence, withinRunLogSe)
+  if (interval === undefined) return check
+  const direction = check.tolerance >= 0 ? 'increase' : 'decrease'
+  const judged = judge(interval.low, interval.high, 1 + check.tolerance, direction, confidence)
+  const spread = `between-trial spread ${percent(Math.exp(interval.spread.logStdDev) - 1)} over ${before.length} baseline and ${after.length} current trials`
+  const reason = judged.status === 'inconclusive' ? `${judged.reason ?? ''}; ${spread}` : spread
+  return {
+    ...check,
+    baseline: interval.baseline,
+    current: interval.current,
+    ratio: interval.ratio,
+    ciLow: interval.low,
+    ciHigh: interval.high,
+    trials: { baseline: before.length, current: after.length },
+    status: judged.status,
+    reason,
+  }
+}
+
 function overallStatus(checks: readonly Check[]): VerdictStatus {
   if (checks.some((check) => check.status === 'fail')) return 'fail'
   if (checks.some((check) => check.status === 'inconclusive')) return 'inconclusive'
@@ -209,11 +241,16 @@ export function compare(
 ): Verdict {
   const parsed = parseRegressionPolicy(policy)
   const distributions = new Map<string, DiscreteDistribution | undefined>()
-  const checks: Check[] = parsed.latency.map((rule) => latencyCheck(rule, baseline, result, parsed.confidence, distributions))
+  const checks: Check[] = parsed.latency.map((rule) =>
+    withTrials(latencyCheck(rule, baseline, result, parsed.confidence, distributions), rule, baseline, result, parsed.confidence),
+  )
   if (parsed.throughput.length > 0) {
     const series = options.throughputSeries ?? throughputSeriesOf(result)
     const noise = series ? throughputNoiseOfSeries(series) : {}
-    for (const rule of parsed.throughput) checks.push(throughputCheck(rule, baseline, result, parsed, noise[rule.metric]))
+    for (const rule of parsed.throughput) {
+      const check = throughputCheck(rule, baseline, result, parsed, noise[rule.metric])
+      checks.push(withTrials(check, { metric: rule.metric, statistic: 'value' }, baseline, result, parsed.confidence))
+    }
   }
   const notes: string[] = []
   if (result.client.keptUp === false) {
@@ -225,6 +262,14 @@ export function compare(
       if (check.status === 'fail') {
         checks[i] = { ...check, status: 'inconclusive', reason: ['the client could not keep up', check.reason].filter(Boolean).join('; ') }
       }
+    }
+  }
+  const disturbed = result.client.selfCheck?.disturbed ?? []
+  if (disturbed.length > 0) {
+    const why = `the machine was disturbed while this run measured (${disturbed.join('; ')})`
+    notes.push(`${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`)
+    for (const [i, check] of checks.entries()) {
+      if (check.status !== 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
   return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes }

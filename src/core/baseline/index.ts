@@ -49,3 +49,6 @@ export {
 export type { MissingBaselineDecision, UpdateMode } from './update-mode.ts'
 export { decideMissingBaseline, resolveUpdateMode } from './update-mode.ts'
 export type { Check, Verdict, VerdictStatus } from './verdict.ts'
+export { spreadNotes } from './spread-notes.ts'
+export { figuresOf, pooledSpread, supportedTolerance, trialInterval } from './trial-interval.ts'
+export type { TrialFigure, TrialInterval, TrialSpread } from './trial-interval.ts'

@@ -32,6 +32,11 @@ export interface Check {
   tolerance: number
   /** Samples behind each side: requests (or tokens, for TPOT and ITL) for latency, windows for throughput (1 when no series). */
   n: { baseline: number; current: number }
+  /**
+   * Trials behind each side when the check treated each trial as one observation (several
+   * recorded or run); `baseline` and `current` are then the geometric means of the trials' figures.
+   */
+  trials?: { baseline: number; current: number }
   status: VerdictStatus
   /** Why the check is inconclusive, or what it assumed. */
   reason?: string

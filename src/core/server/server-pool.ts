@@ -77,6 +77,24 @@ export class ServerPool {
     ;(entry.idleTimer as { unref?: () => void }).unref?.()
   }
 
+  /**
+   * Stops the server of `spec` and starts it afresh, keeping its leases: a bench that wants a fresh
+   * server for each trial (no warm caches, another memory layout). Resolves to the new server.
+   */
+  async restart(spec: ServerSpec): Promise<RunningServer> {
+    const key = serverKey(spec)
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return this.acquire(spec)
+    const old = await entry.server.catch(() => undefined)
+    await old?.stop()
+    entry.server = startServer(spec, { print: this.#print })
+    const started = entry.server
+    started.catch(() => {
+      if (this.#entries.get(key) === entry && entry.server === started) this.#entries.delete(key)
+    })
+    return started
+  }
+
   /** Stops every server of the pool, leased or not. */
   async stopAll(): Promise<void> {
     await Promise.allSettled([...this.#entries.values()].map((entry) => this.#stop(entry)))

@@ -26,3 +26,5 @@ export {
   type NvidiaSmiUnavailableReason,
 } from './nvidia-smi.ts'
 export { LineBuffer } from './line-buffer.ts'
+export { startHostLoad, type HostLoad, type HostLoadWatch } from './host-load.ts'
+export { selfCheckOf } from './self-check.ts'

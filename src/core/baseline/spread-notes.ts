@@ -1,0 +1,43 @@
+import type { BaselineEntry } from './baseline-entry.ts'
+import type { RegressionPolicy } from './regression-policy.ts'
+import { parseRegressionPolicy } from './regression-policy.ts'
+import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
+import type { TrialFigure } from './trial-interval.ts'
+
+const pct = (fraction: number): string => `${Number((fraction * 100).toPrecision(2))}%`
+
+/**
+ * What a freshly recorded entry's trials say about its gates: one line with each gated figure's
+ * between-trial spread, and for every gate whose tolerance this spread cannot support (an unchanged
+ * run would not pass even after `maxTrials` trials) the tolerance the data can support.
+ */
+export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy, maxTrials: number): string[] {
+  const trials = entry.trials ?? []
+  if (trials.length < 2) return []
+  const parsed = parseRegressionPolicy(policy)
+  const gates: Array<{ figure: TrialFigure; label: string; tolerance: number }> = [
+    ...parsed.latency.map((rule) => ({ figure: rule, label: `${rule.metric} ${rule.statistic}`, tolerance: rule.tolerance })),
+    ...parsed.throughput.map((rule) => ({ figure: { metric: rule.metric, statistic: 'value' as const }, label: rule.metric, tolerance: rule.tolerance })),
+  ]
+  const spreads: string[] = []
+  const problems: string[] = []
+  for (const gate of gates) {
+    const values = figuresOf(trials, gate.figure)
+    const spread = pooledSpread(values, [])
+    if (spread === undefined) continue
+    spreads.push(`${gate.label} ${pct(Math.exp(spread.logStdDev) - 1)}`)
+    // A throughput passes when its interval stays above 1 - tolerance: the same width, measured downwards.
+    const downward = (up: number): number => (gate.figure.statistic === 'value' ? 1 - 1 / (1 + up) : up)
+    const once = downward(supportedTolerance(spread, values.length, 1, parsed.confidence))
+    const most = downward(supportedTolerance(spread, values.length, maxTrials, parsed.confidence))
+    if (most > gate.tolerance) {
+      const sign = gate.figure.statistic === 'value' ? '-' : '+'
+      problems.push(
+        `${gate.label}: the recorded trials spread ${pct(Math.exp(spread.logStdDev) - 1)}, too much for ${sign}${pct(gate.tolerance)} to decide: an unchanged run passes only with a tolerance of at least ${sign}${pct(once)} (1 trial) or ${sign}${pct(most)} (${maxTrials} trials). ` +
+          'Record more trials (`trials.record`), widen the tolerance, or gate a steadier figure.',
+      )
+    }
+  }
+  if (spreads.length === 0) return []
+  return [`between-trial spread over ${trials.length} recorded trials: ${spreads.join(', ')}`, ...problems]
+}

@@ -1,0 +1,107 @@
+import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
+import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
+import type { BenchmarkResult, ErrorCount, MetricSummary } from '../types.ts'
+import { MAX_KEPT_TRIALS, trialFiguresOf } from './trial-figures.ts'
+
+const LATENCY = [
+  ['ttftMs', 'ttftUs'],
+  ['tpotMs', 'tpotUs'],
+  ['itlMs', 'itlUs'],
+  ['e2eMs', 'e2eUs'],
+] as const
+
+/** Count, min, max, mean and population stddev of several summaries together, exactly (pooled sums). */
+function pooled(parts: readonly MetricSummary[]): Pick<MetricSummary, 'count' | 'min' | 'max' | 'mean' | 'stddev'> {
+  const present = parts.filter((part) => part.count > 0)
+  const count = present.reduce((sum, part) => sum + part.count, 0)
+  if (count === 0) return { count: 0, min: 0, max: 0, mean: 0, stddev: 0 }
+  const mean = present.reduce((sum, part) => sum + part.mean * part.count, 0) / count
+  const squares = present.reduce((sum, part) => sum + part.count * (part.stddev ** 2 + (part.mean - mean) ** 2), 0)
+  return {
+    count,
+    min: Math.min(...present.map((part) => part.min)),
+    max: Math.max(...present.map((part) => part.max)),
+    mean,
+    stddev: Math.sqrt(squares / count),
+  }
+}
+
+function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
+  const merged = new Map<string, ErrorCount>()
+  for (const list of lists) {
+    for (const error of list) {
+      const key = `${error.kind}\u0000${error.message}`
+      const seen = merged.get(key)
+      if (seen) seen.count += error.count
+      else merged.set(key, { ...error })
+    }
+  }
+  return [...merged.values()].sort((a, b) => b.count - a.count)
+}
+
+/**
+ * One result for several trials of the same bench, as if their measured requests had been one
+ * run: counts, durations and token totals add; latency histograms add bucket by bucket
+ * (percentiles of all requests together) and min, max, mean and stddev pool exactly; throughputs
+ * divide the totals by the summed durations; `trials` keeps each trial's own figures for the
+ * verdict. Token-count percentiles, the timeline, GPU telemetry, the client's health and the
+ * environment are the last trial's (warnings of every trial are kept, each once).
+ */
+export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResult {
+  const last = results[results.length - 1]
+  if (last === undefined) throw new RangeError('mergeTrials needs at least one result')
+  const trials = results.flatMap((result) => result.trials ?? [trialFiguresOf(result)]).slice(-MAX_KEPT_TRIALS)
+  if (results.length === 1) return { ...last, trials }
+
+  const durationMs = results.reduce((sum, r) => sum + r.durationMs, 0)
+  const sum = (pick: (r: BenchmarkResult) => number): number => results.reduce((total, r) => total + pick(r), 0)
+  const completed = sum((r) => r.counts.completed)
+  const outputTokens = sum((r) => r.throughput.outputTokensPerSec * (r.durationMs / 1000))
+  const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
+  const perSecond = (amount: number): number => (durationMs > 0 ? amount / (durationMs / 1000) : 0)
+
+  const metrics = { ...last.metrics }
+  const histograms: BenchmarkResult['histograms'] = {}
+  for (const [metric, key] of LATENCY) {
+    const stats = pooled(results.map((r) => r.metrics[metric]))
+    const encoded = results.map((r) => r.histograms[key]).filter((h): h is string => h !== undefined)
+    if (encoded.length === 0 || stats.count === 0) {
+      metrics[metric] = { ...stats, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }
+      continue
+    }
+    const histogram = decodeHistogram(encoded[0] as string)
+    for (const other of encoded.slice(1)) histogram.add(decodeHistogram(other))
+    metrics[metric] = { ...stats, ...histogramPercentiles(histogram, 1000, stats.min, stats.max) }
+    histograms[key] = encodeHistogram(histogram)
+  }
+  for (const metric of ['inputTokens', 'outputTokens'] as const) metrics[metric] = { ...last.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
+
+  const merged: BenchmarkResult = {
+    ...last,
+    startedAt: (results[0] as BenchmarkResult).startedAt,
+    durationMs,
+    counts: { total: sum((r) => r.counts.total), completed, failed: sum((r) => r.counts.failed) },
+    metrics,
+    throughput: { requestsPerSec: perSecond(completed), outputTokensPerSec: perSecond(outputTokens), totalTokensPerSec: perSecond(totalTokens) },
+    errors: mergeErrors(results.map((r) => r.errors)),
+    streaming: {
+      ...last.streaming,
+      streamed: results.every((r) => r.streaming.streamed),
+      nonSseRequests: sum((r) => r.streaming.nonSseRequests),
+      burstRequests: sum((r) => r.streaming.burstRequests),
+      multiTokenChunks: sum((r) => r.streaming.multiTokenChunks),
+    },
+    client: { ...last.client, keptUp: results.every((r) => r.client.keptUp), warnings: [...new Set(results.flatMap((r) => r.client.warnings))] },
+    histograms,
+    trials,
+    warnings: [...new Set(results.flatMap((r) => r.warnings))],
+  }
+  if (last.goodput) {
+    const good = sum((r) => r.goodput?.goodRequests ?? 0)
+    merged.goodput = { ...last.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }
+  }
+  const requests = results.flatMap((r) => r.requests ?? [])
+  if (requests.length > 0) merged.requests = requests
+  else delete merged.requests
+  return merged
+}

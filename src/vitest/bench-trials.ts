@@ -1,0 +1,69 @@
+import { OptionsError } from '../core/errors.ts'
+import { isRecord } from '../core/is-record.ts'
+
+/**
+ * How many times a bench measures (`trials` of `bench.llm`). One run cannot see the noise between
+ * runs (a fresh server start, another batch phase), which on real servers is most of it: a baseline
+ * keeps several trials, and the verdict counts each trial as one observation.
+ */
+export interface TrialOptions {
+  /** Trials measured when a baseline entry is written (a first local run, `-u`). Default 3. */
+  record?: number
+  /**
+   * Most trials a compared run takes: one first, then one more while any check is inconclusive
+   * (and none has failed), up to this many. 1 measures once. Default 3.
+   */
+  max?: number
+  /** Start a launched server afresh before every trial after the first (no warm caches). Default false. */
+  restartServer?: boolean
+  /** What an inconclusive verdict does to the bench: `warn` (passes, prints why), `fail`, or `pass` (passes quietly). Default `warn`. */
+  onInconclusive?: 'warn' | 'fail' | 'pass'
+}
+
+/** {@link TrialOptions} with every default applied. */
+export interface ResolvedTrials {
+  record: number
+  max: number
+  restartServer: boolean
+  onInconclusive: 'warn' | 'fail' | 'pass'
+}
+
+export const DEFAULT_RECORD_TRIALS = 3
+export const DEFAULT_MAX_TRIALS = 3
+/** More trials than this per bench are refused (a typo such as 300 would run for hours). */
+const MAX_TRIALS_ALLOWED = 20
+const ON_INCONCLUSIVE = ['warn', 'fail', 'pass'] as const
+
+function count(name: 'record' | 'max', value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TRIALS_ALLOWED) {
+    throw new OptionsError(`trials.${name}`, `must be a whole number from 1 to ${MAX_TRIALS_ALLOWED}, got ${JSON.stringify(value)}`, `e.g. \`trials: { ${name}: 3 }\`.`)
+  }
+  return value
+}
+
+/** The bench's `trials` option, checked and with defaults. @throws {OptionsError} naming the field and what to give. */
+export function resolveTrials(value: unknown): ResolvedTrials {
+  if (value !== undefined && !isRecord(value)) {
+    throw new OptionsError('trials', `must be an object, got ${JSON.stringify(value)}`, 'e.g. `trials: { record: 5, max: 3 }`.')
+  }
+  const options = (value ?? {}) as Record<string, unknown>
+  for (const key of Object.keys(options)) {
+    if (!['record', 'max', 'restartServer', 'onInconclusive'].includes(key)) {
+      throw new OptionsError(`trials.${key}`, 'is not a trials option', 'Options: record, max, restartServer, onInconclusive.')
+    }
+  }
+  if (options.restartServer !== undefined && typeof options.restartServer !== 'boolean') {
+    throw new OptionsError('trials.restartServer', `must be true or false, got ${JSON.stringify(options.restartServer)}`, 'e.g. `trials: { restartServer: true }`.')
+  }
+  const onInconclusive = options.onInconclusive ?? 'warn'
+  if (!(ON_INCONCLUSIVE as readonly unknown[]).includes(onInconclusive)) {
+    throw new OptionsError('trials.onInconclusive', `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`, "e.g. `trials: { onInconclusive: 'fail' }` for a strict gate.")
+  }
+  return {
+    record: count('record', options.record, DEFAULT_RECORD_TRIALS),
+    max: count('max', options.max, DEFAULT_MAX_TRIALS),
+    restartServer: options.restartServer === true,
+    onInconclusive: onInconclusive as ResolvedTrials['onInconclusive'],
+  }
+}
