@@ -45,8 +45,8 @@ export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'sign
   resetPrefixCache?: boolean
   /**
    * How many times to measure, and what an inconclusive verdict does: see {@link TrialOptions}.
-   * Default `{ record: 3, max: 3, restartServer: false, onInconclusive: 'warn' }`: a baseline is
-   * recorded from 3 trials; a compared run measures once, and again (up to 3) while inconclusive.
+   * Default `{ record: 5, max: 3, restartServer: false, onInconclusive: 'warn' }`: a baseline is
+   * recorded from 5 trials; a compared run measures once, and again (up to 3) while inconclusive.
    */
   trials?: TrialOptions
 }

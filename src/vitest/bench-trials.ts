@@ -7,7 +7,7 @@ import { isRecord } from '../core/is-record.ts'
  * keeps several trials, and the verdict counts each trial as one observation.
  */
 export interface TrialOptions {
-  /** Trials measured when a baseline entry is written (a first local run, `-u`). Default 3. */
+  /** Trials measured when a baseline entry is written (a first local run, `-u`). Default 5. */
   record?: number
   /**
    * Most trials a compared run takes: one first, then one more while any check is inconclusive
@@ -28,7 +28,7 @@ export interface ResolvedTrials {
   onInconclusive: 'warn' | 'fail' | 'pass'
 }
 
-export const DEFAULT_RECORD_TRIALS = 3
+export const DEFAULT_RECORD_TRIALS = 5
 export const DEFAULT_MAX_TRIALS = 3
 /** More trials than this per bench are refused (a typo such as 300 would run for hours). */
 const MAX_TRIALS_ALLOWED = 20
