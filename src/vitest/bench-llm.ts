@@ -4,7 +4,7 @@ import { assertionError, runStandaloneBench } from './standalone-bench.ts'
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
-import { validateBenchLlmOptions } from './validate-bench-options.ts'
+import { validateBenchLlmOptions, warnUndecidableGates } from './validate-bench-options.ts'
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
 
@@ -39,7 +39,14 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
 /** Registers one LLM bench: `bench.llm(name, options)`. */
 export type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
 
-const register = benchRegistrar<BenchLlmOptions>({ validate: validateBenchLlmOptions, run: runBench, defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS })
+const register = benchRegistrar<BenchLlmOptions>({
+  validate: (name, options) => {
+    validateBenchLlmOptions(name, options)
+    warnUndecidableGates(name, options)
+  },
+  run: runBench,
+  defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
+})
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */
 export interface BenchLlm extends BenchLlmFn {

@@ -109,6 +109,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   try {
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
     const results: BenchmarkResult[] = []
+    const notes: string[] = []
+    let remeasured = 0
     for (;;) {
       if (results.length > 0 && trials.restartServer && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
@@ -116,6 +118,13 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
         { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
         acquired.context,
       )
+      const disturbed = measured.client.selfCheck?.disturbed ?? []
+      // A baseline is recorded from quiet trials: a disturbed one is measured again (at most `record` times over).
+      if (plan.compareWith === undefined && plan.trials > 1 && disturbed.length > 0 && remeasured < trials.record && !acquired.serverEnded()) {
+        remeasured++
+        notes.push(`trial ${results.length + 1} was measured again: the machine was disturbed (${disturbed.join('; ')})`)
+        continue
+      }
       results.push(resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured)
       if (acquired.serverEnded() || run.signal?.aborted) break
       if (results.length < plan.trials) continue
@@ -125,7 +134,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
       if (compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status !== 'inconclusive') break
     }
-    const result = mergeTrials(results)
+    const merged = mergeTrials(results)
+    const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged
     await run.afterRun?.()
     const serverEnded = acquired.serverEnded()
     const judgement = await judgeBench({

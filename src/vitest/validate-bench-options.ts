@@ -1,4 +1,4 @@
-import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import { DEFAULT_REGRESSION_POLICY, parseRegressionPolicy, undecidableGates, type RegressionPolicy } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/errors.ts'
 import { validateOptions } from '../core/options.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
@@ -101,4 +101,27 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
     }
     if (server.kind === 'simulator') resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
+}
+
+/** Set to 1 to refuse, at collection, a bench whose gates cannot decide (see {@link warnUndecidableGates}). */
+export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
+
+/**
+ * Warns at collection about gates that cannot decide by construction (an open loop's throughput, a
+ * p99 on too few requests), on stderr, or refuses the bench with {@link STRICT_GATES_ENV}=1. Call
+ * after {@link validateBenchLlmOptions}.
+ *
+ * @throws {OptionsError} in strict mode, naming the gate and what to gate instead.
+ */
+export function warnUndecidableGates(
+  name: string,
+  options: BenchLlmOptions,
+  env: Record<string, string | undefined> = process.env,
+  warn: (line: string) => void = (line) => console.warn(line),
+): void {
+  if (options.baseline === false || options.load === undefined) return
+  const warnings = undecidableGates(options.baseline ?? DEFAULT_REGRESSION_POLICY, options.load)
+  if (warnings.length === 0) return
+  if (env[STRICT_GATES_ENV] === '1') throw new OptionsError('baseline', `of bench.llm('${name}') cannot decide: ${warnings.join(' ')}`, `Change the gates, or unset ${STRICT_GATES_ENV}.`)
+  for (const warning of warnings) warn(`vitest-llm-bench: bench.llm('${name}'): ${warning}`)
 }

@@ -88,6 +88,47 @@ describe('judgeBench', () => {
     expect(own.baselineState).toBe('written')
   })
 
+  test('baseline quality gate: a disturbed run is not recorded (it fails and says why and how to force it); forced, it is', async () => {
+    const file = join(dir, 'busy.bench.ts')
+    const quiet = resultWith(21, 1)
+    const busy: BenchmarkResult = {
+      ...quiet,
+      client: { ...quiet.client, selfCheck: { cores: 2, loadAverage1m: 4.2, otherCores: 1.8, disturbed: ['other processes used 1.8 of 2 cores'] } },
+    }
+    const refused = await judgeBench(input(file, busy, { env: {} }))
+    expect(refused.failure).toContain('Not recorded as a baseline: the machine was disturbed while this run measured (other processes used 1.8 of 2 cores)')
+    expect(refused.failure).toContain('LLM_BENCH_FORCE_BASELINE=1')
+    await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
+    // -u refuses it too, and leaves the stored entry as it was.
+    const written = await judgeBench(input(file, quiet))
+    expect(written.baselineState).toBe('written')
+    const before = await readFile(baselinePathFor(file), 'utf8')
+    const update = await judgeBench(input(file, busy, { env: {}, provided: { update: 'all', ci: false } }))
+    expect(update.failure).toContain('Not recorded as a baseline')
+    expect(await readFile(baselinePathFor(file), 'utf8')).toBe(before)
+    const forced = await judgeBench(input(file, busy, { env: { LLM_BENCH_FORCE_BASELINE: '1' }, provided: { update: 'all', ci: false } }))
+    expect(forced.baselineState).toBe('updated')
+    const stored = JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as { entries: Record<string, { selfCheck?: { disturbed: string[] } }> }
+    expect(stored.entries['chat > p50 under load']?.selfCheck?.disturbed).toEqual(['other processes used 1.8 of 2 cores'])
+  })
+
+  test("onInconclusive: 'warn' passes with each undecided check's reason in the notes, 'fail' fails with them, 'pass' says nothing", async () => {
+    const file = join(dir, 'undecided.bench.ts')
+    await judgeBench(input(file, resultWith(31, 1)))
+    // 10 % slower against a +10% tolerance: the interval straddles the limit.
+    const edge = resultWith(32, 1.1)
+    const trials = { record: 5, max: 3, restartServer: false }
+    const warn = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'warn' } }))
+    expect(warn.verdict?.status).toBe('inconclusive')
+    expect(warn.failure).toBeUndefined()
+    expect(warn.notes.join('\n')).toMatch(/inconclusive: chat > p50 under load: ttftMs p50: the 95% interval \[.*\] contains the limit 1\.100/)
+    const strict = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'fail' } }))
+    expect(strict.failure).toContain('Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail")')
+    const quiet = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'pass' } }))
+    expect(quiet.failure).toBeUndefined()
+    expect(quiet.notes.some((note) => note.startsWith('inconclusive:'))).toBe(false)
+  })
+
   test('under CI a missing entry fails, telling to run `vitest bench -u` and commit, and writes nothing', async () => {
     const file = join(dir, 'ci.bench.ts')
     const judged = await judgeBench(input(file, resultWith(4, 1), { provided: { update: 'none', ci: true } }))

@@ -1,6 +1,6 @@
 import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
-import type { BenchmarkResult, ErrorCount, MetricSummary } from '../types.ts'
+import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../types.ts'
 import { MAX_KEPT_TRIALS, trialFiguresOf } from './trial-figures.ts'
 
 const LATENCY = [
@@ -24,6 +24,30 @@ function pooled(parts: readonly MetricSummary[]): Pick<MetricSummary, 'count' | 
     mean,
     stddev: Math.sqrt(squares / count),
   }
+}
+
+/** The self-checks of all trials: the worst figure of each, and every trial's disturbances, named by trial. */
+function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
+  const checks = results.map((r) => r.client.selfCheck)
+  const present = checks.filter((c): c is SelfCheck => c !== undefined)
+  const worst = (pick: (c: SelfCheck) => number | undefined): number | undefined => {
+    const values = present.map(pick).filter((v): v is number => v !== undefined)
+    return values.length > 0 ? Math.max(...values) : undefined
+  }
+  const last = present[present.length - 1] as SelfCheck
+  const merged: SelfCheck = {
+    cores: last.cores,
+    loadAverage1m: last.loadAverage1m,
+    disturbed: checks.flatMap((c, i) => (c?.disturbed ?? []).map((why) => `trial ${i + 1}: ${why}`)),
+  }
+  const figures = {
+    otherCores: worst((c) => c.otherCores),
+    stealShare: worst((c) => c.stealShare),
+    eventLoopDelayP99Ms: worst((c) => c.eventLoopDelayP99Ms),
+    lateShare: worst((c) => c.lateShare),
+  }
+  for (const [key, value] of Object.entries(figures)) if (value !== undefined) merged[key as keyof typeof figures] = value
+  return merged
 }
 
 function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
@@ -91,7 +115,12 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
       burstRequests: sum((r) => r.streaming.burstRequests),
       multiTokenChunks: sum((r) => r.streaming.multiTokenChunks),
     },
-    client: { ...last.client, keptUp: results.every((r) => r.client.keptUp), warnings: [...new Set(results.flatMap((r) => r.client.warnings))] },
+    client: {
+      ...last.client,
+      keptUp: results.every((r) => r.client.keptUp),
+      warnings: [...new Set(results.flatMap((r) => r.client.warnings))],
+      ...(last.client.selfCheck ? { selfCheck: mergeSelfChecks(results) } : {}),
+    },
     histograms,
     trials,
     warnings: [...new Set(results.flatMap((r) => r.warnings))],

@@ -1,0 +1,86 @@
+/**
+ * Verdicts on the real llama-server, through `vitest bench` as users run it: records a baseline
+ * (`-u`), then runs the benches of perf/llama-verdicts/ again and again (each run launches, and so
+ * restarts, llama-server), and prints each run's verdicts and a summary.
+ *
+ *   npm exec -- node perf/llama-verdicts.ts --dir /tmp/lv --record
+ *   npm exec -- node perf/llama-verdicts.ts --dir /tmp/lv --runs 10 [--extra "-ub 1"] [--hogs 2] [--label quiet]
+ *
+ * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
+ * runs (killed by their PIDs afterwards).
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, readFileSync, appendFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string', default: path.join(os.tmpdir(), 'llama-verdicts') },
+    runs: { type: 'string', default: '1' },
+    extra: { type: 'string', default: '' },
+    hogs: { type: 'string', default: '0' },
+    record: { type: 'boolean', default: false },
+    label: { type: 'string', default: '' },
+    requests: { type: 'string', default: '300' },
+  },
+})
+const dir = path.resolve(values.dir)
+mkdirSync(dir, { recursive: true })
+const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const root = path.resolve(import.meta.dirname, '..')
+const label = values.label || (values.record ? 'record' : values.extra ? `extra ${values.extra}` : 'unchanged')
+
+interface Check { metric: string; statistic: string; status: string; ratio: number | null; ciLow: number | null; ciHigh: number | null; reason?: string; trials?: { baseline: number; current: number } }
+interface Entry { name: string; state: string; verdict?: { status: string; checks: Check[] }; baselineState?: string; result: { trials?: unknown[]; counts: { completed: number; total: number }; client: { selfCheck?: { disturbed: string[]; otherCores?: number } }; streaming: { burstRequests: number; evidence: string }; metrics: { ttftMs: { count: number } } } }
+
+const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const totals = new Map<string, number>()
+const bump = (key: string) => totals.set(key, (totals.get(key) ?? 0) + 1)
+try {
+  for (let run = 1; run <= Number(values.runs); run++) {
+    const report = path.join(dir, `report-${label.replace(/\W+/g, '_')}-${run}.json`)
+    const started = performance.now()
+    let exitCode = 0
+    try {
+      execFileSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-verdicts/vitest.config.ts', ...(values.record ? ['-u'] : [])], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'ignore'],
+        env: {
+          ...process.env,
+          CI: '',
+          LLAMA_VERDICT_SERVER: manifest.serverPath,
+          LLAMA_VERDICT_MODEL: manifest.modelPath,
+          LLAMA_VERDICT_EXTRA_ARGS: values.extra,
+          LLAMA_VERDICT_REQUESTS: values.requests,
+          LLAMA_VERDICT_BASELINE_DIR: path.join(dir, 'baselines'),
+          LLAMA_VERDICT_REPORT: report,
+          LLAMA_VERDICT_LOG_DIR: path.join(dir, 'logs'),
+        },
+      })
+    } catch (error) {
+      exitCode = (error as { status?: number }).status ?? 1
+    }
+    const seconds = (performance.now() - started) / 1000
+    const entries = (JSON.parse(readFileSync(report, 'utf8')) as { benches: Entry[] }).benches
+    const parts = entries.map((entry) => {
+      const checks = entry.verdict?.checks ?? []
+      for (const check of checks) bump(`${entry.name} | ${check.metric} ${check.statistic} | ${check.status}`)
+      bump(`${entry.name} | verdict | ${entry.verdict?.status ?? entry.baselineState ?? entry.state}`)
+      const trials = entry.result.trials?.length ?? 1
+      const r = entry.result
+      const checkText = checks.map((c) => `${c.metric}.${c.statistic} ${c.status} ${c.ratio?.toFixed(3)} [${c.ciLow?.toFixed(3)}, ${c.ciHigh?.toFixed(3)}]`).join('; ')
+      const disturbed = r.client.selfCheck?.disturbed.join('; ') ?? ''
+      return `${entry.name}: ${entry.verdict?.status ?? entry.baselineState ?? entry.state} (${trials} trials, TTFT n ${r.metrics.ttftMs.count}/${r.counts.completed}, bursts ${r.streaming.burstRequests}, other cores ${r.client.selfCheck?.otherCores?.toFixed(2)}) ${checkText}${disturbed ? ` | disturbed: ${disturbed}` : ''}`
+    })
+    const line = `[${label}] run ${run}: exit ${exitCode}, ${seconds.toFixed(0)} s | ${parts.join(' || ')}`
+    console.log(line)
+    appendFileSync(path.join(dir, 'runs.log'), `${line}\n`)
+  }
+} finally {
+  for (const hog of hogs) hog.kill('SIGKILL')
+}
+console.log(`\nsummary [${label}]:`)
+for (const [key, n] of [...totals].sort()) console.log(`  ${key}: ${n}`)

@@ -1,0 +1,55 @@
+/** The self-check: what counts as a disturbed machine or client, and the CPU other processes use. */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import { selfCheckOf, startHostLoad } from '../../src/core/telemetry/index.ts'
+
+const quietClient = { keptUp: true }
+
+describe('selfCheckOf', () => {
+  test('a quiet machine and client: nothing disturbed', () => {
+    expect(selfCheckOf({ cores: 2, loadAverage1m: 2.1, otherCores: 0.1, stealShare: 0 }, quietClient).disturbed).toEqual([])
+  })
+
+  test('each threshold names what disturbed the run', () => {
+    const check = selfCheckOf(
+      { cores: 2, loadAverage1m: 5, otherCores: 1.9, stealShare: 0.08 },
+      {
+        keptUp: false,
+        eventLoopDelayMs: { p50: 10, p99: 45, max: 80 },
+        generatorLagMs: { p50: 3, p99: 40, max: 90 },
+        lateness: { watchedRequests: 100, lateRequests: 40, share: 0.4, thresholdMs: 5, p50Ms: 3, p99Ms: 60, maxMs: 70 },
+      },
+    )
+    expect(check.disturbed).toEqual([
+      'other processes used 1.9 of 2 cores',
+      'the hypervisor took 8.0 % of the CPU (steal)',
+      "the client's event loop was held up (delay p99 45 ms)",
+      '40 % of requests were read more than 5 ms late (p99 60 ms)',
+      'the client fell behind its schedule (lag p99 40 ms)',
+    ])
+    expect(check).toMatchObject({ eventLoopDelayP99Ms: 45, lateShare: 0.4 })
+  })
+})
+
+describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
+  test('a busy process beside us counts as other cores; a server on this machine we did not launch leaves otherCores out', async () => {
+    // Its own process group (detached), as a launched server has.
+    const hog = spawn(process.execPath, ['-e', 'const end = Date.now() + 1500; while (Date.now() < end) {}'], { stdio: 'ignore', detached: true })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const watch = startHostLoad()
+      const unknown = startHostLoad({ localUnknownServer: true })
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      const load = watch.stop()
+      expect(load.otherCores).toBeGreaterThan(0.5)
+      expect(unknown.stop().otherCores).toBeUndefined()
+      // The hog is this bench's launched server: its CPU is not other work.
+      const asServer = startHostLoad({ serverPgid: hog.pid as number })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(asServer.stop().otherCores ?? 0).toBeLessThan(0.5)
+    } finally {
+      hog.kill('SIGKILL')
+    }
+  })
+})
