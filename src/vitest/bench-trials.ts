@@ -10,8 +10,9 @@ export interface TrialOptions {
   /** Trials measured when a baseline entry is written (a first local run, `-u`). Default 5. */
   record?: number
   /**
-   * Most trials a compared run takes: one first, then one more while any check is inconclusive
-   * (and none has failed), up to this many. 1 measures once. Default 3.
+   * Most trials a compared run takes: one first, then one more until every check passes, up to
+   * this many (a fail is confirmed on every trial together; an undecided check gets more data).
+   * 1 measures once. Default 3.
    */
   max?: number
   /** Start a launched server afresh before every trial after the first (no warm caches). Default false. */

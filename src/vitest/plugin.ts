@@ -74,6 +74,9 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
         ...(options.baselineDir ? { baselineDir: options.baselineDir } : {}),
         ...(options.tolerance ? { tolerance: options.tolerance as Record<string, unknown> } : {}),
       })
+      // Under `vitest bench`, bench files run one at a time: two files measuring at once would load
+      // each other's client and server, and each would see the other as a disturbed machine.
+      if (vitest.config.mode === 'benchmark') (project.config as { maxWorkers: number }).maxWorkers = 1
       SHARED_SERVER.spec = options.server
       obsoleteReporterOf(vitest).addProject(project, options.baselineDir)
     },

@@ -129,10 +129,12 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       if (acquired.serverEnded() || run.signal?.aborted) break
       if (results.length < plan.trials) continue
       if (plan.compareWith === undefined || results.length >= trials.max) break
-      // Another trial only while a check is undecided and the machine was quiet (more of a busy machine decides nothing).
+      // Another trial until every check passes: an undecided check needs more data, and a fail is
+      // confirmed on more trials, so one unlucky trial cannot fail a pull request (one at 2.4x the
+      // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
-      if (compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status !== 'inconclusive') break
+      if (compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status === 'pass') break
     }
     const merged = mergeTrials(results)
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged
