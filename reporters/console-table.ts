@@ -85,7 +85,7 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   const status = entryStatus(entry)
   const mark = statusStyle(styles, status === 'skipped' ? 'inconclusive' : status)(STATUS_MARK[status])
   const summary = [
-    `${result.counts.completed}/${result.counts.total} requests completed in ${formatSeconds(result.durationMs)}`,
+    `${result.counts.completed}/${result.counts.total} requests completed in ${formatSeconds(result.durationMs)}${(result.trials?.length ?? 1) > 1 ? ` over ${result.trials?.length} trials` : ''}`,
     baselineText(styles, entry),
     sloText(styles, entry),
   ].filter((part): part is string => part !== undefined)
@@ -120,6 +120,8 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
     lines.push(`  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`)
   }
   for (const note of entry.verdict?.notes ?? []) lines.push(`  ${styles.yellow('note')}    ${note}`)
+  // Undecided checks are listed above from the verdict; the judge's other lines (baseline written, spread) here.
+  for (const note of entry.notes ?? []) if (!note.startsWith('inconclusive: ')) lines.push(`  ${styles.yellow('note')}    ${note}`)
   for (const warning of result.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
   if (result.streaming.note) lines.push(`  ${styles.yellow('note')}    ${result.streaming.note}`)
   return lines.join('\n')

@@ -25,6 +25,8 @@ export interface ReportEntry {
   baselineState?: string
   /** First lines of the assertion error when the test failed. */
   failure?: string
+  /** The judge's lines: a baseline written with its trials' spread and the tolerances it supports. */
+  notes?: string[]
 }
 
 /** Overall verdict of an entry: the test state first, then the baseline verdict, then the SLOs. */
@@ -75,6 +77,7 @@ export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
   if (Array.isArray(meta.sloChecks)) entry.sloChecks = meta.sloChecks as SloCheck[]
   if (typeof meta.baselinePath === 'string') entry.baselinePath = meta.baselinePath
   if (typeof meta.baselineState === 'string') entry.baselineState = meta.baselineState
+  if (Array.isArray(meta.notes)) entry.notes = meta.notes.filter((note): note is string => typeof note === 'string')
   const message = outcome.errors?.[0]?.message
   if (state === 'failed' && message) entry.failure = message.split('\n').slice(0, MAX_FAILURE_LINES).join('\n')
   return entry

@@ -32,6 +32,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
     ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
     ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
+    ...(judgement.notes.length > 0 ? { notes: judgement.notes } : {}),
   }
   if (judgement.failure) throw assertionError(judgement.failure)
 }

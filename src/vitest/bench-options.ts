@@ -45,7 +45,7 @@ export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'sign
   resetPrefixCache?: boolean
   /**
    * How many times to measure, and what an inconclusive verdict does: see {@link TrialOptions}.
-   * Default `{ record: 5, max: 3, restartServer: false, onInconclusive: 'warn' }`: a baseline is
+   * Default `{ record: 5, max: 3, restartServer: 'record', onInconclusive: 'warn' }`: a baseline is
    * recorded from 5 trials; a compared run measures once, and again (up to 3) until every check passes.
    */
   trials?: TrialOptions

@@ -15,8 +15,13 @@ export interface TrialOptions {
    * 1 measures once. Default 3.
    */
   max?: number
-  /** Start a launched server afresh before every trial after the first (no warm caches). Default false. */
-  restartServer?: boolean
+  /**
+   * Start a launched server afresh before every trial after the first: `true` always, `'record'`
+   * only while a baseline is recorded, `false` never. A fresh server is part of the noise between
+   * runs (memory placement, caches: on llama-server, unchanged runs in new processes drifted 12 %
+   * from a baseline whose trials shared one server), so a baseline should see it. Default `'record'`.
+   */
+  restartServer?: boolean | 'record'
   /** What an inconclusive verdict does to the bench: `warn` (passes, prints why), `fail`, or `pass` (passes quietly). Default `warn`. */
   onInconclusive?: 'warn' | 'fail' | 'pass'
 }
@@ -25,7 +30,8 @@ export interface TrialOptions {
 export interface ResolvedTrials {
   record: number
   max: number
-  restartServer: boolean
+  /** When a launched server is started afresh between trials. */
+  restartServer: 'always' | 'record' | 'never'
   onInconclusive: 'warn' | 'fail' | 'pass'
 }
 
@@ -54,8 +60,9 @@ export function resolveTrials(value: unknown): ResolvedTrials {
       throw new OptionsError(`trials.${key}`, 'is not a trials option', 'Options: record, max, restartServer, onInconclusive.')
     }
   }
-  if (options.restartServer !== undefined && typeof options.restartServer !== 'boolean') {
-    throw new OptionsError('trials.restartServer', `must be true or false, got ${JSON.stringify(options.restartServer)}`, 'e.g. `trials: { restartServer: true }`.')
+  const restart = options.restartServer ?? 'record'
+  if (restart !== true && restart !== false && restart !== 'record') {
+    throw new OptionsError('trials.restartServer', `must be true, false or 'record', got ${JSON.stringify(restart)}`, "e.g. `trials: { restartServer: true }`.")
   }
   const onInconclusive = options.onInconclusive ?? 'warn'
   if (!(ON_INCONCLUSIVE as readonly unknown[]).includes(onInconclusive)) {
@@ -64,7 +71,7 @@ export function resolveTrials(value: unknown): ResolvedTrials {
   return {
     record: count('record', options.record, DEFAULT_RECORD_TRIALS),
     max: count('max', options.max, DEFAULT_MAX_TRIALS),
-    restartServer: options.restartServer === true,
+    restartServer: restart === true ? 'always' : restart === false ? 'never' : 'record',
     onInconclusive: onInconclusive as ResolvedTrials['onInconclusive'],
   }
 }

@@ -32,6 +32,8 @@ export interface LlmBenchTaskMeta {
   baselineState?: string
   /** SLO limits checked, when the bench set any. */
   sloChecks?: SloCheck[]
+  /** The judge's lines for the console: baseline written with its trials' spread, undecided checks. */
+  notes?: string[]
 }
 
 declare module 'vitest' {

@@ -112,7 +112,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     const notes: string[] = []
     let remeasured = 0
     for (;;) {
-      if (results.length > 0 && trials.restartServer && acquired.restart) acquired = await acquired.restart()
+      const recording = plan.compareWith === undefined && plan.trials > 1
+      const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
+      if ((results.length > 0 || remeasured > 0) && restart && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
       const measured = await runBenchmark(
         { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
@@ -120,7 +122,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       )
       const disturbed = measured.client.selfCheck?.disturbed ?? []
       // A baseline is recorded from quiet trials: a disturbed one is measured again (at most `record` times over).
-      if (plan.compareWith === undefined && plan.trials > 1 && disturbed.length > 0 && remeasured < trials.record && !acquired.serverEnded()) {
+      if (recording && disturbed.length > 0 && remeasured < trials.record && !acquired.serverEnded()) {
         remeasured++
         notes.push(`trial ${results.length + 1} was measured again: the machine was disturbed (${disturbed.join('; ')})`)
         continue

@@ -123,6 +123,35 @@ describe('createStandaloneBenchLlm', () => {
     expect(plain.result.warnings.some((w) => w.startsWith('resetPrefixCache: '))).toBe(false)
   })
 
+  test('trials: a baseline is recorded from `record` trials; a regression is confirmed on `max` trials; an unchanged run never fails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-trials-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'trials.bench.ts')
+    const withTrials = (speed: number): BenchLlmOptions => ({ ...options(speed), trials: { record: 3, max: 3 } })
+    const recorded = await runStandaloneBench({ name: 'trials', file, options: withTrials(1), provided: { update: 'new', ci: false } })
+    expect(recorded.judgement.baselineState).toBe('written')
+    expect(recorded.result.trials).toHaveLength(3)
+    expect(recorded.result.counts.completed).toBe(120)
+    expect(recorded.judgement.notes.join('\n')).toMatch(/\[trials\] \(3 trials\)[\s\S]*between-trial spread over 3 recorded trials: tpotMs p50/)
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'trials.bench.ts.json'), 'utf8')) as { entries: Record<string, { trials?: unknown[] }> }
+    expect(stored.entries.trials?.trials).toHaveLength(3)
+
+    const same = await runStandaloneBench({ name: 'trials', file, options: withTrials(1), provided: { update: 'none', ci: true } })
+    expect(same.judgement.verdict?.status).not.toBe('fail')
+    expect(same.result.trials?.length).toBeGreaterThanOrEqual(1)
+    expect(same.judgement.verdict?.checks[0]?.trials?.baseline).toBe(3)
+
+    const slow = await runStandaloneBench({ name: 'trials', file, options: withTrials(3), provided: { update: 'none', ci: true } })
+    if (slow.result.client.keptUp && (slow.result.client.selfCheck?.disturbed.length ?? 0) === 0) {
+      expect(slow.judgement.verdict?.status).toBe('fail')
+      // A fail is measured again until the budget: it holds on every trial together.
+      expect(slow.result.trials).toHaveLength(3)
+      expect(slow.judgement.verdict?.checks[0]?.trials).toEqual({ baseline: 3, current: 3 })
+    }
+    const once = await runStandaloneBench({ name: 'trials', file, options: { ...options(3), trials: { max: 1 } }, provided: { update: 'none', ci: true } })
+    expect(once.result.trials).toHaveLength(1)
+  })
+
   test('writes the baseline beside the bench file, then judges a 3x slower run a regression', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
@@ -132,7 +161,7 @@ describe('createStandaloneBenchLlm', () => {
     createStandaloneBenchLlm(register, { file, env: {}, log: (line) => lines.push(line) })('chat steady', options(1))
     await registered[0]?.fn()
     expect(lines[0]).toMatch(/^chat steady: 40\/40 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/)
-    expect(lines.some((line) => line.startsWith('baseline written: ') && line.endsWith('[chat steady]'))).toBe(true)
+    expect(lines.some((line) => line.startsWith('baseline written: ') && line.includes('[chat steady] (5 trials)'))).toBe(true)
     const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'chat.bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
     expect(Object.keys(stored.entries)).toEqual(['chat steady'])
 

@@ -146,7 +146,7 @@ describe('early option validation (at registration, before any server starts)', 
     const options = { workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } }
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { record: 0 } })).toThrow(/`trials.record`: must be a whole number from 1 to 20, got 0/)
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { max: 2.5 } })).toThrow(/`trials.max`: must be a whole number/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { restartServer: 'yes' } })).toThrow(/`trials.restartServer`: must be true or false/)
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { restartServer: 'yes' } })).toThrow(/`trials.restartServer`: must be true, false or 'record'/)
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { onInconclusive: 'error' } })).toThrow(/`trials.onInconclusive`: must be 'warn', 'fail' or 'pass'/)
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { recrd: 3 } })).toThrow(/`trials.recrd`: is not a trials option/)
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { record: 5, max: 1, restartServer: true, onInconclusive: 'fail' } })).not.toThrow()

@@ -117,7 +117,7 @@ describe('judgeBench', () => {
     await judgeBench(input(file, resultWith(31, 1)))
     // 10 % slower against a +10% tolerance: the interval straddles the limit.
     const edge = resultWith(32, 1.1)
-    const trials = { record: 5, max: 3, restartServer: false }
+    const trials = { record: 5, max: 3, restartServer: 'never' as const }
     const warn = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'warn' } }))
     expect(warn.verdict?.status).toBe('inconclusive')
     expect(warn.failure).toBeUndefined()

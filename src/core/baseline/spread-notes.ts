@@ -4,6 +4,9 @@ import { parseRegressionPolicy } from './regression-policy.ts'
 import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
 import type { TrialFigure } from './trial-interval.ts'
 
+/** A supported tolerance above this share of the gate's tolerance is called marginal. */
+const MARGINAL = 0.8
+
 const pct = (fraction: number): string => `${Number((fraction * 100).toPrecision(2))}%`
 
 /**
@@ -30,12 +33,16 @@ export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy, maxT
     const downward = (up: number): number => (gate.figure.statistic === 'value' ? 1 - 1 / (1 + up) : up)
     const once = downward(supportedTolerance(spread, values.length, 1, parsed.confidence))
     const most = downward(supportedTolerance(spread, values.length, maxTrials, parsed.confidence))
+    const sign = gate.figure.statistic === 'value' ? '-' : '+'
+    const needs = `an unchanged run passes only with a tolerance of at least ${sign}${pct(once)} (1 trial) or ${sign}${pct(most)} (${maxTrials} trials)`
     if (most > gate.tolerance) {
-      const sign = gate.figure.statistic === 'value' ? '-' : '+'
       problems.push(
-        `${gate.label}: the recorded trials spread ${pct(Math.exp(spread.logStdDev) - 1)}, too much for ${sign}${pct(gate.tolerance)} to decide: an unchanged run passes only with a tolerance of at least ${sign}${pct(once)} (1 trial) or ${sign}${pct(most)} (${maxTrials} trials). ` +
+        `${gate.label}: the recorded trials spread ${pct(Math.exp(spread.logStdDev) - 1)}, too much for ${sign}${pct(gate.tolerance)} to decide: ${needs}. ` +
           'Record more trials (`trials.record`), widen the tolerance, or gate a steadier figure.',
       )
+    } else if (most > MARGINAL * gate.tolerance) {
+      // A spread estimated from a few trials is itself uncertain: a tolerance this close to what it supports often stays undecided.
+      problems.push(`${gate.label}: ${sign}${pct(gate.tolerance)} is close to what the recorded spread supports (${needs}): expect inconclusive verdicts; more recorded trials would tell.`)
     }
   }
   if (spreads.length === 0) return []
