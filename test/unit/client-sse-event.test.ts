@@ -63,7 +63,11 @@ describe('failure messages', () => {
 
   test('httpFailure adds what to do for auth and routing errors', () => {
     expect(httpFailure(401, '{"message":"no"}')).toEqual({ kind: 'http', status: 401, message: 'HTTP 401: no. Check target.apiKey (or OPENAI_API_KEY).' })
-    expect(httpFailure(404, '').message).toBe('HTTP 404: empty body. Check target.baseUrl, target.api and target.model.')
+    expect(httpFailure(404, '').message).toBe("HTTP 404: empty body. Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model.")
+    // With the URL, and a server message ending in a period not doubled.
+    expect(httpFailure(404, '{"detail":"Not Found."}', 'http://127.0.0.1:8000/v1/completions').message).toBe(
+      "POST http://127.0.0.1:8000/v1/completions: HTTP 404: Not Found. Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model.",
+    )
   })
 
   test('errorCodeOf looks into AggregateError (dual-stack connect) and cause', () => {

@@ -114,6 +114,23 @@ describe('launching a server', () => {
     expect(log).toContain('had already ended on its own (was killed by SIGKILL)')
   })
 
+  test('a launched server that buffers its stream (whole output in one write) is found by the idle probe: no TTFT reported', async () => {
+    const { result } = await runStandaloneBench({
+      name: 'buffered',
+      file: path.join(logDir, 'buffered.bench.ts'),
+      options: {
+        server: fakeSpec('buffered'),
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 5 } },
+        load: { concurrency: 2, requests: 8 },
+        baseline: false,
+      },
+      provided: { update: 'none', ci: true },
+    })
+    expect(result.streaming).toMatchObject({ streamed: false, evidence: 'probe', probeRequests: 3 })
+    expect(result.metrics.ttftMs.count).toBe(0)
+    expect(result.metrics.e2eMs.count).toBe(8)
+  })
+
   test('starts, discovers the model, prints the log path, and redacts secrets everywhere it writes', async () => {
     const printed: string[] = []
     const server = await startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), { print: (line) => printed.push(line) })
@@ -370,5 +387,13 @@ describe('a test body that throws', () => {
     expect(reachedThrow).toBe(true)
     await expectNoProcessesWith(thrownMarker)
     expect(pool.size).toBe(0)
+  })
+})
+
+describe('command() options', () => {
+  test('without options it waits on http://127.0.0.1:{port}/health; without {port} in its arguments it says what to give', () => {
+    expect(command(['my-server', '--port', '{port}']).readyUrl).toBe('http://127.0.0.1:{port}/health')
+    expect(() => command(['my-server'])).toThrow(/`command`: command\(\["my-server"\]\) has no `\{port\}` in its arguments and no `readyUrl`\. Pass the port as '\{port\}'/)
+    expect(command(['my-server'], { readyUrl: 'http://127.0.0.1:9000/ready' }).baseUrl).toBe('http://127.0.0.1:9000')
   })
 })

@@ -108,6 +108,23 @@ describe('compare with trials', () => {
   })
 })
 
+describe('compare and the client lateness', () => {
+  test('a latency fail no larger than how late the client read becomes inconclusive and says so', () => {
+    const baseline = baselineEntryFrom(trial(100, 10))
+    const slower = trial(101, 13)
+    const policy = { ttftMs: { p50: '+10%' as const } }
+    expect(compare(baseline, slower, policy).status).toBe('fail')
+    const lateness = { watchedRequests: 400, lateRequests: 120, share: 0.3, thresholdMs: 5, p50Ms: 2, p99Ms: 8, maxMs: 12 }
+    const late: BenchmarkResult = { ...slower, client: { ...slower.client, lateness } }
+    const verdict = compare(baseline, late, policy)
+    expect(verdict.status).toBe('inconclusive')
+    expect(verdict.checks[0]?.reason).toMatch(/^the change \(\d+\.\d+ ms\) is within the client's measured lateness \(p99 8\.00 ms, 120 of 400 requests read more than 5 ms late\)/)
+    // A change well beyond the lateness still fails.
+    const muchSlower: BenchmarkResult = { ...trial(102, 40), client: { ...slower.client, lateness } }
+    expect(compare(baseline, muchSlower, policy).status).toBe('fail')
+  })
+})
+
 describe('spreadNotes', () => {
   test('names each gate the recorded spread cannot support, with the tolerance it can', () => {
     const entry = baselineEntryFrom(trials(80, [100, 125, 80, 110, 90]))

@@ -264,6 +264,16 @@ export function compare(
       }
     }
   }
+  const late = result.client.lateness
+  if (late && late.lateRequests > 0) {
+    for (const [i, check] of checks.entries()) {
+      const change = Math.abs(check.current - check.baseline)
+      // A latency change no larger than how late the client read is not the server's to answer for.
+      if (check.unit !== 'ms' || check.status !== 'fail' || change > late.p99Ms) continue
+      const reason = `the change (${change.toFixed(2)} ms) is within the client's measured lateness (p99 ${late.p99Ms.toFixed(2)} ms, ${late.lateRequests} of ${late.watchedRequests} requests read more than ${late.thresholdMs} ms late)`
+      checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
+    }
+  }
   const disturbed = result.client.selfCheck?.disturbed ?? []
   if (disturbed.length > 0) {
     const why = `the machine was disturbed while this run measured (${disturbed.join('; ')})`

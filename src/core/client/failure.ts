@@ -53,15 +53,17 @@ export function serverMessageOf(body: string): string {
 
 function httpHint(status: number): string {
   if (status === 401 || status === 403) return ' Check target.apiKey (or OPENAI_API_KEY).'
-  if (status === 404) return ' Check target.baseUrl, target.api and target.model.'
+  if (status === 404) return " Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model."
   if (status === 429) return ' The server is rate-limiting: lower the load or raise its limits.'
   return ''
 }
 
-/** A non-2xx response. */
-export function httpFailure(status: number, body: string): RequestFailure {
+/** A non-2xx response to `POST url`: the status, the server's own message (bounded) and what to check. */
+export function httpFailure(status: number, body: string, url?: string): RequestFailure {
   const detail = body.length > 0 ? serverMessageOf(body) : 'empty body'
-  return { kind: 'http', status, message: `HTTP ${status}: ${detail}.${httpHint(status)}` }
+  // A server message that ends its own sentence gets no second period.
+  const end = /[.!?]$/.test(detail) ? '' : '.'
+  return { kind: 'http', status, message: `${url ? `POST ${url}: ` : ''}HTTP ${status}: ${detail}${end}${httpHint(status)}` }
 }
 
 const NETWORK_CAUSES: Record<string, string> = {

@@ -205,7 +205,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     } else if (this.mode === 'json') {
       this.finishWholeBody(now)
     } else {
-      this.settle(httpFailure(this.status, this.bodyText()), now)
+      this.settle(httpFailure(this.status, this.bodyText(), this.context.url), now)
     }
   }
 

@@ -1,3 +1,4 @@
+import { OptionsError } from '../errors.ts'
 import { PORT_PLACEHOLDER, type ConnectSpec, type LaunchSpec } from './server-spec.ts'
 
 /** Options every preset shares. */
@@ -54,22 +55,36 @@ export function llamaCpp(options: PresetOptions & { /** Path of the GGUF file. *
  * Any other server: `argv[0]` is the executable. Put `{port}` in the arguments and in `readyUrl`
  * to have a free port chosen, or give a fixed port in `readyUrl`.
  */
+/** Where `command()` waits for readiness when no `readyUrl` is given. */
+const DEFAULT_COMMAND_READY_URL = `http://127.0.0.1:${PORT_PLACEHOLDER}/health`
+
 export function command(
   argv: readonly string[],
   options: Omit<PresetOptions, 'args' | 'bin'> & {
     /** Model name requests use. Default: the first model listed by `GET /v1/models`. */
     model?: string
-    /** URL answering 2xx once ready, e.g. `http://127.0.0.1:{port}/health`. Its origin is the server root unless `baseUrl` is given. */
-    readyUrl: string
+    /**
+     * URL answering 2xx once ready, e.g. `http://127.0.0.1:{port}/health`. Its origin is the server
+     * root unless `baseUrl` is given. Default `http://127.0.0.1:{port}/health` (the command must
+     * then take the port from `{port}` in its arguments).
+     */
+    readyUrl?: string
     /** Server root, when it differs from `readyUrl`'s origin. */
     baseUrl?: string
     /** Name in logs and results. Default: the executable's base name. */
     name?: string
-  },
+  } = {},
 ): LaunchSpec {
   const [bin, ...args] = argv
   if (bin === undefined) throw new TypeError('command() needs at least the executable: command(["my-server", "--port", "{port}"], { readyUrl })')
-  const { readyUrl, baseUrl, name, ...rest } = options
+  const { readyUrl = DEFAULT_COMMAND_READY_URL, baseUrl, name, ...rest } = options
+  if (readyUrl === DEFAULT_COMMAND_READY_URL && !args.some((arg) => arg.includes(PORT_PLACEHOLDER))) {
+    throw new OptionsError(
+      'command',
+      `command(${JSON.stringify([...argv])}) has no \`{port}\` in its arguments and no \`readyUrl\``,
+      "Pass the port as '{port}' (e.g. ['my-server', '--port', '{port}']), or give `{ readyUrl: 'http://127.0.0.1:8000/health' }`.",
+    )
+  }
   const spec = launch(name ?? bin.split(/[\\/]/).pop() ?? bin, bin, args, rest)
   spec.readyUrl = readyUrl
   spec.baseUrl = baseUrl ?? originOf(readyUrl)
