@@ -4,7 +4,7 @@ import { OptionsError } from './errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { validateOptions } from './options.ts'
 import { redactConfig } from './redact.ts'
-import { collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
+import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo } from './types.ts'
@@ -86,6 +86,8 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   }
 
   try {
+    // Before anything is sent: the loop must not compete with the load.
+    const cpuCalibrationMs = calibrateCpu()
     const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined)
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
@@ -127,7 +129,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
     const health = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness)
-    const client_: ClientHealth = host ? { ...health, selfCheck: selfCheckOf(host, health) } : health
+    const client_: ClientHealth = host ? { ...health, selfCheck: selfCheckOf(host, health, cpuCalibrationMs) } : health
     warnings.push(...client_.warnings)
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)

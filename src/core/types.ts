@@ -419,6 +419,8 @@ export interface SelfCheck {
   eventLoopDelayP99Ms?: number
   /** Share of requests read more than 5 ms late, 0..1. */
   lateShare?: number
+  /** How long a fixed CPU loop took before the load, ms (median of 5): this machine's speed then, compared with the baseline's. */
+  cpuCalibrationMs?: number
   /** What disturbed the run, one phrase each; empty when nothing did. */
   disturbed: string[]
 }

@@ -12,6 +12,7 @@ import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
 import { trialsOf } from '../trials/index.ts'
+import { machineSpeedChange } from '../telemetry/self-check.ts'
 import type { TrialFigure } from './trial-interval.ts'
 import { figuresOf, trialInterval } from './trial-interval.ts'
 
@@ -274,7 +275,8 @@ export function compare(
       checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
     }
   }
-  const disturbed = result.client.selfCheck?.disturbed ?? []
+  const speed = machineSpeedChange(baseline.selfCheck, result.client.selfCheck)
+  const disturbed = [...(result.client.selfCheck?.disturbed ?? []), ...(speed ? [speed] : [])]
   if (disturbed.length > 0) {
     const why = `the machine was disturbed while this run measured (${disturbed.join('; ')})`
     notes.push(`${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`)

@@ -27,4 +27,5 @@ export {
 } from './nvidia-smi.ts'
 export { LineBuffer } from './line-buffer.ts'
 export { startHostLoad, type HostLoad, type HostLoadWatch } from './host-load.ts'
-export { selfCheckOf } from './self-check.ts'
+export { machineSpeedChange, selfCheckOf } from './self-check.ts'
+export { calibrateCpu } from './cpu-calibration.ts'

@@ -13,7 +13,11 @@ export const LATE_SHARE_LIMIT = 0.2
 const pct = (share: number): string => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`
 
 /** The self-check of one run: the machine's load and the client's health, and what of it disturbed the run. */
-export function selfCheckOf(host: HostLoad, client: Pick<ClientHealth, 'eventLoopDelayMs' | 'lateness' | 'keptUp' | 'generatorLagMs'>): SelfCheck {
+export function selfCheckOf(
+  host: HostLoad,
+  client: Pick<ClientHealth, 'eventLoopDelayMs' | 'lateness' | 'keptUp' | 'generatorLagMs'>,
+  cpuCalibrationMs?: number,
+): SelfCheck {
   const disturbed: string[] = []
   if (host.otherCores !== undefined && host.otherCores > OTHER_CORES_LIMIT) {
     disturbed.push(`other processes used ${host.otherCores.toFixed(1)} of ${host.cores} cores`)
@@ -30,6 +34,24 @@ export function selfCheckOf(host: HostLoad, client: Pick<ClientHealth, 'eventLoo
     ...host,
     ...(delay !== undefined ? { eventLoopDelayP99Ms: delay } : {}),
     ...(late ? { lateShare: late.share } : {}),
+    ...(cpuCalibrationMs !== undefined ? { cpuCalibrationMs } : {}),
     disturbed,
   }
+}
+
+/** A machine this much slower or faster than when the baseline was recorded is not the same machine to compare on. */
+export const CPU_SPEED_TOLERANCE = 0.1
+
+/**
+ * The machine's speed now against the baseline's (their CPU calibrations), as a disturbance when it
+ * moved more than {@link CPU_SPEED_TOLERANCE}; undefined when it did not or either side lacks one.
+ */
+export function machineSpeedChange(baseline: SelfCheck | undefined, current: SelfCheck | undefined): string | undefined {
+  const before = baseline?.cpuCalibrationMs
+  const now = current?.cpuCalibrationMs
+  if (before === undefined || now === undefined || !(before > 0)) return undefined
+  const ratio = now / before
+  if (Math.abs(ratio - 1) <= CPU_SPEED_TOLERANCE) return undefined
+  const how = ratio > 1 ? `${((ratio - 1) * 100).toFixed(0)} % slower` : `${((1 / ratio - 1) * 100).toFixed(0)} % faster`
+  return `this machine ran ${how} than when the baseline was recorded (a fixed CPU loop took ${now.toFixed(1)} ms, then ${before.toFixed(1)} ms)`
 }

@@ -40,6 +40,8 @@ function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
     loadAverage1m: last.loadAverage1m,
     disturbed: checks.flatMap((c, i) => (c?.disturbed ?? []).map((why) => `trial ${i + 1}: ${why}`)),
   }
+  const calibrations = present.map((c) => c.cpuCalibrationMs).filter((v): v is number => v !== undefined).sort((a, b) => a - b)
+  if (calibrations.length > 0) merged.cpuCalibrationMs = calibrations[Math.floor(calibrations.length / 2)] as number
   const figures = {
     otherCores: worst((c) => c.otherCores),
     stealShare: worst((c) => c.stealShare),
