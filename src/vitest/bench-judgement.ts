@@ -122,7 +122,11 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
 
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
   const cannotJudge = unjudgeable(input)
-  if (cannotJudge !== undefined) {
+  const disturbed = input.result.client.selfCheck?.disturbed ?? []
+  if (cannotJudge !== undefined && input.serverEnded === undefined && disturbed.length > 0) {
+    // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's.
+    notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
+  } else if (cannotJudge !== undefined) {
     failed = true
     blocks.push(cannotJudge)
   }

@@ -83,6 +83,13 @@ describe('judgeBench', () => {
     // 1 failure in 401 (0.25 %) is within the default; a bench's own error SLO replaces the default.
     const few = await judgeBench(input(file, { ...failing, counts: { total: 401, completed: 400, failed: 1 } }))
     expect(few.failure).toBeUndefined()
+    // On a disturbed machine the same failures are not judged, and not failed: the machine is named.
+    const busy: BenchmarkResult = { ...failing, client: { ...failing.client, selfCheck: { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] } } }
+    const onBusy = await judgeBench(input(file, busy))
+    expect(onBusy.failure).toBeUndefined()
+    expect(onBusy.notes.join('\n')).toContain('not judged: 10 of 410 requests failed')
+    expect(onBusy.notes.join('\n')).toContain('Not failed either: the machine was disturbed (other processes used 1.9 of 2 cores)')
+    await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
     expect(own.baselineState).toBe('written')
