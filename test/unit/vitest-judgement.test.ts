@@ -85,11 +85,12 @@ describe('judgeBench', () => {
     expect(few.failure).toBeUndefined()
     // On a disturbed machine the same failures are not judged, and not failed: the machine is named.
     const busy: BenchmarkResult = { ...failing, client: { ...failing.client, selfCheck: { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] } } }
-    const onBusy = await judgeBench(input(file, busy))
+    const busyFile = join(dir, 'failing-busy.bench.ts')
+    const onBusy = await judgeBench(input(busyFile, busy))
     expect(onBusy.failure).toBeUndefined()
     expect(onBusy.notes.join('\n')).toContain('not judged: 10 of 410 requests failed')
     expect(onBusy.notes.join('\n')).toContain('Not failed either: the machine was disturbed (other processes used 1.9 of 2 cores)')
-    await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
+    await expect(readFile(baselinePathFor(busyFile), 'utf8')).rejects.toThrow(/ENOENT/)
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
     expect(own.baselineState).toBe('written')
