@@ -4,7 +4,7 @@
  * restarts, llama-server), and prints each run's verdicts and a summary.
  *
  *   npm exec -- node perf/llama-verdicts.ts --dir /tmp/lv --record
- *   npm exec -- node perf/llama-verdicts.ts --dir /tmp/lv --runs 10 [--extra "-ub 1"] [--hogs 2] [--label quiet]
+ *   npm exec -- node perf/llama-verdicts.ts --dir /tmp/lv --runs 10 [--extra="-ub 1"] [--hogs 2] [--label quiet]
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards).
@@ -37,6 +37,13 @@ interface Check { metric: string; statistic: string; status: string; ratio: numb
 interface Entry { name: string; state: string; verdict?: { status: string; checks: Check[] }; baselineState?: string; result: { trials?: unknown[]; counts: { completed: number; total: number }; client: { selfCheck?: { disturbed: string[]; otherCores?: number } }; streaming: { burstRequests: number; evidence: string }; metrics: { ttftMs: { count: number } } } }
 
 const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+// Stopped early (Ctrl-C, kill): the hogs must not outlive the script.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const hog of hogs) hog.kill('SIGKILL')
+    process.exit(130)
+  })
+}
 const totals = new Map<string, number>()
 const bump = (key: string) => totals.set(key, (totals.get(key) ?? 0) + 1)
 try {

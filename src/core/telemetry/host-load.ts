@@ -10,7 +10,7 @@ interface CpuTimes {
   busy: number
   total: number
   steal: number
-  own: number
+  own: number | undefined
   server: number
 }
 
@@ -62,9 +62,14 @@ function groupTicks(pgid: number | undefined): number {
   return ticks
 }
 
-function ownTicks(): number {
-  const usage = process.cpuUsage()
-  return ((usage.user + usage.system) / 1e6) * TICKS_PER_SECOND
+/** This process's CPU time in ticks; undefined where the runtime cannot say. */
+function ownTicks(): number | undefined {
+  try {
+    const usage = process.cpuUsage()
+    return ((usage.user + usage.system) / 1e6) * TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
 }
 
 function sample(serverPgid: number | undefined): CpuTimes | undefined {
@@ -86,13 +91,20 @@ export function startHostLoad(options: { serverPgid?: number; localUnknownServer
   return {
     stop(): HostLoad {
       const cores = os.cpus().length || 1
-      const loadAverage1m = os.loadavg()[0] ?? 0
+      let loadAverage1m = 0
+      try {
+        loadAverage1m = os.loadavg()[0] ?? 0
+      } catch {
+        // A runtime without load averages: shown as 0, never judged.
+      }
       const after = sample(options.serverPgid)
       if (before === undefined || after === undefined || !(after.total > before.total)) return { cores, loadAverage1m }
       const total = after.total - before.total
-      const others = after.busy - before.busy - (after.own - before.own) - (after.server - before.server)
       const load: HostLoad = { cores, loadAverage1m, stealShare: (after.steal - before.steal) / total }
-      if (!options.localUnknownServer) load.otherCores = Math.max(0, (others / total) * cores)
+      if (!options.localUnknownServer && before.own !== undefined && after.own !== undefined) {
+        const others = after.busy - before.busy - (after.own - before.own) - (after.server - before.server)
+        load.otherCores = Math.max(0, (others / total) * cores)
+      }
       return load
     },
   }
