@@ -403,8 +403,7 @@ export interface EnvironmentInfo {
 /**
  * Whether the client or the machine was disturbed while the run measured: what the baseline
  * quality gate and the verdict read. Thresholds: other processes above 0.5 cores, steal above 5 %,
- * event-loop delay p99 above 30 ms, more than 20 % of requests read more than 5 ms late, a client
- * that fell behind its schedule.
+ * event-loop delay p99 above 30 ms, a client that fell behind its schedule.
  */
 export interface SelfCheck {
   /** Logical CPUs of this machine. */

@@ -7,9 +7,6 @@ export const OTHER_CORES_LIMIT = 0.5
 export const STEAL_LIMIT = 0.05
 /** Event-loop delay p99 above this many milliseconds: timestamps were taken late. */
 export const EVENT_LOOP_P99_LIMIT_MS = 30
-/** More than this share of requests read late (see `ClientLateness`) disturbs a measurement. */
-export const LATE_SHARE_LIMIT = 0.2
-
 const pct = (share: number): string => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`
 
 /** The self-check of one run: the machine's load and the client's health, and what of it disturbed the run. */
@@ -25,10 +22,10 @@ export function selfCheckOf(
   if (host.stealShare !== undefined && host.stealShare > STEAL_LIMIT) disturbed.push(`the hypervisor took ${pct(host.stealShare)} of the CPU (steal)`)
   const delay = client.eventLoopDelayMs?.p99
   if (delay !== undefined && delay > EVENT_LOOP_P99_LIMIT_MS) disturbed.push(`the client's event loop was held up (delay p99 ${delay.toFixed(0)} ms)`)
+  // Late reads are not a disturbance of their own: a server sharing the client's cores makes 10 to
+  // 29 % of llama-server's requests late on a quiet machine. They are measured per request, and a
+  // latency change within them is inconclusive (compare).
   const late = client.lateness
-  if (late && late.share > LATE_SHARE_LIMIT) {
-    disturbed.push(`${pct(late.share)} of requests were read more than ${late.thresholdMs} ms late (p99 ${late.p99Ms.toFixed(0)} ms)`)
-  }
   if (!client.keptUp && client.generatorLagMs) disturbed.push(`the client fell behind its schedule (lag p99 ${client.generatorLagMs.p99.toFixed(0)} ms)`)
   return {
     ...host,
