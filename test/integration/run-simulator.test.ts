@@ -34,7 +34,8 @@ describe('runBenchmark against the simulator', () => {
     )
     expect(result.counts).toEqual({ total: 30, completed: 30, failed: 0 })
     const records = result.requests as RequestRecord[]
-    const entries = sim.schedule.filter((entry) => entry.fault === undefined).slice(2)
+    // Before them: the idle streaming probe's request(s), then the 2 warm-up requests.
+    const entries = sim.schedule.filter((entry) => entry.fault === undefined).slice((result.streaming.probeRequests ?? 0) + 2)
     expect(entries).toHaveLength(30)
     // At concurrency 1 the requests are sequential: the n-th record is the n-th arrival.
     const ttftDiff: number[] = []

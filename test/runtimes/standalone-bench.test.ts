@@ -160,7 +160,8 @@ describe('createStandaloneBenchLlm', () => {
     const { registered, register } = runner()
     createStandaloneBenchLlm(register, { file, env: {}, log: (line) => lines.push(line) })('chat steady', options(1))
     await registered[0]?.fn()
-    expect(lines[0]).toMatch(/^chat steady: 40\/40 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/)
+    // A baseline is recorded from 5 trials of 40 requests.
+    expect(lines[0]).toMatch(/^chat steady: 200\/200 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/)
     expect(lines.some((line) => line.startsWith('baseline written: ') && line.includes('[chat steady] (5 trials)'))).toBe(true)
     const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'chat.bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
     expect(Object.keys(stored.entries)).toEqual(['chat steady'])

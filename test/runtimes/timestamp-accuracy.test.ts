@@ -38,7 +38,8 @@ test(`${detectRuntime().name}: TTFT and TPOT as the simulator produced them, wit
   expect(result.counts).toEqual({ total: 30, completed: 30, failed: 0 })
   expect(result.environment.runtime).toEqual(detectRuntime())
   const records = result.requests as RequestRecord[]
-  const entries = sim.schedule
+  // The idle streaming probe's request(s) came first.
+  const entries = sim.schedule.slice(result.streaming.probeRequests ?? 0)
   expect(entries).toHaveLength(30)
   const ttftDiff: number[] = []
   const tpotDiff: number[] = []
