@@ -54,13 +54,13 @@ describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
 })
 
 describe('machineSpeedChange and calibrateCpu', () => {
-  test('a machine more than 10 % slower than at recording is named; faster, within 10 %, or without a figure, nothing', async () => {
+  test('a machine more than 15 % slower than at recording is named; faster, within 15 %, or without a figure, nothing', async () => {
     const { machineSpeedChange, calibrateCpu } = await import('../../src/core/telemetry/index.ts')
     const at = (cpuCalibrationMs: number) => ({ cores: 2, loadAverage1m: 1, disturbed: [], cpuCalibrationMs })
-    expect(machineSpeedChange(at(40), at(50))).toBe('this machine ran 25 % slower than when the baseline was recorded (a fixed CPU loop took 50.0 ms, then 40.0 ms)')
+    expect(machineSpeedChange(at(40), at(50))).toBe('this machine ran 25 % slower than when the baseline was recorded (a fixed CPU loop took 50.0 ms, against 40.0 ms when it was recorded)')
     // A faster machine does not excuse a slower server.
     expect(machineSpeedChange(at(50), at(40))).toBeUndefined()
-    expect(machineSpeedChange(at(40), at(43))).toBeUndefined()
+    expect(machineSpeedChange(at(40), at(45))).toBeUndefined()
     expect(machineSpeedChange(undefined, at(43))).toBeUndefined()
     expect(calibrateCpu()).toBeGreaterThan(0)
   })
