@@ -7,6 +7,7 @@ import { forwardProgress } from './bench-progress.ts'
 import { validateBenchLlmOptions, warnUndecidableGates } from './validate-bench-options.ts'
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
+import { benchTimeoutMs } from './bench-trials.ts'
 
 export { DEFAULT_BENCH_TIMEOUT_MS }
 
@@ -47,6 +48,7 @@ const register = benchRegistrar<BenchLlmOptions>({
   },
   run: runBench,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
+  wholeTimeoutMs: (timeoutMs, options) => benchTimeoutMs(timeoutMs, options.trials),
 })
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */

@@ -34,7 +34,7 @@ export interface BenchLlmOptions extends Omit<BenchmarkOptions, 'target' | 'sign
    * default policy (p50 and p99 TTFT and TPOT +10%, output tokens/s -5%).
    */
   baseline?: RegressionPolicy | false
-  /** Test timeout, milliseconds. Default 600000 (10 minutes). */
+  /** Time limit of one trial, milliseconds; the test's limit is this times the most trials it may run (`trials`) plus two. Default 600000 (10 minutes). */
   timeoutMs?: number
   /**
    * Empty the server's prefix cache before the bench (warm-up included), so it does not profit

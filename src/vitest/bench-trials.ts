@@ -75,3 +75,12 @@ export function resolveTrials(value: unknown): ResolvedTrials {
     onInconclusive: onInconclusive as ResolvedTrials['onInconclusive'],
   }
 }
+
+/**
+ * A bench's whole time limit, ms: `timeoutMs` holds for one trial, and a bench may measure up to
+ * `record` trials (a recording) or `max` (a comparison), plus two re-measured disturbed trials.
+ */
+export function benchTimeoutMs(timeoutMs: number, trials: unknown): number {
+  const resolved = resolveTrials(trials)
+  return timeoutMs * (Math.max(resolved.record, resolved.max) + 2)
+}

@@ -14,13 +14,16 @@ export interface BenchKind<Options> {
   run(ctx: TestContext, options: Options): Promise<void>
   /** Test timeout of a bench that sets no `timeoutMs`, milliseconds. */
   defaultTimeoutMs: number
+  /** The test's whole limit from the per-run `timeoutMs` (e.g. scaled by the trials it may run). Default: the same. */
+  wholeTimeoutMs?: (timeoutMs: number, options: Options) => number
 }
 
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
 export function benchRegistrar<Options extends { timeoutMs?: number }>(kind: BenchKind<Options>): (mode: BenchMode) => BenchRegistration<Options> {
   return (mode) => (name, options) => {
     kind.validate(name, options)
-    const timeout = options.timeoutMs ?? kind.defaultTimeoutMs
+    const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
+    const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
     const fn = (ctx: TestContext) => kind.run(ctx, options)
     if (mode === 'skip') test.skip(name, fn, timeout)
     else if (mode === 'only') test.only(name, fn, timeout)

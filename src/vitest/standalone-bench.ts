@@ -10,7 +10,7 @@ import { runBenchmark } from '../core/run.ts'
 import { BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
-import { resolveTrials } from './bench-trials.ts'
+import { benchTimeoutMs, resolveTrials } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
@@ -243,7 +243,7 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
     if (file === undefined) {
       throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
     }
-    const timeoutMs = options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS
+    const timeoutMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
     register(mode, name, async () => {
       // The runner's own timeout stops the test; this one also stops the requests in flight.
       const signal = AbortSignal.timeout(timeoutMs)
