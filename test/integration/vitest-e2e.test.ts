@@ -188,10 +188,11 @@ describe('vitest bench with the built package', () => {
   test('a slowed simulator fails with exit code 1 and a message naming metric, limit, baseline, ratio and n', async () => {
     const run = await vitestBenchUntilFailed(['chat'], { E2E_SPEED: '1.5' })
     expect(run.exitCode, run.output).toBe(1)
-    expect(run.output).toContain('chat > small > ttft p50: 30 of 30 requests completed')
+    // A fail is confirmed on 3 trials of 30 requests, against a baseline of 5.
+    expect(run.output).toContain('chat > small > ttft p50: 90 of 90 requests completed')
     expect(run.output).toMatch(/Baseline comparison: FAIL \(1 fail\)/)
     expect(run.output).toMatch(
-      /ttftMs p50 is \d+\.\d+ ms, baseline \d+\.\d+ ms: ratio 1\.\d{3} \(95% CI \[1\.\d{3}, 1\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+\.\d+ ms\); n = 30 baseline \/ 30 current requests\./,
+      /ttftMs p50 is \d+\.\d+ ms, baseline \d+\.\d+ ms: ratio 1\.\d{3} \(95% CI \[1\.\d{3}, 1\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+\.\d+ ms\); n = 150 baseline \/ 90 current requests\./,
     )
     expect(run.output).toContain('run `vitest bench -u` and commit')
   })
