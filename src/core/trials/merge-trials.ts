@@ -1,7 +1,7 @@
 import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../types.ts'
-import { MAX_KEPT_TRIALS, trialFiguresOf } from './trial-figures.ts'
+import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
 
 const LATENCY = [
   ['ttftMs', 'ttftUs'],
@@ -76,7 +76,7 @@ function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
 export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResult {
   const last = results[results.length - 1]
   if (last === undefined) throw new RangeError('mergeTrials needs at least one result')
-  const trials = results.flatMap((result) => result.trials ?? [trialFiguresOf(result)]).slice(-MAX_KEPT_TRIALS)
+  const trials = results.flatMap(trialsOf).slice(-MAX_KEPT_TRIALS)
   if (results.length === 1) return { ...last, trials }
 
   const durationMs = results.reduce((sum, r) => sum + r.durationMs, 0)
