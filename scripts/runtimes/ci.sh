@@ -90,7 +90,7 @@ _runtimes_reasons() {
   {
     echo "-- $2: $1"
     sed 's/\x1b\[[0-9;]*m//g' "$1" \
-      | grep -E 'FAIL|[✗×]|Error|error:|Regressed|No baseline|recorded on|measured another|SLO fail|Unhandled|Timed out|timed out' \
+      | grep -E 'FAIL|[✗×]|Error|error:|Regressed|No baseline|Not recorded|disturbed|not judged|recorded on|measured another|SLO fail|Unhandled|Timed out|timed out' \
       | grep -v '^ *$' | head -20
   } >>"${RUNTIMES_OUT}/reasons.txt"
 }
@@ -125,7 +125,18 @@ _runtimes_one() {
   if CI= LLM_BENCH_BASELINES="$baselines" $vitest bench --run -u --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-record.txt" 2>&1; then
     bench_steps+=("recorded")
   else
-    bench_steps+=("record FAILED"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-record.txt"; _runtimes_reasons "${log}-record.txt" "${rt} record"
+    # A recording the quality gate refused (the machine was disturbed: the message names the busiest
+    # other processes) is tried once more, as the unchanged run is; what was running is kept too.
+    _runtimes_reasons "${log}-record.txt" "${rt} record (first try)"
+    ps -eo pid,pcpu,etimes,comm --sort=-pcpu | head -8 >>"${RUNTIMES_OUT}/reasons.txt"
+    tail -40 "${log}-record.txt"
+    rm -rf "$baselines"
+    # shellcheck disable=SC2086
+    if CI= LLM_BENCH_BASELINES="$baselines" $vitest bench --run -u --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-record-2.txt" 2>&1; then
+      bench_steps+=("recorded on the second try (first try failed: see below)")
+    else
+      bench_steps+=("record FAILED twice"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-record-2.txt"; _runtimes_reasons "${log}-record-2.txt" "${rt} record (second try)"
+    fi
   fi
   # shellcheck disable=SC2086
   if CI=true LLM_BENCH_BASELINES="$baselines" $vitest bench --run --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-unchanged.txt" 2>&1; then

@@ -410,6 +410,12 @@ export interface SelfCheck {
   cores: number
   /** CPU used by other processes than the benchmark and its launched server, in cores (averaged over the window); absent where it cannot be told. */
   otherCores?: number
+  /**
+   * The busiest of those other processes (up to 3, each over 0.05 cores), busiest first: pid, command
+   * name (no arguments) and cores used over the window. A process that started and ended inside the
+   * window counts in `otherCores` but is not named.
+   */
+  busiestOthers?: { pid: number; command: string; cores: number }[]
   /** Share of CPU time taken by the hypervisor (steal), 0..1. */
   stealShare?: number
   /** 1-minute load average at the end of the window (counts the server under test too: shown, not judged). */

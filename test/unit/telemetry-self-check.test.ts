@@ -29,6 +29,14 @@ describe('selfCheckOf', () => {
     ])
     expect(check).toMatchObject({ eventLoopDelayP99Ms: 45, lateShare: 0.4 })
   })
+
+  test('the busiest other processes are named in the disturbance', () => {
+    const check = selfCheckOf(
+      { cores: 2, loadAverage1m: 3, otherCores: 0.93, busiestOthers: [{ pid: 41, command: 'deno', cores: 0.61 }, { pid: 7, command: 'cc1plus', cores: 0.2 }] },
+      quietClient,
+    )
+    expect(check.disturbed).toEqual(['other processes used 0.9 of 2 cores (busiest: deno pid 41 0.61, cc1plus pid 7 0.20)'])
+  })
 })
 
 describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
@@ -45,6 +53,10 @@ describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
       const load = watch.stop()
       const server = asServer.stop()
       expect(load.otherCores).toBeGreaterThan(0.5)
+      // The hog is named by its command, with about the core it spun; not when it is the server.
+      expect(load.busiestOthers?.[0]).toMatchObject({ pid: hog.pid, command: expect.stringMatching(/node/) })
+      expect(load.busiestOthers?.[0]?.cores).toBeGreaterThan(0.5)
+      expect(server.busiestOthers?.some((p) => p.pid === hog.pid) ?? false).toBe(false)
       expect(unknown.stop().otherCores).toBeUndefined()
       expect((load.otherCores ?? 0) - (server.otherCores ?? 0)).toBeGreaterThan(0.3)
     } finally {

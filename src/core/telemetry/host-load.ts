@@ -12,14 +12,21 @@ interface CpuTimes {
   steal: number
   own: number | undefined
   server: number
+  /** Every other process by pid: its command name and CPU ticks so far. */
+  others: Map<number, { command: string; ticks: number }>
 }
+
+/** How many of the busiest other processes a {@link HostLoad} names. */
+const BUSIEST_NAMED = 3
+/** Processes that used less than this many cores over a window are not named. */
+const BUSIEST_MIN_CORES = 0.05
 
 /**
  * What other work did on this machine over a window, as {@link HostLoadWatch.stop} returns it.
  * `otherCores` is undefined where `/proc` cannot say (not Linux), or when the server runs on this
  * machine but was not launched by the bench (its use cannot be told apart from other work).
  */
-export type HostLoad = Pick<SelfCheck, 'cores' | 'otherCores' | 'stealShare' | 'loadAverage1m'>
+export type HostLoad = Pick<SelfCheck, 'cores' | 'otherCores' | 'busiestOthers' | 'stealShare' | 'loadAverage1m'>
 
 /** A window being watched: {@link startHostLoad}. */
 export interface HostLoadWatch {
@@ -37,29 +44,51 @@ function readStat(): { busy: number; total: number; steal: number } | undefined 
   }
 }
 
-/** utime + stime of every process of the group, ticks; 0 when none is found. */
-function groupTicks(pgid: number | undefined): number {
-  if (pgid === undefined) return 0
-  let ticks = 0
+/**
+ * The file name of a process's program (argv[0] without its folder), never its arguments, which may
+ * hold secrets. Not the name in /proc/<pid>/stat: Node renames its main thread "MainThread".
+ */
+function commandName(pid: string): string | undefined {
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0', 1)[0] ?? ''
+    const name = argv0.slice(argv0.lastIndexOf('/') + 1)
+    return name.length > 0 ? name.slice(0, 40) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * CPU ticks (utime + stime) of the launched server's process group, and of every process outside it
+ * and outside this one, by pid with its command name ({@link commandName}).
+ */
+function processTicks(serverPgid: number | undefined): { server: number; others: CpuTimes['others'] } {
+  const others: CpuTimes['others'] = new Map()
+  let server = 0
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
-    return 0
+    return { server, others }
   }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
+    const pid = Number(entry)
+    if (pid === process.pid) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const open = stat.indexOf('(')
+      const close = stat.lastIndexOf(')')
       // Fields after the command name (which may hold spaces), from field 3 (state) on.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[2]) !== pgid) continue
-      ticks += Number(fields[11]) + Number(fields[12])
+      const fields = stat.slice(close + 2).split(' ')
+      const ticks = Number(fields[11]) + Number(fields[12])
+      if (serverPgid !== undefined && Number(fields[2]) === serverPgid) server += ticks
+      else others.set(pid, { command: commandName(entry) ?? stat.slice(open + 1, close), ticks })
     } catch {
       // The process ended meanwhile.
     }
   }
-  return ticks
+  return { server, others }
 }
 
 /** This process's CPU time in ticks; undefined where the runtime cannot say. */
@@ -75,7 +104,18 @@ function ownTicks(): number | undefined {
 function sample(serverPgid: number | undefined): CpuTimes | undefined {
   const stat = readStat()
   if (stat === undefined) return undefined
-  return { ...stat, own: ownTicks(), server: groupTicks(serverPgid) }
+  return { ...stat, own: ownTicks(), ...processTicks(serverPgid) }
+}
+
+/** The other processes that used the most CPU between two samples, busiest first, in cores. */
+function busiestOthers(before: CpuTimes['others'], after: CpuTimes['others'], ticksPerCore: number): NonNullable<HostLoad['busiestOthers']> {
+  const used: NonNullable<HostLoad['busiestOthers']> = []
+  for (const [pid, { command, ticks }] of after) {
+    // A process started during the window counts from zero.
+    const cores = (ticks - (before.get(pid)?.ticks ?? 0)) / ticksPerCore
+    if (cores >= BUSIEST_MIN_CORES) used.push({ pid, command, cores })
+  }
+  return used.sort((a, b) => b.cores - a.cores).slice(0, BUSIEST_NAMED)
 }
 
 /**
@@ -104,6 +144,8 @@ export function startHostLoad(options: { serverPgid?: number; localUnknownServer
       if (!options.localUnknownServer && before.own !== undefined && after.own !== undefined) {
         const others = after.busy - before.busy - (after.own - before.own) - (after.server - before.server)
         load.otherCores = Math.max(0, (others / total) * cores)
+        const busiest = busiestOthers(before.others, after.others, total / cores)
+        if (busiest.length > 0) load.busiestOthers = busiest
       }
       return load
     },

@@ -17,7 +17,8 @@ export function selfCheckOf(
 ): SelfCheck {
   const disturbed: string[] = []
   if (host.otherCores !== undefined && host.otherCores > OTHER_CORES_LIMIT) {
-    disturbed.push(`other processes used ${host.otherCores.toFixed(1)} of ${host.cores} cores`)
+    const named = (host.busiestOthers ?? []).map((p) => `${p.command} pid ${p.pid} ${p.cores.toFixed(2)}`)
+    disturbed.push(`other processes used ${host.otherCores.toFixed(1)} of ${host.cores} cores${named.length > 0 ? ` (busiest: ${named.join(', ')})` : ''}`)
   }
   if (host.stealShare !== undefined && host.stealShare > STEAL_LIMIT) disturbed.push(`the hypervisor took ${pct(host.stealShare)} of the CPU (steal)`)
   const delay = client.eventLoopDelayMs?.p99

@@ -49,6 +49,9 @@ function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
     lateShare: worst((c) => c.lateShare),
   }
   for (const [key, value] of Object.entries(figures)) if (value !== undefined) merged[key as keyof typeof figures] = value
+  // The processes named are those of the trial where other work was heaviest.
+  const busiest = present.filter((c) => c.otherCores === merged.otherCores && c.busiestOthers)[0]?.busiestOthers
+  if (busiest) merged.busiestOthers = busiest
   return merged
 }
 
