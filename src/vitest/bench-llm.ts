@@ -8,6 +8,7 @@ import { validateBenchLlmOptions, warnUndecidableGates } from './validate-bench-
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
 import { benchTimeoutMs } from './bench-trials.ts'
+import { benchUpdateCommand, withUpdateCommand } from './update-command.ts'
 
 export { DEFAULT_BENCH_TIMEOUT_MS }
 
@@ -26,6 +27,9 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     policy: options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
     ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
   })
+  // Messages that suggest an update name this bench's own command, not `vitest bench -u` (every bench).
+  const update = benchUpdateCommand(ctx.task)
+  const notes = judgement.notes.map((note) => withUpdateCommand(note, update))
   ctx.task.meta.llmBench = {
     // Per-request records are large: reporters get them only when the bench asked to record them.
     result: options.recordRequests ? result : { ...result, requests: undefined },
@@ -33,9 +37,9 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
     ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
     ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
-    ...(judgement.notes.length > 0 ? { notes: judgement.notes } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   }
-  if (judgement.failure) throw assertionError(judgement.failure)
+  if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, update))
 }
 
 /** Registers one LLM bench: `bench.llm(name, options)`. */

@@ -9,11 +9,16 @@ export type NamedTask = Readonly<Pick<RunnerTestCase, 'name' | 'suite' | 'file'>
  * obsolete-entry check can compare the two).
  */
 export function benchNameOf(task: NamedTask): string {
+  return benchNamesOf(task).join(' > ')
+}
+
+/** A bench's describe names, outermost first, then its own name. */
+export function benchNamesOf(task: NamedTask): string[] {
   const names: string[] = [task.name]
   let suite = task.suite
   while (suite && suite !== (task.file as unknown) && suite.name) {
     names.unshift(suite.name)
     suite = suite.suite
   }
-  return names.join(' > ')
+  return names
 }

@@ -1,4 +1,7 @@
-import { recordArtifact, type RunnerTestCase } from 'vitest'
+// A namespace import: `recordArtifact` is new in Vitest 4, and a named import of it would stop the
+// package from loading on Vitest 3 before the plugin can say which Vitest it needs.
+import * as vitestApi from 'vitest'
+import type { RunnerTestCase } from 'vitest'
 import type { Progress } from '../core/types.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from './progress-artifact.ts'
 
@@ -49,7 +52,7 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
       const ttft = median(recent)
       if (ttft !== undefined) artifact.ttftP50Ms = ttft
       // Progress is best effort: a reporter channel that fails must not fail the bench.
-      inFlight = recordArtifact(task, artifact)
+      inFlight = vitestApi.recordArtifact(task, artifact)
         .catch(() => undefined)
         .finally(() => (inFlight = undefined))
     },

@@ -36,6 +36,7 @@ import type { LlmBenchProvided } from './provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
+import { benchUpdateCommand, withUpdateCommand } from './update-command.ts'
 import { isRecord } from '../core/is-record.ts'
 
 /** Default test timeout of a sweep, milliseconds: sweeps run many benchmarks. */
@@ -263,7 +264,8 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
     const headline = `${name}: ${result.points.length} points in ${(result.durationMs / 1000).toFixed(1)} s`
     const failures = failed.map((check) => `${check.name}: ${check.message}`).join('\n')
     const parts = [headline, ...(failures ? [failures] : []), formatSweepHeadlines(result).join('\n'), formatSweepTable(result), ...blocks]
-    const error = new Error(parts.filter((part) => part !== '').join('\n\n'))
+    // Messages that suggest an update name this sweep's own command, not `vitest bench -u` (every bench).
+    const error = new Error(withUpdateCommand(parts.filter((part) => part !== '').join('\n\n'), benchUpdateCommand(ctx.task)))
     error.name = 'LlmBenchAssertionError'
     throw error
   }

@@ -21,6 +21,8 @@ export interface BenchFileNames {
 export interface ObsoleteBaselines {
   /** The baseline file. */
   path: string
+  /** The bench file it belongs to. */
+  benchFile: string
   /** Entries whose bench did not run, sorted. */
   names: string[]
   /** True when they were removed (`-u`). */
@@ -84,9 +86,9 @@ export async function reconcileObsoleteBaselines(
     if (options.update === 'all') {
       for (const name of store.names()) if (file.names.has(name)) store.markChecked(name)
       const summary = await store.save()
-      found.push({ path, names: summary.removed, removed: true })
+      found.push({ path, benchFile: file.file, names: summary.removed, removed: true })
     } else {
-      found.push({ path, names: obsolete, removed: false })
+      found.push({ path, benchFile: file.file, names: obsolete, removed: false })
     }
   }
   return found
@@ -98,7 +100,7 @@ export function formatObsoleteBaselines(obsolete: ObsoleteBaselines, root: strin
   const names = obsolete.names.join(', ')
   return obsolete.removed
     ? `Removed obsolete baseline entries from ${path}: ${names}`
-    : `Obsolete baseline entries in ${path}: ${names} (run \`vitest bench -u\` to remove them)`
+    : `Obsolete baseline entries in ${path}: ${names} (run \`npx vitest bench ${relative(root, obsolete.benchFile) || obsolete.benchFile} -u\` to remove them)`
 }
 
 /**

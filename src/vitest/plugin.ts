@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 // From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
 import type { Plugin } from 'vitest/config'
-import type { Vitest } from 'vitest/node'
+import { version as vitestVersion, type Vitest } from 'vitest/node'
 import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchServer } from './bench-options.ts'
 import { isCI } from './ci.ts'
@@ -9,6 +9,8 @@ import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { PROVIDED_KEY, type UpdateMode } from './provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
+import { vitestLine } from './vitest-support.ts'
+import { updateArgumentError } from './update-argument.ts'
 
 /** Options of the {@link llmBench} Vitest plugin. */
 export interface LlmBenchPluginOptions {
@@ -31,17 +33,52 @@ export interface LlmBenchPluginOptions {
 // The global setup runs from the built file when installed, from the source in this repository.
 const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
 const GLOBAL_SETUP = fileURLToPath(new URL(`./global-setup${ext}`, import.meta.url))
+const VITEST4_BENCH_RUNNER = fileURLToPath(new URL(`./vitest4-bench-runner${ext}`, import.meta.url))
+
+/** The reporter list Vitest builds its reporters from in this mode (Vitest 4's bench mode has its own). */
+function reporterList(vitest: Vitest, line: 4 | 5): unknown[] {
+  const config = vitest.config as unknown as { mode?: string; reporters: unknown[]; benchmark?: { reporters?: unknown[] } }
+  if (line === 4 && config.mode === 'benchmark') {
+    const bench = (config.benchmark ??= {})
+    bench.reporters ??= ['default']
+    // Reporter instances listed in test.reporters (LlmHtmlReporter, LlmJsonReporter, …) report bench
+    // runs too, as on Vitest 5; names such as 'default' stay Vitest 4's benchmark reporters.
+    for (const reporter of config.reporters) {
+      if (typeof reporter === 'object' && reporter !== null && !Array.isArray(reporter) && !bench.reporters.includes(reporter)) bench.reporters.push(reporter)
+    }
+    return bench.reporters
+  }
+  return config.reporters
+}
+
+/** Whether this run is `vitest bench` (Vitest 4's benchmark mode, Vitest 5's `benchmarkOnly`). */
+function isBenchRun(vitest: Vitest): boolean {
+  const config = vitest.config as unknown as { mode?: string; cliOptions?: { benchmarkOnly?: boolean } }
+  return config.mode === 'benchmark' || config.cliOptions?.benchmarkOnly === true
+}
+
+/** An error whose message is the whole story: no stack of Vitest's config loading below it. */
+function configError(message: string): Error {
+  const error = new Error(message)
+  error.stack = `${error.name}: ${message}`
+  return error
+}
+
+/** Whether the command line asked for watch mode (`--watch`, `-w`, `vitest watch` or `vitest dev`). */
+function watchAsked(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '--watch' || arg === '-w' || arg === '--watch=true' || arg === 'watch' || arg === 'dev')
+}
 
 // One obsolete-baseline reporter per Vitest instance, however many projects use the plugin.
 const obsoleteReporters = new WeakMap<Vitest, ObsoleteBaselineReporter>()
 
-function obsoleteReporterOf(vitest: Vitest): ObsoleteBaselineReporter {
+function obsoleteReporterOf(vitest: Vitest, line: 4 | 5): ObsoleteBaselineReporter {
   let reporter = obsoleteReporters.get(vitest)
   if (!reporter) {
     reporter = new ObsoleteBaselineReporter(vitest)
     obsoleteReporters.set(vitest, reporter)
     // configureVitest runs before Vitest builds its reporters from the resolved config.
-    vitest.config.reporters.push(reporter)
+    reporterList(vitest, line).push(reporter)
   }
   return reporter
 }
@@ -55,15 +92,34 @@ function obsoleteReporterOf(vitest: Vitest): ObsoleteBaselineReporter {
 export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
   // A typo in the default policy fails when the config loads, not after the first bench ran.
   if (options.tolerance !== undefined) parseRegressionPolicy(options.tolerance, 'llmBench({ tolerance })')
+  // A Vitest the package does not support stops here, with the version found and the ones supported.
+  let line: 4 | 5
+  try {
+    line = vitestLine(vitestVersion)
+  } catch (error) {
+    throw configError((error as Error).message)
+  }
   return {
     name: 'vitest-llm-bench',
     config() {
       return { test: { globalSetup: [GLOBAL_SETUP] } }
     },
     configureVitest({ vitest, project }) {
+      const bench = isBenchRun(vitest)
+      const updateError = bench ? updateArgumentError((vitest.config as { update?: unknown }).update, process.argv.slice(2)) : undefined
+      if (updateError) throw configError(updateError)
+      if (bench) {
+        // A bench run measures for minutes: it ends when done unless watch mode was asked for.
+        if (!watchAsked(process.argv.slice(2))) vitest.config.watch = false
+        // Vitest 4 runs bench files with its benchmark runner, which skips tests (bench.llm): run
+        // them with the runner that runs both (see vitest4-bench-runner.ts), unless the project has
+        // its own, in which case bench.llm fails at collection and says why.
+        const projectConfig = project.config as { runner?: string }
+        if (line === 4 && projectConfig.runner === undefined) projectConfig.runner = VITEST4_BENCH_RUNNER
+      }
       // `-u` sets snapshotOptions.updateSnapshot to 'all' (config.update is not what vitest bench reads).
       const update = vitest.config.snapshotOptions.updateSnapshot as UpdateMode
-      const reporters = vitest.config.reporters
+      const reporters = reporterList(vitest, line)
       if (options.reporters !== false && !reporters.some(isLlmConsoleReporter)) reporters.push(new LlmConsoleReporter())
       // Benches send progress only when a reporter shows it.
       const progress = reporters.some((reporter) => isLlmConsoleReporter(reporter) && reporter.progress)
@@ -76,9 +132,9 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
       })
       // Under `vitest bench`, bench files run one at a time: two files measuring at once would load
       // each other's client and server, and each would see the other as a disturbed machine.
-      if (vitest.config.mode === 'benchmark') (project.config as { maxWorkers: number }).maxWorkers = 1
+      if (bench) (project.config as { maxWorkers: number }).maxWorkers = 1
       SHARED_SERVER.spec = options.server
-      obsoleteReporterOf(vitest).addProject(project, options.baselineDir)
+      obsoleteReporterOf(vitest, line).addProject(project, options.baselineDir)
     },
   }
 }

@@ -1,4 +1,5 @@
 import { test, type TestContext } from 'vitest'
+import { assertBenchWillRun } from './vitest-support.ts'
 
 /** How a bench is registered: as Vitest's `test`, `test.skip` or `test.only`. */
 export type BenchMode = 'run' | 'skip' | 'only'
@@ -22,6 +23,7 @@ export interface BenchKind<Options> {
 export function benchRegistrar<Options extends { timeoutMs?: number }>(kind: BenchKind<Options>): (mode: BenchMode) => BenchRegistration<Options> {
   return (mode) => (name, options) => {
     kind.validate(name, options)
+    if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
     const fn = (ctx: TestContext) => kind.run(ctx, options)

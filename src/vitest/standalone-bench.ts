@@ -21,6 +21,7 @@ import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.
 import { acquireTarget } from './bench-target.ts'
 import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
+import { withUpdateCommand } from './update-command.ts'
 import { validateBenchLlmOptions } from './validate-bench-options.ts'
 
 /**
@@ -223,11 +224,6 @@ export interface StandaloneBenchLlmOptions {
   file?: string
   /** The runner's command that updates baselines, named in messages instead of `vitest bench -u`, e.g. `LLM_BENCH_UPDATE=1 bun test`. */
   updateCommand?: string
-}
-
-/** Messages from the baseline store and judgement name Vitest's `-u`; outside Vitest they name the runner's command. */
-function withUpdateCommand(text: string, command: string | undefined): string {
-  return command === undefined ? text : text.split('`vitest bench -u`').join(`\`${command}\``)
 }
 
 /**

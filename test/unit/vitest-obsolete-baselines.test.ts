@@ -41,10 +41,10 @@ describe('reconcileObsoleteBaselines', () => {
     const file = join(dir, 'list.bench.ts')
     const path = await writeBaselines(file, ['chat > a', 'chat > gone', 'old'])
     const found = await reconcileObsoleteBaselines([run(file, ['chat > a', 'unrelated test'])], { update: 'new' })
-    expect(found).toEqual([{ path, names: ['chat > gone', 'old'], removed: false }])
+    expect(found).toEqual([{ path, benchFile: file, names: ['chat > gone', 'old'], removed: false }])
     expect(await storedNames(path)).toEqual(['chat > a', 'chat > gone', 'old'])
     expect(formatObsoleteBaselines(found[0] as never, dir)).toBe(
-      'Obsolete baseline entries in __llm_baselines__/list.bench.ts.json: chat > gone, old (run `vitest bench -u` to remove them)',
+      'Obsolete baseline entries in __llm_baselines__/list.bench.ts.json: chat > gone, old (run `npx vitest bench list.bench.ts -u` to remove them)',
     )
   })
 
@@ -52,7 +52,7 @@ describe('reconcileObsoleteBaselines', () => {
     const file = join(dir, 'update.bench.ts')
     const path = await writeBaselines(file, ['a', 'b', 'c'])
     const found = await reconcileObsoleteBaselines([run(file, ['b'])], { update: 'all' })
-    expect(found).toEqual([{ path, names: ['a', 'c'], removed: true }])
+    expect(found).toEqual([{ path, benchFile: file, names: ['a', 'c'], removed: true }])
     expect(await storedNames(path)).toEqual(['b'])
     expect(formatObsoleteBaselines(found[0] as never, dir)).toBe('Removed obsolete baseline entries from __llm_baselines__/update.bench.ts.json: a, c')
   })
@@ -82,7 +82,7 @@ describe('reconcileObsoleteBaselines', () => {
     store.set('gone', entry)
     await store.save()
     const found = await reconcileObsoleteBaselines([run(file, [])], { update: 'new', baselineDir: 'perf-baselines' })
-    expect(found).toEqual([{ path, names: ['gone'], removed: false }])
+    expect(found).toEqual([{ path, benchFile: file, names: ['gone'], removed: false }])
   })
 })
 
