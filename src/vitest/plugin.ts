@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 // From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
 import type { Plugin } from 'vitest/config'
-import { version as vitestVersion, type Vitest } from 'vitest/node'
+import type { Vitest } from 'vitest/node'
 import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchServer } from './bench-options.ts'
 import { isCI } from './ci.ts'
@@ -9,7 +9,7 @@ import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { PROVIDED_KEY, type UpdateMode } from './provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
-import { vitestLine } from './vitest-support.ts'
+import { VITEST_LINE } from './supported-vitest.ts'
 import { updateArgumentError } from './update-argument.ts'
 
 /** Options of the {@link llmBench} Vitest plugin. */
@@ -92,13 +92,8 @@ function obsoleteReporterOf(vitest: Vitest, line: 4 | 5): ObsoleteBaselineReport
 export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
   // A typo in the default policy fails when the config loads, not after the first bench ran.
   if (options.tolerance !== undefined) parseRegressionPolicy(options.tolerance, 'llmBench({ tolerance })')
-  // A Vitest the package does not support stops here, with the version found and the ones supported.
-  let line: 4 | 5
-  try {
-    line = vitestLine(vitestVersion)
-  } catch (error) {
-    throw configError((error as Error).message)
-  }
+  // A Vitest the package does not support stopped the import of this module (supported-vitest.ts).
+  const line = VITEST_LINE
   return {
     name: 'vitest-llm-bench',
     config() {

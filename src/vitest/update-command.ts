@@ -1,5 +1,6 @@
 import { relative, sep } from 'node:path'
 import { benchNamesOf, type NamedTask } from './bench-name.ts'
+import { VITEST_LINE } from './supported-vitest.ts'
 
 /** Quotes a word for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
 function quoted(word: string): string {
@@ -13,15 +14,17 @@ function literalPattern(text: string): string {
 
 /**
  * The command that re-records one bench's baseline, e.g.
- * `npx vitest bench benches/chat.bench.ts -t 'chat steady closed loop, 8 streams$' -u`:
- * the file relative to `cwd` (where `npx vitest` runs) and a `-t` pattern that Vitest matches
- * against the bench's full name (its describe names and own name joined by spaces).
+ * `npx vitest bench benches/chat.bench.ts -t '^chat > steady closed loop, 8 streams$' -u`:
+ * the file relative to `cwd` (where `npx vitest` runs) and a `-t` pattern that matches this
+ * bench's full name as the Vitest line matches `-t`: Vitest 5 against its describe names and
+ * name joined by ` > `, Vitest 4 against the file's name, describe names and name joined by spaces.
  * A bare `vitest bench -u` would re-record every bench of the project.
  */
-export function benchUpdateCommand(task: NamedTask, cwd: string = process.cwd()): string {
-  const names = benchNamesOf(task)
+export function benchUpdateCommand(task: NamedTask, cwd: string = process.cwd(), line: 4 | 5 = VITEST_LINE): string {
+  const names = benchNamesOf(task).map(literalPattern)
+  const pattern = line === 5 ? `^${names.join(' > ')}$` : `${names.join(' ')}$`
   const file = relative(cwd, task.file.filepath).split(sep).join('/')
-  return `npx vitest bench ${file.includes(' ') ? quoted(file) : file} -t ${quoted(`${literalPattern(names.join(' '))}$`)} -u`
+  return `npx vitest bench ${file.includes(' ') ? quoted(file) : file} -t ${quoted(pattern)} -u`
 }
 
 /** A message from the baseline store or the judge with its generic `vitest bench -u` replaced by `command`. */

@@ -3,6 +3,10 @@
  * under the runner of the current mode.
  */
 
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 /** The Vitest lines this package runs on, as the peer range states them. */
 export const SUPPORTED_VITEST = '^4.1.0 || ^5.0.0'
 
@@ -27,6 +31,31 @@ export function vitestLine(version: string): 4 | 5 {
     `vitest-llm-bench supports Vitest ${SUPPORTED_VITEST} (4.1 or later 4.x, or 5.x); this project has Vitest ${version}. ` +
       (parsed !== undefined && parsed.major < 5 ? 'Upgrade it: `npm install -D vitest@^4.1` (or `vitest@^5`, which needs Node >= 22.12).' : 'This Vitest is newer than the package knows: install vitest@^5 until vitest-llm-bench supports it.'),
   )
+}
+
+/**
+ * The version of the Vitest this package resolves, read from its package.json (found from where
+ * `vitest` resolves: Vitest 3 does not export its package.json, and importing `vitest` itself from a
+ * config throws on Vitest 3). Undefined when it cannot be found.
+ */
+export function installedVitestVersion(): string | undefined {
+  let dir: string
+  try {
+    dir = dirname(fileURLToPath(import.meta.resolve('vitest')))
+  } catch {
+    return undefined
+  }
+  for (; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json')
+    if (!existsSync(file)) continue
+    try {
+      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
+      if (manifest.name === 'vitest' && typeof manifest.version === 'string') return manifest.version
+    } catch {
+      // Not readable: look further up.
+    }
+  }
+  return undefined
 }
 
 /** What a Vitest worker says of itself (its internal state, the same on Vitest 4 and 5). */

@@ -36,20 +36,27 @@ describe('updateArgumentError', () => {
 
 describe('benchUpdateCommand', () => {
   const file = { filepath: '/proj/benches/chat.bench.ts' }
-  test('the file relative to the project and a -t pattern that matches this bench only', () => {
-    const outer = { name: 'chat', suite: file, file }
-    const task = { name: 'p99 (8 streams), $5 budget', suite: { name: 'long prompts', suite: outer, file }, file }
-    const command = benchUpdateCommand(task as never, '/proj')
-    expect(command).toBe("npx vitest bench benches/chat.bench.ts -t 'chat long prompts p99 \\(8 streams\\), \\$5 budget$' -u")
-    // The pattern, as Vitest applies it to the full name (file, describe names and name joined by spaces).
-    const pattern = new RegExp(/-t '(.*)' -u$/.exec(command)?.[1] ?? '')
-    expect(pattern.test('benches/chat.bench.ts chat long prompts p99 (8 streams), $5 budget')).toBe(true)
-    expect(pattern.test('benches/chat.bench.ts chat long prompts p99 (8 streams), $5 budget, warm')).toBe(false)
+  const outer = { name: 'chat', suite: file, file }
+  const task = { name: 'p99 (8 streams), $5 budget', suite: { name: 'long prompts', suite: outer, file }, file }
+  const patternOf = (command: string) => new RegExp(/-t '(.*)' -u$/.exec(command)?.[1] ?? '')
+
+  test("Vitest 5: the file relative to the project and a -t pattern for this bench's full name only", () => {
+    const command = benchUpdateCommand(task as never, '/proj', 5)
+    expect(command).toBe("npx vitest bench benches/chat.bench.ts -t '^chat > long prompts > p99 \\(8 streams\\), \\$5 budget$' -u")
+    // As Vitest 5 matches -t: against describe names and name joined by ' > '.
+    expect(patternOf(command).test('chat > long prompts > p99 (8 streams), $5 budget')).toBe(true)
+    expect(patternOf(command).test('chat > long prompts > p99 (8 streams), $5 budget, warm')).toBe(false)
+    expect(patternOf(command).test('other > chat > long prompts > p99 (8 streams), $5 budget')).toBe(false)
+  })
+
+  test('Vitest 4: the pattern for its full name (file name, describe names and name joined by spaces)', () => {
+    const command = benchUpdateCommand(task as never, '/proj', 4)
+    expect(patternOf(command).test('benches/chat.bench.ts chat long prompts p99 (8 streams), $5 budget')).toBe(true)
+    expect(patternOf(command).test('benches/chat.bench.ts chat long prompts p99 (8 streams), $5 budget, warm')).toBe(false)
   })
 
   test("a single quote in a name is quoted for the shell; messages get the command in place of 'vitest bench -u'", () => {
-    const task = { name: "it's fast", suite: file, file }
-    expect(benchUpdateCommand(task as never, '/proj')).toBe("npx vitest bench benches/chat.bench.ts -t 'it'\\''s fast$' -u")
+    expect(benchUpdateCommand({ name: "it's fast", suite: file, file } as never, '/proj', 5)).toBe("npx vitest bench benches/chat.bench.ts -t '^it'\\''s fast$' -u")
     expect(withUpdateCommand('No baseline. Run `vitest bench -u` locally.', 'npx vitest bench a.bench.ts -u')).toBe('No baseline. Run `npx vitest bench a.bench.ts -u` locally.')
   })
 })
