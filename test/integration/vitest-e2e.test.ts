@@ -180,7 +180,7 @@ describe('vitest bench with the built package', () => {
 
     const run = await vitestBench(['chat'])
     expect(run.exitCode, run.output).toBe(0)
-    expect(run.output).toContain('Obsolete baseline entries in __llm_baselines__/chat.bench.ts.json: chat > removed bench (run `vitest bench -u` to remove them)')
+    expect(run.output).toContain('Obsolete baseline entries in __llm_baselines__/chat.bench.ts.json: chat > removed bench (run `npx vitest bench chat.bench.ts -u` to remove them)')
     // Same entries, same figures (the store may re-sort the keys of a hand-edited file).
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(file)
   })
@@ -194,7 +194,8 @@ describe('vitest bench with the built package', () => {
     expect(run.output).toMatch(
       /ttftMs p50 is \d+\.\d+ ms, baseline \d+\.\d+ ms: ratio 1\.\d{3} \(95% CI \[1\.\d{3}, 1\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+\.\d+ ms\); n = 150 baseline \/ 90 current requests\./,
     )
-    expect(run.output).toContain('run `vitest bench -u` and commit')
+    // The command that re-records this bench only (a bare `vitest bench -u` would re-record all).
+    expect(run.output).toContain("run `npx vitest bench chat.bench.ts -t '^chat > small > ttft p50$' -u` and commit")
   })
 
   test('-u rewrites the entry with the slower figures and removes the obsolete one', async () => {
@@ -207,10 +208,10 @@ describe('vitest bench with the built package', () => {
     expect(after['chat > small > ttft p50']?.metrics.ttftMs.p50).toBeGreaterThan((before['chat > small > ttft p50']?.metrics.ttftMs.p50 ?? Infinity) * 1.2)
   })
 
-  test('CI=true with no baseline fails, telling to run `vitest bench -u` and commit, and writes nothing', async () => {
+  test("CI=true with no baseline fails, naming the bench's own update command, and writes nothing", async () => {
     const run = await vitestBench(['ci.bench'], { CI: 'true', UPDATE_SNAPSHOT: '' })
     expect(run.exitCode, run.output).toBe(1)
-    expect(run.output).toContain(`No baseline for 'needs a baseline' in ${baselineOf('ci.bench.ts')}. Run \`vitest bench -u\` locally and commit`)
+    expect(run.output).toContain(`No baseline for 'needs a baseline' in ${baselineOf('ci.bench.ts')}. Run \`npx vitest bench ci.bench.ts -t '^needs a baseline$' -u\` locally and commit`)
     expect(existsSync(baselineOf('ci.bench.ts'))).toBe(false)
   })
 
