@@ -10,6 +10,7 @@ import { PROVIDED_KEY, type UpdateMode } from './provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
 import { VITEST_LINE } from './supported-vitest.ts'
+import { configError } from './vitest-support.ts'
 import { updateArgumentError } from './update-argument.ts'
 
 /** Options of the {@link llmBench} Vitest plugin. */
@@ -55,13 +56,6 @@ function reporterList(vitest: Vitest, line: 4 | 5): unknown[] {
 function isBenchRun(vitest: Vitest): boolean {
   const config = vitest.config as unknown as { mode?: string; cliOptions?: { benchmarkOnly?: boolean } }
   return config.mode === 'benchmark' || config.cliOptions?.benchmarkOnly === true
-}
-
-/** An error whose message is the whole story: no stack of Vitest's config loading below it. */
-function configError(message: string): Error {
-  const error = new Error(message)
-  error.stack = `${error.name}: ${message}`
-  return error
 }
 
 /** Whether the command line asked for watch mode (`--watch`, `-w`, `vitest watch` or `vitest dev`). */

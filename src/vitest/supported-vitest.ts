@@ -4,7 +4,7 @@
  * ones supported, before any module that imports \`vitest\` is evaluated (on Vitest 3 importing
  * \`vitest\` from a config throws an unrelated error first).
  */
-import { installedVitestVersion, vitestLine } from './vitest-support.ts'
+import { configError, installedVitestVersion, vitestLine } from './vitest-support.ts'
 
 const found = installedVitestVersion()
 
@@ -15,9 +15,6 @@ function supportedLine(version: string): 4 | 5 {
   try {
     return vitestLine(version)
   } catch (error) {
-    // The message is the whole story: no stack of the config loader below it.
-    const refusal = new Error((error as Error).message)
-    refusal.stack = `${refusal.name}: ${refusal.message}`
-    throw refusal
+    throw configError((error as Error).message)
   }
 }

@@ -13,6 +13,13 @@ export const SUPPORTED_VITEST = '^4.1.0 || ^5.0.0'
 /** Set on `globalThis` by the Vitest 4 bench runner when it runs a worker's files. */
 export const VITEST4_RUNNER_MARK = Symbol.for('vitest-llm-bench.vitest4-bench-runner')
 
+/** An error for a config that cannot run: its message is the whole story, with no stack of Vitest's config loading below it. */
+export function configError(message: string): Error {
+  const error = new Error(message)
+  error.stack = `${error.name}: ${message}`
+  return error
+}
+
 /** The major and minor of a Vitest version string such as `4.1.12` or `5.0.0-beta.3`. */
 function parseVersion(version: string): { major: number; minor: number } | undefined {
   const match = /^(\d+)\.(\d+)\./.exec(version)
