@@ -1,3 +1,4 @@
+import { Pool } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import { OptionsError } from '../../src/core/errors.ts'
@@ -9,6 +10,24 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN
 }
 
+/** Round trips (ms) of `GET /health` on one kept-alive connection: the loopback cost of a request
+ * and its answer on this machine, now, with nothing of the benchmark client in between. */
+const healthRoundTrips = async (url: string, count: number): Promise<number[]> => {
+  const pool = new Pool(url, { connections: 1 })
+  try {
+    const trips: number[] = []
+    for (let i = 0; i < count + 2; i++) {
+      const started = performance.now()
+      const response = await pool.request({ path: '/health', method: 'GET' })
+      await response.body.dump()
+      if (i >= 2) trips.push(performance.now() - started)
+    }
+    return trips
+  } finally {
+    await pool.close()
+  }
+}
+
 describe('runBenchmark against the simulator', () => {
   let sim: RunningSimulator
   beforeAll(async () => {
@@ -18,7 +37,7 @@ describe('runBenchmark against the simulator', () => {
     await sim.close()
   })
 
-  it('measures TTFT and TPOT within 1 ms of what the simulator did, at concurrency 1', async () => {
+  it('measures TTFT within a loopback round trip (+1 ms) and TPOT within 1 ms of what the simulator did, at concurrency 1', async () => {
     sim.schedule.length = 0
     const result = await runBenchmark(
       {
@@ -54,11 +73,17 @@ describe('runBenchmark against the simulator', () => {
     // The client can only see an event after the simulator wrote it: differences are >= 0.
     expect(Math.min(...ttftDiff)).toBeGreaterThanOrEqual(0)
     // TTFT adds the request's trip to the server and the first event's trip back (client and
-    // simulator share one event loop here): about 0.5-1 ms on loopback, a few events more on a
-    // busy machine, so the 1 ms bound is asserted at the median and 2 ms at the 90th percentile.
+    // simulator share one event loop here). The reference is a bare round trip (`GET /health`)
+    // measured right after, on this machine, now: on the 2-core development machine TTFT exceeded
+    // the simulator's by 0.76-0.90 ms at the median where the round trip took 0.12-0.33 ms (the
+    // rest: a POST body, SSE headers, the first event in a write of its own), and a busy CI machine
+    // measured 1.09 ms once, so a fixed 1 ms bound failed there. Asserted: at most 1 ms more than
+    // the round trip at the median, 1.5 ms more at the 90th percentile. A client that timed TTFT
+    // after parsing a whole response, or before its connection was ready, adds more.
+    const trips = (await healthRoundTrips(sim.url, 30)).sort((a, b) => a - b)
     const sorted = [...ttftDiff].sort((a, b) => a - b)
-    expect(median(ttftDiff)).toBeLessThan(1)
-    expect(sorted[26]).toBeLessThan(2)
+    expect(median(ttftDiff)).toBeLessThan(median(trips) + 1)
+    expect(sorted[26]).toBeLessThan(trips[26]! + 1.5)
     for (const d of tpotDiff) expect(Math.abs(d)).toBeLessThan(1)
     // The summary is built from the same records.
     expect(result.metrics.ttftMs.count).toBe(30)
