@@ -21,7 +21,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], benchmark: { include: [] } },
+      },
+      {
+        // The example benches (`npx vitest bench`): a project of their own, named for what they are.
+        extends: true,
+        test: { name: 'examples', include: [], benchmark: { include: ['benches/**/*.bench.ts'] } },
       },
       {
         // Tests that measure real time against real servers: one file at a time, after the unit

@@ -12,16 +12,23 @@ import { sweepReportOf } from './sweep-entry.ts'
 export interface LlmConsoleReporterOptions {
   /** ANSI colours. Default: on when stdout is a terminal and `CI` is not set. */
   color?: boolean
-  /** Progress lines while a bench runs. Default: on when stdout is a terminal and `CI` is not set. */
+  /** Progress lines while a bench runs (requests done, elapsed, recent TTFT p50, output tok/s). Default true. */
   progress?: boolean
-  /** Least time between two progress lines of one bench, milliseconds. Default 5000. */
+  /**
+   * Least time between two progress lines of one bench, milliseconds; a bench shorter than this
+   * prints none. Default 5000 in a terminal, 30000 without one or under `CI` (a CI log grows by
+   * one line per bench per half minute).
+   */
   progressIntervalMs?: number
   /** Where text goes. Default: Vitest's logger (stdout). */
   write?: (text: string) => void
 }
 
-/** Default least time between two progress lines of one bench, milliseconds. */
+/** Default least time between two progress lines of one bench in a terminal, milliseconds. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 5000
+
+/** Default least time between two progress lines of one bench without a terminal (CI logs), milliseconds. */
+export const DEFAULT_CI_PROGRESS_INTERVAL_MS = 30_000
 
 function interactive(): boolean {
   return process.stdout.isTTY === true && !isCI()
@@ -30,8 +37,8 @@ function interactive(): boolean {
 /**
  * Prints a compact table per bench as soon as it finishes (p50/p99 TTFT, TPOT, ITL, E2E,
  * throughputs, errors, GPU memory and energy when sampled, baseline deltas coloured by verdict,
- * configuration and environment), and progress lines while it runs. Plain text without progress
- * when stdout is not a terminal or `CI` is set.
+ * configuration and environment), and progress lines while it runs. Plain text, and progress
+ * every 30 s instead of 5 s, when stdout is not a terminal or `CI` is set.
  *
  * Progress lines are whole lines, not one line rewritten in place: Vitest's default reporter
  * redraws its own status area at the bottom of the terminal and would garble a rewritten line.
@@ -48,8 +55,8 @@ export class LlmConsoleReporter implements Reporter {
 
   constructor(options: LlmConsoleReporterOptions = {}) {
     this.color = options.color ?? interactive()
-    this.progress = options.progress ?? interactive()
-    this.progressIntervalMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS
+    this.progress = options.progress ?? true
+    this.progressIntervalMs = options.progressIntervalMs ?? (interactive() ? DEFAULT_PROGRESS_INTERVAL_MS : DEFAULT_CI_PROGRESS_INTERVAL_MS)
     this.#write = options.write
   }
 

@@ -13,7 +13,7 @@ export interface ConsoleTableOptions {
   color?: boolean
 }
 
-const STATUS_MARK = { pass: '✓', fail: '✗', inconclusive: '?', skipped: '-' } as const
+const STATUS_MARK = { pass: '✓', fail: '✗', inconclusive: '?', skipped: '-', measured: '·' } as const
 
 function checkText(styles: Styles, check: Check, withStatistic: boolean): string {
   const text = `${withStatistic ? `${check.statistic} ` : ''}${formatChange(check.ratio)} ${check.status === 'fail' ? 'FAIL' : check.status}`
@@ -83,7 +83,7 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   const styles = stylesFor(options.color ?? false)
   const { result } = entry
   const status = entryStatus(entry)
-  const mark = statusStyle(styles, status === 'skipped' ? 'inconclusive' : status)(STATUS_MARK[status])
+  const mark = statusStyle(styles, status === 'skipped' || status === 'measured' ? 'inconclusive' : status)(STATUS_MARK[status])
   const summary = [
     `${result.counts.completed}/${result.counts.total} requests completed in ${formatSeconds(result.durationMs)}${(result.trials?.length ?? 1) > 1 ? ` over ${result.trials?.length} trials` : ''}`,
     baselineText(styles, entry),

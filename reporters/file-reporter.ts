@@ -2,7 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import type { CurveSpec } from './html/html-report.ts'
-import { reportEntryOf, type ReportEntry, type TestCaseLike } from './report-entry.ts'
+import { reportEntryOf, unmeasuredBenchOf, type ReportEntry, type TestCaseLike, type UnmeasuredBench } from './report-entry.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
 /** Folder the file reporters write to by default, relative to the Vitest root. */
@@ -14,16 +14,20 @@ export interface CollectedReport {
   curves: CurveSpec[]
   /** Each sweep's headlines (knee, capacity, scenario), checks and table. */
   sweeps: SweepSummary[]
+  /** Benches that started and failed before they had a result: reports say so instead of keeping an older run's. */
+  unmeasured: UnmeasuredBench[]
 }
 
 /** The report entries and sweep curves of a run's modules, in file and declaration order. */
 export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): CollectedReport {
-  const collected: CollectedReport = { entries: [], curves: [], sweeps: [] }
+  const collected: CollectedReport = { entries: [], curves: [], sweeps: [], unmeasured: [] }
   for (const module of testModules) {
     for (const testCase of module.children.allTests()) {
       const like = testCase as unknown as TestCaseLike
       const entry = reportEntryOf(like)
       if (entry) collected.entries.push(entry)
+      const unmeasured = unmeasuredBenchOf(like)
+      if (unmeasured) collected.unmeasured.push(unmeasured)
       const sweep = sweepReportOf(like)
       if (sweep) {
         collected.entries.push(...sweep.entries)
@@ -86,10 +90,12 @@ export abstract class LlmFileReporter<Options extends object = object> implement
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const collected = collectReport(testModules)
-    if (collected.entries.length === 0) return
+    // A run without benches (unit tests sharing the config) keeps the last report; a run whose
+    // benches all failed before measuring replaces it with one that says so.
+    if (collected.entries.length === 0 && collected.unmeasured.length === 0) return
     await this.write(collected)
   }
 
-  /** Writes the report of a run (its `entries` never empty). */
+  /** Writes the report of a run: `entries` and `unmeasured` are never both empty. */
   protected abstract write(report: CollectedReport): Promise<void>
 }

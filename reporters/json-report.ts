@@ -1,5 +1,5 @@
 import type { BenchmarkResult, RequestRecord } from '../src/core/types.ts'
-import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { sweepStatus, type SweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Version of the JSON report format (see `src/core/json-schema/report.schema.json`). */
@@ -22,6 +22,8 @@ export interface JsonReport {
   benches: JsonReportBench[]
   /** Each sweep's knee, capacity or scenario, checks and curve table (its points are among `benches`, named `<sweep> [<axis>=<value>]`); absent without sweeps. */
   sweeps?: JsonReportSweep[]
+  /** Benches that failed before they had a result, with their errors; absent when none did. */
+  unmeasured?: UnmeasuredBench[]
 }
 
 /** One sweep in the JSON report: its summary without the text table, with its overall status. */
@@ -38,6 +40,8 @@ export interface JsonReportOptions {
   generatedAt?: string
   /** Sweep summaries (see `collectReport`). */
   sweeps?: readonly SweepSummary[]
+  /** Benches that failed before they had a result (see `collectReport`). */
+  unmeasured?: readonly UnmeasuredBench[]
 }
 
 
@@ -62,9 +66,11 @@ export function toJsonReport(entries: readonly ReportEntry[], options: JsonRepor
       if (entry.baselinePath) bench.baselinePath = entry.baselinePath
       if (entry.baselineState) bench.baselineState = entry.baselineState
       if (entry.failure) bench.failure = entry.failure
+      if (entry.sweep) bench.sweep = entry.sweep
       return bench
     }),
     ...(sweeps.length > 0 ? { sweeps } : {}),
+    ...(options.unmeasured && options.unmeasured.length > 0 ? { unmeasured: [...options.unmeasured] } : {}),
   }
 }
 

@@ -24,8 +24,8 @@ export interface LlmJsonReporterOptions {
  * and on request the per-request records as JSONL and github-action-benchmark files.
  */
 export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
-  protected async write({ entries, sweeps }: CollectedReport): Promise<void> {
-    const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false, sweeps })
+  protected async write({ entries, sweeps, unmeasured }: CollectedReport): Promise<void> {
+    const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false, sweeps, unmeasured })
     await this.writeReport('LLM bench JSON report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`, `${JSON.stringify(report, null, 2)}\n`)
     if (this.options.requestsFile) await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))
     const dashboard = this.options.githubActionBenchmark

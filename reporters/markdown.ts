@@ -3,7 +3,8 @@ import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
-import { entryStatus, type EntryStatus, type ReportEntry } from './report-entry.ts'
+import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
+import { runCounts } from './run-counts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderMarkdown}. */
@@ -16,9 +17,11 @@ export interface MarkdownOptions {
   htmlReportLabel?: string
   /** Sweep summaries (see `collectReport`): a section each, with the knee, capacity or scenario, the checks and the curve. */
   sweeps?: readonly SweepSummary[]
+  /** Benches that failed before they had a result (see `collectReport`): counted, with their errors. */
+  unmeasured?: readonly UnmeasuredBench[]
 }
 
-const ICON: Record<EntryStatus | Check['status'], string> = { pass: '✅', fail: '❌', inconclusive: '⚠️', skipped: '⏭️' }
+const ICON: Record<EntryStatus | Check['status'], string> = { pass: '✅', fail: '❌', inconclusive: '⚠️', skipped: '⏭️', measured: '📏' }
 
 /** A table cell: pipes escaped, line breaks as `<br>`. */
 function cell(text: string): string {
@@ -99,18 +102,21 @@ function inventory(entry: ReportEntry): string {
   return ['<details><summary>Configuration and environment</summary>', '', table(['Setting', 'Value'], ['l', 'l'], rows), '', '</details>'].join('\n')
 }
 
-/** A sweep: status, headlines (scenario, capacity, knee), checks, warnings, and the curve as a text table. */
-function sweepSection(sweep: SweepSummary): string {
+/** A sweep: status, headlines (scenario, capacity, knee), checks, warnings (its own, then its points'), and the curve as a text table. */
+function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], shared: ReadonlySet<string>): string {
   const status = sweepStatus(sweep)
   const lines = [`### ${ICON[status]} ${sweep.name} (${sweep.kind} over ${sweep.axis})`, '', `\`${sweep.file}\``, '']
   for (const headline of sweep.headlines) lines.push(`- ${headline}`)
   for (const check of sweep.checks) lines.push(`- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`)
   for (const warning of sweep.warnings) lines.push(`- ${ICON.inconclusive} ${warning}`)
+  for (const point of points) {
+    for (const warning of point.result.warnings) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
+  }
   lines.push('', '```', sweep.table, '```')
   return lines.join('\n')
 }
 
-function section(entry: ReportEntry): string {
+function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   const status = entryStatus(entry)
   const { result } = entry
   const facts = [`\`${entry.file}\``, `${result.counts.completed}/${result.counts.total} requests in ${formatSeconds(result.durationMs)}`]
@@ -124,9 +130,16 @@ function section(entry: ReportEntry): string {
   const slo = sloTable(entry.sloChecks)
   if (slo) parts.push('', slo)
   if (entry.failure) parts.push('', '<details><summary>Failure</summary>', '', '```text', entry.failure, '```', '', '</details>')
-  for (const warning of result.warnings) parts.push('', `> ⚠️ ${warning}`)
+  for (const warning of result.warnings) if (!shared.has(warning)) parts.push('', `> ⚠️ ${warning}`)
   parts.push('', inventory(entry))
   return parts.join('\n')
+}
+
+/** Warnings every entry has (at least two entries): said once for the run, not once per bench (e.g. no GPU telemetry). */
+function sharedWarnings(entries: readonly ReportEntry[]): Set<string> {
+  if (entries.length < 2) return new Set()
+  const [first, ...others] = entries
+  return new Set(first!.result.warnings.filter((warning) => others.every((entry) => entry.result.warnings.includes(warning))))
 }
 
 /**
@@ -135,14 +148,18 @@ function section(entry: ReportEntry): string {
  * environment, and a link to the HTML report. GitHub-flavoured Markdown.
  */
 export function renderMarkdown(entries: readonly ReportEntry[], options: MarkdownOptions = {}): string {
-  const statuses = entries.map(entryStatus)
-  const counts = (['fail', 'inconclusive', 'pass', 'skipped'] as const)
-    .map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const)
-    .filter(([, count]) => count > 0)
-    .map(([status, count]) => `${ICON[status]} ${count} ${status}`)
-  const out = [`## ${options.title ?? 'LLM benchmarks'}${counts.length > 0 ? `: ${counts.join(', ')}` : ''}`, '']
+  const sweeps = options.sweeps ?? []
+  const counts = runCounts(entries, sweeps)
+  const unmeasured = options.unmeasured ?? []
+  const headline = [
+    counts.benchStatuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', '),
+    unmeasured.length > 0 ? `${ICON.fail} ${unmeasured.length} failed without a result` : '',
+    counts.sweeps > 0 ? `sweeps: ${counts.sweepStatuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', ')}` : '',
+  ].filter(Boolean)
+  const out = [`## ${options.title ?? 'LLM benchmarks'}${headline.length > 0 ? `: ${headline.join('; ')}` : ''}`, '']
+  const shared = sharedWarnings(entries)
   if (entries.length === 0) {
-    out.push('No LLM benches ran.')
+    out.push(unmeasured.length > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.')
   } else {
     out.push(
       table(
@@ -153,9 +170,13 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
       '',
       'Changes in brackets are against the stored baseline; a figure fails only when its whole confidence interval lies beyond the tolerance.',
     )
-    for (const entry of entries) out.push('', section(entry))
+    if (counts.sweeps > 0) out.push(`${ICON.measured} marks a sweep point: the sweep's checks judge its curve, below.`)
+    for (const warning of shared) out.push('', `> ⚠️ ${warning} (every bench)`)
+    // A sweep point's figures are in its row and in its sweep's table: no section of its own.
+    for (const entry of entries) if (!entry.sweep) out.push('', section(entry, shared))
   }
-  for (const sweep of options.sweeps ?? []) out.push('', sweepSection(sweep))
+  for (const sweep of sweeps) out.push('', sweepSection(sweep, entries.filter((entry) => entry.sweep?.name === sweep.name), shared))
+  for (const bench of unmeasured) out.push('', `### ${ICON.fail} ${bench.name}: no result`, '', `\`${bench.file}\``, '', '```text', bench.failure, '```')
   if (options.htmlReportUrl) out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
   return `${out.join('\n')}\n`
 }

@@ -27,14 +27,30 @@ export interface ReportEntry {
   failure?: string
   /** The judge's lines: a baseline written with its trials' spread and the tolerances it supports. */
   notes?: string[]
+  /** Set when this entry is one point of a sweep (`bench.llm.sweep`), which judges the whole curve. */
+  sweep?: SweepPoint
 }
 
-/** Overall verdict of an entry: the test state first, then the baseline verdict, then the SLOs. */
-export type EntryStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped'
+/** Which sweep an entry is a point of, and where on its axis. */
+export interface SweepPoint {
+  /** The sweep's name with its describe path. */
+  name: string
+  /** What the sweep varies: `concurrency` or `rate`. */
+  axis: string
+  /** The point's value on that axis (streams, or requests per second). */
+  value: number
+}
+
+/**
+ * Overall verdict of an entry: the test state first, then the baseline verdict, then the SLOs.
+ * `measured`: a sweep point, which nothing judges on its own (the sweep's checks judge the curve).
+ */
+export type EntryStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped' | 'measured'
 
 export function entryStatus(entry: ReportEntry): EntryStatus {
-  if (entry.state === 'failed') return 'fail'
   if (entry.state === 'skipped' || entry.state === 'pending') return 'skipped'
+  if (entry.sweep) return 'measured'
+  if (entry.state === 'failed') return 'fail'
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
   if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive')) return 'inconclusive'
   return 'pass'
@@ -55,11 +71,38 @@ export function isBenchmarkResult(value: unknown): value is BenchmarkResult {
 export interface TestCaseLike {
   fullName: string
   module: { moduleId: string; relativeModuleId?: string }
-  meta(): { llmBench?: unknown }
+  meta(): { llmBench?: unknown; llmBenchStarted?: unknown }
   result(): { state: string; errors?: ReadonlyArray<{ message?: string }> | undefined }
 }
 
 const MAX_FAILURE_LINES = 12
+
+function failureOf(outcome: ReturnType<TestCaseLike['result']>): string | undefined {
+  const message = outcome.errors?.[0]?.message
+  return outcome.state === 'failed' && message ? message.split('\n').slice(0, MAX_FAILURE_LINES).join('\n') : undefined
+}
+
+/** A bench that started and ended without a result (its server did not start, its baseline file was broken...). */
+export interface UnmeasuredBench {
+  /** Bench name with its describe path. */
+  name: string
+  /** Bench file, relative to the project root when known. */
+  file: string
+  /** First lines of its error. */
+  failure: string
+}
+
+/** The bench of `testCase` when it started and left no result (a sweep's result counts); undefined otherwise. */
+export function unmeasuredBenchOf(testCase: TestCaseLike): UnmeasuredBench | undefined {
+  const meta = testCase.meta() as { llmBench?: unknown; llmBenchSweep?: unknown; llmBenchStarted?: unknown }
+  if (meta.llmBenchStarted !== true || meta.llmBench !== undefined || meta.llmBenchSweep !== undefined) return undefined
+  const outcome = testCase.result()
+  return {
+    name: testCase.fullName,
+    file: testCase.module.relativeModuleId ?? testCase.module.moduleId,
+    failure: failureOf(outcome) ?? `ended ${outcome.state} without a result`,
+  }
+}
 
 /** The entry of a Vitest test case that ran `bench.llm`; undefined for any other test. */
 export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
@@ -78,7 +121,7 @@ export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
   if (typeof meta.baselinePath === 'string') entry.baselinePath = meta.baselinePath
   if (typeof meta.baselineState === 'string') entry.baselineState = meta.baselineState
   if (Array.isArray(meta.notes)) entry.notes = meta.notes.filter((note): note is string => typeof note === 'string')
-  const message = outcome.errors?.[0]?.message
-  if (state === 'failed' && message) entry.failure = message.split('\n').slice(0, MAX_FAILURE_LINES).join('\n')
+  const failure = failureOf(outcome)
+  if (failure) entry.failure = failure
   return entry
 }

@@ -63,9 +63,11 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
     entries.push({
       name: `${testCase.fullName} [${axis}=${point.value}]`,
       file: testCase.module.relativeModuleId ?? testCase.module.moduleId,
-      // The sweep's checks judge the whole curve: every point carries the sweep's outcome.
+      // The sweep's checks judge the whole curve: every point carries the sweep's test state,
+      // and is `measured`, not passed or failed, on its own.
       state,
       result: point.result,
+      sweep: { name: testCase.fullName, axis, value: point.value },
     })
     if (point.result.metrics.ttftMs.count > 0) points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
   }

@@ -4,7 +4,9 @@ import type { BenchmarkResult } from '../../src/core/types.ts'
 import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-figures.ts'
 import { configRows, environmentRows } from '../inventory.ts'
-import { entryStatus, type ReportEntry } from '../report-entry.ts'
+import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
+import { runCounts } from '../run-counts.ts'
+import type { SweepSummary } from '../sweep-entry.ts'
 import { cdfPoints, gpuSeries, timelineInFlight, timelineRate } from './chart-data.ts'
 import { escapeHtml } from './escape-html.ts'
 import { HTML_REPORT_STYLE } from './html-style.ts'
@@ -28,6 +30,10 @@ export interface HtmlReportOptions {
   curves?: readonly CurveSpec[]
   /** Time of writing, ISO 8601. Default: now. */
   generatedAt?: string
+  /** Sweep summaries (see `collectReport`): counted apart from the benches, whose entries include their points. */
+  sweeps?: readonly Pick<SweepSummary, 'state' | 'checks'>[]
+  /** Benches that failed before they had a result (see `collectReport`): counted, with their errors. */
+  unmeasured?: readonly UnmeasuredBench[]
 }
 
 const CURRENT_COLOR = SERIES_PALETTE[0]
@@ -267,20 +273,26 @@ function summaryTable(entries: readonly ReportEntry[]): string {
  */
 export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportOptions = {}): string {
   const title = options.title ?? 'vitest-llm-bench report'
-  const statuses = entries.map(entryStatus)
-  const counts = (['fail', 'inconclusive', 'pass', 'skipped'] as const)
-    .map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const)
-    .filter(([, count]) => count > 0)
-    .map(([status, count]) => `${count} ${status}`)
+  const counts = runCounts(entries, options.sweeps ?? [])
+  const subtitle = [
+    `${counts.benches} bench${counts.benches === 1 ? '' : 'es'}`,
+    counts.benchStatuses.map(([status, count]) => `${count} ${status}`).join(', '),
+    (options.unmeasured?.length ?? 0) > 0 ? `${options.unmeasured?.length} failed without a result` : '',
+    counts.sweeps > 0 ? `${counts.sweeps} sweep${counts.sweeps === 1 ? '' : 's'} (${counts.sweepStatuses.map(([status, count]) => `${count} ${status}`).join(', ')})` : '',
+  ]
   const curves = (options.curves ?? []).map((curve, index) =>
     renderCurveChart(curve.points, { id: `curve-${index + 1}`, title: curve.title, xLabel: curve.xLabel, yLabel: curve.yLabel }),
   )
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
-    `<p class="subtitle">${escapeHtml([`${entries.length} bench${entries.length === 1 ? '' : 'es'}`, counts.join(', '), `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
-    entries.length > 0 ? summaryTable(entries) : '<p>No LLM benches ran.</p>',
+    `<p class="subtitle">${escapeHtml([...subtitle, `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
+    entries.length > 0 ? summaryTable(entries) : `<p>${(options.unmeasured?.length ?? 0) > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.'}</p>`,
     curves.length > 0 ? `<h3>Throughput against latency</h3><div class="charts">${curves.join('')}</div>` : '',
     ...entries.map((entry, index) => benchSection(entry, index, options.baselines?.get(entry))),
+    ...(options.unmeasured ?? []).map(
+      (bench) =>
+        `<section class="bench" data-status="fail"><h2><span class="badge fail">fail</span>${escapeHtml(bench.name)}: no result</h2><p class="facts"><span class="file">${escapeHtml(bench.file)}</span></p><pre class="failure">${escapeHtml(bench.failure)}</pre></section>`,
+    ),
   ].join('\n')
   return `<!doctype html>
 <html lang="en">

@@ -13,7 +13,7 @@ a:hover { text-decoration: underline; }
 .subtitle { color: var(--muted); margin: 0 0 20px; }
 .badge { display: inline-block; border-radius: 999px; padding: 1px 10px; font-size: 12px; font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em; }
 .badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); }
-.badge.inconclusive { background: var(--inconclusive); } .badge.skipped { background: var(--skipped); }
+.badge.inconclusive { background: var(--inconclusive); } .badge.skipped, .badge.measured { background: var(--skipped); }
 .status-pass { color: var(--pass); } .status-fail { color: var(--fail); font-weight: 600; }
 .status-inconclusive { color: var(--inconclusive); }
 section.bench { border: 1px solid var(--line); border-radius: 10px; padding: 18px 20px; margin: 24px 0; }

@@ -8,13 +8,17 @@ import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHo
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo } from './types.ts'
-import { createWorkload } from './workload/index.ts'
+import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
 const EVENT_LOOP_WARN_MS = 20
+/** How long a `target` that answers may take to be ready, ms. */
+const TARGET_READY_TIMEOUT_MS = 30_000
+/** How long a `target` may refuse connections (nothing listens) before the run fails, ms. */
+const TARGET_REFUSED_FAIL_MS = 2_000
 /** Upper bound of pooled connections when the load gives no concurrency (open loop). */
 const MAX_OPEN_LOOP_CONNECTIONS = 4096
 
@@ -27,6 +31,8 @@ export interface RunContext {
   gpus?: string
   /** Process group of a server launched on this machine: its CPU use is not counted as other work in the self-check. */
   serverPgid?: number
+  /** Folder that relative workload file paths (`path`, `tokenizer`) resolve from. Default: the working directory; a bench passes its own folder. */
+  baseDir?: string
 }
 
 /** A target on this machine that the bench did not launch: its CPU use cannot be told from other work. */
@@ -49,13 +55,22 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   const workers = validateWorkers(options.workers, options.load)
   const seed = options.seed ?? 0
   const api = options.target.api ?? 'chat'
-  const workload = await createWorkload(options.workload, { seed, api })
+  const workloadOptions = resolveWorkloadPaths(options.workload, context.baseDir)
+  const workload = await createWorkload(workloadOptions, { seed, api })
   const workloadFacts = workload.describe()
 
   // Resolved once with a stand-in model for the base URL and key (OPENAI_API_KEY), then with the real one.
   const provisional = resolveTarget(options.target, options.target.model ?? 'unknown')
   const { baseUrl, apiKey } = provisional
-  await waitForReady(baseUrl, { apiKey, signal: options.signal, timeoutMs: 30_000 })
+  // The target should already run (a launched server was waited for before this): nothing
+  // listening fails in 2 s, a server that answers but is not ready yet gets 30 s.
+  await waitForReady(baseUrl, {
+    apiKey,
+    signal: options.signal,
+    timeoutMs: TARGET_READY_TIMEOUT_MS,
+    refusedFailMs: TARGET_REFUSED_FAIL_MS,
+    timeoutOption: '`server: connect(baseUrl, { readyTimeoutMs })` in place of `target`',
+  })
   const model = options.target.model ?? (await discoverModel(baseUrl, apiKey))
   const target = { ...provisional, model }
 
@@ -106,7 +121,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       : await runWorkers({
           workers,
           target,
-          workload: options.workload,
+          workload: workloadOptions,
           salt: saltOf(workloadFacts),
           load,
           warmup: options.warmup,

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path'
 import type { TestContext } from 'vitest'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/errors.ts'
@@ -211,7 +212,8 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
     const acquired = await targets.first()
     const controller = new AbortController()
     ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
-    const context: RunContext = acquired.context
+    // Dataset and tokenizer paths written in a bench file are relative to that file.
+    const context: RunContext = { ...acquired.context, baseDir: dirname(ctx.task.file.filepath) }
     const restart = options.between?.restartServer === true
     const common = {
       target: acquired.target,

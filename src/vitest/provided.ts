@@ -42,5 +42,7 @@ declare module 'vitest' {
   }
   interface TaskMeta {
     llmBench?: LlmBenchTaskMeta
+    /** Set when a bench (`bench.llm` or a sweep) starts: one with it and no result failed before it measured. */
+    llmBenchStarted?: boolean
   }
 }

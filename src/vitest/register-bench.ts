@@ -26,7 +26,11 @@ export function benchRegistrar<Options extends { timeoutMs?: number }>(kind: Ben
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
-    const fn = (ctx: TestContext) => kind.run(ctx, options)
+    const fn = (ctx: TestContext) => {
+      // Reporters tell a bench that failed before measuring from a test that is no bench.
+      ctx.task.meta.llmBenchStarted = true
+      return kind.run(ctx, options)
+    }
     if (mode === 'skip') test.skip(name, fn, timeout)
     else if (mode === 'only') test.only(name, fn, timeout)
     else test(name, fn, timeout)

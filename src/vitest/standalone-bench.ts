@@ -4,6 +4,7 @@
  * (the adapters load it in runtimes whose runner is not Vitest); a runner adapter only says how to
  * register a test.
  */
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/errors.ts'
 import { runBenchmark } from '../core/run.ts'
@@ -119,7 +120,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
       const measured = await runBenchmark(
         { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
-        acquired.context,
+        // Dataset and tokenizer paths written in a bench file are relative to that file.
+        { ...acquired.context, baseDir: dirname(run.file) },
       )
       const disturbed = measured.client.selfCheck?.disturbed ?? []
       // A baseline is recorded from quiet trials: a disturbed one is measured again (a few times at most).

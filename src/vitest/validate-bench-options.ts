@@ -1,4 +1,5 @@
 import { DEFAULT_REGRESSION_POLICY, parseRegressionPolicy, undecidableGates, type RegressionPolicy } from '../core/baseline/index.ts'
+import { closestName } from '../core/did-you-mean.ts'
 import { OptionsError } from '../core/errors.ts'
 import { validateOptions } from '../core/options.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
@@ -29,33 +30,6 @@ export const BENCH_LLM_OPTION_KEYS = [
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
 
 
-/** Edit distance, for "did you mean" hints on misspelt option names. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost)
-    }
-    previous = current
-  }
-  return previous[b.length] ?? 0
-}
-
-function closest(key: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined
-  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1
-  for (const candidate of candidates) {
-    const distance = editDistance(key, candidate)
-    if (distance < bestDistance) {
-      best = candidate
-      bestDistance = distance
-    }
-  }
-  return best
-}
-
 /**
  * Validates the options of `bench.llm` when the bench is registered (at collection), so a typo
  * fails in milliseconds, before any server starts or any request is sent: unknown option names
@@ -73,7 +47,7 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
   }
   for (const key of Object.keys(options)) {
     if ((BENCH_LLM_OPTION_KEYS as readonly string[]).includes(key)) continue
-    const guess = closest(key, BENCH_LLM_OPTION_KEYS)
+    const guess = closestName(key, BENCH_LLM_OPTION_KEYS)
     throw new OptionsError(key, `is not an option of bench.llm('${name}')`, `${guess ? `Did you mean \`${guess}\`? ` : ''}Options: ${BENCH_LLM_OPTION_KEYS.join(', ')}.`)
   }
   const target = options.target

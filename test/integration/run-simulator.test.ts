@@ -1,9 +1,13 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Pool } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import { OptionsError } from '../../src/core/errors.ts'
 import type { BenchmarkOptions, RequestRecord } from '../../src/core/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+import { closedPort } from '../fixtures/sse/scripted-server.ts'
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -160,6 +164,25 @@ describe('runBenchmark against the simulator', () => {
     }
   })
 
+  it('resolves a relative dataset path from RunContext.baseDir (a bench file\'s folder), in worker threads too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-dataset-'))
+    try {
+      await mkdir(join(dir, 'data'))
+      await writeFile(join(dir, 'data', 'chat.jsonl'), '{"prompt":"hello there","max_tokens":4}\n{"prompt":"another prompt","max_tokens":4}\n')
+      const options = { target: { baseUrl: sim.url }, workload: { kind: 'jsonl' as const, path: 'data/chat.jsonl' }, load: { concurrency: 2, requests: 4 } }
+      for (const workers of [1, 2]) {
+        const result = await runBenchmark({ ...options, workers }, { skipGpu: true, baseDir: dir })
+        expect(result.counts).toEqual({ total: 4, completed: 4, failed: 0 })
+        // The result keeps the path as written: a baseline does not depend on where the repository lies.
+        expect(result.config.workload).toMatchObject({ path: 'data/chat.jsonl' })
+      }
+      // Without a baseDir it resolves from the working directory (the repository), where there is no such file.
+      await expect(runBenchmark(options, { skipGpu: true })).rejects.toThrow(/data\/chat\.jsonl.*file not found/s)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
   it('keeps the API key out of the result', async () => {
     const keyed = await startSimulator({ apiKey: 'sk-test-secret-123', decodeBaseMs: 1, prefillBaseMs: 1 })
     try {
@@ -205,5 +228,19 @@ describe('runBenchmark against the simulator', () => {
     // What to do next: after the problem, a sentence that says what to give instead.
     expect(message).toMatch(/\. (Give|Set|Use|Say|Leave|Pass|Start|Remove|Add) /)
     expect(sim.schedule.length).toBe(before)
+  })
+
+describe('a target with nothing listening', () => {
+  it('fails in seconds, not after the 30 s readiness wait, and says what to do', async () => {
+    const port = await closedPort()
+    const started = performance.now()
+    const error = await runBenchmark(
+      { target: { baseUrl: `http://127.0.0.1:${port}` }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } }, load: { concurrency: 1, requests: 1 } },
+      { skipGpu: true },
+    ).catch((e: unknown) => e)
+    const seconds = (performance.now() - started) / 1000
+    expect(seconds).toBeLessThan(10)
+    expect((error as Error).message).toMatch(new RegExp(`^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 2000 ms`))
+    expect((error as Error).message).toContain('use `server: connect(baseUrl, { readyTimeoutMs })` in place of `target`.')
   })
 })

@@ -97,7 +97,25 @@ describe('waitForReady', () => {
 
   test('connection refused until the timeout: the last error says ECONNREFUSED', async () => {
     const port = await closedPort()
-    await expect(waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 150 })).rejects.toThrow(/not ready within 150 ms; last error: GET \/health: .*ECONNREFUSED/)
+    await expect(waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 150 })).rejects.toThrow(/not ready within 150 ms; last answer: GET \/health: .*ECONNREFUSED/)
+  })
+
+  test('refused for refusedFailMs: fails long before the timeout, says nothing listens and names the option that waits', async () => {
+    const port = await closedPort()
+    const started = performance.now()
+    const error = await waitForReady(`http://user:hunter22@127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch((e: unknown) => e)
+    expect(performance.now() - started).toBeLessThan(3_000)
+    expect(error).toBeInstanceOf(ServerUnavailableError)
+    const message = (error as Error).message
+    expect(message).toMatch(new RegExp(`^Nothing listens at http://\\*+@127\\.0\\.0\\.1:${port}: the connection was refused for 300 ms \\(GET /health: .*ECONNREFUSED.*\\)\\. Start the server first`))
+    expect(message).toContain('To wait for a server that is still starting, use `connect(url, { readyTimeoutMs })`.')
+    expect(message).not.toContain('hunter22')
+  })
+
+  test('a server that answers 503 is waited for to the timeout even with refusedFailMs', async () => {
+    reset({ '/health': () => ({ status: 503, body: '' }) })
+    const error = await waitForReady(base, { intervalMs: 20, timeoutMs: 600, refusedFailMs: 100 }).catch((e: unknown) => e)
+    expect((error as Error).message).toContain(`${base} was not ready within 600 ms; last answer: GET /health answered HTTP 503`)
   })
 
   test('a refused API key ends the wait at once and says which key to set', async () => {

@@ -80,7 +80,20 @@ describe('LlmConsoleReporter', () => {
     expect(lines).toHaveLength(1)
   })
 
-  test('prints no progress when progress is off (CI, not a terminal)', () => {
+  test('progress is on by default in CI logs too, every 30 s instead of 5 s', () => {
+    const saved = process.env.CI
+    process.env.CI = 'true'
+    try {
+      const reporter = new LlmConsoleReporter()
+      expect(reporter.progress).toBe(true)
+      expect(reporter.progressIntervalMs).toBe(30_000)
+    } finally {
+      if (saved === undefined) delete process.env.CI
+      else process.env.CI = saved
+    }
+  })
+
+  test('prints no progress when progress is off', () => {
     const lines: string[] = []
     const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: false, progressIntervalMs: 0 })
     const testCase = testCaseOf(reportEntries()[0]!)

@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { githubRunUrl, LlmMarkdownReporter, renderMarkdown } from '../../reporters/index.ts'
+import { toJsonReport } from '../../reporters/json-report.ts'
+import { renderHtml } from '../../reporters/html/html-report.ts'
+import { collectReport } from '../../reporters/file-reporter.ts'
+import { JsonSchemaValidator, BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/json-schema/index.ts'
 import { moduleOf, reportEntries } from './reporter-fixtures.ts'
 
 describe('renderMarkdown', () => {
@@ -72,6 +76,35 @@ describe('LlmMarkdownReporter', () => {
     const reporter = new LlmMarkdownReporter({ outputFile: join(dir, 'summary.md') })
     await reporter.onTestRunEnd([moduleOf([])])
     await expect(readFile(join(dir, 'summary.md'), 'utf8')).rejects.toThrow(/ENOENT/)
+  })
+
+  test('a run whose benches all failed before measuring replaces the last summary with one that says so', async () => {
+    const path = join(dir, 'summary.md')
+    await writeFile(path, '## LLM benchmarks: ✅ 3 pass (the previous run)\n')
+    const module = { moduleId: '/repo/benches/chat.bench.ts', relativeModuleId: 'benches/chat.bench.ts' }
+    const failed = { fullName: 'chat > steady', module, meta: () => ({ llmBenchStarted: true }), result: () => ({ state: 'failed', errors: [{ message: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }] }) }
+    const plainTest = { fullName: 'a unit test', module, meta: () => ({}), result: () => ({ state: 'failed', errors: [{ message: 'boom' }] }) }
+    const modules = [{ children: { *allTests() { yield failed; yield plainTest } } }] as never
+    await new LlmMarkdownReporter({ outputFile: path, stepSummary: false }).onTestRunEnd(modules)
+    const text = await readFile(path, 'utf8')
+    expect(text.split('\n')[0]).toBe('## LLM benchmarks: ❌ 1 failed without a result')
+    expect(text).toContain('No LLM bench produced a result in this run.')
+    expect(text).toContain('### ❌ chat > steady: no result')
+    expect(text).toContain('llama-server did not become ready within 30 s.')
+    expect(text).not.toContain('a unit test')
+
+    const { unmeasured } = collectReport(modules)
+    expect(unmeasured).toEqual([{ name: 'chat > steady', file: 'benches/chat.bench.ts', failure: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }])
+    const json = JSON.parse(JSON.stringify(toJsonReport([], { unmeasured }))) as unknown
+    expect(json).toMatchObject({ benches: [], unmeasured })
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual([])
+    const html = renderHtml([], { unmeasured, generatedAt: '2026-12-01T00:00:00.000Z' })
+    expect(html).toContain('0 benches · 1 failed without a result · generated')
+    expect(html).toContain('chat &gt; steady: no result')
+    // A run with no bench at all still writes nothing (unit tests sharing the config).
+    await rm(path)
+    await new LlmMarkdownReporter({ outputFile: path, stepSummary: false }).onTestRunEnd([{ children: { *allTests() { yield plainTest } } }] as never)
+    await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/)
   })
 
   test('githubRunUrl needs server, repository and run id', () => {

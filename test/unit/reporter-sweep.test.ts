@@ -8,6 +8,9 @@ import { renderConsoleSweep } from '../../reporters/console-table.ts'
 import { collectReport } from '../../reporters/file-reporter.ts'
 import { toJsonReport } from '../../reporters/json-report.ts'
 import { renderMarkdown } from '../../reporters/markdown.ts'
+import { renderHtml } from '../../reporters/html/html-report.ts'
+import { entryStatus, type ReportEntry } from '../../reporters/report-entry.ts'
+import { reportEntries } from './reporter-fixtures.ts'
 
 let sim: RunningSimulator
 let result: SweepResult
@@ -47,7 +50,8 @@ describe('sweep summaries in the reports', () => {
     const [sweep] = collected.sweeps
     expect(sweep).toMatchObject({ name: 'chat > concurrency sweep', file: 'benches/sweep.bench.ts', kind: 'sweep', axis: 'concurrency', state: 'failed' })
     expect(sweep!.headlines.some((line) => line.startsWith('knee: '))).toBe(true)
-    expect(sweep!.table.split('\n')).toHaveLength(4)
+    // Header, three points, and the legend of the knee mark.
+    expect(sweep!.table.split('\n').filter((line) => !line.startsWith('<- knee'))).toHaveLength(4)
     expect(sweep!.checks.map((check) => check.status)).toEqual(['fail'])
   })
 
@@ -79,5 +83,29 @@ describe('sweep summaries in the reports', () => {
     expect(renderConsoleSweep(sweeps[0]!)).toMatch(/^✓ chat > concurrency sweep/)
     expect(toJsonReport(entries, { sweeps }).sweeps?.[0]?.status).toBe('pass')
     expect(toJsonReport(entries)).not.toHaveProperty('sweeps')
+  })
+
+  test('sweep points are not benches: counted apart, marked measured, no section each; a warning on every entry is said once', () => {
+    const collected = collectReport([{ children: { *allTests() { yield sweepCase('passed') } } } as never])
+    const gpu = 'No GPU telemetry: nvidia-smi not found.'
+    const withGpuNote = (entry: ReportEntry): ReportEntry => ({ ...entry, result: { ...entry.result, warnings: [...entry.result.warnings, gpu] } })
+    const bench = withGpuNote(reportEntries()[0]!)
+    const entries = [bench, ...collected.entries.map(withGpuNote)]
+    expect(collected.entries.map(entryStatus)).toEqual(['measured', 'measured', 'measured'])
+    expect(collected.entries[2]!.sweep).toEqual({ name: 'chat > concurrency sweep', axis: 'concurrency', value: 4 })
+    // Today's fixture: the bench passes, the sweep's check fails.
+    const markdown = renderMarkdown(entries, { sweeps: collected.sweeps })
+    expect(markdown.split('\n')[0]).toBe('## LLM benchmarks: ✅ 1 pass; sweeps: ❌ 1 fail')
+    expect(markdown).toContain('| 📏 | chat > concurrency sweep [concurrency=4] |')
+    expect(markdown).not.toMatch(/^### .*\[concurrency=/m)
+    expect(markdown.split(gpu)).toHaveLength(2)
+    expect(markdown).toContain(`> ⚠️ ${gpu} (every bench)`)
+    const html = renderHtml(entries, { sweeps: collected.sweeps, generatedAt: '2026-12-01T00:00:00.000Z' })
+    expect(html).toContain('1 bench · 1 pass · 1 sweep (1 fail) · generated 2026-12-01T00:00:00.000Z')
+    expect(html).toContain('<span class="badge measured">measured</span>')
+    const json = JSON.parse(JSON.stringify(toJsonReport(entries, { sweeps: collected.sweeps }))) as { benches: Array<{ status: string; sweep?: unknown }> }
+    expect(json.benches.map((b) => b.status)).toEqual(['pass', 'measured', 'measured', 'measured'])
+    expect(json.benches[1]!.sweep).toEqual({ name: 'chat > concurrency sweep', axis: 'concurrency', value: 1 })
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual([])
   })
 })

@@ -174,8 +174,14 @@ describe('launching a server', () => {
   })
 
   test('a slow start: /health answers 503 while the model loads, and readiness waits for 200', async () => {
-    const server = await startServer(fakeSpec('slow', { slowMs: 1500 }), quiet)
+    const printed: string[] = []
+    const server = await startServer(fakeSpec('slow', { slowMs: 1500 }), { print: (line) => printed.push(line), progressIntervalMs: 400 })
     await server.stop()
+    // While it loads, a line every interval says it is still starting, with its last log line.
+    const progress = printed.filter((line) => line.includes('still starting'))
+    expect(progress.length).toBeGreaterThanOrEqual(2)
+    expect(progress[0]).toMatch(/^vitest-llm-bench: vllm still starting after \d+ ms; its last log line: .+/)
+    expect(printed.findIndex((line) => line.includes(' ready at '))).toBeGreaterThan(printed.indexOf(progress.at(-1)!))
     const log = readFileSync(server.logPath!, 'utf8').split('\n')
     const firstOk = log.findIndex((line) => line.includes('"GET /health HTTP/1.1" 200'))
     const ready = log.findIndex((line) => line.startsWith('# ready after'))

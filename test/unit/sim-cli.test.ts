@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { cliCommands, cliUsage, parseCliFlags, runCli } from '../../src/cli.ts'
-import type { CliIo } from '../../src/cli.ts'
+import { readFileSync } from 'node:fs'
+import { cliCommands, cliUsage, runCli } from '../../src/cli.ts'
+import { parseCliFlags, type CliIo } from '../../src/cli/cli-command.ts'
 import { simulatorOptionsFromFlags } from '../../src/sim/command.ts'
 
 function memoryIo(): CliIo & { output: string[]; errors: string[]; stop: (signal: string) => void } {
@@ -29,7 +30,10 @@ describe('flag parsing', () => {
   })
 
   test.each([
-    [['--nope'], /Unknown flag --nope/],
+    [['--nope'], /Unknown flag --nope for 'sim'\.$/],
+    [['--speeed', '2'], /Unknown flag --speeed for 'sim'\. Did you mean --speed\?/],
+    [['--http-error-status', '450'], /--http-error-status: expected one of 429, 500, got '450'/],
+    [['--http-error-status', '501'], /--http-error-status: expected one of 429, 500, got '501'/],
     [['--port'], /--port needs a value/],
     [['--port', '--speed', '1'], /--port needs a value/],
     [['--port', 'abc'], /--port: expected a number, got 'abc'/],
@@ -49,6 +53,31 @@ describe('runCli', () => {
     expect(await runCli(['serve'], io)).toBe(2)
     expect(io.errors.join('\n')).toContain("unknown command 'serve'")
     expect(io.errors.join('\n')).toContain('Usage: vitest-llm-bench <command>')
+  })
+
+  test('a misspelt command is named with the closest one', async () => {
+    const io = memoryIo()
+    expect(await runCli(['sm'], io)).toBe(2)
+    expect(io.errors.join('\n')).toContain("unknown command 'sm'. Did you mean 'sim'?")
+    expect(await runCli(['help', 'simm'], io)).toBe(2)
+    expect(io.errors.join('\n')).toContain("unknown command 'simm'. Did you mean 'sim'?")
+  })
+
+  test('--version, -v and version print the package version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    for (const argv of [['--version'], ['-v'], ['version']]) {
+      const io = memoryIo()
+      expect(await runCli(argv, io)).toBe(0)
+      expect(io.output).toEqual([`vitest-llm-bench ${version}`])
+    }
+  })
+
+  test('help help is the general help', async () => {
+    const io = memoryIo()
+    expect(await runCli(['help', 'help'], io)).toBe(0)
+    expect(io.errors).toEqual([])
+    expect(io.output).toEqual([cliUsage()])
+    expect(cliUsage()).toMatch(/version\s+Print this package's version/)
   })
 
   test('missing command: exit code 2', async () => {

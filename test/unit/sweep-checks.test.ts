@@ -103,6 +103,8 @@ describe('checkSweep', () => {
       ['requests at concurrency 1', 'fail'],
       ['Server scenario', 'fail'],
     ])
+    // Printed as `<name>: <message>`: the scenario's name once, not twice.
+    expect(checkSweep(broken)[1]?.message).toBe('no result (INVALID: x)')
   })
 
   it('checks a capacity and a scenario metric against absolute figures and the baseline', () => {
@@ -180,10 +182,15 @@ describe('formatSweepTable', () => {
   it('prints one row per point and marks the knee and invalid points', () => {
     const result = makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }, { value: 16, outputTokensPerSec: 1000, valid: true }, { value: 32, outputTokensPerSec: 1010, valid: false }])
     const lines = formatSweepTable(result).split('\n')
-    expect(lines).toHaveLength(4)
+    // Header, three points, then what each mark used means.
+    expect(lines).toHaveLength(6)
+    expect(lines[4]).toBe('<- knee: where output throughput stops rising (no later point gains more than the minimum gain)')
+    expect(lines[5]).toMatch(/^\(invalid\): the point missed a latency limit or had too many failed requests/)
     expect(lines[0]).toMatch(/^\s*conc\s+out tok\/s\s+req\/s\s+TTFT p50/)
     expect(lines[2]).toMatch(/^\s+16\s+1000\s+7\.81\s.*<- knee$/)
     expect(lines[3]).toMatch(/\(invalid\)$/)
     expect(formatSweepHeadlines(result)).toEqual(['knee: concurrency 16 (1000 outputTokensPerSec; no later point gains more than 10 %)'])
+    // A table without marks has no legend.
+    expect(formatSweepTable(makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }])).split('\n').at(-1)).not.toMatch(/knee|invalid/)
   })
 })

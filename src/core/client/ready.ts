@@ -1,5 +1,6 @@
 import { ServerUnavailableError } from '../errors.ts'
 import { waitForServerReady } from '../server/readiness.ts'
+import { redactUrlCredentials } from '../redact.ts'
 import { normalizeBaseUrl } from './target.ts'
 
 /** Options of {@link waitForReady}. */
@@ -11,6 +12,10 @@ export interface WaitForReadyOptions {
   apiKey?: string
   /** Stops waiting; the promise rejects with the signal's reason. */
   signal?: AbortSignal
+  /** Fail once the connection was refused for this long (nothing listens), in milliseconds. Default: wait `timeoutMs`. */
+  refusedFailMs?: number
+  /** What the caller names as the way to wait longer, for the timeout message. Default `the timeout`. */
+  timeoutOption?: string
 }
 
 /**
@@ -29,13 +34,21 @@ export async function waitForReady(baseUrl: string, opts: WaitForReadyOptions = 
     pollMs: opts.intervalMs ?? 500,
     ...(opts.apiKey !== undefined && opts.apiKey !== '' ? { apiKey: opts.apiKey } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.refusedFailMs !== undefined ? { refusedFailMs: opts.refusedFailMs } : {}),
   })
   if (outcome.ready) return
-  if (outcome.reason === 'aborted') throw opts.signal?.reason ?? new ServerUnavailableError(`waiting for ${root} was cancelled`)
+  const shown = redactUrlCredentials(root)
+  if (outcome.reason === 'aborted') throw opts.signal?.reason ?? new ServerUnavailableError(`waiting for ${shown} was cancelled`)
   if (outcome.reason === 'unauthorized') {
-    throw new ServerUnavailableError(`${root} refused the API key (${outcome.lastAnswer}): set target.apiKey or OPENAI_API_KEY to the key the server was started with.`)
+    throw new ServerUnavailableError(`${shown} refused the API key (${outcome.lastAnswer}): set target.apiKey or OPENAI_API_KEY to the key the server was started with.`)
+  }
+  if (outcome.reason === 'refused') {
+    throw new ServerUnavailableError(
+      `Nothing listens at ${shown}: the connection was refused for ${opts.refusedFailMs} ms (${outcome.lastAnswer}). Start the server first, or fix the host and port in target.baseUrl.` +
+        (opts.timeoutOption ? ` To wait for a server that is still starting, use ${opts.timeoutOption}.` : ''),
+    )
   }
   throw new ServerUnavailableError(
-    `${root} was not ready within ${timeoutMs} ms; last error: ${outcome.lastAnswer}. Check that the server started (its log), the port in target.baseUrl, or raise the timeout.`,
+    `${shown} was not ready within ${timeoutMs} ms; last answer: ${outcome.lastAnswer}. Check that the server is up and target.baseUrl names it${opts.timeoutOption ? `, or wait longer with ${opts.timeoutOption}` : ', or wait longer (timeoutMs)'}.`,
   )
 }

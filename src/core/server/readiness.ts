@@ -1,3 +1,4 @@
+import { errorCodeOf } from '../client/failure.ts'
 import { httpGet } from '../client/http-get.ts'
 
 /** Options of {@link waitForServerReady}. */
@@ -16,12 +17,17 @@ export interface ReadinessOptions {
   signal?: AbortSignal
   /** First pause between polls, ms; it grows to 2000. Default 200. */
   pollMs?: number
+  /**
+   * Give up once every answer for this long was a refused connection (nothing listens on the
+   * port), in milliseconds: for a server that should already run. Default: wait the whole `timeoutMs`.
+   */
+  refusedFailMs?: number
 }
 
 /** Outcome of {@link waitForServerReady}. */
 export type ReadinessOutcome =
   | { ready: true; /** The model given, or the first one listed; undefined when `/v1/models` is absent. */ model: string | undefined }
-  | { ready: false; reason: 'timeout' | 'aborted' | 'unauthorized'; /** What the server last answered, for the error message. */ lastAnswer: string }
+  | { ready: false; reason: 'timeout' | 'aborted' | 'unauthorized' | 'refused'; /** What the server last answered, for the error message. */ lastAnswer: string }
 
 /**
  * Polls until the server answers: `/health` (or `readyUrl`) with 2xx — 503 while a model loads is
@@ -34,6 +40,7 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
   let phase: 'health' | 'models' = 'health'
   const healthUrl = options.readyUrl ?? `${options.baseUrl}/health`
   const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}
+  let refusedSince: number | undefined
 
   for (;;) {
     if (options.signal?.aborted) return { ready: false, reason: 'aborted', lastAnswer }
@@ -44,8 +51,13 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     const result = await httpGet(url, { headers: phase === 'models' ? headers : {}, timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)), signal: options.signal }).catch(() => undefined)
     if (result === undefined) return { ready: false, reason: 'aborted', lastAnswer }
     const answer = result.ok ? { status: result.status, text: result.body } : { status: 0, text: result.problem }
+    if (!result.ok && errorCodeOf(result.cause) === 'ECONNREFUSED') refusedSince ??= performance.now()
+    else refusedSince = undefined
     // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
     if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
+    if (refusedSince !== undefined && options.refusedFailMs !== undefined && performance.now() - refusedSince >= options.refusedFailMs) {
+      return { ready: false, reason: 'refused', lastAnswer }
+    }
     if (phase === 'health') {
       // A server without /health (404/405) is judged by /v1/models alone; a custom readyUrl must answer 2xx.
       const skippable = options.readyUrl === undefined && (answer.status === 404 || answer.status === 405)

@@ -70,9 +70,16 @@ export interface StartServerOptions {
   print?: (line: string) => void
   /** Cancels the start; the server is stopped. */
   signal?: AbortSignal
+  /** Interval of the "still starting" lines while a launched server gets ready, milliseconds. Default {@link START_PROGRESS_INTERVAL_MS}. */
+  progressIntervalMs?: number
 }
 
 const TAIL_LINES = 50
+
+/** Interval of the "still starting" lines while a launched server loads, milliseconds. */
+export const START_PROGRESS_INTERVAL_MS = 15_000
+/** Longest log line quoted in a "still starting" line, characters. */
+const MAX_PROGRESS_LINE = 200
 
 /**
  * Launches a server and resolves once it answers (see `waitForServerReady`), or connects to a running one.
@@ -107,7 +114,7 @@ async function connectServer(spec: ConnectSpec, options: StartServerOptions): Pr
     const why =
       outcome.reason === 'unauthorized'
         ? 'it refused the API key: pass apiKey (or set OPENAI_API_KEY)'
-        : `no answer within ${formatDurationMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, or check baseUrl`
+        : `not ready within ${formatDurationMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, check baseUrl, or wait longer with connect(baseUrl, { readyTimeoutMs })`
     throw new ServerUnavailableError(`Cannot use the server at ${shown}: ${why}.`)
   }
   return serverHandle({
@@ -216,7 +223,14 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   void exit.then(() => abort.abort())
   const onCancel = (): void => abort.abort()
   options.signal?.addEventListener('abort', onCancel, { once: true })
-  const outcome = await waitForServerReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal })
+  // A start can take minutes (vLLM loading a model): say that it is still going, and what the
+  // server last logged, so neither a terminal nor a CI log sits silent.
+  const progress = setInterval(() => {
+    const last = log.tail(1)[0]
+    print(`vitest-llm-bench: ${spec.name} still starting after ${formatDurationMs(performance.now() - started)}${last ? `; its last log line: ${last.length > MAX_PROGRESS_LINE ? `${last.slice(0, MAX_PROGRESS_LINE)}…` : last}` : ''}`)
+  }, options.progressIntervalMs ?? START_PROGRESS_INTERVAL_MS)
+  progress.unref?.()
+  const outcome = await waitForServerReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal }).finally(() => clearInterval(progress))
   options.signal?.removeEventListener('abort', onCancel)
 
   if (!outcome.ready || exitedAt !== undefined) {

@@ -42,7 +42,9 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
     if (point.completed === 0) checks.push(check(`requests at ${axis} ${point.value}`, false, `no request completed at ${axis} ${point.value} (${point.failed} failed)`))
   }
   if (result.scenario) {
-    checks.push(check(`${result.scenario.name} scenario`, result.scenario.valid, result.scenario.summary))
+    // The check's name says which scenario; its message is the summary without the name again.
+    const { name, summary } = result.scenario
+    checks.push(check(`${name} scenario`, result.scenario.valid, summary.startsWith(`${name}: `) ? summary.slice(name.length + 2) : summary))
   }
 
   for (const expectation of expectations.throughput ?? []) {

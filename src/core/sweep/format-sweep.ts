@@ -5,6 +5,10 @@ function cell(value: number): string {
   return abs >= 1000 ? value.toFixed(0) : abs >= 100 ? value.toFixed(1) : value.toFixed(2)
 }
 
+const KNEE_LEGEND = '<- knee: where output throughput stops rising (no later point gains more than the minimum gain)'
+const RISING_KNEE_LEGEND = '<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it'
+const INVALID_LEGEND = '(invalid): the point missed a latency limit or had too many failed requests (see the checks); it does not count as capacity'
+
 /**
  * The curve as a plain-text table, one row per point (throughputs per second, latencies in ms),
  * the knee marked `<- knee` and invalid points `(invalid)`; for assertion messages and logs.
@@ -27,13 +31,21 @@ export function formatSweepTable(result: SweepResult): string {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)))
   const line = (cells: string[]) => cells.map((text, i) => text.padStart(widths[i] ?? 0)).join('  ')
   const lines = [line(header)]
+  const legend = new Set<string>()
   result.curve.forEach((point, i) => {
     const marks: string[] = []
-    if (result.knee && point.value === result.knee.value) marks.push(result.knee.saturated ? '<- knee' : '<- knee (still rising)')
-    if (point.valid === false) marks.push('(invalid)')
+    if (result.knee && point.value === result.knee.value) {
+      marks.push(result.knee.saturated ? '<- knee' : '<- knee (still rising)')
+      legend.add(result.knee.saturated ? KNEE_LEGEND : RISING_KNEE_LEGEND)
+    }
+    if (point.valid === false) {
+      marks.push('(invalid)')
+      legend.add(INVALID_LEGEND)
+    }
     lines.push(`${line(rows[i] ?? [])}${marks.length ? `  ${marks.join(' ')}` : ''}`)
   })
-  return lines.join('\n')
+  // What the marks mean, under the table, for the marks it uses.
+  return [...lines, ...legend].join('\n')
 }
 
 /** One line per headline: knee, capacity, scenario. */

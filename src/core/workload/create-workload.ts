@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { OptionsError } from '../errors.ts'
 import type { WorkloadOptions } from '../types.ts'
 import { createJsonlWorkload } from './jsonl-workload.ts'
@@ -8,6 +9,18 @@ import { createTraceWorkload } from './trace-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
 const KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+
+/**
+ * The workload with its relative file paths (`path`, `tokenizer`) resolved against `baseDir`, a
+ * bench file's folder; unchanged without one (they then resolve from the working directory).
+ */
+export function resolveWorkloadPaths(options: WorkloadOptions, baseDir: string | undefined): WorkloadOptions {
+  if (baseDir === undefined || typeof options !== 'object' || options === null) return options
+  const from = (path: unknown): unknown => (typeof path === 'string' && path !== '' ? resolve(baseDir, path) : path)
+  if (options.kind === 'sharegpt' || options.kind === 'jsonl' || options.kind === 'trace') return { ...options, path: from(options.path) as string }
+  if (options.kind === 'synthetic' && options.tokenizer !== undefined) return { ...options, tokenizer: from(options.tokenizer) as string }
+  return options
+}
 
 /**
  * Builds the workload: reads and validates any file completely, so that every problem surfaces

@@ -17,7 +17,7 @@ function unreadable(path: string, error: unknown): WorkloadError {
   const code = (error as { code?: string }).code
   const what =
     code === 'ENOENT'
-      ? 'file not found. Check the path (relative paths resolve from the current working directory) or download the dataset first'
+      ? 'file not found. Check the path (in a bench a relative path resolves from the bench file\'s folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first'
       : code === 'EISDIR'
         ? 'this is a directory, not a file. Point the path at the dataset file itself'
         : code === 'EACCES' || code === 'EPERM'

@@ -1,4 +1,4 @@
-export { createWorkload } from './create-workload.ts'
+export { createWorkload, resolveWorkloadPaths } from './create-workload.ts'
 export type { Workload, WorkloadContext, CountTokens } from './workload.ts'
 export { estimateTokens } from './estimate-tokens.ts'
 export { loadTokenizerCounter } from './tokenizer-file.ts'

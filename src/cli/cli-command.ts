@@ -1,0 +1,88 @@
+import { closestName } from '../core/did-you-mean.ts'
+import { CliUsageError } from '../core/errors.ts'
+
+/** Where a command writes, and how a long-running one learns it should stop. */
+export interface CliIo {
+  out(line: string): void
+  err(line: string): void
+  /** Resolves with the signal name when the process is asked to stop (SIGINT, SIGTERM). */
+  stopRequested(): Promise<string>
+}
+
+export type CliFlagValue = string | number | boolean
+
+/** One `--flag` of a command. */
+export interface CliFlag {
+  type: 'string' | 'number' | 'integer' | 'boolean'
+  description: string
+  default?: CliFlagValue
+  /** Smallest accepted value (number and integer flags). */
+  min?: number
+  /** Largest accepted value (number and integer flags). */
+  max?: number
+  /** The only accepted values, as written on the command line (any flag type but boolean). */
+  choices?: readonly string[]
+}
+
+export type CliFlagValues = Record<string, CliFlagValue | undefined>
+
+/** A subcommand: its flags are parsed and checked by the dispatcher before `run`. */
+export interface CliCommand {
+  /** One line for the command list. */
+  summary: string
+  flags: Record<string, CliFlag>
+  /** Resolves with the exit code. */
+  run(flags: CliFlagValues, io: CliIo): Promise<number>
+}
+
+function flagValue(command: string, name: string, flag: CliFlag, raw: string): CliFlagValue {
+  const bad = (why: string) => new CliUsageError(`Invalid value for --${name}: ${why}.`, command)
+  if (flag.type === 'boolean') {
+    if (raw === 'true') return true
+    if (raw === 'false') return false
+    throw bad(`expected true or false, got '${raw}'`)
+  }
+  if (flag.type === 'string') {
+    if (flag.choices && !flag.choices.includes(raw)) throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
+    return raw
+  }
+  const n = raw.trim() === '' ? NaN : Number(raw)
+  if (!Number.isFinite(n)) throw bad(`expected a number, got '${raw}'`)
+  if (flag.choices && !flag.choices.includes(String(n))) throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
+  if (flag.type === 'integer' && !Number.isInteger(n)) throw bad(`expected a whole number, got '${raw}'`)
+  if (flag.min !== undefined && n < flag.min) throw bad(`must be at least ${flag.min}, got ${raw}`)
+  if (flag.max !== undefined && n > flag.max) throw bad(`must be at most ${flag.max}, got ${raw}`)
+  return n
+}
+
+/**
+ * Parses `--name value`, `--name=value` and bare `--name` for boolean flags, fills in defaults.
+ * Throws {@link CliUsageError} on an unknown flag, a missing or bad value, or a stray argument.
+ */
+export function parseCliFlags(commandName: string, command: CliCommand, args: readonly string[]): CliFlagValues {
+  const values: CliFlagValues = {}
+  for (const [name, flag] of Object.entries(command.flags)) values[name] = flag.default
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (!arg.startsWith('--') || arg === '--') throw new CliUsageError(`Unexpected argument '${arg}'.`, commandName)
+    const eq = arg.indexOf('=')
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+    const flag = command.flags[name]
+    if (!flag) {
+      const guess = closestName(name, Object.keys(command.flags))
+      throw new CliUsageError(`Unknown flag --${name} for '${commandName}'.${guess ? ` Did you mean --${guess}?` : ''}`, commandName)
+    }
+    let raw: string
+    if (eq !== -1) raw = arg.slice(eq + 1)
+    else if (flag.type === 'boolean') raw = 'true'
+    else {
+      const next = args[i + 1]
+      if (next === undefined || next.startsWith('--')) throw new CliUsageError(`Flag --${name} needs a value.`, commandName)
+      raw = next
+      i++
+    }
+    values[name] = flagValue(commandName, name, flag, raw)
+  }
+  return values
+}
+
