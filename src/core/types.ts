@@ -56,12 +56,24 @@ export interface ShareGptWorkload {
   path: string
   /** Output length in tokens when the conversation gives none. Default: the reply's length. */
   outputTokens?: number
+  /**
+   * Send `ignore_eos: true` and `min_tokens = max_tokens` so the server produces each request's full
+   * length (vLLM, SGLang). Default false: the model may stop early, as `vllm bench serve` runs a
+   * dataset without `--ignore-eos`.
+   */
+  ignoreEos?: boolean
 }
 
 /** One JSON object per line with `prompt` or `messages`, optional `max_tokens`. */
 export interface JsonlWorkload {
   kind: 'jsonl'
   path: string
+  /**
+   * Send `ignore_eos: true` and `min_tokens = max_tokens` so the server produces each request's full
+   * length (vLLM, SGLang). Default false: the model may stop early, as `vllm bench serve` runs a
+   * dataset without `--ignore-eos`.
+   */
+  ignoreEos?: boolean
 }
 
 /** Prompts given in code, sent round-robin. */
@@ -70,12 +82,20 @@ export interface PromptsWorkload {
   prompts: string[]
   /** `max_tokens` for every request. Default 128. */
   maxTokens?: number
+  /**
+   * Send `ignore_eos: true` and `min_tokens = max_tokens` so the server produces each request's full
+   * length (vLLM, SGLang). Default false: the model may stop early, as `vllm bench serve` runs a
+   * dataset without `--ignore-eos`.
+   */
+  ignoreEos?: boolean
 }
 
 /** Replay of a timestamped trace (mooncake format: `timestamp`, `input_length`, `output_length`, `hash_ids`). */
 export interface TraceWorkload {
   kind: 'trace'
   path: string
+  /** Send `ignore_eos: true` and `min_tokens` so each request produces the trace's output length. Default true. */
+  ignoreEos?: boolean
 }
 
 export type WorkloadOptions = SyntheticWorkload | ShareGptWorkload | JsonlWorkload | PromptsWorkload | TraceWorkload

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { OptionsError, WorkloadError } from '../../src/core/errors.ts'
 import type { ApiKind, WorkloadOptions } from '../../src/core/types.ts'
 import { createWorkload, estimateTokens, TRACE_BLOCK_TOKENS } from '../../src/core/workload/index.ts'
+import { buildRequestBody } from '../../src/core/client/request-body.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/datasets/${name}`, import.meta.url))
 const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex')
@@ -151,6 +152,29 @@ describe('prompts workload', () => {
     await expect(createWorkload({ kind: 'prompts', prompts: [] }, { seed: 0, api: 'chat' })).rejects.toThrow(/`workload.prompts`: is empty\. Give at least one prompt/)
     await expect(createWorkload({ kind: 'prompts', prompts: ['ok', ''] }, { seed: 0, api: 'chat' })).rejects.toThrow(/workload\.prompts\[1\]/)
     await expect(createWorkload({ kind: 'prompts', prompts: ['ok'], maxTokens: 0 }, { seed: 0, api: 'chat' })).rejects.toThrow(/workload\.maxTokens/)
+  })
+})
+
+describe('ignoreEos: one option on every workload', () => {
+  const target = { baseUrl: 'http://127.0.0.1:1', api: 'chat' as const, model: 'm', timeoutMs: 1000 }
+  const files: WorkloadOptions[] = [
+    { kind: 'prompts', prompts: ['hi'], maxTokens: 9 },
+    { kind: 'jsonl', path: fixture('prompts.jsonl') },
+    { kind: 'sharegpt', path: fixture('sharegpt-small.json') },
+  ]
+
+  it('datasets and given prompts let the model stop by default (as vLLM without --ignore-eos), and pin the length with ignoreEos: true', async () => {
+    for (const options of files) {
+      const free = await createWorkload(options, { seed: 0, api: 'chat' })
+      expect(free.next(0).ignoreEos, options.kind).toBeUndefined()
+      expect(buildRequestBody(target as never, free.next(0))).not.toHaveProperty('ignore_eos')
+      expect(free.describe().ignoreEos).toBe(false)
+      const pinned = await createWorkload({ ...options, ignoreEos: true }, { seed: 0, api: 'chat' })
+      const body = buildRequestBody(target as never, pinned.next(0))
+      expect(body, options.kind).toMatchObject({ ignore_eos: true, min_tokens: body.max_tokens })
+      expect(pinned.describe().ignoreEos).toBe(true)
+    }
+    await expect(createWorkload({ kind: 'prompts', prompts: ['hi'], ignoreEos: 'yes' as never }, { seed: 0, api: 'chat' })).rejects.toThrow(/`workload.ignoreEos`: must be true or false, got "yes"\. Leave it out/)
   })
 })
 

@@ -2,7 +2,7 @@ import { OptionsError, WorkloadError } from '../errors.ts'
 import type { ApiKind, JsonlWorkload, PreparedRequest } from '../types.ts'
 import { readDatasetLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
-import { promptRequest } from './to-prepared-request.ts'
+import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { CountTokens, Workload, WorkloadContext } from './workload.ts'
 
 const FORMAT = 'Each line must be a JSON object like {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "max_tokens": <whole number >= 1>.'
@@ -21,6 +21,7 @@ export async function createJsonlWorkload(options: JsonlWorkload, context: Workl
   if (typeof path !== 'string' || path === '') {
     throw new OptionsError('workload.path', 'must be the path of a JSONL file', 'Pass the path of a file with one {"prompt": "..."} object per line.')
   }
+  const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
   const requests: PreparedRequest[] = []
   let inputTokens = 0
@@ -41,7 +42,7 @@ export async function createJsonlWorkload(options: JsonlWorkload, context: Workl
       maxTokensSum += request.maxTokens
       withMaxTokens++
     }
-    requests.push(request)
+    requests.push(ignoreEos ? { ...request, ignoreEos } : request)
   })
 
   if (requests.length === 0) throw new WorkloadError(`has no requests (the file is empty or blank). ${FORMAT}`, { path })
@@ -59,6 +60,7 @@ export async function createJsonlWorkload(options: JsonlWorkload, context: Workl
       requestedInputTokensMean: inputTokens / requests.length,
       requestedOutputTokensMean: withMaxTokens > 0 ? maxTokensSum / withMaxTokens : null,
       linesWithoutMaxTokens: requests.length - withMaxTokens,
+      ignoreEos,
       tokenCounter: context.countTokens ? 'given by the caller' : 'estimate (GPT-2 pre-tokens)',
     }),
   }

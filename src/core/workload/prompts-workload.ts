@@ -1,7 +1,7 @@
 import { OptionsError } from '../errors.ts'
 import type { PreparedRequest, PromptsWorkload } from '../types.ts'
 import { estimateTokens } from './estimate-tokens.ts'
-import { promptRequest } from './to-prepared-request.ts'
+import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
 /** Default `max_tokens` of a prompts workload. */
@@ -10,6 +10,7 @@ export const DEFAULT_PROMPTS_MAX_TOKENS = 128
 /** Prompts given in code, sent round-robin, verbatim. */
 export function createPromptsWorkload(options: PromptsWorkload, context: WorkloadContext): Workload {
   const { prompts, maxTokens = DEFAULT_PROMPTS_MAX_TOKENS } = options
+  const ignoreEos = ignoreEosOf(options)
   if (!Array.isArray(prompts) || prompts.length === 0) {
     throw new OptionsError('workload.prompts', Array.isArray(prompts) ? 'is empty' : `must be an array of strings, got ${String(prompts)}`, 'Give at least one prompt, e.g. `prompts: ["Tell me a story."]`.')
   }
@@ -27,7 +28,7 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
     size: prompts.length,
     next(index: number): PreparedRequest {
       const at = ((index % prompts.length) + prompts.length) % prompts.length
-      return { ...promptRequest(context.api, prompts[at] as string), maxTokens, expectedInputTokens: lengths[at] as number }
+      return { ...promptRequest(context.api, prompts[at] as string), maxTokens, expectedInputTokens: lengths[at] as number, ...(ignoreEos ? { ignoreEos } : {}) }
     },
     describe: () => ({
       kind: 'prompts',
@@ -36,6 +37,7 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
       prompts: prompts.length,
       requestedInputTokensMean: lengths.reduce((a, b) => a + b, 0) / lengths.length,
       requestedOutputTokensMean: maxTokens,
+      ignoreEos,
     }),
   }
 }

@@ -3,7 +3,7 @@ import { createRandom, deriveSeed } from '../random.ts'
 import type { PreparedRequest, ShareGptWorkload } from '../types.ts'
 import { readJsonArrayElements } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
-import { promptRequest } from './to-prepared-request.ts'
+import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
 const SHUFFLE_STREAM = 0x534847
@@ -40,6 +40,7 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
   if (outputTokens !== undefined && (!Number.isInteger(outputTokens) || outputTokens < 1)) {
     throw new OptionsError('workload.outputTokens', `must be a whole number of tokens >= 1, got ${String(outputTokens)}`, 'Leave it out to use each reply\'s length.')
   }
+  const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
   const samples: Sample[] = []
   const skipped = new Map<SkipReason, number>()
@@ -83,7 +84,7 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
     size: samples.length,
     next(index: number): PreparedRequest {
       const sample = samples[((index % samples.length) + samples.length) % samples.length] as Sample
-      return { ...promptRequest(context.api, sample.prompt), maxTokens: sample.outputTokens, expectedInputTokens: sample.promptTokens }
+      return { ...promptRequest(context.api, sample.prompt), maxTokens: sample.outputTokens, expectedInputTokens: sample.promptTokens, ...(ignoreEos ? { ignoreEos } : {}) }
     },
     describe: () => ({
       kind: 'sharegpt',
@@ -97,6 +98,7 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
       skipped: Object.fromEntries(skipped),
       limits: SHAREGPT_LIMITS,
       outputTokens: outputTokens ?? null,
+      ignoreEos,
       requestedInputTokensMean: mean((sample) => sample.promptTokens),
       requestedOutputTokensMean: mean((sample) => sample.outputTokens),
       tokenCounter: context.countTokens ? 'given by the caller' : 'estimate (GPT-2 pre-tokens)',

@@ -3,6 +3,7 @@ import { createRandom, deriveSeed } from '../random.ts'
 import type { PreparedRequest, SyntheticWorkload } from '../types.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { newRunSalt } from './run-salt.ts'
+import { ignoreEosOf } from './to-prepared-request.ts'
 import { loadTokenizerCounter } from './tokenizer-file.ts'
 import { promptRequest } from './to-prepared-request.ts'
 import { resolveLengthDistribution, sampleLength } from './token-lengths.ts'
@@ -32,7 +33,7 @@ export async function createSyntheticWorkload(options: SyntheticWorkload, contex
   if (typeof sharedPrefixTokens !== 'number' || !Number.isInteger(sharedPrefixTokens) || sharedPrefixTokens < 0) {
     throw new OptionsError('workload.sharedPrefixTokens', `must be a whole number of tokens >= 0, got ${String(sharedPrefixTokens)}`, 'Use 0 (the default) for no shared prefix.')
   }
-  const ignoreEos = options.ignoreEos ?? true
+  const ignoreEos = ignoreEosOf(options, true)
   let counterName = 'estimate (GPT-2 pre-tokens)'
   let countTokens = context.countTokens ?? estimateTokens
   if (context.countTokens) counterName = 'given by the caller'

@@ -4,7 +4,7 @@ import type { PreparedRequest, TraceWorkload } from '../types.ts'
 import { readDatasetLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { newRunSalt } from './run-salt.ts'
-import { promptRequest } from './to-prepared-request.ts'
+import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import { WordPromptBuilder } from './word-prompt.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
@@ -35,6 +35,7 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
   if (typeof path !== 'string' || path === '') {
     throw new OptionsError('workload.path', 'must be the path of a mooncake trace (JSONL)', 'Pass the path of the trace file.')
   }
+  const ignoreEos = ignoreEosOf(options, true)
   const countTokens = context.countTokens ?? estimateTokens
   const records: TraceRecord[] = []
   let previous = -Infinity
@@ -86,7 +87,7 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
       return {
         ...promptRequest(context.api, builder.join(...parts)),
         maxTokens: record.outputLength,
-        ignoreEos: true,
+        ignoreEos,
         expectedInputTokens: builder.saltTokens + uniqueTokens,
         timestampMs: record.timestamp - first,
       }
