@@ -229,6 +229,7 @@ describe('runBenchmark against the simulator', () => {
     expect(message).toMatch(/\. (Give|Set|Use|Say|Leave|Pass|Start|Remove|Add) /)
     expect(sim.schedule.length).toBe(before)
   })
+})
 
 describe('a target with nothing listening', () => {
   it('fails in seconds, not after the 30 s readiness wait, and says what to do', async () => {

@@ -80,19 +80,6 @@ describe('LlmConsoleReporter', () => {
     expect(lines).toHaveLength(1)
   })
 
-  test('progress is on by default in CI logs too, every 30 s instead of 5 s', () => {
-    const saved = process.env.CI
-    process.env.CI = 'true'
-    try {
-      const reporter = new LlmConsoleReporter()
-      expect(reporter.progress).toBe(true)
-      expect(reporter.progressIntervalMs).toBe(30_000)
-    } finally {
-      if (saved === undefined) delete process.env.CI
-      else process.env.CI = saved
-    }
-  })
-
   test('prints no progress when progress is off', () => {
     const lines: string[] = []
     const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: false, progressIntervalMs: 0 })
@@ -101,13 +88,14 @@ describe('LlmConsoleReporter', () => {
     expect(lines).toEqual([])
   })
 
-  test('is plain without a terminal or under CI by default', () => {
+  test('is plain without a terminal or under CI by default (progress stays on, every 30 s)', () => {
     const previous = process.env.CI
     process.env.CI = 'true'
     try {
       const reporter = new LlmConsoleReporter()
       expect(reporter.color).toBe(false)
-      expect(reporter.progress).toBe(false)
+      expect(reporter.progress).toBe(true)
+      expect(reporter.progressIntervalMs).toBe(30_000)
     } finally {
       if (previous === undefined) delete process.env.CI
       else process.env.CI = previous

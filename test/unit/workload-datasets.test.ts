@@ -91,7 +91,7 @@ describe('sharegpt workload', () => {
 
   it('fails on a missing file with the path and what to do', async () => {
     const error = await workloadError({ kind: 'sharegpt', path: fixture('missing.json') })
-    expect(error.message).toBe(`${fixture('missing.json')}: file not found. Check the path (relative paths resolve from the current working directory) or download the dataset first.`)
+    expect(error.message).toBe(`${fixture('missing.json')}: file not found. Check the path (in a bench a relative path resolves from the bench file's folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first.`)
     const directory = await workloadError({ kind: 'jsonl', path: fixture('') })
     expect(directory.message).toMatch(/directory, not a file/)
   })

@@ -1,6 +1,6 @@
 import { OptionsError } from '../errors.ts'
 import type { GoodputLimits, RequestRecord } from '../types.ts'
-import { endToEndMs } from './request-latency.ts'
+import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
 
 const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const
 
@@ -39,11 +39,9 @@ export function sameGoodputLimits(a: GoodputLimits | undefined, b: GoodputLimits
  * first token is taken to arrive at `endAt`, so TTFT equals E2E.
  */
 export function meetsGoodputLimits(record: RequestRecord, limits: GoodputLimits): boolean {
-  const firstTokenAt = record.firstTokenAt ?? record.endAt
-  if (limits.ttftMs !== undefined && !(firstTokenAt - record.sentAt <= limits.ttftMs)) return false
+  // No content-bearing event timed: the first token counts as arriving at the end (TTFT = E2E, TPOT 0).
+  if (limits.ttftMs !== undefined && !((timeToFirstTokenMs(record) ?? endToEndMs(record)) <= limits.ttftMs)) return false
   if (limits.e2eMs !== undefined && !(endToEndMs(record) <= limits.e2eMs)) return false
-  if (limits.tpotMs !== undefined && record.outputTokens >= 2) {
-    if (!((record.endAt - firstTokenAt) / (record.outputTokens - 1) <= limits.tpotMs)) return false
-  }
+  if (limits.tpotMs !== undefined && !((timePerOutputTokenMs(record) ?? 0) <= limits.tpotMs)) return false
   return true
 }

@@ -113,10 +113,8 @@ function newDistributions(): Record<DistributionName, Distribution> {
  *
  * Definitions (DESIGN.md), all per completed request; failed requests count in `counts.failed`
  * and `errors` and in no distribution, token sum or throughput:
- * - TTFT = firstTokenAt - sentAt (first content-bearing event; a role-only chunk never counts).
- * - E2E = endAt - sentAt (last content-bearing event).
- * - TPOT = (E2E - TTFT) / (outputTokens - 1), only with outputTokens >= 2 (vLLM TPOT = AIPerf inter_token_latency).
- * - ITL = gaps between consecutive `chunkTimes`, one per chunk after the first (as vLLM).
+ * - TTFT, E2E, TPOT and ITL as request-latency.ts defines them, the one place they are written
+ *   (a role-only chunk never counts; TPOT only with outputTokens >= 2; ITL one gap per chunk).
  * - inputTokens / outputTokens: per-request counts (usage, or estimates when `usageReported` is false).
  * - Throughputs: completed requests, their output tokens, their input plus output tokens, each
  *   divided by the caller's `durationMs` (first measured dispatch to last completion).

@@ -8,16 +8,21 @@ import type { RequestRecord } from '../types.ts'
 
 /**
  * Time to first token: `firstTokenAt - sentAt`. `firstTokenAt` is the first content-bearing event
- * (non-empty text, delta.content or delta.reasoning_content); a role-only first chunk never counts
- * (AIPerf's and GenAI-Perf's rule; vLLM's client counts it). Undefined when no content arrived.
+ * (non-empty text, delta.content, delta.reasoning_content or delta.reasoning); a role-only first
+ * chunk never counts (AIPerf's and GenAI-Perf's rule; vLLM's client counts it). Undefined when no
+ * content arrived. `origin` replaces `sentAt` where a scenario measures from the scheduled send
+ * time (LoadGen's Server scenario: `plannedAt`).
  */
-export function timeToFirstTokenMs(record: RequestRecord): number | undefined {
-  return record.firstTokenAt === undefined ? undefined : record.firstTokenAt - record.sentAt
+export function timeToFirstTokenMs(record: RequestRecord, origin: number = record.sentAt): number | undefined {
+  return record.firstTokenAt === undefined ? undefined : record.firstTokenAt - origin
 }
 
-/** End-to-end latency: `endAt - sentAt`, where `endAt` is the last content-bearing event (usage-only chunks and `[DONE]` do not move it). */
-export function endToEndMs(record: RequestRecord): number {
-  return record.endAt - record.sentAt
+/**
+ * End-to-end latency: `endAt - sentAt`, where `endAt` is the last content-bearing event (usage-only
+ * chunks and `[DONE]` do not move it); `origin` as in {@link timeToFirstTokenMs}.
+ */
+export function endToEndMs(record: RequestRecord, origin: number = record.sentAt): number {
+  return record.endAt - origin
 }
 
 /**

@@ -1,3 +1,4 @@
+import { endToEndMs } from '../metrics/request-latency.ts'
 import type { RunContext } from '../run.ts'
 import type { RequestRecord } from '../types.ts'
 import { searchCapacity } from '../sweep/capacity-search.ts'
@@ -121,7 +122,7 @@ async function runServer(spec: ServerScenario, options: ScenarioOptions, context
 }
 
 function e2eOf(records: RequestRecord[]): number[] {
-  return records.filter((record) => record.ok && record.firstTokenAt !== undefined).map((record) => record.endAt - record.sentAt)
+  return records.filter((record) => record.ok && record.firstTokenAt !== undefined).map((record) => endToEndMs(record))
 }
 
 async function runSinglePoint(spec: OfflineScenario | SingleStreamScenario, options: ScenarioOptions, context: RunContext): Promise<SweepResult> {

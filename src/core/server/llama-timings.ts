@@ -1,3 +1,4 @@
+import { timePerOutputTokenMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import type { RequestRecord } from '../types.ts'
 
 /**
@@ -64,8 +65,8 @@ export function llamaTimingPairs(records: readonly RequestRecord[]): LlamaTiming
     const t = r.serverTimings
     // A response that arrived in one read has no client-side token timings to compare (as in the metrics).
     if (!r.ok || !r.streamed || t === undefined || r.firstTokenAt === undefined || t.prompt_ms === undefined) continue
-    const clientTtftMs = r.firstTokenAt - r.sentAt
-    const clientTpotMs = r.outputTokens >= 2 ? (r.endAt - r.firstTokenAt) / (r.outputTokens - 1) : undefined
+    const clientTtftMs = timeToFirstTokenMs(r) as number
+    const clientTpotMs = timePerOutputTokenMs(r)
     const serverTpotMs = t.predicted_n !== undefined && t.predicted_n >= 2 ? t.predicted_per_token_ms : undefined
     pairs.push({
       index: r.index,

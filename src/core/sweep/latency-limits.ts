@@ -1,3 +1,4 @@
+import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import type { RequestRecord } from '../types.ts'
 import { loadgenPercentile, serverEarlyStopping, type ServerEarlyStopping } from './early-stopping.ts'
 import type { CapacityLimits } from './sweep-result.ts'
@@ -62,9 +63,8 @@ function latencies(records: RequestRecord[], metric: keyof CapacityLimits, from:
   for (const record of records) {
     if (!record.ok || record.firstTokenAt === undefined) continue
     const origin = from === 'scheduled' ? (record.plannedAt ?? record.sentAt) : record.sentAt
-    if (metric === 'ttftMs') out.push(record.firstTokenAt - origin)
-    else if (metric === 'e2eMs') out.push(record.endAt - origin)
-    else if (record.outputTokens >= 2) out.push((record.endAt - record.firstTokenAt) / (record.outputTokens - 1))
+    const value = metric === 'ttftMs' ? timeToFirstTokenMs(record, origin) : metric === 'e2eMs' ? endToEndMs(record, origin) : timePerOutputTokenMs(record)
+    if (value !== undefined) out.push(value)
   }
   return out
 }

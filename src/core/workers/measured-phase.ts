@@ -1,3 +1,4 @@
+import { timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LatenessMonitor } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
@@ -125,7 +126,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
             total: load.requests,
             elapsedMs: performance.now() - firstDispatch,
             outputTokens,
-            ttftMs: record.ok && record.firstTokenAt !== undefined ? record.firstTokenAt - record.sentAt : undefined,
+            ttftMs: record.ok ? timeToFirstTokenMs(record) : undefined,
           },
           record,
         )
