@@ -1,6 +1,7 @@
 import type { TestContext } from 'vitest'
+import type { BenchmarkResult } from '../core/types.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
-import { assertionError, runStandaloneBench } from './standalone-bench.ts'
+import { assertionError, FailedAfterMeasuringError, runStandaloneBench } from './standalone-bench.ts'
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
@@ -11,6 +12,11 @@ import { benchTimeoutMs } from './bench-trials.ts'
 import { benchUpdateCommand, withUpdateCommand } from './update-command.ts'
 
 export { DEFAULT_BENCH_TIMEOUT_MS }
+
+/** The result as reporters get it: per-request records are large, so only when the bench asked to record them. */
+function reported(result: BenchmarkResult, options: BenchLlmOptions): BenchmarkResult {
+  return options.recordRequests ? result : { ...result, requests: undefined }
+}
 
 async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
   const shared = injectProvided()
@@ -26,13 +32,16 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     shared: { url: shared.serverUrl, server: shared.server },
     policy: options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
     ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
+  }).catch((error: unknown) => {
+    // Measured, then failed: the reports still get the numbers, beside the error.
+    if (error instanceof FailedAfterMeasuringError) ctx.task.meta.llmBench = { result: reported(error.result, options) }
+    throw error
   })
   // Messages that suggest an update name this bench's own command, not `vitest bench -u` (every bench).
   const update = benchUpdateCommand(ctx.task)
   const notes = judgement.notes.map((note) => withUpdateCommand(note, update))
   ctx.task.meta.llmBench = {
-    // Per-request records are large: reporters get them only when the bench asked to record them.
-    result: options.recordRequests ? result : { ...result, requests: undefined },
+    result: reported(result, options),
     ...(judgement.sloChecks.length > 0 ? { sloChecks: judgement.sloChecks } : {}),
     ...(judgement.verdict ? { verdict: judgement.verdict } : {}),
     ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),

@@ -145,16 +145,22 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged
     await run.afterRun?.()
     const serverEnded = acquired.serverEnded()
-    const judgement = await judgeBench({
-      name: run.name,
-      file: run.file,
-      result,
-      ...(serverEnded ? { serverEnded } : {}),
-      slo: options.slo,
-      policy,
-      provided: run.provided,
-      trials,
-    })
+    let judgement: BenchJudgement
+    try {
+      judgement = await judgeBench({
+        name: run.name,
+        file: run.file,
+        result,
+        ...(serverEnded ? { serverEnded } : {}),
+        slo: options.slo,
+        policy,
+        provided: run.provided,
+        trials,
+      })
+    } catch (error) {
+      // The load ran: its numbers are not lost with the error (the baseline file broke meanwhile...).
+      throw new FailedAfterMeasuringError(run.name, result, error)
+    }
     return { result, judgement }
   } finally {
     await acquired.release()
@@ -188,9 +194,28 @@ async function emptyPrefixCache(target: TargetOptions): Promise<string | undefin
 
 /** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */
 export function summaryLine(name: string, result: BenchmarkResult, judgement: BenchJudgement): string {
-  const baseline = judgement.verdict?.status ?? judgement.baselineState ?? 'no baseline'
+  return `${measuredLine(name, result)}, baseline: ${judgement.verdict?.status ?? judgement.baselineState ?? 'no baseline'}`
+}
+
+/** `name: 30/30 completed, TTFT p99 41.2 ms, 1200 output tok/s`. */
+function measuredLine(name: string, result: BenchmarkResult): string {
   const ttft = result.metrics.ttftMs.count > 0 ? `${result.metrics.ttftMs.p99.toFixed(1)} ms` : 'n/a'
-  return `${name}: ${result.counts.completed}/${result.counts.total} completed, TTFT p99 ${ttft}, ${result.throughput.outputTokensPerSec.toFixed(0)} output tok/s, baseline: ${baseline}`
+  return `${name}: ${result.counts.completed}/${result.counts.total} completed, TTFT p99 ${ttft}, ${result.throughput.outputTokensPerSec.toFixed(0)} output tok/s`
+}
+
+/**
+ * A bench that measured and then failed (judging, reading or writing its baseline file): the error
+ * says what failed and what was measured, and carries the result so that reports still show it.
+ */
+export class FailedAfterMeasuringError extends Error {
+  /** What the load measured before the failure. */
+  readonly result: BenchmarkResult
+
+  constructor(name: string, result: BenchmarkResult, cause: unknown) {
+    super(`${cause instanceof Error ? cause.message : String(cause)}\nThe load itself ran and is in the reports: ${measuredLine(name, result)}.`, { cause })
+    this.result = result
+    this.name = cause instanceof Error ? cause.name : 'FailedAfterMeasuringError'
+  }
 }
 
 /** The error a failed bench throws, under Vitest and the other runners alike. */
