@@ -10,5 +10,8 @@ bench.llm('completions beyond the batch size', {
   seed: 3,
   cost: { pricePerGpuHour: 2.5, gpus: 1 },
   slo: { outputTokensPerSec: { min: 100 } },
-  baseline: { ttftMs: { p50: '+15%' }, outputTokensPerSec: '-10%' },
+  // Throughput here moves in waves of 8 sequences: its 95 % interval inside one 10 s run is about
+  // ±12 % (measured: [0.890, 1.123] on an unchanged rerun, inconclusive at -10 %), so the gate is
+  // -15 %, which a rerun can decide.
+  baseline: { ttftMs: { p50: '+15%' }, outputTokensPerSec: '-15%' },
 })
