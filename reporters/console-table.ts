@@ -49,6 +49,8 @@ function baselineText(styles: Styles, entry: ReportEntry): string | undefined {
       return styles.red('baseline missing')
     case 'mismatch':
       return styles.red('baseline from other hardware, software or config')
+    case 'not judged':
+      return styles.yellow('baseline not judged (machine disturbed)')
     default:
       return undefined
   }

@@ -21,7 +21,7 @@ export interface ReportEntry {
   sloChecks?: SloCheck[]
   /** Absolute path of the bench file's baseline file. */
   baselinePath?: string
-  /** `compare`, `written`, `updated`, `missing` or `mismatch`. */
+  /** `compare`, `written`, `updated`, `missing`, `mismatch`, or `not judged` (a disturbed machine lost too many requests to compare or write). */
   baselineState?: string
   /** First lines of the assertion error when the test failed. */
   failure?: string
@@ -53,6 +53,8 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   if (entry.state === 'failed') return 'fail'
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
   if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive')) return 'inconclusive'
+  // Neither compared nor written (a disturbed machine lost too many requests): not a pass.
+  if (entry.baselineState === 'not judged') return 'inconclusive'
   return 'pass'
 }
 

@@ -95,6 +95,7 @@ function verdictSection(entry: ReportEntry): string {
       updated: 'The baseline was rewritten with this run (-u).',
       missing: 'No baseline exists and this run could not record one (CI).',
       mismatch: 'The stored baseline belongs to other hardware, software or configuration: not compared.',
+      'not judged': 'The machine was disturbed and too many requests failed or were cut off: neither compared nor written.',
     }
     return `<h3>Baseline</h3><p>${escapeHtml(text[state] ?? state)}${entry.baselinePath ? ` <span class="file">${escapeHtml(entry.baselinePath)}</span>` : ''}</p>`
   }

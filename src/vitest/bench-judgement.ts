@@ -24,7 +24,10 @@ export interface BenchJudgement {
   sloChecks: SloCheck[]
   verdict?: Verdict
   baselinePath?: string
-  /** `compare`, `written`, `updated`, `missing` or `mismatch`. */
+  /**
+   * `compare`, `written`, `updated`, `missing`, `mismatch`, or `not judged`: a run on a disturbed
+   * machine that lost too many requests (or whose requests were cut off) to be compared or written.
+   */
   baselineState?: string
   /** Lines for the console (baseline written, inconclusive checks). */
   notes: string[]
@@ -56,6 +59,9 @@ export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
  * the bench sets its own `slo.errors`: its latencies describe a server that was failing.
  */
 export const DEFAULT_MAX_ERROR_RATE = 0.01
+
+/** The baseline state of a run that was neither compared nor written because the machine was disturbed. */
+export const NOT_JUDGED = 'not judged'
 
 /**
  * The baseline quality gate: a run that would be written as a baseline while its self-check says
@@ -126,6 +132,8 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   if (cannotJudge !== undefined && input.serverEnded === undefined && disturbed.length > 0) {
     // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's.
     notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
+    // Reports show it as inconclusive, never as a pass.
+    judgement.baselineState = NOT_JUDGED
   } else if (cannotJudge !== undefined) {
     failed = true
     blocks.push(cannotJudge)

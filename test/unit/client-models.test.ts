@@ -103,13 +103,12 @@ describe('waitForReady', () => {
   test('refused for refusedFailMs: fails long before the timeout, says nothing listens and names the option that waits', async () => {
     const port = await closedPort()
     const started = performance.now()
-    const error = await waitForReady(`http://user:hunter22@127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch((e: unknown) => e)
+    const error = await waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch((e: unknown) => e)
     expect(performance.now() - started).toBeLessThan(3_000)
     expect(error).toBeInstanceOf(ServerUnavailableError)
     const message = (error as Error).message
-    expect(message).toMatch(new RegExp(`^Nothing listens at http://\\*+@127\\.0\\.0\\.1:${port}: the connection was refused for 300 ms \\(GET /health: .*ECONNREFUSED.*\\)\\. Start the server first`))
+    expect(message).toMatch(new RegExp(`^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 300 ms \\(GET /health: .*ECONNREFUSED.*\\)\\. Start the server first`))
     expect(message).toContain('To wait for a server that is still starting, use `connect(url, { readyTimeoutMs })`.')
-    expect(message).not.toContain('hunter22')
   })
 
   test('a server that answers 503 is waited for to the timeout even with refusedFailMs', async () => {

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { entryStatus } from '../../reporters/report-entry.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -90,6 +91,9 @@ describe('judgeBench', () => {
     expect(onBusy.failure).toBeUndefined()
     expect(onBusy.notes.join('\n')).toContain('not judged: 10 of 410 requests failed')
     expect(onBusy.notes.join('\n')).toContain('Not failed either: the machine was disturbed (other processes used 1.9 of 2 cores)')
+    // Reports show it as inconclusive, never as a green pass (it had been `pass` in every report).
+    expect(onBusy.baselineState).toBe('not judged')
+    expect(entryStatus({ name: 'x', file: 'x.bench.ts', state: 'passed', result: busy, baselineState: onBusy.baselineState })).toBe('inconclusive')
     await expect(readFile(baselinePathFor(busyFile), 'utf8')).rejects.toThrow(/ENOENT/)
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
