@@ -4,7 +4,7 @@ import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit 
 import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
-import { runCounts } from './run-counts.ts'
+import { runCounts, type RunCounts } from './run-counts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderMarkdown}. */
@@ -151,10 +151,11 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
   const sweeps = options.sweeps ?? []
   const counts = runCounts(entries, sweeps)
   const unmeasured = options.unmeasured ?? []
+  const tally = (statuses: RunCounts['benchStatuses'] | RunCounts['sweepStatuses']): string => statuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', ')
   const headline = [
-    counts.benchStatuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', '),
+    tally(counts.benchStatuses),
     unmeasured.length > 0 ? `${ICON.fail} ${unmeasured.length} failed without a result` : '',
-    counts.sweeps > 0 ? `sweeps: ${counts.sweepStatuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', ')}` : '',
+    counts.sweeps > 0 ? `sweeps: ${tally(counts.sweepStatuses)}` : '',
   ].filter(Boolean)
   const out = [`## ${options.title ?? 'LLM benchmarks'}${headline.length > 0 ? `: ${headline.join('; ')}` : ''}`, '']
   const shared = sharedWarnings(entries)

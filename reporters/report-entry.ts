@@ -2,6 +2,7 @@ import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/types.ts'
 import { isRecord } from '../src/core/is-record.ts'
+import { NOT_JUDGED } from '../src/vitest/bench-judgement.ts'
 
 /** Outcome of the Vitest test that ran a bench. */
 export type BenchTestState = 'passed' | 'failed' | 'skipped' | 'pending'
@@ -54,7 +55,7 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
   if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive')) return 'inconclusive'
   // Neither compared nor written (a disturbed machine lost too many requests): not a pass.
-  if (entry.baselineState === 'not judged') return 'inconclusive'
+  if (entry.baselineState === NOT_JUDGED) return 'inconclusive'
   return 'pass'
 }
 
