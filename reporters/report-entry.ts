@@ -1,6 +1,7 @@
 import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/types.ts'
+import { isBenchmarkResult } from '../src/core/result-guard.ts'
 import { isRecord } from '../src/core/is-record.ts'
 import { NOT_JUDGED } from '../src/vitest/bench-judgement.ts'
 
@@ -65,10 +66,7 @@ export function isVerdict(value: unknown): value is Verdict {
   return isRecord(value) && typeof value.status === 'string' && Array.isArray(value.checks) && typeof value.confidence === 'number'
 }
 
-/** True when `value` has the shape of a `BenchmarkResult` of schema version 1. */
-export function isBenchmarkResult(value: unknown): value is BenchmarkResult {
-  return isRecord(value) && value.schemaVersion === 1 && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.counts)
-}
+export { isBenchmarkResult } from '../src/core/result-guard.ts'
 
 /** What a reporter reads from a test case: its name, file, state, meta and errors (a subset of Vitest's `TestCase`). */
 export interface TestCaseLike {

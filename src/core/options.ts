@@ -2,6 +2,7 @@ import { OptionsError } from './errors.ts'
 import { validateLoad, validateWarmupOptions } from './load/index.ts'
 import { validateGoodputLimits } from './metrics/goodput.ts'
 import { validateCostOptions } from './metrics/cost.ts'
+import { checkServerMetricsOptions } from './server/metrics/index.ts'
 import type { BenchmarkOptions } from './types.ts'
 import { isRecord } from './is-record.ts'
 
@@ -21,7 +22,7 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
   if (!isRecord(options)) {
     throw new OptionsError('options', 'expected an object', 'Pass `{ target, workload, load }` to runBenchmark().')
   }
-  const { target, workload, load, warmup, seed, goodput, cost } = options
+  const { target, workload, load, warmup, seed, goodput, cost, serverMetrics } = options
   if (!isRecord(target)) {
     throw new OptionsError('target', 'missing', "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).")
   }
@@ -79,4 +80,5 @@ export function validateOptions(options: unknown): asserts options is BenchmarkO
   }
   // The metrics' own rule, checked here before anything is sent.
   if (cost !== undefined) validateCostOptions(cost)
+  checkServerMetricsOptions(serverMetrics)
 }

@@ -7,7 +7,9 @@ import { redactConfig } from './redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo } from './types.ts'
+import { resolveServerMetricsOptions, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
+import type { FirstRequestScrapes } from './server/metrics/server-metrics-window.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide } from './types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
@@ -88,10 +90,15 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   // With workers, each thread has its own client; this thread only coordinates.
   const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
+  const scraperSettings = resolveServerMetricsOptions(options.serverMetrics, baseUrl, target.apiKey)
+  const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
+  const scraper = scraperStart && 'scraper' in scraperStart ? scraperStart.scraper : undefined
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
-  const beforeLoad = () => {
+  const beforeLoad = async () => {
+    // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
+    await scraper?.startWindow()
     const inProcess = context.server?.name === 'vitest-llm-bench-sim'
     hostLoad = startHostLoad({
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
@@ -103,7 +110,11 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   try {
     // Before anything is sent: the loop must not compete with the load.
     const cpuCalibrationMs = calibrateCpu()
+    // Scrapes around the probe, the run's first request: what it found cached, an earlier run left.
+    const beforeProbe = await scraper?.scrape()
     const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined)
+    const afterProbe = await scraper?.scrape()
+    const firstRequest: FirstRequestScrapes | undefined = beforeProbe && afterProbe ? { before: beforeProbe, after: afterProbe } : undefined
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
@@ -134,6 +145,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
         })
     const { accumulator, outcome, timeline } = phase
     const host = hostLoad?.stop()
+    const windowScrapes = await scraper?.endWindow()
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
@@ -149,9 +161,25 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)
     if (gpu?.note) warnings.push(gpu.note)
+    let server: ServerSide | undefined
+    if (scraper && windowScrapes) {
+      const streamed = metrics.metrics.ttftMs.count > 0
+      const serverMetrics = summarizeServerMetrics({
+        names: scraper.names,
+        url: scraper.url,
+        intervalMs: scraper.intervalMs,
+        scrapes: windowScrapes,
+        ...(streamed ? { clientTtftMs: metrics.metrics.ttftMs } : {}),
+        ...(firstRequest ? { firstRequest } : {}),
+      })
+      warnings.push(...serverMetrics.notes.map((note) => `Server metrics: ${note}`))
+      server = { metrics: serverMetrics }
+    } else if (scraperStart && 'note' in scraperStart) {
+      server = { note: scraperStart.note }
+    }
 
     const result: BenchmarkResult = {
-      schemaVersion: 1,
+      schemaVersion: 2,
       startedAt,
       durationMs,
       counts: metrics.counts,
@@ -168,11 +196,13 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
       histograms: metrics.histograms,
       ...(timeline ? { timeline } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
+      ...(server ? { server } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       warnings,
     }
     return result
   } finally {
+    scraper?.stop()
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
     await client?.close()
   }

@@ -11,11 +11,9 @@ import { checkSlo, formatSloChecks, validateSloOptions, type SloOptions } from '
 import type { BenchmarkResult } from '../core/types.ts'
 import { describeRegressions } from './regression-summary.ts'
 import { isRecord } from '../core/is-record.ts'
+import { isBenchmarkResult } from '../core/result-guard.ts'
 
 
-function isBenchmarkResult(value: unknown): value is BenchmarkResult {
-  return isRecord(value) && value.schemaVersion === 1 && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.counts)
-}
 
 function isBaselineEntry(value: unknown): value is BaselineEntry {
   return isRecord(value) && typeof value.configHash === 'string' && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.histograms)

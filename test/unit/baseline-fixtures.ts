@@ -84,7 +84,7 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
   if (tpot.length > 0) histograms.tpotUs = encodedHistogramOf(tpot)
   if (e2e.length > 0) histograms.e2eUs = encodedHistogramOf(e2e)
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     startedAt: '2025-01-01T00:00:00.000Z',
     durationMs: spec.durationMs ?? 60_000,
     counts: { total: spec.counts?.total ?? completed, completed, failed: spec.counts?.failed ?? 0 },

@@ -48,7 +48,10 @@ export function sglang(options: PresetOptions & { /** Hugging Face id or local p
 /** `llama-server -m <modelPath> --host 127.0.0.1 --port <port> ...args`. */
 export function llamaCpp(options: PresetOptions & { /** Path of the GGUF file. */ modelPath: string }): LaunchSpec {
   const { modelPath, ...rest } = options
-  return launch('llama.cpp', rest.bin ?? 'llama-server', ['-m', modelPath, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])], rest)
+  const args = rest.args ?? []
+  // `--metrics` serves /metrics, which the bench scrapes for queue, slot and token counters.
+  const metrics = args.includes('--metrics') ? [] : ['--metrics']
+  return launch('llama.cpp', rest.bin ?? 'llama-server', ['-m', modelPath, '--host', HOST, '--port', PORT_PLACEHOLDER, ...metrics, ...args], rest)
 }
 
 /**
