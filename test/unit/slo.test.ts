@@ -109,7 +109,7 @@ describe('validateSloOptions', () => {
 
   test('names the option and lists the valid choices', () => {
     expect(optionError({ ttft: { p99: 500 } }).message).toBe(
-      'Invalid option `slo.ttft`: is not a valid key here. Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, goodput.',
+      'Invalid option `slo.ttft`: is not a valid key here. Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput.',
     )
     expect(optionError({ ttftMs: { p98: 500 } }).message).toContain('Use one of: p50, p90, p95, p99, p999, mean, min, max.')
     expect(optionError({ ttftMs: { p99: -1 } }).option).toBe('slo.ttftMs.p99')

@@ -1,7 +1,7 @@
-import type { BenchmarkResult, GpuStats } from '../types.ts'
+import type { BenchmarkResult, GpuStats, ServerMetrics } from '../types.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
-import type { SloGpuField, SloOptions } from './slo-options.ts'
-import { SLO_GPU_FIELDS, SLO_METRICS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+import type { SloGpuField, SloOptions, SloServerField } from './slo-options.ts'
+import { SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
 import { formatFigure as figure } from '../format-figure.ts'
 
 /** Unit of each GPU field. */
@@ -18,6 +18,18 @@ const GPU_UNITS: Record<SloGpuField, string> = {
 
 /** Energy adds up over GPUs serving one model; for every other field the worst GPU decides. */
 const SUMMED_GPU_FIELDS: ReadonlySet<SloGpuField> = new Set(['energyJ', 'energyPerOutputTokenJ'])
+
+/** Each server field: where it is read from and its unit. */
+const SERVER_FIELDS: Record<SloServerField, { read: (m: ServerMetrics) => number | undefined; unit: string }> = {
+  preemptions: { read: (m) => m.preemptions, unit: 'sequences' },
+  prefixCacheHitRate: { read: (m) => m.prefixCache?.hitRate, unit: 'share' },
+  kvCacheUsagePeak: { read: (m) => m.kvCacheUsage?.peak, unit: 'share' },
+  requestsWaitingPeak: { read: (m) => m.requestsWaiting?.peak, unit: 'requests' },
+  queueTimeP99Ms: { read: (m) => m.queueTimeMs?.p99, unit: 'ms' },
+  ttftP99Ms: { read: (m) => m.ttftMs?.p99, unit: 'ms' },
+  specAcceptanceRate: { read: (m) => m.specDecode?.acceptanceRate, unit: 'share' },
+  specMeanAcceptedLength: { read: (m) => m.specDecode?.meanAcceptedLength, unit: 'tokens' },
+}
 
 function judge(measured: number, bound: 'max' | 'min', limit: number): SloStatus {
   return (bound === 'max' ? measured <= limit : measured >= limit) ? 'pass' : 'fail'
@@ -184,6 +196,35 @@ export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
           measured,
           status,
           message: `gpu.${field} = ${figure(measured)} ${unit} (${over}) ${verb(status, bound)} ${figure(limit)} ${unit}`,
+        })
+      }
+    }
+  }
+  if (slo.server) {
+    const metrics = result.server?.metrics
+    for (const field of SLO_SERVER_FIELDS) {
+      const bounds = slo.server[field]
+      if (!bounds) continue
+      const { read, unit } = SERVER_FIELDS[field]
+      const measured = metrics ? read(metrics) : undefined
+      const shown = (value: number) => (unit === 'share' ? `${figure(value * 100)}%` : `${figure(value)} ${unit}`)
+      for (const bound of ['max', 'min'] as const) {
+        const limit = bounds[bound]
+        if (limit === undefined) continue
+        const base = { metric: `server.${field}`, statistic: bound, bound, limit, unit, n: metrics?.scrapes ?? 0 }
+        if (measured === undefined || !Number.isFinite(measured)) {
+          const why = !metrics
+            ? (result.server?.note ?? 'server metrics were turned off (`serverMetrics: false`)')
+            : `the ${metrics.dialect} server's metrics at ${metrics.url} do not give it`
+          checks.push({ ...base, measured: null, status: 'inconclusive', message: `server.${field}: not measured (${why})` })
+          continue
+        }
+        const status = judge(measured, bound, limit)
+        checks.push({
+          ...base,
+          measured,
+          status,
+          message: `server.${field} = ${shown(measured)} ${verb(status, bound)} ${shown(limit)} (${metrics?.scrapes ?? 0} scrapes of ${metrics?.url ?? 'the server'} over ${figure((metrics?.windowMs ?? 0) / 1000)} s)`,
         })
       }
     }

@@ -26,6 +26,25 @@ export const SLO_GPU_FIELDS = [
 ] as const
 export type SloGpuField = (typeof SLO_GPU_FIELDS)[number]
 
+/**
+ * Server-side figures an SLO can bound (see `ServerMetrics`): counts over the measured window,
+ * shares 0..1, latencies in ms from the server's own histograms.
+ */
+export const SLO_SERVER_FIELDS = [
+  'preemptions',
+  'prefixCacheHitRate',
+  'kvCacheUsagePeak',
+  'requestsWaitingPeak',
+  'queueTimeP99Ms',
+  'ttftP99Ms',
+  'specAcceptanceRate',
+  'specMeanAcceptedLength',
+] as const
+export type SloServerField = (typeof SLO_SERVER_FIELDS)[number]
+
+/** Bounds on server metrics, e.g. `{ preemptions: { max: 0 }, prefixCacheHitRate: { max: 0.05 } }`; inconclusive where the server does not report the figure. */
+export type ServerSlo = Partial<Record<SloServerField, GpuFieldSlo>>
+
 /** Upper limits on statistics of one distribution, e.g. `{ p99: 500 }` (every figure is a maximum). */
 export type MetricSlo = Partial<Record<SloStatistic, number>>
 
@@ -81,11 +100,13 @@ export interface SloOptions {
   errors?: ErrorSlo
   /** Needs GPU telemetry (nvidia-smi on the machine running the bench); inconclusive without it. */
   gpu?: GpuSlo
+  /** Needs the server's metrics endpoint (`serverMetrics`); inconclusive where the server does not report a figure. */
+  server?: ServerSlo
   /** Needs the `goodput` option of the run; inconclusive without it. */
   goodput?: { /** Smallest share of completed requests meeting every goodput limit, 0..1. */ minShare?: number }
 }
 
-const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'goodput']
+const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'server', 'goodput']
 
 
 function show(value: unknown): string {
@@ -132,8 +153,8 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
       const limits = checkKeys(value, option, ['maxRate', 'maxCount'], '{ maxRate: 0.01 }')
       checkLimit(limits.maxRate, `${option}.maxRate`, 1)
       checkLimit(limits.maxCount, `${option}.maxCount`)
-    } else if (key === 'gpu') {
-      const fields = checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }')
+    } else if (key === 'gpu' || key === 'server') {
+      const fields = key === 'gpu' ? checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }') : checkKeys(value, option, SLO_SERVER_FIELDS, '{ preemptions: { max: 0 } }')
       for (const [field, bounds] of Object.entries(fields)) {
         if (bounds === undefined) continue
         const checked = checkKeys(bounds, `${option}.${field}`, ['min', 'max'], '{ max: 70000 }')
