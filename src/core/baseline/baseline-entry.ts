@@ -5,6 +5,8 @@ import { baselineConfigOf, hashConfig } from './config-hash.ts'
 import type { Fingerprint } from './fingerprint.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { roundFigures, stableStringify } from './stable-json.ts'
+import { serverContextOf } from './server-context.ts'
+import type { ServerContext } from './server-context.ts'
 import type { ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 
@@ -70,6 +72,8 @@ export interface BaselineEntry {
   trials?: TrialFigures[]
   /** The self-check of the run the entry came from: was the client or the machine disturbed while it was measured? */
   selfCheck?: SelfCheck
+  /** The server's own figures when it was recorded (context for a verdict, never judged). */
+  server?: ServerContext
 }
 
 /** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */
@@ -129,6 +133,8 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     trials: trialsOf(result),
     ...(result.client.selfCheck ? { selfCheck: result.client.selfCheck } : {}),
   }
+  const server = serverContextOf(result)
+  if (server) entry.server = server
   const rounded = roundFigures(entry)
   // Kept unrounded (rounding would make it disagree with its own hash), in its JSON-safe form:
   // `rate: Infinity` becomes the string "Infinity", which hashes the same.

@@ -1,5 +1,6 @@
 import { BaselineFileError } from '../errors.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
+import { SERVER_CONTEXT_FIELDS } from './server-context.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
 import { formatStableJson } from './stable-json.ts'
 import { describeJsonError } from '../runtime-json.ts'
@@ -88,6 +89,11 @@ function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
   }
   const histograms = check.object(entry.histograms, `${where}.histograms`)
   for (const key of Object.keys(histograms)) check.string(histograms, key, `${where}.histograms`)
+  if (entry.server !== undefined) {
+    const server = check.object(entry.server, `${where}.server`)
+    check.string(server, 'dialect', `${where}.server`)
+    for (const key of SERVER_CONTEXT_FIELDS) check.optionalNumber(server, key, `${where}.server`)
+  }
 }
 
 /**

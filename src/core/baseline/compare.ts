@@ -1,3 +1,4 @@
+import { describeServerChange, serverContextOf } from './server-context.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import type { BenchmarkResult } from '../types.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
@@ -286,5 +287,6 @@ export function compare(
       if (check.status !== 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
-  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes }
+  const server = describeServerChange(baseline.server, serverContextOf(result))
+  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}) }
 }

@@ -51,4 +51,6 @@ export interface Verdict {
   confidence: number
   /** Remarks on the whole comparison, e.g. that the client could not keep up. */
   notes: string[]
+  /** What the server's own metrics say moved between the baseline and this run (context, never judged); absent when either side has no server metrics. */
+  server?: string
 }

@@ -64,7 +64,12 @@ const VLLM: DialectNames = {
   specAcceptedTokens: first('vllm:spec_decode_num_accepted_tokens_total'),
 }
 
-/** SGLang (`python/sglang/srt/metrics/collector.py`). */
+/**
+ * SGLang (`python/sglang/srt/metrics/collector.py`, `--enable-metrics`). Its `cache_hit_rate`
+ * gauge covers only the latest prefill batch (and drops to 0 on decode logs), so the hit rate
+ * comes from the counters; its speculative figures are per-interval gauges, not counters, and
+ * are not read. No preemption counter.
+ */
 const SGLANG: DialectNames = {
   dialect: 'sglang',
   marker: /^sglang:/,
@@ -73,23 +78,20 @@ const SGLANG: DialectNames = {
   finishedRequests: first('sglang:num_requests_total'),
   prefixQueries: first('sglang:prompt_tokens_total'),
   prefixHits: first('sglang:cached_tokens_total'),
-  preemptions: first('sglang:num_retracted_reqs_total', 'sglang:num_retractions_total'),
   requestsRunning: ['sglang:num_running_reqs'],
   requestsWaiting: ['sglang:num_queue_reqs'],
   kvCacheUsage: ['sglang:token_usage'],
   ttft: ['sglang:time_to_first_token_seconds'],
   queueTime: ['sglang:queue_time_seconds'],
   e2e: ['sglang:e2e_request_latency_seconds'],
-  itl: ['sglang:inter_token_latency_seconds', 'sglang:time_per_output_token_seconds'],
-  specDrafts: first('sglang:spec_verify_calls_total'),
-  specDraftTokens: first('sglang:spec_draft_tokens_total'),
-  specAcceptedTokens: first('sglang:spec_accepted_tokens_total'),
+  itl: ['sglang:inter_token_latency_seconds'],
 }
 
 /**
- * llama.cpp `llama-server --metrics` (`tools/server/server.cpp`): `prompt_tokens_total` excludes
- * the tokens reused from a slot's cache, which `prompt_tokens_cached_total` counts; the slot
- * gauges are read live from the server loop. No latency histograms.
+ * llama.cpp `llama-server --metrics` (`tools/server/`; names as this project's build serves
+ * them, test/fixtures/server-metrics/): `prompt_tokens_total` excludes the tokens reused from a
+ * slot's cache, which `prompt_tokens_cached_total` counts; the slot gauges are read live from the
+ * server loop. No latency histograms; `kv_cache_usage_ratio` only in older builds.
  */
 const LLAMACPP: DialectNames = {
   dialect: 'llamacpp',
@@ -106,14 +108,26 @@ const LLAMACPP: DialectNames = {
   specAcceptedTokens: first('llamacpp:spec_decode_num_accepted_tokens_total'),
 }
 
-/** TensorRT-LLM `trtllm-serve` (`/prometheus/metrics`). */
+/**
+ * TensorRT-LLM `trtllm-serve` (`/prometheus/metrics`, `tensorrt_llm/metrics/collector.py`; the
+ * `trtllm_` names of 2026 releases). Its speculative counters give no draft count, so no
+ * acceptance length is derived.
+ */
 const TRTLLM: DialectNames = {
   dialect: 'trtllm',
   marker: /^trtllm_/,
+  promptTokens: first('trtllm_prompt_tokens_total'),
+  generatedTokens: first('trtllm_generation_tokens_total'),
   finishedRequests: first('trtllm_request_success_total'),
+  prefixQueries: first('trtllm_prompt_tokens_total'),
+  prefixHits: first('trtllm_prompt_cached_tokens_total'),
+  requestsRunning: ['trtllm_num_requests_running'],
+  requestsWaiting: ['trtllm_num_requests_waiting'],
   kvCacheUsage: ['trtllm_kv_cache_utilization'],
   ttft: ['trtllm_time_to_first_token_seconds'],
   queueTime: ['trtllm_request_queue_time_seconds'],
+  prefillTime: ['trtllm_request_prefill_time_seconds'],
+  decodeTime: ['trtllm_request_decode_time_seconds'],
   e2e: ['trtllm_e2e_request_latency_seconds'],
   itl: ['trtllm_time_per_output_token_seconds'],
 }

@@ -1,0 +1,99 @@
+import type { BenchmarkResult, ServerMetrics, ServerMetricsDialect } from '../types.ts'
+import { formatFigure } from './format-verdict.ts'
+
+/** Server-side figures a baseline keeps beside the client's, to explain a verdict (never judged). */
+export const SERVER_CONTEXT_FIELDS = [
+  'ttftP50Ms',
+  'ttftP99Ms',
+  'queueTimeP50Ms',
+  'queueTimeP99Ms',
+  'prefixCacheHitRate',
+  'requestsWaitingMean',
+  'requestsRunningMean',
+  'kvCacheUsagePeak',
+  'preemptionsPerRequest',
+  'specAcceptanceRate',
+] as const
+export type ServerContextField = (typeof SERVER_CONTEXT_FIELDS)[number]
+
+/** The server's side of a baseline: its dialect and the figures it gave (ms, shares 0..1, requests). */
+export type ServerContext = { dialect: ServerMetricsDialect } & Partial<Record<ServerContextField, number>>
+
+const READ: Record<ServerContextField, (m: ServerMetrics, completed: number) => number | undefined> = {
+  ttftP50Ms: (m) => m.ttftMs?.p50,
+  ttftP99Ms: (m) => m.ttftMs?.p99,
+  queueTimeP50Ms: (m) => m.queueTimeMs?.p50,
+  queueTimeP99Ms: (m) => m.queueTimeMs?.p99,
+  prefixCacheHitRate: (m) => m.prefixCache?.hitRate,
+  requestsWaitingMean: (m) => m.requestsWaiting?.mean,
+  requestsRunningMean: (m) => m.requestsRunning?.mean,
+  kvCacheUsagePeak: (m) => m.kvCacheUsage?.peak,
+  // Per request: a count over the window would change with the run's length.
+  preemptionsPerRequest: (m, completed) => (m.preemptions === undefined || completed === 0 ? undefined : m.preemptions / completed),
+  specAcceptanceRate: (m) => m.specDecode?.acceptanceRate,
+}
+
+const LABEL: Record<ServerContextField, string> = {
+  ttftP50Ms: 'server TTFT p50',
+  ttftP99Ms: 'server TTFT p99',
+  queueTimeP50Ms: 'queue time p50',
+  queueTimeP99Ms: 'queue time p99',
+  prefixCacheHitRate: 'prefix-cache hit rate',
+  requestsWaitingMean: 'requests waiting (mean)',
+  requestsRunningMean: 'requests running (mean)',
+  kvCacheUsagePeak: 'KV-cache usage peak',
+  preemptionsPerRequest: 'preemptions per request',
+  specAcceptanceRate: 'draft acceptance rate',
+}
+
+const SHARES: ReadonlySet<ServerContextField> = new Set(['prefixCacheHitRate', 'kvCacheUsagePeak', 'specAcceptanceRate'])
+
+/** A relative change below this, or a share moving less than this many points, is not named. */
+const NAMED_RELATIVE_CHANGE = 0.1
+const NAMED_SHARE_POINTS = 0.05
+
+/** The context a baseline keeps from a result; undefined when the run had no server metrics. */
+export function serverContextOf(result: BenchmarkResult): ServerContext | undefined {
+  const metrics = result.server?.metrics
+  if (!metrics) return undefined
+  const context: ServerContext = { dialect: metrics.dialect }
+  for (const field of SERVER_CONTEXT_FIELDS) {
+    const value = READ[field](metrics, result.counts.completed)
+    if (value !== undefined && Number.isFinite(value)) context[field] = value
+  }
+  return context
+}
+
+function shown(field: ServerContextField, value: number): string {
+  if (SHARES.has(field)) return `${formatFigure(value * 100)} %`
+  return field.endsWith('Ms') ? `${formatFigure(value)} ms` : formatFigure(value)
+}
+
+/**
+ * One line naming the server-side figures that moved between the baseline and this run, e.g.
+ * "queue time p99 12.0 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %"; a note that none
+ * moved when both sides have figures; undefined when either side has none.
+ */
+export function describeServerChange(baseline: ServerContext | undefined, current: ServerContext | undefined): string | undefined {
+  if (!baseline || !current) return undefined
+  const changes: string[] = []
+  let compared = 0
+  for (const field of SERVER_CONTEXT_FIELDS) {
+    const before = baseline[field]
+    const now = current[field]
+    if (before === undefined || now === undefined) continue
+    compared++
+    if (SHARES.has(field)) {
+      if (Math.abs(now - before) >= NAMED_SHARE_POINTS) changes.push(`${LABEL[field]} ${shown(field, before)} -> ${shown(field, now)}`)
+      continue
+    }
+    const relative = before === 0 ? (now === 0 ? 0 : Number.POSITIVE_INFINITY) : now / before - 1
+    if (Math.abs(relative) < NAMED_RELATIVE_CHANGE) continue
+    const percent = Number.isFinite(relative) ? ` (${relative > 0 ? '+' : ''}${Math.round(relative * 100)} %)` : ''
+    const unit = field.endsWith('Ms') ? ' ms' : ''
+    changes.push(`${LABEL[field]} ${shown(field, before).replace(' ms', '')} -> ${shown(field, now).replace(' ms', '')}${unit}${percent}`)
+  }
+  if (compared === 0) return undefined
+  if (changes.length === 0) return `the server's own figures did not move (${compared} compared, each within 10 % or 5 points)`
+  return changes.join(', ')
+}
