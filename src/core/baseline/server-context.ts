@@ -1,5 +1,4 @@
 import type { BenchmarkResult, ServerMetrics, ServerMetricsDialect } from '../types.ts'
-import { formatFigure } from './format-verdict.ts'
 
 /** Server-side figures a baseline keeps beside the client's, to explain a verdict (never judged). */
 export const SERVER_CONTEXT_FIELDS = [
@@ -64,9 +63,12 @@ export function serverContextOf(result: BenchmarkResult): ServerContext | undefi
   return context
 }
 
+/** Three significant digits without trailing zeros: context, not a measurement to compare digit by digit. */
+const short = (value: number): string => String(Number(value.toPrecision(3)))
+
 function shown(field: ServerContextField, value: number): string {
-  if (SHARES.has(field)) return `${formatFigure(value * 100)} %`
-  return field.endsWith('Ms') ? `${formatFigure(value)} ms` : formatFigure(value)
+  if (SHARES.has(field)) return `${short(value * 100)} %`
+  return field.endsWith('Ms') ? `${short(value)} ms` : short(value)
 }
 
 /**

@@ -1,0 +1,61 @@
+import { describe, expect, test } from 'vitest'
+import { baselineEntryFrom, compare, describeServerChange, formatBaselineFile, formatVerdict, parseBaselineFile, serverContextOf } from '../../src/core/baseline/index.ts'
+import type { BenchmarkResult, ServerMetrics } from '../../src/core/types.ts'
+import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+
+const histogram = (p50: number, p99: number) => ({ count: 400, mean: p50, p50, p90: p99, p99, buckets: [] })
+
+function withServer(result: BenchmarkResult, overrides: Partial<ServerMetrics>): BenchmarkResult {
+  const metrics: ServerMetrics = {
+    dialect: 'vllm',
+    url: 'http://127.0.0.1:8000/metrics',
+    intervalMs: 1000,
+    scrapes: 10,
+    failedScrapes: 0,
+    scrapeMeanMs: 2,
+    windowMs: 9000,
+    prefixCache: { queriedTokens: 10_000, hitTokens: 6200, hitRate: 0.62 },
+    queueTimeMs: histogram(5, 12),
+    ttftMs: histogram(40, 90),
+    requestsWaiting: { mean: 1.5, peak: 4, samples: 10 },
+    preemptions: 0,
+    series: { t: [], requestsRunning: [], requestsWaiting: [], kvCacheUsage: [] },
+    notes: [],
+    ...overrides,
+  }
+  return { ...result, server: { metrics } }
+}
+
+describe('server context beside a verdict', () => {
+  const random = seededRandom(11)
+  const base = withServer(makeResult({ ttftMs: lognormalSamples(random, 400, 100, 0.2) }), {})
+
+  test('a baseline keeps the server figures, per request where a count depends on the run length, and reads them back', () => {
+    const entry = baselineEntryFrom(withServer(base, { preemptions: 8 }))
+    expect(entry.server).toMatchObject({ dialect: 'vllm', prefixCacheHitRate: 0.62, queueTimeP99Ms: 12, ttftP50Ms: 40, requestsWaitingMean: 1.5 })
+    expect(entry.server?.preemptionsPerRequest).toBeCloseTo(8 / base.counts.completed, 3)
+    const read = parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: entry } }), 'b.json')
+    expect(read.entries.chat?.server).toEqual(entry.server)
+    expect(() => parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: { ...entry, server: { dialect: 'vllm', ttftP50Ms: 'fast' } as never } } }), 'b.json')).toThrow(/server\.ttftP50Ms/)
+  })
+
+  test('names what moved: queue time p99 up 41 %, the hit rate collapsed; unchanged figures are left out', () => {
+    const before = serverContextOf(base)
+    const after = serverContextOf(withServer(base, { queueTimeMs: histogram(5.2, 16.92), prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 } }))
+    expect(describeServerChange(before, after)).toBe('queue time p99 12 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %')
+    expect(describeServerChange(before, before)).toBe("the server's own figures did not move (7 compared, each within 10 % or 5 points)")
+    expect(describeServerChange(before, undefined)).toBeUndefined()
+  })
+
+  test('compare carries it and formatVerdict prints it under the checks', () => {
+    const entry = baselineEntryFrom(base)
+    const current = withServer(makeResult({ ttftMs: lognormalSamples(seededRandom(12), 400, 140, 0.2) }), { queueTimeMs: histogram(9, 30) })
+    const verdict = compare(entry, current, { ttftMs: { p50: '+10%' } })
+    expect(verdict.checks[0]?.status).toBe('fail')
+    expect(verdict.server).toBe('queue time p50 5 -> 9 ms (+80 %), queue time p99 12 -> 30 ms (+150 %)')
+    expect(formatVerdict(verdict)).toContain('  Server side, baseline -> this run: queue time p50 5 -> 9 ms (+80 %)')
+    // A baseline recorded before server metrics existed: no line.
+    const { server: _, ...old } = entry
+    expect(compare(old, current, { ttftMs: { p50: '+10%' } }).server).toBeUndefined()
+  })
+})
