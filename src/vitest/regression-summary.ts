@@ -31,7 +31,9 @@ export function describeFailedCheck(check: Check, confidence: number): string {
   )
 }
 
-/** One line per failed check of `verdict` (empty when none failed). */
+/** One line per failed check of `verdict` (empty when none failed), then what moved on the server side when its metrics say. */
 export function describeRegressions(verdict: Verdict): string[] {
-  return verdict.checks.filter((check) => check.status === 'fail').map((check) => describeFailedCheck(check, verdict.confidence))
+  const lines = verdict.checks.filter((check) => check.status === 'fail').map((check) => describeFailedCheck(check, verdict.confidence))
+  if (lines.length > 0 && verdict.server) lines.push(`Server side, baseline -> this run: ${verdict.server}.`)
+  return lines
 }

@@ -113,6 +113,32 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     expect(result.environment.server.maxContextTokens).toBeGreaterThan(0)
   })
 
+  test('server metrics (--metrics): generated and prompt tokens equal what the client counted over the window; slot and queue gauges move under load', async () => {
+    // Six streams on two slots: four wait (llama.cpp "deferred") at first. Scrapes every 100 ms so a run of a few seconds has many.
+    const result = await run({ load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } }, 'chat', 192)
+    expectClean(result, 18, 192)
+    const m = result.server?.metrics
+    expect(result.server?.note).toBeUndefined()
+    expect(m?.dialect).toBe('llamacpp')
+    const requests = result.requests ?? []
+    const clientOutput = requests.reduce((sum, r) => sum + r.outputTokens, 0)
+    const clientPrompt = requests.reduce((sum, r) => sum + r.inputTokens, 0)
+    console.log(
+      `[llama.cpp e2e] server metrics over ${m?.windowMs.toFixed(0)} ms, ${m?.scrapes} scrapes (mean ${m?.scrapeMeanMs.toFixed(2)} ms): generated ${m?.generatedTokens} (client ${clientOutput}), ` +
+        `prompt ${m?.promptTokens} (client ${clientPrompt}, cached ${m?.prefixCache?.hitTokens}), running peak ${m?.requestsRunning?.peak} mean ${m?.requestsRunning?.mean.toFixed(2)}, ` +
+        `waiting peak ${m?.requestsWaiting?.peak} mean ${m?.requestsWaiting?.mean.toFixed(2)}`,
+    )
+    // The window opens after the warm-up and the probe and closes after the last completion: exact.
+    expect(m?.generatedTokens).toBe(clientOutput)
+    expect(m?.promptTokens).toBe(clientPrompt)
+    expect(m?.failedScrapes).toBe(0)
+    expect(m?.requestsRunning?.peak).toBe(2)
+    expect(m?.requestsWaiting?.peak).toBeGreaterThan(0)
+    // Both gauges are back at 0 in the window's last scrape, after the last completion.
+    expect(m?.series.requestsRunning.at(-1)).toBe(0)
+    expect(m?.series.requestsWaiting.at(-1)).toBe(0)
+  })
+
   test('completions: every stream completes with the requested length', async () => {
     const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 128)
     expectClean(result, 12, 128)
