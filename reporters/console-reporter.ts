@@ -37,8 +37,8 @@ function interactive(): boolean {
 /**
  * Prints a compact table per bench as soon as it finishes (p50/p99 TTFT, TPOT, ITL, E2E,
  * throughputs, errors, GPU memory and energy when sampled, baseline deltas coloured by verdict,
- * configuration and environment), and progress lines while it runs. Plain text, and progress
- * every 30 s instead of 5 s, when stdout is not a terminal or `CI` is set.
+ * configuration, environment and the server's own metrics), and progress lines while it runs.
+ * Plain text, and progress every 30 s instead of 5 s, when stdout is not a terminal or `CI` is set.
  *
  * Progress lines are whole lines, not one line rewritten in place: Vitest's default reporter
  * redraws its own status area at the bottom of the terminal and would garble a rewritten line.

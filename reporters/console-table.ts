@@ -5,6 +5,7 @@ import { formatChange, formatSeconds, formatShare, formatWithUnit } from './form
 import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
 import { configSummary, environmentSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
+import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderConsoleTable}. */
@@ -117,6 +118,9 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   lines.push(...alignRows(rows, new Set([1, 2])).map((line) => `  ${line}`))
 
   lines.push(`  ${styles.dim('config')}  ${configSummary(result.config)}`, `  ${styles.dim('env')}     ${environmentSummary(result.environment)}`)
+  // The server's own view of the same window, or why there is none; nothing when scraping was off.
+  const server = serverFactsLine(serverFacts(result)) ?? serverMetricsNote(result)
+  if (server !== undefined) lines.push(`  ${styles.dim('server')}  ${server}`)
   for (const check of checks) {
     if (check.status !== 'inconclusive' || check.reason === undefined) continue
     lines.push(`  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`)

@@ -29,7 +29,7 @@ function gpuNames(result: BenchmarkResult): string | undefined {
   return names.length > 0 ? names.join('; ') : undefined
 }
 
-/** The columns, in order: identity, counts, headline figures (units in the names), configuration, environment. */
+/** The columns, in order: identity, counts, headline figures (units in the names), the server's own metrics, configuration, environment. */
 export const CSV_COLUMNS: readonly CsvColumn[] = [
   { header: 'bench', cell: (entry) => entry.name },
   { header: 'file', cell: (entry) => entry.file },
@@ -43,6 +43,12 @@ export const CSV_COLUMNS: readonly CsvColumn[] = [
   ...HEADLINE_FIGURES.map((figure): CsvColumn => ({ header: figure.id, cell: (entry) => figure.value(entry.result) })),
   { header: 'input_tokens_mean', cell: (entry) => (entry.result.metrics.inputTokens.count > 0 ? entry.result.metrics.inputTokens.mean : undefined) },
   { header: 'output_tokens_mean', cell: (entry) => (entry.result.metrics.outputTokens.count > 0 ? entry.result.metrics.outputTokens.mean : undefined) },
+  // Shares stay 0..1 here (as error_rate): a spreadsheet formats them, a script compares them.
+  { header: 'server_prefix_cache_hit_rate', cell: (entry) => entry.result.server?.metrics?.prefixCache?.hitRate },
+  { header: 'server_preemptions', cell: (entry) => entry.result.server?.metrics?.preemptions },
+  { header: 'server_kv_cache_usage_peak', cell: (entry) => entry.result.server?.metrics?.kvCacheUsage?.peak },
+  { header: 'server_requests_waiting_peak', cell: (entry) => entry.result.server?.metrics?.requestsWaiting?.peak },
+  { header: 'server_ttft_p99_ms', cell: (entry) => entry.result.server?.metrics?.ttftMs?.p99 },
   { header: 'api', cell: (entry) => scalar(path(entry.result.config, 'target', 'api')) },
   { header: 'workload', cell: (entry) => scalar(path(entry.result.config, 'workload', 'kind')) },
   { header: 'concurrency', cell: (entry) => scalar(path(entry.result.config, 'load', 'concurrency')) },

@@ -5,6 +5,7 @@ import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { runCounts, type RunCounts } from './run-counts.ts'
+import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderMarkdown}. */
@@ -102,6 +103,15 @@ function inventory(entry: ReportEntry): string {
   return ['<details><summary>Configuration and environment</summary>', '', table(['Setting', 'Value'], ['l', 'l'], rows), '', '</details>'].join('\n')
 }
 
+/**
+ * What a bench's section warns about: its warnings, then why the server gave no metrics (a run
+ * does not copy that line into its warnings). One list, so a line every bench shares is said once.
+ */
+function warningsOf(entry: ReportEntry): string[] {
+  const note = serverMetricsNote(entry.result)
+  return note === undefined ? entry.result.warnings : [...entry.result.warnings, note]
+}
+
 /** A sweep: status, headlines (scenario, capacity, knee), checks, warnings (its own, then its points'), and the curve as a text table. */
 function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], shared: ReadonlySet<string>): string {
   const status = sweepStatus(sweep)
@@ -110,7 +120,7 @@ function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], share
   for (const check of sweep.checks) lines.push(`- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`)
   for (const warning of sweep.warnings) lines.push(`- ${ICON.inconclusive} ${warning}`)
   for (const point of points) {
-    for (const warning of point.result.warnings) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
+    for (const warning of warningsOf(point)) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
   }
   lines.push('', '```', sweep.table, '```')
   return lines.join('\n')
@@ -125,27 +135,29 @@ function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   if (gpu.energyPerOutputTokenJ !== undefined) facts.push(`${formatWithUnit(gpu.energyPerOutputTokenJ, 'J')}/token`)
   if (entry.baselineState && entry.baselineState !== 'compare') facts.push(`baseline ${entry.baselineState}`)
   const parts = [`### ${ICON[status]} ${entry.name}`, '', facts.join(' · ')]
+  const server = serverFactsLine(serverFacts(result))
+  if (server) parts.push('', `Server: ${server}`)
   const verdict = verdictTable(entry)
   if (verdict) parts.push('', verdict)
   const slo = sloTable(entry.sloChecks)
   if (slo) parts.push('', slo)
   if (entry.failure) parts.push('', '<details><summary>Failure</summary>', '', '```text', entry.failure, '```', '', '</details>')
-  for (const warning of result.warnings) if (!shared.has(warning)) parts.push('', `> ⚠️ ${warning}`)
+  for (const warning of warningsOf(entry)) if (!shared.has(warning)) parts.push('', `> ⚠️ ${warning}`)
   parts.push('', inventory(entry))
   return parts.join('\n')
 }
 
-/** Warnings every entry has (at least two entries): said once for the run, not once per bench (e.g. no GPU telemetry). */
+/** Warnings every entry has (at least two entries): said once for the run, not once per bench (e.g. no GPU telemetry, no server metrics). */
 function sharedWarnings(entries: readonly ReportEntry[]): Set<string> {
   if (entries.length < 2) return new Set()
   const [first, ...others] = entries
-  return new Set(first!.result.warnings.filter((warning) => others.every((entry) => entry.result.warnings.includes(warning))))
+  return new Set(warningsOf(first!).filter((warning) => others.every((entry) => warningsOf(entry).includes(warning))))
 }
 
 /**
  * A pull-request summary: one table with every bench's headline figures and baseline deltas,
- * then a section per bench with baseline vs current, SLOs, failures, configuration and
- * environment, and a link to the HTML report. GitHub-flavoured Markdown.
+ * then a section per bench with the server's own metrics, baseline vs current, SLOs, failures,
+ * configuration and environment, and a link to the HTML report. GitHub-flavoured Markdown.
  */
 export function renderMarkdown(entries: readonly ReportEntry[], options: MarkdownOptions = {}): string {
   const sweeps = options.sweeps ?? []

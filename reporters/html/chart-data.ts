@@ -1,5 +1,5 @@
 import { decodeHistogram, LATENCY_UNITS_PER_MS } from '../../src/core/metrics/index.ts'
-import type { GpuSample, Timeline } from '../../src/core/types.ts'
+import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/types.ts'
 import type { ChartPoint } from './svg-chart.ts'
 
 /** Percentiles (0..100) at which a CDF is drawn: every half percent, finer in the tail. */
@@ -79,4 +79,19 @@ export function gpuSeries(samples: readonly GpuSample[], field: 'memoryUsedMiB' 
     points.push({ x: (sample.t - start) / 1000, y: value })
   }
   return new Map([...byGpu].sort((a, b) => a[0] - b[0]))
+}
+
+/**
+ * One server gauge over the window, x in seconds from the window's start. Scrapes that failed, or
+ * a gauge the server lacks, are null there and give no point: the line joins its neighbours
+ * rather than dropping to 0.
+ */
+export function serverGaugePoints(series: ServerMetrics['series'], gauge: 'requestsRunning' | 'requestsWaiting' | 'kvCacheUsage'): ChartPoint[] {
+  const points: ChartPoint[] = []
+  series[gauge].forEach((value, index) => {
+    const t = series.t[index]
+    if (value === null || t === undefined) return
+    points.push({ x: t / 1000, y: value })
+  })
+  return points
 }

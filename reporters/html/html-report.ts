@@ -6,8 +6,9 @@ import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-fi
 import { configRows, environmentRows } from '../inventory.ts'
 import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
 import { runCounts } from '../run-counts.ts'
+import { serverDialectName, serverFacts, serverFactsLine, serverMetricsNote, type ServerFactKey } from '../server-metrics-facts.ts'
 import type { SweepSummary } from '../sweep-entry.ts'
-import { cdfPoints, gpuSeries, timelineInFlight, timelineRate } from './chart-data.ts'
+import { cdfPoints, gpuSeries, serverGaugePoints, timelineInFlight, timelineRate } from './chart-data.ts'
 import { escapeHtml } from './escape-html.ts'
 import { HTML_REPORT_STYLE } from './html-style.ts'
 import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartPoint, type ChartSeries } from './svg-chart.ts'
@@ -211,6 +212,73 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
   return `<h3>Charts</h3><div class="charts">${out.join('')}</div>${notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')}`
 }
 
+/** Facts the server section shows as cards, so its line of facts leaves them out. */
+const SERVER_CARD_FACTS: ReadonlySet<ServerFactKey> = new Set(['prefixCache', 'preemptions'])
+
+/**
+ * The server's own metrics: prefix-cache hit rate and preemptions as cards, the other facts in
+ * one line, KV-cache usage and requests waiting and running over time; or the line saying why the
+ * server gave none. Empty when scraping was off.
+ */
+function serverSection(result: BenchmarkResult): string {
+  const metrics = result.server?.metrics
+  if (!metrics) {
+    const note = serverMetricsNote(result)
+    return note === undefined ? '' : `<h3>Server</h3><p class="note">${escapeHtml(note)}</p>`
+  }
+  const cardsOut: string[] = []
+  if (metrics.prefixCache) cardsOut.push(card('prefix-cache hit rate', formatShare(metrics.prefixCache.hitRate)))
+  if (metrics.preemptions !== undefined) cardsOut.push(card('preemptions', formatFigure(metrics.preemptions)))
+  const line = serverFactsLine(serverFacts(result).filter((fact) => !SERVER_CARD_FACTS.has(fact.key)))
+  const name = serverDialectName(metrics.dialect)
+  const scraped = `${metrics.scrapes} scrapes of ${metrics.url} every ${formatFigure(metrics.intervalMs)} ms${metrics.failedScrapes > 0 ? `, ${metrics.failedScrapes} failed` : ''}`
+  const chartsOut: string[] = []
+  const notes: string[] = []
+  const kvCache = serverGaugePoints(metrics.series, 'kvCacheUsage')
+  if (kvCache.length > 0) {
+    chartsOut.push(
+      renderLineChart([{ name: 'KV cache in use', points: kvCache }], {
+        id: 'server-kv-cache',
+        title: 'KV-cache usage over time',
+        xLabel: 'seconds',
+        yLabel: 'share of KV cache',
+        xMin: 0,
+        yMin: 0,
+        yMax: 1,
+        formatY: (value) => `${Math.round(value * 100)}%`,
+        note: scraped,
+      }),
+    )
+  } else {
+    notes.push(`The ${name} metrics have no KV-cache usage gauge: no KV-cache chart.`)
+  }
+  const requests = [
+    { name: 'running', points: serverGaugePoints(metrics.series, 'requestsRunning') },
+    { name: 'waiting', points: serverGaugePoints(metrics.series, 'requestsWaiting') },
+  ].filter((series) => series.points.length > 0)
+  if (requests.length > 0) {
+    chartsOut.push(
+      renderLineChart(requests, {
+        id: 'server-requests',
+        title: 'Requests running and waiting on the server over time',
+        xLabel: 'seconds',
+        yLabel: 'requests',
+        xMin: 0,
+        note: scraped,
+      }),
+    )
+  } else {
+    notes.push(`The ${name} metrics have no running or waiting requests gauge: no requests chart.`)
+  }
+  return [
+    '<h3>Server</h3>',
+    line ? `<p class="facts">${escapeHtml(line)}</p>` : '',
+    cardsOut.length > 0 ? `<div class="cards">${cardsOut.join('')}</div>` : '',
+    chartsOut.length > 0 ? `<div class="charts">${chartsOut.join('')}</div>` : '',
+    notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join(''),
+  ].join('')
+}
+
 function inventorySection(result: BenchmarkResult): string {
   const config = configRows(result.config).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
   const environment = environmentRows(result.environment).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
@@ -236,6 +304,7 @@ function benchSection(entry: ReportEntry, index: number, baseline: BaselineEntry
     verdictSection(entry),
     sloSection(entry.sloChecks),
     charts(entry, baseline),
+    serverSection(result),
     inventorySection(result),
     '</section>',
   ].join('')
@@ -268,9 +337,9 @@ function summaryTable(entries: readonly ReportEntry[]): string {
 /**
  * One self-contained HTML page: a summary of every bench, then per bench its headline figures,
  * baseline vs current, SLOs, charts (TTFT and E2E CDFs against the baseline, tokens/s and
- * in-flight requests over time, GPU memory and power over time) and its configuration and
- * environment. Inline CSS and SVG only: no script, no network, and a Content-Security-Policy
- * that forbids loading anything.
+ * in-flight requests over time, GPU memory and power over time), the server's own metrics (KV
+ * cache and its queue over time) and its configuration and environment. Inline CSS and SVG only:
+ * no script, no network, and a Content-Security-Policy that forbids loading anything.
  */
 export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportOptions = {}): string {
   const title = options.title ?? 'vitest-llm-bench report'
