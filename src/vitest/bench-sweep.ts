@@ -75,7 +75,7 @@ export interface BenchSweepOptions extends Omit<BenchLlmOptions, 'load' | 'slo' 
 }
 
 const OWN_KEYS = ['over', 'capacity', 'scenario', 'load', 'saturation', 'between', 'expect', 'baseline'] as const
-const SHARED_KEYS = ['server', 'target', 'workload', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'timeoutMs'] as const
+const SHARED_KEYS = ['server', 'target', 'workload', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'serverMetrics', 'timeoutMs'] as const
 
 
 /** A load one point would run with, to check the shared options with `bench.llm`'s validation. */
@@ -224,6 +224,7 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
       ...(options.recordRequests !== undefined ? { recordRequests: options.recordRequests } : {}),
       ...(options.goodput ? { goodput: options.goodput } : {}),
       ...(options.cost ? { cost: options.cost } : {}),
+      ...(options.serverMetrics !== undefined ? { serverMetrics: options.serverMetrics } : {}),
       ...(options.saturation ? { saturation: options.saturation } : {}),
       ...(options.between?.resetPrefixCache ? { between: { resetPrefixCache: true } } : {}),
       ...(restart ? { beforePoint: async ({ order }: { order: number }) => (order === 0 ? undefined : targets.restart()) } : {}),

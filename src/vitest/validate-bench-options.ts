@@ -19,6 +19,7 @@ export const BENCH_LLM_OPTION_KEYS = [
   'recordRequests',
   'goodput',
   'cost',
+  'serverMetrics',
   'workers',
   'slo',
   'baseline',
