@@ -66,8 +66,10 @@ describe('presets', () => {
     expect(llamaCpp({ modelPath: '/models/q4.gguf', bin: '/opt/llama/llama-server', args: ['-ngl', '99'] })).toMatchObject({
       name: 'llama.cpp',
       command: '/opt/llama/llama-server',
-      args: ['-m', '/models/q4.gguf', '--host', '127.0.0.1', '--port', '{port}', '-ngl', '99'],
+      args: ['-m', '/models/q4.gguf', '--host', '127.0.0.1', '--port', '{port}', '--metrics', '-ngl', '99'],
     })
+    // /metrics is on unless the caller already asked for it (not twice).
+    expect(llamaCpp({ modelPath: '/m.gguf', args: ['--metrics'] }).args.filter((a) => a === '--metrics')).toHaveLength(1)
   })
 
   test('command: the ready URL gives the server root', () => {

@@ -139,7 +139,7 @@ describe('early option validation (at registration, before any server starts)', 
 
   test('every documented option key is accepted', () => {
     expect([...BENCH_LLM_OPTION_KEYS].sort()).toEqual(
-      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'resetPrefixCache', 'seed', 'server', 'slo', 'target', 'timeoutMs', 'trials', 'warmup', 'workers', 'workload'].sort(),
+      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'resetPrefixCache', 'seed', 'server', 'serverMetrics', 'slo', 'target', 'timeoutMs', 'trials', 'warmup', 'workers', 'workload'].sort(),
     )
   })
 
