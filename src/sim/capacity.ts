@@ -43,7 +43,8 @@ export interface SimulatorCapacity {
  * D(n) = s·(decodeBaseMs + decodeMsPerSequence·n)). With B sequences always running, every step
  * emits B chunks and each request costs C chunk-slots plus one prefill P, so
  * `maxRequestsPerSec = 1000·B / (C·D(B) + B·P)` and `maxOutputTokensPerSec = maxRequestsPerSec·outputTokens`.
- * At concurrency 1: TTFT = P + D(1), E2E = P + C·D(1).
+ * At concurrency 1: TTFT = P + D(1), E2E = P + C·D(1). With `prefixCaching`, P is the cost of an
+ * uncached prompt: hits only make prefill cheaper, so rates are then lower bounds, latencies upper ones.
  */
 export function simulatorCapacity(options: SimulatorOptions, workload: SimulatorWorkloadShape): SimulatorCapacity {
   const o = resolveSimulatorOptions(options)

@@ -34,6 +34,9 @@ export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOption
     defaultMaxTokens: numberFlag(flags, 'max-tokens'),
     maxModelLen: numberFlag(flags, 'max-model-len'),
     tokensPerChunk: numberFlag(flags, 'tokens-per-chunk'),
+    prefixCaching: flags['prefix-caching'] === true,
+    blockTokens: numberFlag(flags, 'block-tokens'),
+    kvCacheTokens: numberFlag(flags, 'kv-cache-tokens'),
     faults: {
       httpErrorRate: numberFlag(flags, 'http-error-rate'),
       httpErrorStatus: numberFlag(flags, 'http-error-status') === 500 ? 500 : 429,
@@ -49,7 +52,7 @@ export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOption
 
 /** `vitest-llm-bench sim`: runs the simulator until SIGINT or SIGTERM. */
 export const simulatorCommand: CliCommand = {
-  summary: 'Run the built-in OpenAI-compatible simulator (continuous batching, fault injection) until Ctrl+C',
+  summary: 'Run the built-in OpenAI-compatible simulator (continuous batching, faults, prefix caching, /metrics) until Ctrl+C',
   flags: {
     port: { type: 'integer', description: 'TCP port, 0 for a free one', default: 8000, min: 0, max: 65535 },
     host: { type: 'string', description: 'Interface to listen on', default: d.host },
@@ -64,6 +67,9 @@ export const simulatorCommand: CliCommand = {
     'max-tokens': { type: 'integer', description: 'max_tokens when a request sends none', default: d.defaultMaxTokens, min: 1 },
     'max-model-len': { type: 'integer', description: 'Context window, tokens', default: d.maxModelLen, min: 1 },
     'tokens-per-chunk': { type: 'integer', description: 'Tokens per streamed chunk (speculative decoding)', default: d.tokensPerChunk, min: 1 },
+    'prefix-caching': { type: 'boolean', description: 'Model automatic prefix caching: cached full blocks of a prompt cost no prefill' },
+    'block-tokens': { type: 'integer', description: 'KV-cache block size, tokens (vLLM --block-size)', default: d.blockTokens, min: 1 },
+    'kv-cache-tokens': { type: 'integer', description: 'KV-cache capacity, tokens (bounds the prefix cache; 100 % of vllm:kv_cache_usage_perc)', default: d.kvCacheTokens, min: 1 },
     'api-key': { type: 'string', description: 'Require this bearer token on /v1/*' },
     buffer: { type: 'string', description: 'Answer without streaming: json (one JSON body) or burst (SSE all at once)', choices: ['json', 'burst'] },
     'http-error-rate': { type: 'number', description: 'Share of requests answered with an HTTP error', default: 0, min: 0, max: 1 },
@@ -89,7 +95,7 @@ export const simulatorCommand: CliCommand = {
       return 1
     }
     io.out(`Simulator listening on ${simulator.url} (model ${String(flags.model)}, max ${String(flags['max-seqs'])} running sequences, speed ${String(flags.speed)})`)
-    io.out(`OpenAI base URL: ${simulator.url}/v1. Stop with Ctrl+C.`)
+    io.out(`OpenAI base URL: ${simulator.url}/v1, Prometheus metrics: ${simulator.url}/metrics${options.prefixCaching ? ' (prefix caching on)' : ''}. Stop with Ctrl+C.`)
     const signal = await io.stopRequested()
     await simulator.close()
     io.out(`Simulator stopped (${signal}).`)

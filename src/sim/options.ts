@@ -68,6 +68,22 @@ export interface SimulatorOptions {
    * Default: stream live.
    */
   bufferMode?: 'json' | 'burst'
+  /**
+   * Model vLLM's automatic prefix caching (V1, simplified): prompts are cut into full blocks of
+   * {@link blockTokens} tokens with chained hashes; at admission the longest run of leading
+   * blocks already cached is a hit (at most up to the block before the prompt's last token, which
+   * is always computed), and the prefill costs only the uncached tokens. Hits show in
+   * `usage.prompt_tokens_details.cached_tokens` and in `GET /metrics`. Default false.
+   */
+  prefixCaching?: boolean
+  /** KV-cache block size, tokens (vLLM `--block-size`). Default 16. */
+  blockTokens?: number
+  /**
+   * KV-cache capacity, tokens: bounds the prefix cache (least recently freed blocks are evicted
+   * first, blocks of running sequences never) and is the denominator of `vllm:kv_cache_usage_perc`.
+   * It does not limit admission. Default 262144.
+   */
+  kvCacheTokens?: number
 }
 
 /** {@link SimulatorOptions} with every default filled in. */
@@ -89,6 +105,9 @@ export interface ResolvedSimulatorOptions {
   recordSchedule: boolean
   apiKey: string | undefined
   bufferMode: 'json' | 'burst' | undefined
+  prefixCaching: boolean
+  blockTokens: number
+  kvCacheTokens: number
 }
 
 /** The defaults of {@link SimulatorOptions}. */
@@ -106,6 +125,9 @@ export const SIMULATOR_DEFAULTS = {
   defaultMaxTokens: 64,
   maxModelLen: 32768,
   tokensPerChunk: 1,
+  prefixCaching: false,
+  blockTokens: 16,
+  kvCacheTokens: 262144,
   faults: {
     httpErrorRate: 0,
     httpErrorStatus: 429,
@@ -149,6 +171,13 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
   if (options.bufferMode !== undefined && options.bufferMode !== 'json' && options.bufferMode !== 'burst') {
     throw new OptionsError('bufferMode', `must be 'json' or 'burst', got ${String(options.bufferMode)}`, 'Leave it out to stream token by token.')
   }
+  const prefixCaching = options.prefixCaching ?? d.prefixCaching
+  if (typeof prefixCaching !== 'boolean') throw new OptionsError('prefixCaching', `must be true or false, got ${String(options.prefixCaching)}`, 'Pass true to model prefix caching.')
+  const blockTokens = positiveInteger('blockTokens', options.blockTokens, d.blockTokens)
+  const kvCacheTokens = positiveInteger('kvCacheTokens', options.kvCacheTokens, d.kvCacheTokens)
+  if (kvCacheTokens < blockTokens) {
+    throw new OptionsError('kvCacheTokens', `must hold at least one block of blockTokens (${blockTokens}) tokens, got ${kvCacheTokens}`, 'Raise kvCacheTokens or lower blockTokens.')
+  }
   return {
     port,
     host: options.host ?? d.host,
@@ -174,6 +203,9 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     recordSchedule: options.recordSchedule ?? false,
     apiKey: options.apiKey,
     bufferMode: options.bufferMode,
+    prefixCaching,
+    blockTokens,
+    kvCacheTokens,
   }
 }
 

@@ -18,10 +18,15 @@ export interface TokenUsage {
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
+  /** Sent only when prefix caching is modelled (vLLM with `--enable-prompt-tokens-details`). */
+  prompt_tokens_details?: { cached_tokens: number }
 }
 
-export function usageOf(promptTokens: number, completionTokens: number): TokenUsage {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
+/** `cachedTokens` given: the usage also reports `prompt_tokens_details.cached_tokens`. */
+export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number): TokenUsage {
+  const usage: TokenUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
+  if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens }
+  return usage
 }
 
 /** One server-sent event. */
@@ -78,7 +83,7 @@ export function completionBody(identity: ResponseIdentity, text: string, finishR
           stop_reason: null,
         },
       ],
-      usage: { ...usage, prompt_tokens_details: null },
+      usage: { ...usage, prompt_tokens_details: usage.prompt_tokens_details ?? null },
       prompt_logprobs: null,
     }
   }

@@ -1,5 +1,5 @@
 import type { ApiKind } from '../core/types.ts'
-import { countSimulatorTokens } from './tokens.ts'
+import { countSimulatorTokens, splitSimulatorTokens } from './tokens.ts'
 import { isRecord } from '../core/is-record.ts'
 
 /** A validated completion request, reduced to what the simulator needs. */
@@ -11,6 +11,13 @@ export interface CompletionRequest {
   /** `stream_options.include_usage`. */
   includeUsage: boolean
   promptTokens: number
+  /**
+   * The prompt as `promptTokens` token strings, for prefix-cache block hashes; present only when
+   * {@link RequestLimits.keepPromptTokens} is set. Chat messages are concatenated in order, and
+   * the first token of each message carries a role marker (so the same text under another role
+   * hashes differently) that is not a token of its own. Token-id prompts give one entry per id.
+   */
+  promptTokenTexts: readonly string[] | undefined
   /** `max_tokens` (or `max_completion_tokens`), else the simulator's default. */
   maxTokens: number
   /** `min_tokens`, 0 when absent. */
@@ -37,6 +44,21 @@ export interface RequestLimits {
   model: string
   defaultMaxTokens: number
   maxModelLen: number
+  /** Keep the prompt's token strings ({@link CompletionRequest.promptTokenTexts}); off, a request allocates nothing per token. */
+  keepPromptTokens?: boolean
+}
+
+/**
+ * Marks a message start inside a token string. Whitespace never occurs inside a token (tokens
+ * are whitespace-split), so a marked token cannot equal an unmarked one.
+ */
+function roleMarker(role: string): string {
+  return `\n${role}\n`
+}
+
+/** Token-id prompts: an id never collides with a word, which has no whitespace. */
+function tokenIdText(id: number): string {
+  return `\t${id}`
 }
 
 function badRequest(message: string, param?: string): { ok: false; problem: RequestProblem } {
@@ -44,22 +66,43 @@ function badRequest(message: string, param?: string): { ok: false; problem: Requ
 }
 
 
+/** A prompt's token count, and its token strings when asked for. */
+interface PromptTokens {
+  count: number
+  texts: string[] | undefined
+}
+
 /** Counts chat message text; non-text parts (images) cost nothing here. Returns undefined when malformed. */
-function countMessageTokens(messages: unknown): number | undefined {
+function countMessageTokens(messages: unknown, keep: boolean): PromptTokens | undefined {
   if (!Array.isArray(messages) || messages.length === 0) return undefined
-  let tokens = 0
+  let count = 0
+  const texts: string[] | undefined = keep ? [] : undefined
+  // A message without text passes its marker on to the next token, so an empty turn still shapes the chain.
+  let marker = ''
+  const add = (text: string) => {
+    if (!texts) {
+      count += countSimulatorTokens(text)
+      return
+    }
+    for (const token of splitSimulatorTokens(text)) {
+      texts.push(marker + token)
+      marker = ''
+    }
+    count = texts.length
+  }
   for (const message of messages) {
     if (!isRecord(message) || typeof message.role !== 'string') return undefined
+    if (texts) marker += roleMarker(message.role)
     const content = message.content
-    if (typeof content === 'string') tokens += countSimulatorTokens(content)
+    if (typeof content === 'string') add(content)
     else if (Array.isArray(content)) {
       for (const part of content) {
         if (!isRecord(part)) return undefined
-        if (part.type === 'text' && typeof part.text === 'string') tokens += countSimulatorTokens(part.text)
+        if (part.type === 'text' && typeof part.text === 'string') add(part.text)
       }
     } else if (content !== null && content !== undefined) return undefined
   }
-  return tokens
+  return { count, texts }
 }
 
 function isTokenIds(value: unknown): value is number[] {
@@ -67,11 +110,15 @@ function isTokenIds(value: unknown): value is number[] {
 }
 
 /** Counts a completions `prompt`: a string, token ids, or a one-element list of either. */
-function countPromptTokens(prompt: unknown): number | undefined {
-  if (typeof prompt === 'string') return countSimulatorTokens(prompt)
-  if (isTokenIds(prompt)) return prompt.length
-  if (Array.isArray(prompt) && prompt.length === 1) return countPromptTokens(prompt[0])
+function countPromptTokens(prompt: unknown, keep: boolean): PromptTokens | undefined {
+  if (typeof prompt === 'string') return keep ? fromTexts(splitSimulatorTokens(prompt)) : { count: countSimulatorTokens(prompt), texts: undefined }
+  if (isTokenIds(prompt)) return keep ? fromTexts(prompt.map(tokenIdText)) : { count: prompt.length, texts: undefined }
+  if (Array.isArray(prompt) && prompt.length === 1) return countPromptTokens(prompt[0], keep)
   return undefined
+}
+
+function fromTexts(texts: string[]): PromptTokens {
+  return { count: texts.length, texts }
 }
 
 function optionalInteger(body: Record<string, unknown>, field: string, min: number): number | undefined | { problem: string } {
@@ -91,17 +138,19 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
     return { ok: false, problem: { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.`, param: 'model' } }
   }
 
-  let promptTokens: number | undefined
+  let prompt: PromptTokens | undefined
   let contentKey: string
+  const keep = limits.keepPromptTokens === true
   if (api === 'chat') {
-    promptTokens = countMessageTokens(body.messages)
-    if (promptTokens === undefined) return badRequest('messages must be a non-empty list of {role, content} objects.', 'messages')
+    prompt = countMessageTokens(body.messages, keep)
+    if (prompt === undefined) return badRequest('messages must be a non-empty list of {role, content} objects.', 'messages')
     contentKey = 'chat:' + JSON.stringify(body.messages)
   } else {
-    promptTokens = countPromptTokens(body.prompt)
-    if (promptTokens === undefined) return badRequest('prompt must be a string, a list of token ids, or a list with one of either.', 'prompt')
+    prompt = countPromptTokens(body.prompt, keep)
+    if (prompt === undefined) return badRequest('prompt must be a string, a list of token ids, or a list with one of either.', 'prompt')
     contentKey = 'completions:' + JSON.stringify(body.prompt)
   }
+  const promptTokens = prompt.count
 
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') return badRequest('stream must be a boolean.', 'stream')
   const stream = body.stream === true
@@ -134,6 +183,6 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
 
   return {
     ok: true,
-    request: { api, model, stream, includeUsage, promptTokens, maxTokens, minTokens, ignoreEos: body.ignore_eos === true, contentKey },
+    request: { api, model, stream, includeUsage, promptTokens, promptTokenTexts: prompt.texts, maxTokens, minTokens, ignoreEos: body.ignore_eos === true, contentKey },
   }
 }

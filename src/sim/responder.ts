@@ -25,17 +25,26 @@ export class CompletionResponder {
   readonly #includeUsage: boolean
   readonly #promptTokens: number
   readonly #finishReason: string
+  /** Prefix-cache hits to report in the usage; undefined when prefix caching is not modelled. */
+  #cachedTokens: number | undefined
   #buffer = ''
   #emittedTokens = 0
   #started = false
 
-  constructor(options: { res: ServerResponse; identity: ResponseIdentity; mode: ResponseMode; includeUsage: boolean; promptTokens: number; finishReason: string }) {
+  /** `reportCachedTokens`: the usage carries `prompt_tokens_details.cached_tokens` (set by {@link cached}, 0 until then). */
+  constructor(options: { res: ServerResponse; identity: ResponseIdentity; mode: ResponseMode; includeUsage: boolean; promptTokens: number; finishReason: string; reportCachedTokens?: boolean }) {
     this.#res = options.res
     this.#identity = options.identity
     this.#mode = options.mode
     this.#includeUsage = options.includeUsage
     this.#promptTokens = options.promptTokens
     this.#finishReason = options.finishReason
+    this.#cachedTokens = options.reportCachedTokens === true ? 0 : undefined
+  }
+
+  /** The prompt's prefix-cache hits, known at admission. */
+  cached(tokens: number): void {
+    if (this.#cachedTokens !== undefined) this.#cachedTokens = tokens
   }
 
   /** Sends the headers of a live stream at once, as vLLM does before the first token. */
@@ -51,7 +60,7 @@ export class CompletionResponder {
     this.#emittedTokens += count
     if (this.#mode === 'json') {
       this.#buffer += text
-      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, usageOf(this.#promptTokens, this.#emittedTokens)))
+      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, usageOf(this.#promptTokens, this.#emittedTokens, this.#cachedTokens)))
       return
     }
     let events = ''
@@ -59,7 +68,7 @@ export class CompletionResponder {
     this.#started = true
     events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null))
     if (last) {
-      if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, usageOf(this.#promptTokens, this.#emittedTokens)))
+      if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, usageOf(this.#promptTokens, this.#emittedTokens, this.#cachedTokens)))
       events += SSE_DONE
     }
     if (this.#mode === 'stream') {

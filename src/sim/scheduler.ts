@@ -1,9 +1,13 @@
 import type { MidStreamFault } from './faults.ts'
+import type { PrefixCache } from './prefix-cache.ts'
 
 /** Receives what happens to one sequence. Called from the scheduler loop; must not throw. */
 export interface SequenceSink {
-  /** The sequence left the queue and its prefill starts (`at`: the clock's now, performance.now() by default). */
-  admitted(at: number): void
+  /**
+   * The sequence left the queue and its prefill starts (`at`: the clock's now, performance.now()
+   * by default); `cachedTokens` of its prompt were prefix-cache hits and cost no prefill.
+   */
+  admitted(at: number, cachedTokens: number): void
   /** `count` more tokens are ready; `last` marks the final chunk. */
   emit(count: number, last: boolean, at: number): void
   /** A stall fault starts now and lasts until `until`. */
@@ -19,8 +23,23 @@ export interface BatchSequence {
   readonly fault: MidStreamFault | undefined
   /** Chunks emitted before the fault strikes. */
   readonly faultAtChunk: number
+  /** Hashes of the prompt's full KV blocks (`hashPromptBlocks`), when the prefix cache is modelled. */
+  readonly blockHashes?: readonly string[]
   readonly sink: SequenceSink
 }
+
+/** The KV cache as the scheduler models it. */
+export interface BatchKvCache {
+  /** Block size, tokens. */
+  blockTokens: number
+  /** Capacity, blocks. */
+  capacityBlocks: number
+  /** Present when prefix caching is modelled. */
+  prefixCache: PrefixCache | undefined
+}
+
+/** vLLM's defaults: 16-token blocks, 262144 tokens, no prefix caching. */
+const DEFAULT_KV_CACHE: BatchKvCache = { blockTokens: 16, capacityBlocks: 262144 / 16, prefixCache: undefined }
 
 /** Timing parameters of the batching model, in milliseconds (before the speed factor). */
 export interface BatchTimings {
@@ -40,6 +59,8 @@ interface SequenceState {
   phase: 'queued' | 'running' | 'done'
   emittedTokens: number
   emittedChunks: number
+  /** Prompt tokens found in the prefix cache at admission; their prefill is free. */
+  cachedTokens: number
   faultDone: boolean
   stallUntil: number
 }
@@ -85,7 +106,9 @@ const realSchedulerClock: SchedulerClock = {
  * `speed × (Σ prefill of admitted + decodeBaseMs + decodeMsPerSequence × sequences in the step)`
  * and ends with one chunk of `tokensPerChunk` tokens for every sequence in it (the admitted ones
  * get their first token). One timer per step; each step's planned start is the previous step's
- * planned end, so timer lateness does not add up over a run.
+ * planned end, so timer lateness does not add up over a run. A sequence's prefill is
+ * `prefillBaseMs + prefillMsPerToken × (promptTokens − cachedTokens)`, where cachedTokens are its
+ * prefix-cache hits at admission (0 without a prefix cache).
  */
 export class BatchScheduler {
   readonly #timings: BatchTimings
@@ -99,16 +122,18 @@ export class BatchScheduler {
   #closed = false
 
   readonly #clock: SchedulerClock
+  readonly #kv: BatchKvCache
 
-  constructor(timings: BatchTimings, clock: SchedulerClock = realSchedulerClock) {
+  constructor(timings: BatchTimings, clock: SchedulerClock = realSchedulerClock, kvCache: BatchKvCache = DEFAULT_KV_CACHE) {
     this.#timings = { ...timings }
     this.#clock = clock
+    this.#kv = kvCache
   }
 
   /** Queues a sequence; it runs once a slot is free. */
   submit(sequence: BatchSequence): void {
     if (this.#closed) return
-    const state: SequenceState = { sequence, phase: 'queued', emittedTokens: 0, emittedChunks: 0, faultDone: false, stallUntil: 0 }
+    const state: SequenceState = { sequence, phase: 'queued', emittedTokens: 0, emittedChunks: 0, cachedTokens: 0, faultDone: false, stallUntil: 0 }
     this.#states.set(sequence, state)
     this.#queue.push(state)
     this.#wake()
@@ -131,6 +156,29 @@ export class BatchScheduler {
     return { running: this.#running.length, queued: this.#queue.length - this.#queueHead, completed: this.#completed }
   }
 
+  /**
+   * Share of KV blocks (0..1) that running sequences hold: ceil((promptTokens + emittedTokens) /
+   * blockTokens) each, a cached block shared by several counted once. Capped at 1, as the
+   * simulator does not refuse admission when the cache is full.
+   */
+  kvCacheUsage(): number {
+    const cache = this.#kv.prefixCache
+    const blocks = this.#privateBlocks() + (cache ? cache.referencedBlocks : 0)
+    return Math.min(1, blocks / this.#kv.capacityBlocks)
+  }
+
+  /** Blocks running sequences hold outside the prefix cache (all of them without one). */
+  #privateBlocks(): number {
+    const { blockTokens, prefixCache } = this.#kv
+    let blocks = 0
+    for (const state of this.#running) {
+      const { sequence } = state
+      blocks += Math.ceil((sequence.promptTokens + state.emittedTokens) / blockTokens)
+      if (prefixCache && sequence.blockHashes) blocks -= sequence.blockHashes.length
+    }
+    return blocks
+  }
+
   /** Applies from the next step on. */
   setSpeedFactor(speedFactor: number): void {
     this.#timings.speedFactor = speedFactor
@@ -149,6 +197,8 @@ export class BatchScheduler {
   }
 
   #finish(state: SequenceState): void {
+    const hashes = state.sequence.blockHashes
+    if (state.phase === 'running' && hashes) this.#kv.prefixCache?.release(hashes)
     state.phase = 'done'
     this.#states.delete(state.sequence)
   }
@@ -186,8 +236,11 @@ export class BatchScheduler {
       state.phase = 'running'
       this.#running.push(state)
       admitted.push(state)
-      state.sequence.sink.admitted(now)
+      const { blockHashes, promptTokens } = state.sequence
+      if (this.#kv.prefixCache && blockHashes) state.cachedTokens = this.#kv.prefixCache.acquire(blockHashes, promptTokens)
+      state.sequence.sink.admitted(now, state.cachedTokens)
     }
+    if (admitted.length > 0) this.#kv.prefixCache?.evictToFit(this.#privateBlocks())
     // Compact now and then so the queue array does not grow without bound.
     if (this.#queueHead > 1024 && this.#queueHead * 2 > this.#queue.length) {
       this.#queue.splice(0, this.#queueHead)
@@ -246,7 +299,7 @@ export class BatchScheduler {
 
     const t = this.#timings
     let prefillMs = 0
-    for (const state of admitted) prefillMs += t.prefillBaseMs + t.prefillMsPerToken * state.sequence.promptTokens
+    for (const state of admitted) prefillMs += t.prefillBaseMs + t.prefillMsPerToken * (state.sequence.promptTokens - state.cachedTokens)
     const duration = t.speedFactor * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
     const step: Step = { members, end: start + duration, duration }
     this.#step = step

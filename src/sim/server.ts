@@ -9,12 +9,15 @@ import { planOutput } from './output-plan.ts'
 import { errorBody, modelList } from './protocol.ts'
 import type { ResponseIdentity } from './protocol.ts'
 import { createRandom, deriveSeed, type Random } from '../core/random.ts'
+import { hashPromptBlocks, PrefixCache } from './prefix-cache.ts'
+import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.ts'
 import { parseCompletionRequest } from './request.ts'
-import type { CompletionRequest } from './request.ts'
+import type { CompletionRequest, RequestLimits } from './request.ts'
 import { CompletionResponder, sendJson } from './responder.ts'
 import type { ResponseMode } from './responder.ts'
 import { BatchScheduler } from './scheduler.ts'
 import type { BatchSequence } from './scheduler.ts'
+import { SimulatorServerMetrics } from './server-metrics.ts'
 import { createTokenTextSource } from './tokens.ts'
 import type { RunningSimulator, SimulatorScheduleEntry } from './types.ts'
 import { packageVersion } from './version.ts'
@@ -25,6 +28,7 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024
 const ROUTES: Record<string, { method: 'GET' | 'POST'; api?: ApiKind }> = {
   '/health': { method: 'GET' },
   '/version': { method: 'GET' },
+  '/metrics': { method: 'GET' },
   '/v1/models': { method: 'GET' },
   '/v1/chat/completions': { method: 'POST', api: 'chat' },
   '/v1/completions': { method: 'POST', api: 'completions' },
@@ -61,13 +65,30 @@ class Simulator {
   readonly config: ResolvedSimulatorOptions
   readonly schedule: SimulatorScheduleEntry[] = []
   readonly scheduler: BatchScheduler
+  readonly metrics: SimulatorServerMetrics
+  readonly #limits: RequestLimits
   readonly #faultRandom: Random
   readonly #nextId: (api: ApiKind) => string
   readonly #created = Math.floor(Date.now() / 1000)
 
   constructor(config: ResolvedSimulatorOptions) {
     this.config = config
-    this.scheduler = new BatchScheduler({ ...config, stallMs: config.faults.stallMs })
+    const capacityBlocks = Math.floor(config.kvCacheTokens / config.blockTokens)
+    this.scheduler = new BatchScheduler({ ...config, stallMs: config.faults.stallMs }, undefined, {
+      blockTokens: config.blockTokens,
+      capacityBlocks,
+      prefixCache: config.prefixCaching ? new PrefixCache(capacityBlocks, config.blockTokens) : undefined,
+    })
+    this.metrics = new SimulatorServerMetrics({
+      model: config.model,
+      tokensPerChunk: config.tokensPerChunk,
+      prefixCaching: config.prefixCaching,
+      gauges: () => {
+        const { running, queued } = this.scheduler.stats()
+        return { running, waiting: queued, kvCacheUsage: this.scheduler.kvCacheUsage() }
+      },
+    })
+    this.#limits = { model: config.model, defaultMaxTokens: config.defaultMaxTokens, maxModelLen: config.maxModelLen, keepPromptTokens: config.prefixCaching }
     this.#faultRandom = createRandom(deriveSeed(config.seed, 'faults'))
     this.#nextId = createIdSource(config.seed)
   }
@@ -95,6 +116,11 @@ class Simulator {
     if (path === '/health') {
       res.writeHead(200, { 'content-length': 0 })
       res.end()
+    } else if (path === '/metrics') {
+      // Served without the API key, as vLLM does: scrapers rarely carry one.
+      const text = this.metrics.render()
+      res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text) })
+      res.end(text)
     } else if (path === '/version') {
       sendJson(res, 200, { version: `sim-${packageVersion()}` })
     } else if (path === '/v1/models') {
@@ -123,7 +149,7 @@ class Simulator {
       sendError(res, 400, 'BadRequestError', `Invalid JSON in the request body: ${(error as Error).message}`)
       return
     }
-    const parsed = parseCompletionRequest(api, json, this.config)
+    const parsed = parseCompletionRequest(api, json, this.#limits)
     if (!parsed.ok) {
       const { status, type, message, param } = parsed.problem
       sendError(res, status, type, message, param ?? null)
@@ -153,7 +179,16 @@ class Simulator {
     }
 
     const mode: ResponseMode = config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
-    const responder = new CompletionResponder({ res, identity, mode, includeUsage: request.includeUsage, promptTokens: request.promptTokens, finishReason: plan.finishReason })
+    const responder = new CompletionResponder({
+      res,
+      identity,
+      mode,
+      includeUsage: request.includeUsage,
+      promptTokens: request.promptTokens,
+      finishReason: plan.finishReason,
+      reportCachedTokens: config.prefixCaching,
+    })
+    const tracker = this.metrics.track(arrivedAt, request.promptTokens, plan.finishReason)
     const nextToken = createTokenTextSource(plan.textSeed)
     const midStreamFault = fault?.kind
     const chunks = Math.ceil(plan.completionTokens / config.tokensPerChunk)
@@ -162,11 +197,18 @@ class Simulator {
       completionTokens: plan.completionTokens,
       fault: midStreamFault,
       faultAtChunk: faultChunkIndex(chunks),
+      ...(request.promptTokenTexts && config.prefixCaching ? { blockHashes: hashPromptBlocks(request.promptTokenTexts, config.blockTokens) } : {}),
       sink: {
-        admitted: (at) => {
-          if (entry) entry.prefillStartedAt = at
+        admitted: (at, cachedTokens) => {
+          if (entry) {
+            entry.prefillStartedAt = at
+            entry.cachedPromptTokens = cachedTokens
+          }
+          responder.cached(cachedTokens)
+          tracker.admitted(at, cachedTokens)
         },
         emit: (count, last, at) => {
+          tracker.emitted(count, last, at)
           let text = ''
           for (let i = 0; i < count; i++) text += nextToken()
           if (entry) {
@@ -225,6 +267,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     port,
     schedule: simulator.schedule,
     stats: () => simulator.scheduler.stats(),
+    metrics: () => simulator.metrics.snapshot(),
     setSpeedFactor: (speedFactor) => simulator.scheduler.setSpeedFactor(checkSpeedFactor(speedFactor)),
     close: () => {
       closing ??= new Promise<void>((resolve) => {

@@ -29,6 +29,26 @@ export function countSimulatorTokens(text: string): number {
   return tokens
 }
 
+/**
+ * The tokens of a text under the same rule, as strings: each word, a longer word cut into pieces
+ * of 8 code points (the last one shorter). Always `countSimulatorTokens(text)` entries, so a
+ * prefix-cache hash over them lines up with the token count.
+ */
+export function splitSimulatorTokens(text: string): string[] {
+  const tokens: string[] = []
+  for (const match of text.matchAll(WORD)) {
+    const word = match[0]
+    if (codePoints(word) <= SIMULATOR_CHARS_PER_TOKEN) {
+      tokens.push(word)
+      continue
+    }
+    // Array.from splits by code point, so a surrogate pair never straddles two pieces.
+    const points = Array.from(word)
+    for (let i = 0; i < points.length; i += SIMULATOR_CHARS_PER_TOKEN) tokens.push(points.slice(i, i + SIMULATOR_CHARS_PER_TOKEN).join(''))
+  }
+  return tokens
+}
+
 const ASCII_WORDS = [
   'the', 'model', 'serves', 'tokens', 'batch', 'latency', 'stream', 'vector', 'kernel', 'cache',
   'decode', 'prefill', 'queue', 'token', 'server', 'request', 'sample', 'tensor', 'graph', 'memory',
