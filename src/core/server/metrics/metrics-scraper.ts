@@ -34,6 +34,13 @@ export interface MetricsScraper {
 /** Either a scraper, or the one line that says why there is none. */
 export type ScraperStart = { scraper: MetricsScraper } | { note: string }
 
+/**
+ * A scrape may take at most this share of the time between scrapes: a slow endpoint (a large
+ * exposition, a busy server) is scraped less often rather than kept busy, so the client's cost
+ * and the server's stay bounded.
+ */
+const MAX_SCRAPE_SHARE = 0.05
+
 /** Scrapes in a window beyond this are thinned (every other one dropped) so memory stays bounded on long runs. */
 const MAX_WINDOW_SCRAPES = 4096
 
@@ -48,14 +55,15 @@ function withoutCredentials(url: string): string {
   }
 }
 
-async function fetchExposition(url: string, settings: ScraperSettings): Promise<{ text: string } | { error: string }> {
+async function fetchExposition(url: string, settings: ScraperSettings): Promise<{ text: string } | { error: string; timedOut?: true }> {
   try {
     const response = await requestText(url, { headers: { accept: 'text/plain', ...settings.headers }, signal: AbortSignal.timeout(settings.timeoutMs) })
     if (response.status !== 200) return { error: `HTTP ${response.status}${response.body ? `: ${response.body.trim().split('\n')[0]?.slice(0, 160)}` : ''}` }
     return { text: response.body }
   } catch (error) {
     const name = (error as Error).name
-    return { error: name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${settings.timeoutMs} ms` : (error as Error).message }
+    if (name === 'TimeoutError' || name === 'AbortError') return { error: `no answer within ${settings.timeoutMs} ms`, timedOut: true }
+    return { error: (error as Error).message }
   }
 }
 
@@ -71,6 +79,8 @@ export async function startMetricsScraper(settings: ScraperSettings): Promise<Sc
     const answer = await fetchExposition(url, settings)
     if ('error' in answer) {
       tried.push(`${shown} (${answer.error})`)
+      // A server that lets a scrape hang is not asked at another path: the run waits once, at most.
+      if (answer.timedOut) break
       continue
     }
     const exposition = parsePrometheusText(answer.text)
@@ -126,8 +136,10 @@ class IntervalScraper implements MetricsScraper {
   async startWindow(): Promise<void> {
     this.#window = [await this.scrape()]
     this.#timer = setInterval(() => {
-      // A slow endpoint is not queued up: the next tick waits for the scrape in flight.
-      if (this.#inFlight) return
+      // A slow endpoint is not queued up: the next tick waits for the scrape in flight, and for
+      // as long as the last scrape took, times 1 / MAX_SCRAPE_SHARE, from its end.
+      const last = this.#window[this.#window.length - 1]
+      if (this.#inFlight || (last && performance.now() - last.t < last.durationMs / MAX_SCRAPE_SHARE - last.durationMs)) return
       this.#inFlight = true
       void this.scrape().then((scrape) => {
         this.#inFlight = false
