@@ -287,6 +287,15 @@ export function compare(
       if (check.status !== 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
+  const overhead = result.server?.metrics?.clientOverheadTtftMs
+  const ttftGate = checks.find((check) => check.metric === 'ttftMs')
+  if (overhead && ttftGate && Number.isFinite(overhead.shareOfP50) && overhead.shareOfP50 > ttftGate.tolerance) {
+    notes.push(
+      `The client and the network make up ${Math.round(overhead.shareOfP50 * 100)} % of TTFT p50 (client minus server ${overhead.p50.toFixed(1)} ms, ` +
+        `the server's p50 known to ±${overhead.p50PrecisionMs.toFixed(0)} ms), more than the TTFT gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): ` +
+        'a change in the client or the network alone can move that gate.',
+    )
+  }
   const server = describeServerChange(baseline.server, serverContextOf(result))
   return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}) }
 }
