@@ -518,7 +518,7 @@ export interface BenchmarkResult {
   timeline?: Timeline
   /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */
   gpu?: GpuTelemetry
-  /** The server's own metrics over the measured window (with `trials`, the last trial's); absent when scraping was turned off (`serverMetrics: false`). */
+  /** The server's own metrics over the measured window (with `trials`, all trials as one window, see `mergeTrials`); absent when scraping was turned off (`serverMetrics: false`). */
   server?: ServerSide
   /** Present only with `recordRequests`. */
   requests?: RequestRecord[]

@@ -2,6 +2,7 @@ import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
+import { mergeServerSides } from '../server/metrics/merge-server-metrics.ts'
 
 const LATENCY = [
   ['ttftMs', 'ttftUs'],
@@ -73,8 +74,9 @@ function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
  * run: counts, durations and token totals add; latency histograms add bucket by bucket
  * (percentiles of all requests together) and min, max, mean and stddev pool exactly; throughputs
  * divide the totals by the summed durations; `trials` keeps each trial's own figures for the
- * verdict. Token-count percentiles, the timeline, GPU telemetry, the client's health and the
- * environment are the last trial's (warnings of every trial are kept, each once).
+ * verdict. Server metrics merge as one window (see `mergeServerSides`). Token-count percentiles,
+ * the timeline, GPU telemetry, the client's health and the environment are the last trial's
+ * (warnings of every trial are kept, each once).
  */
 export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResult {
   const last = results[results.length - 1]
@@ -130,6 +132,8 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     trials,
     warnings: [...new Set(results.flatMap((r) => r.warnings))],
   }
+  const server = mergeServerSides(results.map((r) => r.server), metrics.ttftMs.count > 0 ? metrics.ttftMs : undefined)
+  if (server) merged.server = server
   if (last.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
     merged.goodput = { ...last.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }

@@ -1,5 +1,6 @@
 export { parsePrometheusText, type PrometheusExposition, type PrometheusSample, type PrometheusType } from './prometheus-text.ts'
 export { DIALECTS, detectDialect, type DialectNames } from './server-metric-names.ts'
-export { bucketQuantile, summarizeServerMetrics, type ServerMetricsScrape, type ServerMetricsWindow } from './server-metrics-window.ts'
+export { mergeServerSides } from './merge-server-metrics.ts'
+export { bucketQuantile, clientOverhead, summarizeServerMetrics, type ServerMetricsScrape, type ServerMetricsWindow } from './server-metrics-window.ts'
 export { startMetricsScraper, type MetricsScraper, type ScraperSettings, type ScraperStart } from './metrics-scraper.ts'
 export { checkServerMetricsOptions, resolveServerMetricsOptions, DEFAULT_SCRAPE_INTERVAL_MS } from './server-metrics-options.ts'

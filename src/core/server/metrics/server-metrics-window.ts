@@ -248,7 +248,8 @@ function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
 }
 
-function clientOverhead(client: MetricSummary | undefined, server: ServerHistogramSummary | undefined): ServerMetrics['clientOverheadTtftMs'] {
+/** Client TTFT minus the server's at p50/p90/p99, with the precision of the server's p50 (its bucket's width). */
+export function clientOverhead(client: MetricSummary | undefined, server: ServerHistogramSummary | undefined): ServerMetrics['clientOverheadTtftMs'] {
   if (!client || client.count === 0 || !server || server.count === 0 || !(client.p50 > 0)) return undefined
   const cumulative = [...server.buckets.map((b) => ({ le: b.leMs, count: b.count })), { le: Number.POSITIVE_INFINITY, count: server.count }]
   const p50 = bucketQuantile(cumulative, 0.5)
