@@ -12,6 +12,8 @@ const args = ['-t', '2', '-np', '4', '-c', '4096', ...(process.env.LLAMA_VERDICT
 const server = () => llamaCpp({ bin: serverPath, modelPath, args, ...(process.env.LLAMA_VERDICT_LOG_DIR ? { logDir: process.env.LLAMA_VERDICT_LOG_DIR } : {}) })
 const workload = { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true } as const
 const requests = Number(process.env.LLAMA_VERDICT_REQUESTS ?? 300)
+/** LLAMA_VERDICT_SERVER_METRICS=off turns the /metrics scrape off (an A/B of its effect on the verdicts). */
+const serverMetrics = process.env.LLAMA_VERDICT_SERVER_METRICS === 'off' ? { serverMetrics: false as const } : {}
 
 describe('llama.cpp', () => {
   bench.llm('closed loop, 4 streams', {
@@ -20,6 +22,7 @@ describe('llama.cpp', () => {
     load: { concurrency: 4, requests },
     warmup: { requests: 8 },
     seed: 1,
+    ...serverMetrics,
     baseline: { e2eMs: { p50: '+10%' }, outputTokensPerSec: '-5%' },
     timeoutMs: 600_000,
   })
@@ -29,6 +32,7 @@ describe('llama.cpp', () => {
     load: { rate: 8, arrival: 'poisson', requests: Math.round(requests * 160 / 300) },
     warmup: { requests: 8 },
     seed: 2,
+    ...serverMetrics,
     baseline: { ttftMs: { p50: '+10%', p99: '+10%' }, tpotMs: { p50: '+10%' } },
     timeoutMs: 600_000,
   })
