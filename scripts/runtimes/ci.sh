@@ -39,7 +39,10 @@ RUNTIMES_TEST_SUBSET=(
   test/unit/telemetry-gpu-stats.test.ts
   test/unit/sim-protocol.test.ts
   test/unit/sim-scheduler.test.ts
+  test/unit/server-metrics-window.test.ts
+  test/unit/server-metrics-fixtures.test.ts
   test/integration/run-simulator.test.ts
+  test/integration/server-metrics-simulator.test.ts
   test/runtimes/client-transports.test.ts
   test/runtimes/runtime-json.test.ts
   test/runtimes/fingerprint-runtime.test.ts

@@ -7,8 +7,8 @@ import { redactConfig } from './redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
-import { resolveServerMetricsOptions, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
-import type { FirstRequestScrapes } from './server/metrics/server-metrics-window.ts'
+import { resolveServerMetricsOptions, SERVER_NOTE_PREFIX, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
+import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide } from './types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
@@ -90,31 +90,35 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
   // With workers, each thread has its own client; this thread only coordinates.
   const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
-  const scraperSettings = resolveServerMetricsOptions(options.serverMetrics, baseUrl, target.apiKey)
+  const scraperSettings = resolveServerMetricsOptions(options.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
   const scraper = scraperStart && 'scraper' in scraperStart ? scraperStart.scraper : undefined
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
   const beforeLoad = async () => {
-    // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
-    await scraper?.startWindow()
     const inProcess = context.server?.name === 'vitest-llm-bench-sim'
     hostLoad = startHostLoad({
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
       localUnknownServer: context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl),
     })
+    // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
+    await scraper?.startWindow()
     return sampler?.markLoadStart()
   }
 
   try {
     // Before anything is sent: the loop must not compete with the load.
     const cpuCalibrationMs = calibrateCpu()
-    // Scrapes around the probe, the run's first request: what it found cached, an earlier run left.
+    // Scrapes around the probe's first request, the run's first: what it found cached, an earlier
+    // run left (a second attempt could hit the first one's blocks).
     const beforeProbe = await scraper?.scrape()
-    const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined)
-    const afterProbe = await scraper?.scrape()
-    const firstRequest: FirstRequestScrapes | undefined = beforeProbe && afterProbe ? { before: beforeProbe, after: afterProbe } : undefined
+    let afterFirstProbe: ServerMetricsScrape | undefined
+    const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined, async (attempt) => {
+      if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
+    })
+    afterFirstProbe ??= await scraper?.scrape()
+    const firstRequest: FirstRequestScrapes | undefined = beforeProbe && afterFirstProbe ? { before: beforeProbe, after: afterFirstProbe } : undefined
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
@@ -172,7 +176,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
         ...(streamed ? { clientTtftMs: metrics.metrics.ttftMs } : {}),
         ...(firstRequest ? { firstRequest } : {}),
       })
-      warnings.push(...serverMetrics.notes.map((note) => `Server metrics: ${note}`))
+      warnings.push(...serverMetrics.notes.map((note) => `${SERVER_NOTE_PREFIX}${note}`))
       server = { metrics: serverMetrics }
     } else if (scraperStart && 'note' in scraperStart) {
       server = { note: scraperStart.note }
@@ -217,9 +221,11 @@ async function probeServerStreaming(
   workload: Workload,
   signal: AbortSignal | undefined,
   close: boolean,
+  beforeAttempt: (attempt: number) => Promise<void>,
 ): Promise<StreamingProbeOutcome> {
   try {
-    return await probeStreaming((attempt) => {
+    return await probeStreaming(async (attempt) => {
+      await beforeAttempt(attempt)
       const index = PROBE_INDEX - attempt
       return client.send(workload.next(index), { index, ...(signal ? { signal } : {}) })
     })

@@ -56,7 +56,9 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     expect(merged?.generatedTokens).toBeUndefined()
     expect(merged?.promptTokens).toBe(8000)
     const note = { note: 'No server metrics: …' }
-    expect(mergeServerSides([{ metrics: trial({}) }, note], undefined)).toBe(note)
+    expect(mergeServerSides([note, note], undefined)).toBe(note)
+    // One trial's figures beside every trial's client counts would read as a mismatch.
+    expect(mergeServerSides([{ metrics: trial({}) }, note], undefined)).toEqual({ note: 'Server metrics came from 1 of 2 trials only (No server metrics: …): not merged.' })
   })
 
   test('mergeTrials carries it, with the client-minus-server TTFT of all trials', () => {
@@ -66,4 +68,15 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     expect(merged.server?.metrics?.generatedTokens).toBe(1200)
     expect(merged.server?.metrics?.clientOverheadTtftMs?.p50).toBeCloseTo(30 - 16.67, 1)
   })
+
+  test("a later trial's own 'warm before the run' warning is replaced by the merged one that names the trial before it", () => {
+    const warmNote = 'Prefix cache was warm before the run: its first request found 96 of its 100 prompt tokens cached, …'
+    const a = { ...makeResult(), server: { metrics: trial({}) } }
+    const b = { ...makeResult(), warnings: [`Server metrics: ${warmNote}`], server: { metrics: trial({ firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true }, notes: [warmNote] }) } }
+    const merged = mergeTrials([a, b])
+    expect(merged.warnings.filter((w) => w.startsWith('Server metrics: '))).toEqual([
+      "Server metrics: Trial 2's first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache.",
+    ])
+  })
 })
+

@@ -110,17 +110,19 @@ describe('summarizeServerMetrics', () => {
     const start = scrape(1000, vllmText({ ...base, drafts: 10, draftTokens: 30, accepted: 12 }))
     const middle = scrape(2000, vllmText({ ...base, prompt: 3000, running: [3, 1], waiting: 5, kv: [0.4, 0.2], ttft: [1, 4, 8, 8], ttftSum: 0.15, drafts: 40, draftTokens: 120, accepted: 72 }))
     const end = scrape(3000, vllmText({ ...base, prompt: 5000, gen: 1700, queries: 5000, hits: 1300, running: [1, 1], waiting: 1, kv: [0.2, 0.0], ttft: [1, 5, 9, 9], ttftSum: 0.2, drafts: 110, draftTokens: 330, accepted: 192 }))
-    const m = summarizeServerMetrics({ names: VLLM, url: 'http://h/metrics', intervalMs: 1000, scrapes: [start, middle, failed(3500), end], clientTtftMs: clientTtft })
+    const middle2 = scrape(2500, vllmText({ ...base, prompt: 4000, running: [1, 1], waiting: 1, kv: [0.1, 0.1], ttft: [1, 5, 9, 9], ttftSum: 0.2 }))
+    const m = summarizeServerMetrics({ names: VLLM, url: 'http://h/metrics', intervalMs: 1000, scrapes: [start, middle, failed(2200), middle2, end], clientTtftMs: clientTtft })
 
-    expect(m).toMatchObject({ dialect: 'vllm', scrapes: 4, failedScrapes: 1, windowMs: 2000, promptTokens: 4000, generatedTokens: 1200 })
+    expect(m).toMatchObject({ dialect: 'vllm', scrapes: 5, failedScrapes: 1, windowMs: 2000, promptTokens: 4000, generatedTokens: 1200 })
     expect(m.prefixCache).toEqual({ queriedTokens: 4000, hitTokens: 1200, hitRate: 0.3 })
-    // Engines added: 0, 4, (failed), 2 running; waiting 0, 5, 1; usage averaged over engines: 0, 0.3, 0.1.
-    expect(m.requestsRunning).toEqual({ mean: 2, peak: 4, samples: 3 })
-    expect(m.requestsWaiting).toEqual({ mean: 2, peak: 5, samples: 3 })
+    // Engines added: running 0, 4, (failed), 2, 2; waiting 0, 5, -, 1, 1. Means over the scrapes
+    // inside the window (the idle ends left out), peaks over all; usage averaged over engines.
+    expect(m.requestsRunning).toEqual({ mean: 3, peak: 4, samples: 2 })
+    expect(m.requestsWaiting).toEqual({ mean: 3, peak: 5, samples: 2 })
     expect(m.kvCacheUsage?.peak).toBeCloseTo(0.3, 10)
-    expect(m.kvCacheUsage?.mean).toBeCloseTo(0.4 / 3, 10)
-    expect(m.series.requestsRunning).toEqual([0, 4, null, 2])
-    expect(m.series.t).toEqual([0, 1000, 2500, 2000])
+    expect(m.kvCacheUsage?.mean).toBeCloseTo(0.2, 10)
+    expect(m.series.requestsRunning).toEqual([0, 4, null, 2, 2])
+    expect(m.series.t).toEqual([0, 1000, 1200, 1500, 2000])
     // TTFT in the window: 6 observations: 3 in (10, 20] ms, 3 in (20, 40] ms; sum 0.15 s.
     expect(m.ttftMs?.count).toBe(6)
     expect(m.ttftMs?.mean).toBeCloseTo(25, 10)
@@ -130,8 +132,21 @@ describe('summarizeServerMetrics', () => {
     // 100 drafts of 300 tokens, 180 accepted: rate 0.6, 1 + 180 / 100 = 2.8 tokens per step.
     expect(m.specDecode).toEqual({ drafts: 100, draftTokens: 300, acceptedTokens: 180, acceptanceRate: 0.6, meanAcceptedLength: 2.8 })
     expect(m.clientOverheadTtftMs).toMatchObject({ p50: 10, shareOfP50: 10 / 30, p50PrecisionMs: 10 })
-    expect(m.notes.join(' ')).toContain('1 of 4 scrapes failed (no answer within 5000 ms)')
-    expect(m.notes.join(' ')).toContain('Client TTFT p50 exceeds the server\'s by 10.0 ms (33 %')
+    expect(m.notes.join(' ')).toContain('1 of 5 scrapes failed (no answer within 5000 ms)')
+    // 10 ms over the server's p50, but its bucket is 10 ms wide: no more than 0 % is shown to be the client's.
+    expect(m.notes.join(' ')).not.toContain('client and the network')
+    const slow = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [start, end], clientTtftMs: { ...clientTtft, p50: 60 } })
+    expect(slow.notes).toContain(
+      "The client and the network make up at least 50 % of TTFT p50 (client minus server 40.0 ms, the server's p50 known to ±10 ms): the client and the network are a large part of what a TTFT gate measures.",
+    )
+  })
+
+  test("a failed scrape at the window's end (after its retry) leaves counters and histograms out, with a note", () => {
+    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [scrape(0, vllmText(base)), scrape(500, vllmText({ ...base, gen: 900 })), failed(1000)] })
+    expect(m.generatedTokens).toBeUndefined()
+    expect(m.ttftMs).toBeUndefined()
+    expect(m.requestsRunning).toBeDefined()
+    expect(m.notes).toContain("The scrape at the window's end failed twice (no answer within 5000 ms): no counter or histogram figures, only gauges.")
   })
 
   test('a counter that went down is left out with a note (server restarted)', () => {
@@ -141,13 +156,13 @@ describe('summarizeServerMetrics', () => {
     expect(m.notes.join(' ')).toContain('Generated tokens went down during the run (900 -> 20)')
   })
 
-  test('one good scrape gives no deltas and says so', () => {
-    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [scrape(0, vllmText(base)), failed(1000)] })
+  test("a failed scrape at the window's start leaves counters out too", () => {
+    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [failed(0), scrape(1000, vllmText(base))] })
     expect(m.generatedTokens).toBeUndefined()
-    expect(m.notes[0]).toContain('Only 1 of 2 scrapes of u succeeded')
+    expect(m.notes[0]).toContain("The scrape at the window's start failed twice")
   })
 
-  test('the first request finding a quarter of its prompt (and at least a block) cached means a warm cache', () => {
+  test('the first request finding half of its prompt (and at least a block) cached means a warm cache', () => {
     const around = (hitsAfter: number) => ({
       before: scrape(0, vllmText({ ...base, queries: 1000, hits: 100 })),
       after: scrape(10, vllmText({ ...base, queries: 1200, hits: 100 + hitsAfter })),
@@ -155,6 +170,8 @@ describe('summarizeServerMetrics', () => {
     const scrapes = [scrape(20, vllmText(base)), scrape(30, vllmText(base))]
     const warm = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(192) })
     expect(warm.firstRequestCache).toEqual({ promptTokens: 200, hitTokens: 192, warm: true })
+    // Half the prompt is the line: a chat template's opening (llama-server: 22 % of an 80-token prompt) is not a warm cache.
+    expect(summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(90) }).firstRequestCache?.warm).toBe(false)
     expect(warm.notes.join(' ')).toContain('Prefix cache was warm before the run: its first request found 192 of its 200 prompt tokens cached')
     // A chat template's fixed opening (one block) is cached across runs and is not a warm cache.
     const cold = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(16) })

@@ -51,4 +51,10 @@ describe('server SLOs', () => {
     expect(() => validateSloOptions({ server: { preemption: { max: 0 } } } as never)).toThrow(OptionsError)
     expect(() => validateSloOptions({ server: { preemption: { max: 0 } } } as never)).toThrow(/slo\.server\.preemption.*preemptions, prefixCacheHitRate/)
   })
+
+  test('a share is bounded by 1: 5 meant as 5 % is refused with the hint', () => {
+    expect(() => validateSloOptions({ server: { prefixCacheHitRate: { max: 5 } } })).toThrow(/slo\.server\.prefixCacheHitRate\.max.*from 0 to 1/)
+    expect(() => validateSloOptions({ server: { requestsWaitingPeak: { max: 5 } } })).not.toThrow()
+  })
 })
+

@@ -1,4 +1,5 @@
 import { describeServerChange, serverContextOf } from './server-context.ts'
+import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import type { BenchmarkResult } from '../types.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
@@ -288,13 +289,10 @@ export function compare(
     }
   }
   const overhead = result.server?.metrics?.clientOverheadTtftMs
-  const ttftGate = checks.find((check) => check.metric === 'ttftMs')
-  if (overhead && ttftGate && Number.isFinite(overhead.shareOfP50) && overhead.shareOfP50 > ttftGate.tolerance) {
-    notes.push(
-      `The client and the network make up ${Math.round(overhead.shareOfP50 * 100)} % of TTFT p50 (client minus server ${overhead.p50.toFixed(1)} ms, ` +
-        `the server's p50 known to ±${overhead.p50PrecisionMs.toFixed(0)} ms), more than the TTFT gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): ` +
-        'a change in the client or the network alone can move that gate.',
-    )
+  const ttftGate = checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
+  const overheadLine = overhead && ttftGate ? overheadNote(overhead, result.metrics.ttftMs.p50, ttftGate.tolerance) : undefined
+  if (overheadLine && ttftGate) {
+    notes.push(`${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`)
   }
   const server = describeServerChange(baseline.server, serverContextOf(result))
   return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}) }

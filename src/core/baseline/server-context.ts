@@ -1,4 +1,5 @@
-import type { BenchmarkResult, ServerMetrics, ServerMetricsDialect } from '../types.ts'
+import type { BenchmarkResult, ServerMetricsDialect } from '../types.ts'
+import { readServerFigure, SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 
 /** Server-side figures a baseline keeps beside the client's, to explain a verdict (never judged). */
 export const SERVER_CONTEXT_FIELDS = [
@@ -12,25 +13,11 @@ export const SERVER_CONTEXT_FIELDS = [
   'kvCacheUsagePeak',
   'preemptionsPerRequest',
   'specAcceptanceRate',
-] as const
+] as const satisfies readonly ServerFigure[]
 export type ServerContextField = (typeof SERVER_CONTEXT_FIELDS)[number]
 
 /** The server's side of a baseline: its dialect and the figures it gave (ms, shares 0..1, requests). */
 export type ServerContext = { dialect: ServerMetricsDialect } & Partial<Record<ServerContextField, number>>
-
-const READ: Record<ServerContextField, (m: ServerMetrics, completed: number) => number | undefined> = {
-  ttftP50Ms: (m) => m.ttftMs?.p50,
-  ttftP99Ms: (m) => m.ttftMs?.p99,
-  queueTimeP50Ms: (m) => m.queueTimeMs?.p50,
-  queueTimeP99Ms: (m) => m.queueTimeMs?.p99,
-  prefixCacheHitRate: (m) => m.prefixCache?.hitRate,
-  requestsWaitingMean: (m) => m.requestsWaiting?.mean,
-  requestsRunningMean: (m) => m.requestsRunning?.mean,
-  kvCacheUsagePeak: (m) => m.kvCacheUsage?.peak,
-  // Per request: a count over the window would change with the run's length.
-  preemptionsPerRequest: (m, completed) => (m.preemptions === undefined || completed === 0 ? undefined : m.preemptions / completed),
-  specAcceptanceRate: (m) => m.specDecode?.acceptanceRate,
-}
 
 const LABEL: Record<ServerContextField, string> = {
   ttftP50Ms: 'server TTFT p50',
@@ -45,7 +32,7 @@ const LABEL: Record<ServerContextField, string> = {
   specAcceptanceRate: 'draft acceptance rate',
 }
 
-const SHARES: ReadonlySet<ServerContextField> = new Set(['prefixCacheHitRate', 'kvCacheUsagePeak', 'specAcceptanceRate'])
+const isShare = (field: ServerContextField): boolean => SERVER_FIGURES[field].unit === 'share'
 
 /** A relative change below this, or a share moving less than this many points, is not named. */
 const NAMED_RELATIVE_CHANGE = 0.1
@@ -57,8 +44,8 @@ export function serverContextOf(result: BenchmarkResult): ServerContext | undefi
   if (!metrics) return undefined
   const context: ServerContext = { dialect: metrics.dialect }
   for (const field of SERVER_CONTEXT_FIELDS) {
-    const value = READ[field](metrics, result.counts.completed)
-    if (value !== undefined && Number.isFinite(value)) context[field] = value
+    const value = readServerFigure(metrics, field, result.counts.completed)
+    if (value !== undefined) context[field] = value
   }
   return context
 }
@@ -67,7 +54,7 @@ export function serverContextOf(result: BenchmarkResult): ServerContext | undefi
 const short = (value: number): string => String(Number(value.toPrecision(3)))
 
 function shown(field: ServerContextField, value: number): string {
-  if (SHARES.has(field)) return `${short(value * 100)} %`
+  if (isShare(field)) return `${short(value * 100)} %`
   return field.endsWith('Ms') ? `${short(value)} ms` : short(value)
 }
 
@@ -85,7 +72,7 @@ export function describeServerChange(baseline: ServerContext | undefined, curren
     const now = current[field]
     if (before === undefined || now === undefined) continue
     compared++
-    if (SHARES.has(field)) {
+    if (isShare(field)) {
       if (Math.abs(now - before) >= NAMED_SHARE_POINTS) changes.push(`${LABEL[field]} ${shown(field, before)} -> ${shown(field, now)}`)
       continue
     }

@@ -2,7 +2,7 @@ import benchmarkResult from './benchmark-result.schema.json' with { type: 'json'
 import report from './report.schema.json' with { type: 'json' }
 import type { JsonSchema } from './validate-json-schema.ts'
 
-/** JSON Schema of `BenchmarkResult` (schemaVersion 1). */
+/** JSON Schema of `BenchmarkResult` (schemaVersion 2; readers accept 1). */
 export const BENCHMARK_RESULT_SCHEMA: JsonSchema = benchmarkResult
 
 /** JSON Schema of the JSON reporter's file (reportVersion 1); its results refer to {@link BENCHMARK_RESULT_SCHEMA}. */

@@ -1,6 +1,7 @@
-import type { BenchmarkResult, GpuStats, ServerMetrics } from '../types.ts'
+import type { BenchmarkResult, GpuStats } from '../types.ts'
+import { readServerFigure, SERVER_FIGURES } from '../server/metrics/server-figures.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
-import type { SloGpuField, SloOptions, SloServerField } from './slo-options.ts'
+import type { SloGpuField, SloOptions } from './slo-options.ts'
 import { SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
 import { formatFigure as figure } from '../format-figure.ts'
 
@@ -18,18 +19,6 @@ const GPU_UNITS: Record<SloGpuField, string> = {
 
 /** Energy adds up over GPUs serving one model; for every other field the worst GPU decides. */
 const SUMMED_GPU_FIELDS: ReadonlySet<SloGpuField> = new Set(['energyJ', 'energyPerOutputTokenJ'])
-
-/** Each server field: where it is read from and its unit. */
-const SERVER_FIELDS: Record<SloServerField, { read: (m: ServerMetrics) => number | undefined; unit: string }> = {
-  preemptions: { read: (m) => m.preemptions, unit: 'sequences' },
-  prefixCacheHitRate: { read: (m) => m.prefixCache?.hitRate, unit: 'share' },
-  kvCacheUsagePeak: { read: (m) => m.kvCacheUsage?.peak, unit: 'share' },
-  requestsWaitingPeak: { read: (m) => m.requestsWaiting?.peak, unit: 'requests' },
-  queueTimeP99Ms: { read: (m) => m.queueTimeMs?.p99, unit: 'ms' },
-  ttftP99Ms: { read: (m) => m.ttftMs?.p99, unit: 'ms' },
-  specAcceptanceRate: { read: (m) => m.specDecode?.acceptanceRate, unit: 'share' },
-  specMeanAcceptedLength: { read: (m) => m.specDecode?.meanAcceptedLength, unit: 'tokens' },
-}
 
 function judge(measured: number, bound: 'max' | 'min', limit: number): SloStatus {
   return (bound === 'max' ? measured <= limit : measured >= limit) ? 'pass' : 'fail'
@@ -205,8 +194,8 @@ export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
     for (const field of SLO_SERVER_FIELDS) {
       const bounds = slo.server[field]
       if (!bounds) continue
-      const { read, unit } = SERVER_FIELDS[field]
-      const measured = metrics ? read(metrics) : undefined
+      const unit = SERVER_FIGURES[field].unit
+      const measured = metrics ? readServerFigure(metrics, field, result.counts.completed) : undefined
       const shown = (value: number) => (unit === 'share' ? `${figure(value * 100)}%` : `${figure(value)} ${unit}`)
       for (const bound of ['max', 'min'] as const) {
         const limit = bounds[bound]

@@ -1,5 +1,6 @@
 import { OptionsError } from '../errors.ts'
 import { isRecord } from '../is-record.ts'
+import { SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 
 /** Distributions an SLO can limit (units as the names say; token counts in tokens). */
 export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
@@ -39,7 +40,7 @@ export const SLO_SERVER_FIELDS = [
   'ttftP99Ms',
   'specAcceptanceRate',
   'specMeanAcceptedLength',
-] as const
+] as const satisfies readonly ServerFigure[]
 export type SloServerField = (typeof SLO_SERVER_FIELDS)[number]
 
 /** Bounds on server metrics, e.g. `{ preemptions: { max: 0 }, prefixCacheHitRate: { max: 0.05 } }`; inconclusive where the server does not report the figure. */
@@ -157,9 +158,11 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
       const fields = key === 'gpu' ? checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }') : checkKeys(value, option, SLO_SERVER_FIELDS, '{ preemptions: { max: 0 } }')
       for (const [field, bounds] of Object.entries(fields)) {
         if (bounds === undefined) continue
-        const checked = checkKeys(bounds, `${option}.${field}`, ['min', 'max'], '{ max: 70000 }')
-        checkLimit(checked.min, `${option}.${field}.min`)
-        checkLimit(checked.max, `${option}.${field}.max`)
+        // A share is 0..1: `max: 5` meant as 5 % would always pass.
+        const share = key === 'server' && SERVER_FIGURES[field as ServerFigure].unit === 'share'
+        const checked = checkKeys(bounds, `${option}.${field}`, ['min', 'max'], share ? '{ max: 0.05 } (a share: 0.05 is 5 %)' : key === 'gpu' ? '{ max: 70000 }' : '{ max: 0 }')
+        checkLimit(checked.min, `${option}.${field}.min`, share ? 1 : undefined)
+        checkLimit(checked.max, `${option}.${field}.max`, share ? 1 : undefined)
       }
     } else if (key === 'goodput') {
       const limits = checkKeys(value, option, ['minShare'], '{ minShare: 0.9 }')

@@ -2,7 +2,7 @@ import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
-import { mergeServerSides } from '../server/metrics/merge-server-metrics.ts'
+import { mergeServerSides, SERVER_NOTE_PREFIX } from '../server/metrics/index.ts'
 
 const LATENCY = [
   ['ttftMs', 'ttftUs'],
@@ -133,7 +133,11 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     warnings: [...new Set(results.flatMap((r) => r.warnings))],
   }
   const server = mergeServerSides(results.map((r) => r.server), metrics.ttftMs.count > 0 ? metrics.ttftMs : undefined)
-  if (server) merged.server = server
+  if (server) {
+    merged.server = server
+    // Each trial's server notes are replaced by the merged ones (a later trial's "warm cache" was the trial before it).
+    merged.warnings = [...merged.warnings.filter((w) => !w.startsWith(SERVER_NOTE_PREFIX)), ...(server.metrics?.notes ?? []).map((note) => `${SERVER_NOTE_PREFIX}${note}`)]
+  }
   if (last.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
     merged.goodput = { ...last.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }

@@ -1,5 +1,8 @@
 import type { MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, ServerSide, SpecDecodeSummary } from '../../types.ts'
-import { bucketQuantile, clientOverhead } from './server-metrics-window.ts'
+import { bucketQuantile, clientOverhead, OVERHEAD_NOTE_SHARE, overheadNote, WARM_NOTE_START } from './server-metrics-window.ts'
+
+/** Notes a trial writes about itself that the merge writes again for all trials. */
+const TRIAL_NOTE = new RegExp(`^(${WARM_NOTE_START}|The client and the network)`)
 
 const HISTOGRAMS = ['ttftMs', 'queueTimeMs', 'prefillTimeMs', 'decodeTimeMs', 'e2eMs', 'itlMs'] as const
 const COUNTERS = ['promptTokens', 'generatedTokens', 'finishedRequests', 'preemptions'] as const
@@ -51,7 +54,10 @@ function mergeSpec(list: Array<SpecDecodeSummary | undefined>): SpecDecodeSummar
 export function mergeServerSides(sides: ReadonlyArray<ServerSide | undefined>, clientTtftMs: MetricSummary | undefined): ServerSide | undefined {
   const last = sides[sides.length - 1]
   const all = sides.map((s) => s?.metrics)
-  if (sides.length < 2 || all.some((m) => m === undefined)) return last
+  if (sides.length < 2 || all.every((m) => m === undefined)) return last
+  const missing = all.filter((m) => m === undefined).length
+  // One trial's figures beside every trial's client counts would read as a mismatch: say why there are none.
+  if (missing > 0) return { note: `Server metrics came from ${all.length - missing} of ${all.length} trials only (${sides.find((s) => s?.note)?.note ?? 'a scrape failed'}): not merged.` }
   const list = all as ServerMetrics[]
   const first = list[0] as ServerMetrics
   const lastMetrics = list[list.length - 1] as ServerMetrics
@@ -64,7 +70,8 @@ export function mergeServerSides(sides: ReadonlyArray<ServerSide | undefined>, c
     failedScrapes: list.reduce((t, m) => t + m.failedScrapes, 0),
     scrapeMeanMs: scrapes === 0 ? 0 : list.reduce((t, m) => t + m.scrapeMeanMs * m.scrapes, 0) / scrapes,
     windowMs: list.reduce((t, m) => t + m.windowMs, 0),
-    notes: [...new Set(list.flatMap((m) => m.notes))],
+    // Per-trial notes on the cache and the client overhead are replaced by the merged ones below.
+    notes: [...new Set(list.flatMap((m) => m.notes.filter((note) => !TRIAL_NOTE.test(note))))],
   }
   for (const key of COUNTERS) {
     const value = sumAll(list.map((m) => m[key]))
@@ -91,8 +98,12 @@ export function mergeServerSides(sides: ReadonlyArray<ServerSide | undefined>, c
   const overhead = clientOverhead(clientTtftMs, merged.ttftMs)
   if (overhead === undefined) delete merged.clientOverheadTtftMs
   else merged.clientOverheadTtftMs = overhead
+  const overheadLine = overhead ? overheadNote(overhead, clientTtftMs?.p50, OVERHEAD_NOTE_SHARE) : undefined
+  if (overheadLine) merged.notes.push(`${overheadLine}: the client and the network are a large part of what a TTFT gate measures.`)
   if (first.firstRequestCache) merged.firstRequestCache = first.firstRequestCache
   else delete merged.firstRequestCache
+  const firstWarm = first.notes.find((note) => note.startsWith(WARM_NOTE_START))
+  if (firstWarm) merged.notes.push(firstWarm)
   const warmLater = list.slice(1).findIndex((m) => m.firstRequestCache?.warm === true)
   if (warmLater >= 0 && first.firstRequestCache?.warm !== true) {
     merged.notes.push(`Trial ${warmLater + 2}'s first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache.`)

@@ -92,7 +92,7 @@ export async function startMetricsScraper(settings: ScraperSettings): Promise<Sc
     return { scraper: new IntervalScraper(url, shown, names, settings) }
   }
   return {
-    note: `No server metrics: ${tried.join('; ')}. Start llama-server with \`--metrics\`, or give the endpoint as \`serverMetrics: { url }\` (\`serverMetrics: false\` turns this off).`,
+    note: `No server metrics: ${tried.join('; ')}. Start llama-server with \`--metrics\` (SGLang: \`--enable-metrics\`), or give the endpoint as \`serverMetrics: { url }\` (\`serverMetrics: false\` turns this off).`,
   }
 }
 
@@ -105,6 +105,7 @@ class IntervalScraper implements MetricsScraper {
   #chain: Promise<unknown> = Promise.resolve()
   #timer: ReturnType<typeof setInterval> | undefined
   #inFlight = false
+  #stopped = false
   #window: ServerMetricsScrape[] = []
 
   constructor(target: string, shown: string, names: DialectNames, settings: ScraperSettings) {
@@ -133,8 +134,17 @@ class IntervalScraper implements MetricsScraper {
     return { t, durationMs: t - began, exposition }
   }
 
+  /** A boundary scrape is retried once: a failed one would leave the window's counters unknown. */
+  async #boundaryScrape(): Promise<ServerMetricsScrape> {
+    const scrape = await this.scrape()
+    return scrape.exposition ? scrape : this.scrape()
+  }
+
   async startWindow(): Promise<void> {
-    this.#window = [await this.scrape()]
+    const first = await this.#boundaryScrape()
+    // Stopped while that scrape was in flight (the run failed or was aborted): no timer may start.
+    if (this.#stopped) return
+    this.#window = [first]
     this.#timer = setInterval(() => {
       // A slow endpoint is not queued up: the next tick waits for the scrape in flight, and for
       // as long as the last scrape took, times 1 / MAX_SCRAPE_SHARE, from its end.
@@ -153,11 +163,12 @@ class IntervalScraper implements MetricsScraper {
 
   async endWindow(): Promise<ServerMetricsScrape[]> {
     this.stop()
-    const last = await this.scrape()
+    const last = await this.#boundaryScrape()
     return [...this.#window, last]
   }
 
   stop(): void {
+    this.#stopped = true
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
   }

@@ -12,6 +12,8 @@ export const DEFAULT_SCRAPE_TIMEOUT_MS = 5000
 
 const KEYS = ['url', 'intervalMs', 'timeoutMs']
 
+const hasAuthorization = (headers: Record<string, string>): boolean => Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+
 /**
  * Checks the `serverMetrics` option: `false`, or `{ url?, intervalMs?, timeoutMs? }`.
  *
@@ -45,11 +47,15 @@ export function checkServerMetricsOptions(value: unknown): asserts value is Serv
 
 /**
  * The scraper's settings for a target, or undefined when scraping is off. Without a `url` the
- * target's `/metrics` is tried, then `/prometheus/metrics` (TensorRT-LLM). The API key goes only
- * to the target's own origin.
+ * target's `/metrics` is tried, then `/prometheus/metrics` (TensorRT-LLM). The API key and the
+ * target's headers go only to the target's own origin. Expects options `validateOptions` checked.
  */
-export function resolveServerMetricsOptions(value: ServerMetricsOptions | false | undefined, baseUrl: string, apiKey: string | undefined): ScraperSettings | undefined {
-  checkServerMetricsOptions(value)
+export function resolveServerMetricsOptions(
+  value: ServerMetricsOptions | false | undefined,
+  baseUrl: string,
+  apiKey: string | undefined,
+  targetHeaders: Record<string, string> = {},
+): ScraperSettings | undefined {
   if (value === false) return undefined
   const options = value ?? {}
   const urls = options.url !== undefined ? [options.url] : [`${baseUrl}/metrics`, `${baseUrl}/prometheus/metrics`]
@@ -58,6 +64,7 @@ export function resolveServerMetricsOptions(value: ServerMetricsOptions | false 
     urls,
     intervalMs: options.intervalMs ?? DEFAULT_SCRAPE_INTERVAL_MS,
     timeoutMs: options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS,
-    headers: apiKey && sameOrigin ? { authorization: `Bearer ${apiKey}` } : {},
+    // The target's own headers and key (a gateway may ask for them on every path), only to its origin.
+    headers: sameOrigin ? { ...(apiKey && !hasAuthorization(targetHeaders) ? { authorization: `Bearer ${apiKey}` } : {}), ...targetHeaders } : {},
   }
 }

@@ -1,4 +1,4 @@
-import type { MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, SpecDecodeSummary } from '../../types.ts'
+import type { ClientServerTtft, MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, SpecDecodeSummary } from '../../types.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 import type { CounterRef, DialectNames } from './server-metric-names.ts'
 
@@ -16,15 +16,21 @@ export interface ServerMetricsScrape {
 
 /** A first request's cache lookup counts below this many tokens never call the cache warm (one vLLM block). */
 const WARM_MIN_HIT_TOKENS = 16
-/** ... nor below this share of its prompt (a chat template's fixed opening is cached across runs and harmless). */
-const WARM_MIN_HIT_SHARE = 0.25
+/**
+ * ... nor below this share of its prompt: a chat template's fixed opening is cached across runs
+ * and harmless (on llama-server, 17 tokens of each request: 22 % of an 80-token prompt), while
+ * prompts an earlier run sent are found whole but for their last block.
+ */
+const WARM_MIN_HIT_SHARE = 0.5
 /** Client overhead above this share of TTFT p50 is named: a TTFT gate then measures the client as much as the server. */
-const OVERHEAD_NOTE_SHARE = 0.1
+export const OVERHEAD_NOTE_SHARE = 0.1
+/** How the warm-cache note begins (the trial merge recognises it). */
+export const WARM_NOTE_START = 'Prefix cache was warm before the run'
 
 function counterValue(exposition: PrometheusExposition, ref: CounterRef | undefined): number | undefined {
   if (!ref) return undefined
   const total = (name: string) => {
-    const samples = exposition.samples(name)
+    const samples = exposition.samples(name).filter((s) => Number.isFinite(s.value))
     return samples.length === 0 ? undefined : samples.reduce((sum, s) => sum + s.value, 0)
   }
   if ('first' in ref) {
@@ -69,10 +75,10 @@ function histogramState(exposition: PrometheusExposition, names: string[] | unde
     const buckets = new Map<number, number>()
     for (const sample of bucketSamples) {
       const le = sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le)
-      if (Number.isNaN(le)) continue
+      if (Number.isNaN(le) || !Number.isFinite(sample.value)) continue
       buckets.set(le, (buckets.get(le) ?? 0) + sample.value)
     }
-    const add = (name: string) => exposition.samples(name).reduce((total, s) => total + s.value, 0)
+    const add = (name: string) => exposition.samples(name).reduce((total, s) => total + (Number.isFinite(s.value) ? s.value : 0), 0)
     return { buckets, count: add(`${base}_count`), sum: add(`${base}_sum`) }
   }
   return undefined
@@ -98,15 +104,16 @@ export function bucketQuantile(buckets: ReadonlyArray<{ le: number; count: numbe
   return { value: previousLe, lower: previousLe, upper: previousLe }
 }
 
-/** The observations between two scrapes, converted from seconds to milliseconds; undefined when absent or reset. */
-function histogramDelta(start: HistogramState | undefined, end: HistogramState | undefined): ServerHistogramSummary | undefined {
+/** The observations between two scrapes, converted from seconds to milliseconds; undefined when absent or empty, `reset` when a count went down. */
+function histogramDelta(start: HistogramState | undefined, end: HistogramState | undefined): ServerHistogramSummary | 'reset' | undefined {
   if (!start || !end) return undefined
   const count = end.count - start.count
-  if (count <= 0) return undefined
+  if (count < 0) return 'reset'
+  if (count === 0 || !end.buckets.has(Number.POSITIVE_INFINITY)) return undefined
   const cumulative = [...end.buckets.entries()]
     .map(([le, value]) => ({ le, count: value - (start.buckets.get(le) ?? 0) }))
     .sort((a, b) => a.le - b.le)
-  if (cumulative.some((bucket) => bucket.count < 0)) return undefined
+  if (cumulative.some((bucket) => bucket.count < 0)) return 'reset'
   const inMs = (seconds: number) => seconds * 1000
   const at = (q: number) => inMs(bucketQuantile(cumulative, q).value)
   return {
@@ -119,10 +126,16 @@ function histogramDelta(start: HistogramState | undefined, end: HistogramState |
   }
 }
 
+/**
+ * Mean over the scrapes inside the window (the two at its ends are taken while nothing is in
+ * flight, and would pull a short run's mean towards 0), peak over all of them.
+ */
 function gaugeSummary(values: Array<number | null>): ServerGaugeSummary | undefined {
   const present = values.filter((v): v is number => v !== null)
   if (present.length === 0) return undefined
-  return { mean: present.reduce((a, b) => a + b, 0) / present.length, peak: Math.max(...present), samples: present.length }
+  const interior = values.slice(1, -1).filter((v): v is number => v !== null)
+  const averaged = interior.length > 0 ? interior : present
+  return { mean: averaged.reduce((a, b) => a + b, 0) / averaged.length, peak: Math.max(...present), samples: averaged.length }
 }
 
 /** What the run's first request (the probe, scraped before and after) found in the prefix cache. */
@@ -152,8 +165,10 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
   const { names, scrapes } = window
   const notes: string[] = []
   const good = scrapes.filter((s) => s.exposition !== undefined)
-  const start = good[0]
-  const end = good[good.length - 1]
+  // Counters and histograms need the window's own ends: between inner scrapes they would cover part of the run.
+  const ends = scrapes.length >= 2 && scrapes[0]?.exposition !== undefined && scrapes[scrapes.length - 1]?.exposition !== undefined
+  const start = ends ? scrapes[0] : undefined
+  const end = ends ? scrapes[scrapes.length - 1] : undefined
   const startExposition = start?.exposition
   const endExposition = end?.exposition
   const origin = scrapes[0]?.t ?? 0
@@ -177,10 +192,13 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     kvCacheUsage: scrapes.map((s) => gaugeValue(s.exposition, names.kvCacheUsage, 'mean')),
   }
 
-  const histogram = (key: 'ttft' | 'queueTime' | 'prefillTime' | 'decodeTime' | 'e2e' | 'itl') =>
-    startExposition && endExposition && start !== end
-      ? histogramDelta(histogramState(startExposition, names[key]), histogramState(endExposition, names[key]))
-      : undefined
+  const histogram = (key: 'ttft' | 'queueTime' | 'prefillTime' | 'decodeTime' | 'e2e' | 'itl'): ServerHistogramSummary | undefined => {
+    if (!startExposition || !endExposition || start === end) return undefined
+    const delta = histogramDelta(histogramState(startExposition, names[key]), histogramState(endExposition, names[key]))
+    if (delta !== 'reset') return delta
+    notes.push(`The server's ${key} histogram went down during the run: the server restarted or reset it; left out.`)
+    return undefined
+  }
 
   const queried = delta(names.prefixQueries, 'Prefix-cache queries')
   const hits = delta(names.prefixHits, 'Prefix-cache hits')
@@ -199,7 +217,7 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     scrapes: scrapes.length,
     failedScrapes: scrapes.length - good.length,
     scrapeMeanMs: scrapes.length === 0 ? 0 : scrapes.reduce((sum, s) => sum + s.durationMs, 0) / scrapes.length,
-    windowMs: start && end ? end.t - start.t : 0,
+    windowMs: scrapes.length >= 2 ? (scrapes[scrapes.length - 1] as ServerMetricsScrape).t - (scrapes[0] as ServerMetricsScrape).t : 0,
     ...defined('promptTokens', delta(names.promptTokens, 'Prompt tokens')),
     ...defined('generatedTokens', delta(names.generatedTokens, 'Generated tokens')),
     ...defined('finishedRequests', delta(names.finishedRequests, 'Finished requests')),
@@ -219,17 +237,15 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     notes,
   }
 
-  if (good.length < 2) notes.push(`Only ${good.length} of ${scrapes.length} scrapes of ${window.url} succeeded in the window: no counter deltas.`)
-  else if (metrics.failedScrapes > 0) notes.push(`${metrics.failedScrapes} of ${scrapes.length} scrapes failed (${scrapes.find((s) => s.error)?.error ?? 'unknown error'}).`)
+  const why = scrapes.find((s) => s.error)?.error ?? 'unknown error'
+  if (!ends) notes.push(`The scrape at the window's ${scrapes[0]?.exposition ? 'end' : 'start'} failed twice (${why}): no counter or histogram figures, only gauges.`)
+  else if (metrics.failedScrapes > 0) notes.push(`${metrics.failedScrapes} of ${scrapes.length} scrapes failed (${why}).`)
 
   const overhead = clientOverhead(window.clientTtftMs, metrics.ttftMs)
   if (overhead) {
     metrics.clientOverheadTtftMs = overhead
-    if (overhead.shareOfP50 > OVERHEAD_NOTE_SHARE) {
-      notes.push(
-        `Client TTFT p50 exceeds the server's by ${overhead.p50.toFixed(1)} ms (${(overhead.shareOfP50 * 100).toFixed(0)} % of it, server p50 known to ±${overhead.p50PrecisionMs.toFixed(0)} ms): the client and network are a large part of what a TTFT gate measures.`,
-      )
-    }
+    const note = overheadNote(overhead, window.clientTtftMs?.p50, OVERHEAD_NOTE_SHARE)
+    if (note) notes.push(`${note}: the client and the network are a large part of what a TTFT gate measures.`)
   }
 
   const first = firstRequestCache(window.firstRequest, names)
@@ -237,7 +253,7 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     metrics.firstRequestCache = first
     if (first.warm) {
       notes.push(
-        `Prefix cache was warm before the run: its first request found ${first.hitTokens} of its ${first.promptTokens} prompt tokens cached, so an earlier run sent the same prompts (no fresh salt: a dataset, fixed prompts or a chat template's long opening). TTFT is what a warm cache gives; reset the cache between runs (\`resetPrefixCache\`, vLLM and SGLang) or vary the prompts.`,
+        `${WARM_NOTE_START}: its first request found ${first.hitTokens} of its ${first.promptTokens} prompt tokens cached, so an earlier run sent the same prompts (no fresh salt: a dataset, fixed prompts or a chat template's long opening). TTFT is what a warm cache gives; reset the cache between runs (\`resetPrefixCache\`, vLLM and SGLang) or vary the prompts.`,
       )
     }
   }
@@ -246,6 +262,19 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
+}
+
+/**
+ * The sentence naming a client overhead whose share of TTFT p50 exceeds `share` even at the far
+ * end of the server histogram's precision; undefined when it does not, or when the precision is
+ * unknown (the server's p50 in its `+Inf` bucket, or JSON's `null`).
+ */
+export function overheadNote(overhead: ClientServerTtft, clientP50: number | undefined, share: number): string | undefined {
+  const precision = overhead.p50PrecisionMs
+  if (clientP50 === undefined || !(clientP50 > 0) || typeof precision !== 'number' || !Number.isFinite(precision) || !Number.isFinite(overhead.p50)) return undefined
+  const atLeast = (overhead.p50 - precision) / clientP50
+  if (!(atLeast > share)) return undefined
+  return `The client and the network make up at least ${Math.round(atLeast * 100)} % of TTFT p50 (client minus server ${overhead.p50.toFixed(1)} ms, the server's p50 known to ±${precision.toFixed(0)} ms)`
 }
 
 /** Client TTFT minus the server's at p50/p90/p99, with the precision of the server's p50 (its bucket's width). */
