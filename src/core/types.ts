@@ -540,7 +540,9 @@ export interface ServerGaugeSummary {
   mean: number
   /** Largest scraped value. */
   peak: number
-  /** Scrapes the figures come from. */
+  /** Standard deviation over the scrapes `mean` comes from: with `samples`, how far the mean is from noise. */
+  stddev: number
+  /** Scrapes `mean` comes from. */
   samples: number
 }
 

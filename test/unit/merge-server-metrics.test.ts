@@ -16,7 +16,7 @@ function trial(overrides: Partial<ServerMetrics>): ServerMetrics {
     generatedTokens: 1000,
     promptTokens: 4000,
     prefixCache: { queriedTokens: 4000, hitTokens: 1000, hitRate: 0.25 },
-    requestsWaiting: { mean: 1, peak: 3, samples: 4 },
+    requestsWaiting: { mean: 1, peak: 3, stddev: 0, samples: 4 },
     // 10 observations: 6 in (0, 20] ms, 4 in (20, 40] ms.
     ttftMs: { count: 10, mean: 18, p50: 16.67, p90: 35, p99: 39.5, buckets: [{ leMs: 20, count: 6 }, { leMs: 40, count: 10 }] },
     firstRequestCache: { promptTokens: 100, hitTokens: 0, warm: false },
@@ -31,7 +31,7 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     const second = trial({
       generatedTokens: 500,
       prefixCache: { queriedTokens: 2000, hitTokens: 1500, hitRate: 0.75 },
-      requestsWaiting: { mean: 4, peak: 7, samples: 2 },
+      requestsWaiting: { mean: 4, peak: 7, stddev: 0, samples: 2 },
       scrapes: 2,
       ttftMs: { count: 10, mean: 38, p50: 35, p90: 39, p99: 40, buckets: [{ leMs: 20, count: 0 }, { leMs: 40, count: 10 }] },
       firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true },
@@ -40,7 +40,9 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     const merged = mergeServerSides([{ metrics: trial({}) }, { metrics: second }], undefined)?.metrics
     expect(merged).toMatchObject({ generatedTokens: 1500, promptTokens: 8000, scrapes: 6, windowMs: 6000 })
     expect(merged?.prefixCache).toEqual({ queriedTokens: 6000, hitTokens: 2500, hitRate: 2500 / 6000 })
-    expect(merged?.requestsWaiting).toEqual({ mean: (1 * 4 + 4 * 2) / 6, peak: 7, samples: 6 })
+    expect(merged?.requestsWaiting).toMatchObject({ mean: (1 * 4 + 4 * 2) / 6, peak: 7, samples: 6 })
+    // Pooled: no spread inside either trial, but their means (1 and 4) differ: sqrt((4 × 1² + 2 × 2²) / 5).
+    expect(merged?.requestsWaiting?.stddev).toBeCloseTo(Math.sqrt(12 / 5), 10)
     // 20 observations: 6 in (0, 20], 14 in (20, 40]: the 10th is 4 of 14 into the second bucket.
     expect(merged?.ttftMs?.count).toBe(20)
     expect(merged?.ttftMs?.mean).toBeCloseTo(28, 10)

@@ -17,7 +17,7 @@ function withServer(result: BenchmarkResult, overrides: Partial<ServerMetrics>):
     prefixCache: { queriedTokens: 10_000, hitTokens: 6200, hitRate: 0.62 },
     queueTimeMs: histogram(5, 12),
     ttftMs: histogram(40, 90),
-    requestsWaiting: { mean: 1.5, peak: 4, samples: 10 },
+    requestsWaiting: { mean: 1.5, peak: 4, stddev: 0, samples: 10 },
     preemptions: 0,
     series: { t: [], requestsRunning: [], requestsWaiting: [], kvCacheUsage: [] },
     notes: [],
@@ -43,7 +43,7 @@ describe('server context beside a verdict', () => {
     const before = serverContextOf(base)
     const after = serverContextOf(withServer(base, { queueTimeMs: histogram(5.2, 16.92), prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 } }))
     expect(describeServerChange(before, after)).toBe('queue time p99 12 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %')
-    expect(describeServerChange(before, before)).toBe("the server's own figures did not move (7 compared, each within 10 % or 5 points)")
+    expect(describeServerChange(before, before)).toBe("the server's own figures did not move (7 compared, each within 10 % or 5 points, gauge means within their sampling noise)")
     expect(describeServerChange(before, undefined)).toBeUndefined()
   })
 
@@ -74,4 +74,14 @@ describe('server context beside a verdict', () => {
     const small = withServer(base, { clientOverheadTtftMs: overhead(0.05) })
     expect(compare(entry, small, { ttftMs: { p50: '+10%' } }).notes.join(' ')).not.toContain('client and the network')
   })
+
+  test("a gauge mean is named only beyond its sampling noise: llama-server's open loop, running 0.2 -> 0.0667 over 15 scrapes is not, 0.2 -> 0.383 over 60 is", () => {
+    const gauge = (mean: number, samples: number) => ({ mean, peak: 2, stddev: Math.sqrt(mean * (1 - mean)), samples })
+    const recorded = serverContextOf(withServer(base, { requestsRunning: gauge(0.2, 100) }))
+    const quiet = serverContextOf(withServer(base, { requestsRunning: gauge(0.0667, 15) }))
+    const slower = serverContextOf(withServer(base, { requestsRunning: gauge(0.383, 60) }))
+    expect(describeServerChange(recorded, quiet)).toContain('did not move')
+    expect(describeServerChange(recorded, slower)).toBe('requests running (mean) 0.2 -> 0.383 (+92 %)')
+  })
 })
+

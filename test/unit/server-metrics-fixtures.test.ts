@@ -25,7 +25,7 @@ describe('a vLLM V1 /metrics text (names, types, labels and buckets from vllm/v1
     const m = summarizeServerMetrics({ names, url: 'http://127.0.0.1:8000/metrics', intervalMs: 1000, scrapes: [scrape(0, zeroed(text)), scrape(1000, text)] })
     expect(m).toMatchObject({ dialect: 'vllm', promptTokens: 103_424, generatedTokens: 25_787, finishedRequests: 200, preemptions: 3 })
     expect(m.prefixCache).toEqual({ queriedTokens: 103_936, hitTokens: 40_960, hitRate: 40_960 / 103_936 })
-    expect(m.requestsRunning).toEqual({ mean: 1, peak: 2, samples: 2 })
+    expect(m.requestsRunning).toEqual({ mean: 1, peak: 2, stddev: Math.SQRT2, samples: 2 })
     expect(m.requestsWaiting?.peak).toBe(1)
     expect(m.kvCacheUsage?.peak).toBeCloseTo(0.0731, 10)
     // TTFT: 202 observations, sum 23.0805 s; the 101st falls 18 of 26 into (80, 100] ms, the 199.98th 8.98 of 10 into (250, 500] ms.
@@ -54,7 +54,7 @@ describe("llama-server --metrics, as this project's build (llama.cpp 80fb11a) se
     const m = summarizeServerMetrics({ names, url: 'u', intervalMs: 1000, scrapes: [scrape(0, zeroed(text)), scrape(1000, text)] })
     expect(m).toMatchObject({ promptTokens: 5, generatedTokens: 16 })
     expect(m.prefixCache).toEqual({ queriedTokens: 5, hitTokens: 0, hitRate: 0 })
-    expect(m.requestsRunning).toEqual({ mean: 0, peak: 0, samples: 2 })
+    expect(m.requestsRunning).toEqual({ mean: 0, peak: 0, stddev: 0, samples: 2 })
     expect(m.ttftMs).toBeUndefined()
     expect(m.specDecode).toBeUndefined() // no drafts
   })

@@ -117,8 +117,8 @@ describe('summarizeServerMetrics', () => {
     expect(m.prefixCache).toEqual({ queriedTokens: 4000, hitTokens: 1200, hitRate: 0.3 })
     // Engines added: running 0, 4, (failed), 2, 2; waiting 0, 5, -, 1, 1. Means over the scrapes
     // inside the window (the idle ends left out), peaks over all; usage averaged over engines.
-    expect(m.requestsRunning).toEqual({ mean: 3, peak: 4, samples: 2 })
-    expect(m.requestsWaiting).toEqual({ mean: 3, peak: 5, samples: 2 })
+    expect(m.requestsRunning).toEqual({ mean: 3, peak: 4, stddev: Math.SQRT2, samples: 2 })
+    expect(m.requestsWaiting).toEqual({ mean: 3, peak: 5, stddev: Math.SQRT2 * 2, samples: 2 })
     expect(m.kvCacheUsage?.peak).toBeCloseTo(0.3, 10)
     expect(m.kvCacheUsage?.mean).toBeCloseTo(0.2, 10)
     expect(m.series.requestsRunning).toEqual([0, 4, null, 2, 2])

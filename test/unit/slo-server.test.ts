@@ -15,7 +15,7 @@ function serverMetrics(overrides: Partial<ServerMetrics> = {}): ServerMetrics {
     windowMs: 11_000,
     preemptions: 2,
     prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 },
-    requestsWaiting: { mean: 1, peak: 6, samples: 12 },
+    requestsWaiting: { mean: 1, peak: 6, stddev: 0, samples: 12 },
     series: { t: [], requestsRunning: [], requestsWaiting: [], kvCacheUsage: [] },
     notes: [],
     ...overrides,

@@ -13,11 +13,20 @@ export const SERVER_CONTEXT_FIELDS = [
   'kvCacheUsagePeak',
   'preemptionsPerRequest',
   'specAcceptanceRate',
+  'requestsWaitingMeanSe',
+  'requestsRunningMeanSe',
 ] as const satisfies readonly ServerFigure[]
 export type ServerContextField = (typeof SERVER_CONTEXT_FIELDS)[number]
 
 /** The server's side of a baseline: its dialect and the figures it gave (ms, shares 0..1, requests). */
 export type ServerContext = { dialect: ServerMetricsDialect } & Partial<Record<ServerContextField, number>>
+
+/** A gauge mean's standard error: a change within two of them (combined) is sampling noise, not named. */
+const STANDARD_ERROR: Partial<Record<ServerContextField, ServerContextField>> = {
+  requestsWaitingMean: 'requestsWaitingMeanSe',
+  requestsRunningMean: 'requestsRunningMeanSe',
+}
+const IS_STANDARD_ERROR: ReadonlySet<ServerContextField> = new Set(Object.values(STANDARD_ERROR))
 
 const LABEL: Record<ServerContextField, string> = {
   ttftP50Ms: 'server TTFT p50',
@@ -30,6 +39,8 @@ const LABEL: Record<ServerContextField, string> = {
   kvCacheUsagePeak: 'KV-cache usage peak',
   preemptionsPerRequest: 'preemptions per request',
   specAcceptanceRate: 'draft acceptance rate',
+  requestsWaitingMeanSe: 'standard error of requests waiting',
+  requestsRunningMeanSe: 'standard error of requests running',
 }
 
 const isShare = (field: ServerContextField): boolean => SERVER_FIGURES[field].unit === 'share'
@@ -70,8 +81,14 @@ export function describeServerChange(baseline: ServerContext | undefined, curren
   for (const field of SERVER_CONTEXT_FIELDS) {
     const before = baseline[field]
     const now = current[field]
-    if (before === undefined || now === undefined) continue
+    if (before === undefined || now === undefined || IS_STANDARD_ERROR.has(field)) continue
     compared++
+    const seField = STANDARD_ERROR[field]
+    if (seField) {
+      // Without both standard errors (older entries) a gauge mean is not compared: noise could pass for change.
+      const [a, b] = [baseline[seField], current[seField]]
+      if (a === undefined || b === undefined || Math.abs(now - before) <= 2 * Math.hypot(a, b)) continue
+    }
     if (isShare(field)) {
       if (Math.abs(now - before) >= NAMED_SHARE_POINTS) changes.push(`${LABEL[field]} ${shown(field, before)} -> ${shown(field, now)}`)
       continue
@@ -83,6 +100,6 @@ export function describeServerChange(baseline: ServerContext | undefined, curren
     changes.push(`${LABEL[field]} ${shown(field, before).replace(' ms', '')} -> ${shown(field, now).replace(' ms', '')}${unit}${percent}`)
   }
   if (compared === 0) return undefined
-  if (changes.length === 0) return `the server's own figures did not move (${compared} compared, each within 10 % or 5 points)`
+  if (changes.length === 0) return `the server's own figures did not move (${compared} compared, each within 10 % or 5 points, gauge means within their sampling noise)`
   return changes.join(', ')
 }

@@ -17,7 +17,10 @@ function mergeGauges(list: Array<ServerGaugeSummary | undefined>): ServerGaugeSu
   const present = list.filter((g): g is ServerGaugeSummary => g !== undefined)
   if (present.length === 0) return undefined
   const samples = present.reduce((total, g) => total + g.samples, 0)
-  return { mean: present.reduce((total, g) => total + g.mean * g.samples, 0) / samples, peak: Math.max(...present.map((g) => g.peak)), samples }
+  const mean = present.reduce((total, g) => total + g.mean * g.samples, 0) / samples
+  // Pooled: each trial's squared deviations about its own mean, plus its mean's about the pooled one.
+  const squares = present.reduce((total, g) => total + (g.stddev ?? 0) ** 2 * (g.samples - 1) + g.samples * (g.mean - mean) ** 2, 0)
+  return { mean, peak: Math.max(...present.map((g) => g.peak)), stddev: samples > 1 ? Math.sqrt(squares / (samples - 1)) : 0, samples }
 }
 
 function mergeHistograms(list: Array<ServerHistogramSummary | undefined>): ServerHistogramSummary | undefined {

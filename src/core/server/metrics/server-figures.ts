@@ -1,4 +1,7 @@
-import type { ServerMetrics } from '../../types.ts'
+import type { ServerGaugeSummary, ServerMetrics } from '../../types.ts'
+
+const standardError = (gauge: ServerGaugeSummary | undefined): number | undefined =>
+  gauge === undefined || typeof gauge.stddev !== 'number' || gauge.samples < 2 ? undefined : gauge.stddev / Math.sqrt(gauge.samples)
 
 /** Unit of a server figure: a share is 0..1. */
 export type ServerFigureUnit = 'ms' | 'share' | 'requests' | 'sequences' | 'tokens'
@@ -16,6 +19,9 @@ export const SERVER_FIGURES = {
   requestsWaitingPeak: { unit: 'requests', read: (m) => m.requestsWaiting?.peak },
   requestsWaitingMean: { unit: 'requests', read: (m) => m.requestsWaiting?.mean },
   requestsRunningMean: { unit: 'requests', read: (m) => m.requestsRunning?.mean },
+  /** Standard errors of those means (stddev / sqrt(scrapes)). */
+  requestsWaitingMeanSe: { unit: 'requests', read: (m) => standardError(m.requestsWaiting) },
+  requestsRunningMeanSe: { unit: 'requests', read: (m) => standardError(m.requestsRunning) },
   queueTimeP50Ms: { unit: 'ms', read: (m) => m.queueTimeMs?.p50 },
   queueTimeP99Ms: { unit: 'ms', read: (m) => m.queueTimeMs?.p99 },
   ttftP50Ms: { unit: 'ms', read: (m) => m.ttftMs?.p50 },

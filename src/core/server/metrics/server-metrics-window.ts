@@ -135,7 +135,9 @@ function gaugeSummary(values: Array<number | null>): ServerGaugeSummary | undefi
   if (present.length === 0) return undefined
   const interior = values.slice(1, -1).filter((v): v is number => v !== null)
   const averaged = interior.length > 0 ? interior : present
-  return { mean: averaged.reduce((a, b) => a + b, 0) / averaged.length, peak: Math.max(...present), samples: averaged.length }
+  const mean = averaged.reduce((a, b) => a + b, 0) / averaged.length
+  const variance = averaged.length > 1 ? averaged.reduce((total, v) => total + (v - mean) ** 2, 0) / (averaged.length - 1) : 0
+  return { mean, peak: Math.max(...present), stddev: Math.sqrt(variance), samples: averaged.length }
 }
 
 /** What the run's first request (the probe, scraped before and after) found in the prefix cache. */
