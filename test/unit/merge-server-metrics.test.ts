@@ -37,7 +37,8 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
       firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true },
       series: { t: [0], requestsRunning: [3], requestsWaiting: [4], kvCacheUsage: [0.3] },
     })
-    const merged = mergeServerSides([{ metrics: trial({}) }, { metrics: second }], undefined)?.metrics
+    // A restarted server listens on another port: its trial still adds up.
+    const merged = mergeServerSides([{ metrics: trial({}) }, { metrics: { ...second, url: 'http://h:2/metrics' } }], undefined)?.metrics
     expect(merged).toMatchObject({ generatedTokens: 1500, promptTokens: 8000, scrapes: 6, windowMs: 6000 })
     expect(merged?.prefixCache).toEqual({ queriedTokens: 6000, hitTokens: 2500, hitRate: 2500 / 6000 })
     expect(merged?.requestsWaiting).toMatchObject({ mean: (1 * 4 + 4 * 2) / 6, peak: 7, samples: 6 })
