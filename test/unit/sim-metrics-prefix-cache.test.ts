@@ -7,11 +7,12 @@ import { hashPromptBlocks, PrefixCache } from '../../src/sim/prefix-cache.ts'
 import { parseCompletionRequest } from '../../src/sim/request.ts'
 import type { CompletionRequest } from '../../src/sim/request.ts'
 import { BatchScheduler } from '../../src/sim/scheduler.ts'
-import type { BatchSequence, BatchTimings, SchedulerClock } from '../../src/sim/scheduler.ts'
+import type { BatchSequence, BatchTimings } from '../../src/sim/scheduler.ts'
 import { splitSimulatorTokens } from '../../src/sim/tokens.ts'
 import { parseCliFlags } from '../../src/cli/cli-command.ts'
 import { simulatorCommand, simulatorOptionsFromFlags } from '../../src/sim/command.ts'
 import { chatBody, eventJson, post } from './sim-test-client.ts'
+import { VirtualClock } from './virtual-clock.ts'
 
 async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = await startSimulator(options)
@@ -123,32 +124,6 @@ describe('block hashes and the cache', () => {
     expect(cache.acquire(c, 33)).toBe(32)
   })
 })
-
-/** A virtual clock: timers fire in due order, on time. */
-class VirtualClock implements SchedulerClock {
-  t = 0
-  #timers: Array<{ due: number; seq: number; run: () => void; cancelled: boolean }> = []
-  #seq = 0
-  now(): number {
-    return this.t
-  }
-  after(ms: number, run: () => void): () => void {
-    const timer = { due: this.t + Math.max(0, ms), seq: this.#seq++, run, cancelled: false }
-    this.#timers.push(timer)
-    return () => (timer.cancelled = true)
-  }
-  run(): void {
-    for (let guard = 0; guard < 100_000; guard++) {
-      const live = this.#timers.filter((t) => !t.cancelled).sort((a, b) => a.due - b.due || a.seq - b.seq)
-      const next = live[0]
-      if (!next) return
-      this.#timers = live.slice(1)
-      this.t = Math.max(this.t, next.due)
-      next.run()
-    }
-    throw new Error('timer loop did not settle')
-  }
-}
 
 describe('the scheduler charges prefill for uncached tokens only', () => {
   const timings: BatchTimings = { maxRunningSequences: 4, prefillBaseMs: 3, prefillMsPerToken: 1, decodeBaseMs: 10, decodeMsPerSequence: 0, tokensPerChunk: 1, speedFactor: 1, stallMs: 0 }
