@@ -14,7 +14,7 @@ import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
 import { trialsOf } from '../trials/index.ts'
-import { machineSpeedChange } from '../telemetry/self-check.ts'
+import { machineSpeedChange, STEAL_LIMIT, STEAL_NOTICE, STEAL_SLOWDOWN_PER_SHARE } from '../telemetry/self-check.ts'
 import type { TrialFigure } from './trial-interval.ts'
 import { figuresOf, trialInterval } from './trial-interval.ts'
 
@@ -276,6 +276,20 @@ export function compare(
       const [label, bound] = check.statistic === 'p50' ? ['p50', late.p50Ms] : ['p99', late.p99Ms]
       if (check.unit !== 'ms' || check.status !== 'fail' || change > bound) continue
       const reason = `the change (${change.toFixed(2)} ms) is within the client's measured lateness (${label} ${bound.toFixed(2)} ms, ${late.lateRequests} of ${late.watchedRequests} requests read more than ${late.thresholdMs} ms late)`
+      checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
+    }
+  }
+  const steal = result.client.selfCheck?.stealShare
+  if (steal !== undefined && steal > STEAL_NOTICE && steal <= STEAL_LIMIT) {
+    // Below the disturbance limit steal still costs latency; a fail stands only beyond what it can explain.
+    const allowance = STEAL_SLOWDOWN_PER_SHARE * steal
+    const shown = `${(steal * 100).toFixed(1)} %`
+    for (const [i, check] of checks.entries()) {
+      if (check.status !== 'fail' || check.ciLow === null || check.ciHigh === null) continue
+      const latency = check.tolerance >= 0
+      const explained = latency ? check.ciLow <= 1 + check.tolerance + allowance : check.ciHigh >= 1 + check.tolerance - allowance
+      if (!explained) continue
+      const reason = `the hypervisor took ${shown} of the CPU (steal), which can move this by ${latency ? '+' : '-'}${Math.round(allowance * 100)} % (${STEAL_SLOWDOWN_PER_SHARE}x its share); the interval [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}] is not beyond that`
       checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
     }
   }
