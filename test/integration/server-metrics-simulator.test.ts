@@ -109,7 +109,7 @@ describe('server metrics against the simulator', () => {
       const result = await run(`http://127.0.0.1:${port}`, { load: { concurrency: 2, requests: 6 }, warmup: { requests: 0 } })
       expect(result.counts.completed).toBe(6)
       expect(result.server).toEqual({
-        note: `No server metrics: http://127.0.0.1:${port}/metrics (HTTP 404: Not Found); http://127.0.0.1:${port}/prometheus/metrics (HTTP 404: Not Found). Start llama-server with \`--metrics\`, or give the endpoint as \`serverMetrics: { url }\` (\`serverMetrics: false\` turns this off).`,
+        note: `No server metrics: http://127.0.0.1:${port}/metrics (HTTP 404: Not Found); http://127.0.0.1:${port}/prometheus/metrics (HTTP 404: Not Found). Start llama-server with \`--metrics\` (SGLang: \`--enable-metrics\`), or give the endpoint as \`serverMetrics: { url }\` (\`serverMetrics: false\` turns this off).`,
       })
       const off = await run(sim.url, { load: { concurrency: 2, requests: 6 }, warmup: { requests: 0 }, serverMetrics: false })
       expect(off.server).toBeUndefined()
