@@ -1,4 +1,5 @@
 import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/types.ts'
+import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { formatFigure, formatShare, formatWithUnit } from './format-figures.ts'
 
 /** Which fact of the server's metrics a {@link ServerFact} is, so a report can pick some (the HTML shows two as cards). */
@@ -88,7 +89,7 @@ export function serverFacts(result: BenchmarkResult): ServerFact[] {
   }
   if (metrics.generatedTokens !== undefined) {
     const { outputTokens } = result.metrics
-    const client = Math.round(outputTokens.mean * outputTokens.count)
+    const client = outputTokenTotal(outputTokens)
     // Without usage the client estimates its count from chunks, so a gap then is the estimate's.
     const counted = result.streaming.tokenCountEstimated ? 'client estimated' : 'client counted'
     facts.push(fact('generatedTokens', 'server generated', `${formatFigure(metrics.generatedTokens)} tokens (${counted} ${formatFigure(client)})`))

@@ -3,6 +3,7 @@ import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { validateOptions } from './options.ts'
+import { outputTokenTotal } from './metrics/index.ts'
 import { redactConfig } from './redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
@@ -156,7 +157,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     const metrics = accumulator.finish({ durationMs, cost: options.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
-    const outputTokensTotal = Math.round(metrics.metrics.outputTokens.mean * metrics.metrics.outputTokens.count)
+    const outputTokensTotal = outputTokenTotal(metrics.metrics.outputTokens)
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
     const health = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness, generatorLagLimitMs(load))
@@ -167,13 +168,12 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     if (gpu?.note) warnings.push(gpu.note)
     let server: ServerSide | undefined
     if (scraper && windowScrapes) {
-      const streamed = metrics.metrics.ttftMs.count > 0
       const serverMetrics = summarizeServerMetrics({
         names: scraper.names,
         url: scraper.url,
         intervalMs: scraper.intervalMs,
         scrapes: windowScrapes,
-        ...(streamed ? { clientTtftMs: metrics.metrics.ttftMs } : {}),
+        clientTtftMs: metrics.metrics.ttftMs,
         ...(firstRequest ? { firstRequest } : {}),
       })
       warnings.push(...serverMetrics.notes.map((note) => `${SERVER_NOTE_PREFIX}${note}`))

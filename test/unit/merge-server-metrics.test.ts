@@ -3,15 +3,12 @@ import { mergeServerSides } from '../../src/core/server/metrics/index.ts'
 import { mergeTrials } from '../../src/core/trials/merge-trials.ts'
 import type { ServerMetrics } from '../../src/core/types.ts'
 import { makeResult } from './baseline-fixtures.ts'
+import { serverMetricsOf } from './server-metrics-builder.ts'
 
 function trial(overrides: Partial<ServerMetrics>): ServerMetrics {
-  return {
-    dialect: 'vllm',
+  return serverMetricsOf({
     url: 'http://h/metrics',
-    intervalMs: 1000,
     scrapes: 4,
-    failedScrapes: 0,
-    scrapeMeanMs: 2,
     windowMs: 3000,
     generatedTokens: 1000,
     promptTokens: 4000,
@@ -21,9 +18,8 @@ function trial(overrides: Partial<ServerMetrics>): ServerMetrics {
     ttftMs: { count: 10, mean: 18, p50: 16.67, p90: 35, p99: 39.5, buckets: [{ leMs: 20, count: 6 }, { leMs: 40, count: 10 }] },
     firstRequestCache: { promptTokens: 100, hitTokens: 0, warm: false },
     series: { t: [0, 1000], requestsRunning: [1, 2], requestsWaiting: [0, 1], kvCacheUsage: [0.1, 0.2] },
-    notes: [],
     ...overrides,
-  }
+  })
 }
 
 describe('mergeServerSides (trials of one bench as one window)', () => {

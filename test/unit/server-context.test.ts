@@ -2,27 +2,19 @@ import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, compare, describeServerChange, formatBaselineFile, formatVerdict, parseBaselineFile, serverContextOf } from '../../src/core/baseline/index.ts'
 import type { BenchmarkResult, ServerMetrics } from '../../src/core/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { serverMetricsOf } from './server-metrics-builder.ts'
 
 const histogram = (p50: number, p99: number) => ({ count: 400, mean: p50, p50, p90: p99, p99, buckets: [] })
 
 function withServer(result: BenchmarkResult, overrides: Partial<ServerMetrics>): BenchmarkResult {
-  const metrics: ServerMetrics = {
-    dialect: 'vllm',
-    url: 'http://127.0.0.1:8000/metrics',
-    intervalMs: 1000,
-    scrapes: 10,
-    failedScrapes: 0,
-    scrapeMeanMs: 2,
-    windowMs: 9000,
+  const metrics: ServerMetrics = serverMetricsOf({
     prefixCache: { queriedTokens: 10_000, hitTokens: 6200, hitRate: 0.62 },
     queueTimeMs: histogram(5, 12),
     ttftMs: histogram(40, 90),
     requestsWaiting: { mean: 1.5, peak: 4, stddev: 0, samples: 10 },
     preemptions: 0,
-    series: { t: [], requestsRunning: [], requestsWaiting: [], kvCacheUsage: [] },
-    notes: [],
     ...overrides,
-  }
+  })
   return { ...result, server: { metrics } }
 }
 

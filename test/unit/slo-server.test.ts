@@ -3,23 +3,18 @@ import { OptionsError } from '../../src/core/errors.ts'
 import { checkSlo, validateSloOptions } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult, ServerMetrics } from '../../src/core/types.ts'
 import { makeResult } from './baseline-fixtures.ts'
+import { serverMetricsOf } from './server-metrics-builder.ts'
 
 function serverMetrics(overrides: Partial<ServerMetrics> = {}): ServerMetrics {
-  return {
-    dialect: 'vllm',
-    url: 'http://127.0.0.1:8000/metrics',
-    intervalMs: 1000,
+  return serverMetricsOf({
     scrapes: 12,
-    failedScrapes: 0,
     scrapeMeanMs: 3,
     windowMs: 11_000,
     preemptions: 2,
     prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 },
     requestsWaiting: { mean: 1, peak: 6, stddev: 0, samples: 12 },
-    series: { t: [], requestsRunning: [], requestsWaiting: [], kvCacheUsage: [] },
-    notes: [],
     ...overrides,
-  }
+  })
 }
 
 const withServer = (metrics: ServerMetrics): BenchmarkResult => ({ ...makeResult(), server: { metrics } })

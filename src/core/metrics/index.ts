@@ -5,3 +5,4 @@ export { decodeHistogram, encodeHistogram, LATENCY_UNITS_PER_MS, HISTOGRAM_SIGNI
 export { costPerMillionOutputTokens, validateCostOptions } from './cost.ts'
 export type { DistributionSnapshot } from './distribution.ts'
 export { TimelineAccumulator, TIMELINE_WINDOW_MS } from './timeline.ts'
+export { outputTokenTotal } from './output-token-total.ts'

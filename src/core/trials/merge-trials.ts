@@ -132,7 +132,7 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     trials,
     warnings: [...new Set(results.flatMap((r) => r.warnings))],
   }
-  const server = mergeServerSides(results.map((r) => r.server), metrics.ttftMs.count > 0 ? metrics.ttftMs : undefined)
+  const server = mergeServerSides(results.map((r) => r.server), metrics.ttftMs)
   if (server) {
     merged.server = server
     // Each trial's server notes are replaced by the merged ones (a later trial's "warm cache" was the trial before it).
