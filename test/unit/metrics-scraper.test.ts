@@ -35,8 +35,9 @@ describe('startMetricsScraper', () => {
     await start.scraper.startWindow()
     await new Promise((resolve) => setTimeout(resolve, 1050))
     const scrapes = await start.scraper.endWindow()
-    // First, about ten on the interval, last: timers may slip a tick on a loaded machine.
-    expect(scrapes.length).toBeGreaterThanOrEqual(9)
+    // First, about ten on the interval, last: timers may slip a tick or two on a loaded machine
+    // (8 with 5-9 % hypervisor steal); every 200 ms would give 7 at most.
+    expect(scrapes.length).toBeGreaterThanOrEqual(8)
     expect(scrapes.length).toBeLessThanOrEqual(13)
     expect(scrapes.every((s) => s.exposition !== undefined)).toBe(true)
   })
