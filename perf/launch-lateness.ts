@@ -12,7 +12,7 @@ import path from 'node:path'
 import { runBenchmark } from '../src/core/run.ts'
 import { getFreePort, llamaCpp, startServer } from '../src/core/server/index.ts'
 import { waitForReady } from '../src/core/client/index.ts'
-import type { BenchmarkResult } from '../src/core/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/types.ts'
 
 const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
 const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }

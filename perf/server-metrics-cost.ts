@@ -9,7 +9,7 @@ import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 import { runBenchmark } from '../src/core/run.ts'
 import { llamaCpp, startServer } from '../src/core/server/index.ts'
 import { parsePrometheusText } from '../src/core/server/metrics/index.ts'
-import type { BenchmarkResult, ServerMetricsOptions } from '../src/core/types.ts'
+import type { BenchmarkResult, ServerMetricsOptions } from '../src/core/contract/types.ts'
 
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 5)
 const artifacts = findLlamaArtifacts()

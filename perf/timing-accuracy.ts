@@ -4,7 +4,7 @@
 // Run alone: npm exec -- node perf/timing-accuracy.ts [streams,...] [workers,...]
 import { loadavg } from 'node:os'
 import { runBenchmark } from '../src/core/run.ts'
-import type { RequestRecord } from '../src/core/types.ts'
+import type { RequestRecord } from '../src/core/contract/types.ts'
 import { startChildServer } from './lib/child-server.ts'
 import type { ChildServer } from './lib/child-server.ts'
 import { monotonicOffsetMs } from './lib/monotonic-clock.ts'

@@ -1,8 +1,8 @@
-import type { BenchmarkResult } from '../src/core/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { HEADLINE_FIGURES } from './headline-figures.ts'
 import { configSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
-import { isRecord } from '../src/core/is-record.ts'
+import { isRecord } from '../src/core/contract/is-record.ts'
 
 
 type Cell = string | number | boolean | undefined

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
-import type { CurveSpec } from './html/html-report.ts'
+import type { CurveSpec } from './html/svg-chart.ts'
 import { reportEntryOf, unmeasuredBenchOf, type ReportEntry, type TestCaseLike, type UnmeasuredBench } from './report-entry.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 

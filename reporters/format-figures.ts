@@ -1,4 +1,4 @@
-import { formatFigure as formatCoreFigure } from '../src/core/format-figure.ts'
+import { formatFigure as formatCoreFigure } from '../src/core/platform/format-figure.ts'
 /**
  * Number formatting shared by every report, so the console, Markdown and HTML show the same
  * digits for the same figure.

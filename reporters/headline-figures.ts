@@ -1,5 +1,5 @@
 import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
-import type { BenchmarkResult } from '../src/core/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/types.ts'
 
 /** A headline figure of a result: what the console, CSV, Markdown and dashboards show. */
 export interface HeadlineFigure {

@@ -1,6 +1,6 @@
-import type { EnvironmentInfo } from '../src/core/types.ts'
+import type { EnvironmentInfo } from '../src/core/contract/types.ts'
 import { formatBytes, formatFigure } from './format-figures.ts'
-import { isRecord } from '../src/core/is-record.ts'
+import { isRecord } from '../src/core/contract/is-record.ts'
 
 
 function lengthText(value: unknown): string | undefined {

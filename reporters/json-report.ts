@@ -1,4 +1,4 @@
-import type { BenchmarkResult, RequestRecord } from '../src/core/types.ts'
+import type { BenchmarkResult, RequestRecord } from '../src/core/contract/types.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { sweepStatus, type SweepStatus, type SweepSummary } from './sweep-entry.ts'
 

@@ -1,4 +1,4 @@
-import type { BenchProgressArtifact } from '../src/vitest/progress-artifact.ts'
+import type { BenchProgressArtifact } from './progress-artifact.ts'
 import { formatFigure, formatSeconds } from './format-figures.ts'
 
 /** The live line of a running bench: requests done/total, elapsed, recent TTFT p50 and output tokens/s. */

@@ -1,9 +1,9 @@
 import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
-import type { BenchmarkResult } from '../src/core/types.ts'
-import { isBenchmarkResult } from '../src/core/result-guard.ts'
-import { isRecord } from '../src/core/is-record.ts'
-import { NOT_JUDGED } from '../src/vitest/bench-judgement.ts'
+import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
+import { isRecord } from '../src/core/contract/is-record.ts'
+import { NOT_JUDGED } from '../src/bench/bench-judgement.ts'
 
 /** Outcome of the Vitest test that ran a bench. */
 export type BenchTestState = 'passed' | 'failed' | 'skipped' | 'pending'
@@ -66,7 +66,7 @@ export function isVerdict(value: unknown): value is Verdict {
   return isRecord(value) && typeof value.status === 'string' && Array.isArray(value.checks) && typeof value.confidence === 'number'
 }
 
-export { isBenchmarkResult } from '../src/core/result-guard.ts'
+export { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
 
 /** What a reporter reads from a test case: its name, file, state, meta and errors (a subset of Vitest's `TestCase`). */
 export interface TestCaseLike {

@@ -1,4 +1,4 @@
-import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/types.ts'
+import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/contract/types.ts'
 import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { formatFigure, formatShare, formatWithUnit } from './format-figures.ts'
 

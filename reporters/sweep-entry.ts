@@ -1,8 +1,8 @@
 import type { CapacityResult, SaturationPoint, ScenarioOutcome, SweepCheck, SweepResult } from '../src/core/sweep/index.ts'
 import { formatSweepHeadlines, formatSweepTable } from '../src/core/sweep/index.ts'
-import type { CurveSpec } from './html/html-report.ts'
+import type { CurveSpec } from './html/svg-chart.ts'
 import { isBenchmarkResult, type BenchTestState, type ReportEntry, type TestCaseLike } from './report-entry.ts'
-import { isRecord } from '../src/core/is-record.ts'
+import { isRecord } from '../src/core/contract/is-record.ts'
 
 /** What a sweep found, for the reports: its headlines (knee, capacity, scenario), checks and curve table. */
 export interface SweepSummary {

@@ -1,9 +1,9 @@
-import { closestName } from './core/did-you-mean.ts'
-import { CliUsageError } from './core/errors.ts'
+import { closestName } from './core/platform/did-you-mean.ts'
+import { CliUsageError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
-import { simulatorCommand } from './sim/command.ts'
+import { simulatorCommand } from './cli/simulator-command.ts'
 
 /** Subcommands by name. Add a command here. */
 export const cliCommands: Record<string, CliCommand> = {

@@ -2,7 +2,7 @@ import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import type { EventLoopUtilization } from 'node:perf_hooks'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/types.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 
 /** One benchmark run seen from the client process: rate, CPU and busyness over its steady part. */
 export interface MeasuredRun {

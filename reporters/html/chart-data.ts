@@ -1,5 +1,5 @@
 import { decodeHistogram, LATENCY_UNITS_PER_MS } from '../../src/core/metrics/index.ts'
-import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/types.ts'
+import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/contract/types.ts'
 import type { ChartPoint } from './svg-chart.ts'
 
 /** Percentiles (0..100) at which a CDF is drawn: every half percent, finer in the tail. */

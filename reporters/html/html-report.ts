@@ -1,6 +1,6 @@
 import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult } from '../../src/core/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-figures.ts'
 import { configRows, environmentRows } from '../inventory.ts'
@@ -11,15 +11,7 @@ import type { SweepSummary } from '../sweep-entry.ts'
 import { cdfPoints, gpuSeries, serverGaugePoints, timelineInFlight, timelineRate } from './chart-data.ts'
 import { escapeHtml } from './escape-html.ts'
 import { HTML_REPORT_STYLE } from './html-style.ts'
-import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartPoint, type ChartSeries } from './svg-chart.ts'
-
-/** A throughput-vs-latency curve (one point per load level of a sweep). */
-export interface CurveSpec {
-  title: string
-  xLabel: string
-  yLabel: string
-  points: ChartPoint[]
-}
+import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartSeries, type CurveSpec } from './svg-chart.ts'
 
 /** Options of {@link renderHtml}. */
 export interface HtmlReportOptions {

@@ -168,3 +168,11 @@ export interface CurveChartOptions extends Omit<LineChartOptions, 'id'> {
 export function renderCurveChart(points: readonly ChartPoint[], options: CurveChartOptions): string {
   return renderLineChart([{ name: options.name ?? 'measured', points, markers: true }], { ...options, id: options.id ?? 'curve' })
 }
+
+/** A throughput-vs-latency curve (one point per load level of a sweep). */
+export interface CurveSpec {
+  title: string
+  xLabel: string
+  yLabel: string
+  points: ChartPoint[]
+}

@@ -12,8 +12,8 @@
  */
 import { planArrivals } from '../../src/core/load/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import { defaultHttpTransport, detectRuntime } from '../../src/core/runtime.ts'
-import type { BenchmarkOptions, BenchmarkResult, LoadOptions, MetricSummary, RequestRecord } from '../../src/core/types.ts'
+import { defaultHttpTransport, detectRuntime } from '../../src/core/platform/runtime.ts'
+import type { BenchmarkOptions, BenchmarkResult, LoadOptions, MetricSummary, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 

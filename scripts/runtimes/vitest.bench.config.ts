@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import { llmBench } from '../../src/vitest/plugin.ts'
-import { simulator } from '../../src/vitest/bench-options.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 const baselines = process.env.LLM_BENCH_BASELINES

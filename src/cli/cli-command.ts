@@ -1,5 +1,5 @@
-import { closestName } from '../core/did-you-mean.ts'
-import { CliUsageError } from '../core/errors.ts'
+import { closestName } from '../core/platform/did-you-mean.ts'
+import { CliUsageError } from '../core/contract/errors.ts'
 
 /** Where a command writes, and how a long-running one learns it should stop. */
 export interface CliIo {

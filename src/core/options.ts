@@ -1,10 +1,10 @@
-import { OptionsError } from './errors.ts'
+import { OptionsError } from './contract/errors.ts'
 import { validateLoad, validateWarmupOptions } from './load/index.ts'
 import { validateGoodputLimits } from './metrics/goodput.ts'
 import { validateCostOptions } from './metrics/cost.ts'
 import { checkServerMetricsOptions } from './server/metrics/index.ts'
-import type { BenchmarkOptions } from './types.ts'
-import { isRecord } from './is-record.ts'
+import type { BenchmarkOptions } from './contract/types.ts'
+import { isRecord } from './contract/is-record.ts'
 
 const APIS = ['chat', 'completions']
 const WORKLOAD_KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']

@@ -1,4 +1,4 @@
-import { OptionsError } from '../core/errors.ts'
+import { OptionsError } from '../core/contract/errors.ts'
 import { resolveSimulatorOptions } from './options.ts'
 import type { SimulatorOptions } from './options.ts'
 

@@ -1,5 +1,5 @@
 import type { ResolvedSimulatorOptions } from './options.ts'
-import type { Random } from '../core/random.ts'
+import type { Random } from '../core/platform/random.ts'
 
 /** A fault that strikes halfway through the output. */
 export type MidStreamFault = 'drop-connection' | 'error-event' | 'stall'

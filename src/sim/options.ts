@@ -1,4 +1,4 @@
-import { OptionsError } from '../core/errors.ts'
+import { OptionsError } from '../core/contract/errors.ts'
 
 /**
  * Faults injected per request. Each rate is the probability (0..1) that a request gets that

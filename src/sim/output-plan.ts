@@ -1,5 +1,5 @@
 import type { CompletionRequest } from './request.ts'
-import { createRandom, deriveSeed } from '../core/random.ts'
+import { createRandom, deriveSeed } from '../core/platform/random.ts'
 
 /** What a request will produce, fixed at arrival. */
 export interface OutputPlan {

@@ -1,6 +1,6 @@
-import type { ApiKind } from '../core/types.ts'
+import type { ApiKind } from '../core/contract/types.ts'
 import { countSimulatorTokens, splitSimulatorTokens } from './tokens.ts'
-import { isRecord } from '../core/is-record.ts'
+import { isRecord } from '../core/contract/is-record.ts'
 
 /** A validated completion request, reduced to what the simulator needs. */
 export interface CompletionRequest {

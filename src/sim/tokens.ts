@@ -1,5 +1,5 @@
-import { OptionsError } from '../core/errors.ts'
-import { createRandom, deriveSeed, type Random } from '../core/random.ts'
+import { OptionsError } from '../core/contract/errors.ts'
+import { createRandom, deriveSeed, type Random } from '../core/platform/random.ts'
 
 /**
  * The simulator's tokenizer rule, chosen so a workload can hit an exact prompt length:

@@ -1,15 +1,16 @@
 import type { TestContext } from 'vitest'
-import type { BenchmarkResult } from '../core/types.ts'
-import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
-import { assertionError, FailedAfterMeasuringError, runStandaloneBench } from './standalone-bench.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
+import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from '../bench/bench-options.ts'
+import { assertionError, FailedAfterMeasuringError, runStandaloneBench } from '../bench/standalone-bench.ts'
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
-import { validateBenchLlmOptions, warnUndecidableGates } from './validate-bench-options.ts'
+import { validateBenchLlmOptions, warnUndecidableGates } from '../bench/validate-bench-options.ts'
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
-import { benchTimeoutMs } from './bench-trials.ts'
-import { benchUpdateCommand, withUpdateCommand } from './update-command.ts'
+import { benchTimeoutMs } from '../bench/bench-trials.ts'
+import { benchUpdateCommand } from './update-command.ts'
+import { withUpdateCommand } from '../bench/with-update-command.ts'
 
 export { DEFAULT_BENCH_TIMEOUT_MS }
 

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path'
 import type { TestContext } from 'vitest'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
-import { OptionsError } from '../core/errors.ts'
+import { OptionsError } from '../core/contract/errors.ts'
 import type { RunContext } from '../core/run.ts'
 import { runScenario, validateScenario, type ScenarioSpec } from '../core/scenario/index.ts'
 import { startServer, type RunningServer } from '../core/server/index.ts'
@@ -28,17 +28,18 @@ import {
   type SweepPointLoad,
   type SweepResult,
 } from '../core/sweep/index.ts'
-import type { LoadOptions, TargetOptions } from '../core/types.ts'
-import type { BenchLlmOptions } from './bench-options.ts'
+import type { LoadOptions, TargetOptions } from '../core/contract/types.ts'
+import type { BenchLlmOptions } from '../bench/bench-options.ts'
 import { benchNameOf } from './bench-name.ts'
-import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
+import { acquireTarget, type AcquiredTarget } from '../bench/bench-target.ts'
 import { injectProvided } from './inject-provided.ts'
-import type { LlmBenchProvided } from './provided.ts'
+import type { LlmBenchProvided } from '../bench/provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
-import { validateBenchLlmOptions } from './validate-bench-options.ts'
-import { benchUpdateCommand, withUpdateCommand } from './update-command.ts'
-import { isRecord } from '../core/is-record.ts'
+import { validateBenchLlmOptions } from '../bench/validate-bench-options.ts'
+import { benchUpdateCommand } from './update-command.ts'
+import { withUpdateCommand } from '../bench/with-update-command.ts'
+import { isRecord } from '../core/contract/is-record.ts'
 
 /** Default test timeout of a sweep, milliseconds: sweeps run many benchmarks. */
 export const DEFAULT_SWEEP_TIMEOUT_MS = 3_600_000

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import { ServerPool } from '../core/server/index.ts'
 import { startSimulator } from '../sim/index.ts'
-import { PROVIDED_KEY } from './provided.ts'
+import { PROVIDED_KEY } from '../bench/provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { inject } from 'vitest'
-import { isCI } from './ci.ts'
-import { PROVIDED_KEY, type LlmBenchProvided } from './provided.ts'
+import { isCI } from '../bench/ci.ts'
+import { PROVIDED_KEY, type LlmBenchProvided } from '../bench/provided.ts'
 
 /**
  * What the plugin provided to this test file; outside a Vitest worker that has the plugin, the

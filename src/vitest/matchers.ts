@@ -8,10 +8,10 @@ import {
   type RegressionPolicy,
 } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, validateSloOptions, type SloOptions } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/types.ts'
-import { describeRegressions } from './regression-summary.ts'
-import { isRecord } from '../core/is-record.ts'
-import { isBenchmarkResult } from '../core/result-guard.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
+import { describeRegressions } from '../bench/regression-summary.ts'
+import { isRecord } from '../core/contract/is-record.ts'
+import { isBenchmarkResult } from '../core/contract/result-guard.ts'
 
 
 

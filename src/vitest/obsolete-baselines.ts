@@ -1,8 +1,8 @@
 import { relative } from 'node:path'
 import type { Reporter, TestModule, TestProject, Vitest } from 'vitest/node'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
-import { LlmBenchError } from '../core/errors.ts'
-import type { UpdateMode } from './provided.ts'
+import { LlmBenchError } from '../core/contract/errors.ts'
+import type { UpdateMode } from '../bench/provided.ts'
 
 /** The test names one bench file registered in a run, and whether that list can be trusted. */
 export interface BenchFileNames {

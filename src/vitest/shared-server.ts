@@ -1,4 +1,4 @@
-import type { BenchServer } from './bench-options.ts'
+import type { BenchServer } from '../bench/bench-options.ts'
 
 /**
  * Hands the plugin's server option to the global setup. Both run in Vitest's main process, but

@@ -26,8 +26,3 @@ export function benchUpdateCommand(task: NamedTask, cwd: string = process.cwd(),
   const file = relative(cwd, task.file.filepath).split(sep).join('/')
   return `npx vitest bench ${file.includes(' ') ? quoted(file) : file} -t ${quoted(pattern)} -u`
 }
-
-/** A message from the baseline store or the judge with its generic `vitest bench -u` replaced by `command`. */
-export function withUpdateCommand(text: string, command: string | undefined): string {
-  return command === undefined ? text : text.split('`vitest bench -u`').join(`\`${command}\``)
-}

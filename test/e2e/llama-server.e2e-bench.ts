@@ -4,7 +4,7 @@
 import { describe } from 'vitest'
 import { llamaCpp } from '../../src/core/server/index.ts'
 import { bench } from '../../src/vitest/index.ts'
-import { LLAMA_E2E_SERVER_ARGS } from './llama-server-args.ts'
+import { LLAMA_E2E_SERVER_ARGS } from '../helpers/llama-server-args.ts'
 
 const serverPath = process.env.LLAMA_E2E_SERVER
 const modelPath = process.env.LLAMA_E2E_MODEL

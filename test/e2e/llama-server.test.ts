@@ -13,9 +13,9 @@ import { findLlamaArtifacts } from '../../scripts/llama/llama-cache.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { compareLlamaTimings } from '../../src/core/server/llama-timings.ts'
 import { llamaCpp, startServer, type RunningServer } from '../../src/core/server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/types.ts'
-import { isCI } from '../../src/vitest/ci.ts'
-import { LLAMA_E2E_SERVER_ARGS } from './llama-server-args.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
+import { isCI } from '../../src/bench/ci.ts'
+import { LLAMA_E2E_SERVER_ARGS } from '../helpers/llama-server-args.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 let artifacts = findLlamaArtifacts()

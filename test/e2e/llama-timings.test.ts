@@ -1,7 +1,7 @@
 // compareLlamaTimings on hand-made records (no server): what is paired, skipped and computed.
 import { describe, expect, test } from 'vitest'
 import { compareLlamaTimings, llamaTimingPairs } from '../../src/core/server/llama-timings.ts'
-import type { RequestRecord } from '../../src/core/types.ts'
+import type { RequestRecord } from '../../src/core/contract/types.ts'
 
 function record(index: number, ttft: number, tpot: number, tokens: number, timings: Record<string, number> | undefined, extra: Partial<RequestRecord> = {}): RequestRecord {
   const sentAt = 1000 * index

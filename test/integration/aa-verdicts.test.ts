@@ -1,7 +1,7 @@
 // The regression verdict against the built-in simulator: A/A runs never fail, a 30 % slower
 // simulator always does. A small version of perf/aa-verdicts.ts (5 + 5 runs of 60 requests).
 import { describe, expect, test } from 'vitest'
-import { AA_POLICY, runAaExperiment, tally } from '../../perf/aa-verdicts.ts'
+import { AA_POLICY, runAaExperiment, tally } from '../helpers/aa-experiment.ts'
 
 describe('A/A verdicts against the simulator', () => {
   test('5 A/A runs give no fail; 5 runs with speed factor 1.3 all fail', { timeout: 300_000 }, async () => {

@@ -16,8 +16,8 @@ import { pathToFileURL } from 'node:url'
 import { inflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { renderHtml } from '../../reporters/index.ts'
-import { isCI } from '../../src/vitest/ci.ts'
-import { baselinesFor, reportEntries } from '../unit/reporter-fixtures.ts'
+import { isCI } from '../../src/bench/ci.ts'
+import { baselinesFor, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const available = existsSync(CHROMIUM)

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { LoadOptions, RequestRecord } from '../../src/core/types.ts'
+import type { LoadOptions, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 

@@ -1,8 +1,8 @@
 import { Agent, get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import { OptionsError } from '../../src/core/errors.ts'
-import type { BenchmarkOptions, RequestRecord } from '../../src/core/types.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
+import type { BenchmarkOptions, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 import { closedPort } from '../fixtures/sse/scripted-server.ts'
 

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/types.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 
 /** The simulator on its own event loop (a worker thread), so blocking this one does not slow it. */

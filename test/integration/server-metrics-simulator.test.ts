@@ -3,7 +3,7 @@
 // token counters equal the client's counts, and client TTFT is compared with the server's.
 import { afterEach, describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/types.ts'
+import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 import { buildSimulatorText, startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 
 const BLOCK = 16

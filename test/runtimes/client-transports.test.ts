@@ -4,12 +4,12 @@
  * ones do. CI runs this file under Node, Bun and Deno.
  */
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { requestText } from '../../src/core/runtime-http.ts'
+import { requestText } from '../../src/core/platform/runtime-http.ts'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
-import { defaultHttpTransport, detectRuntime, undiciDispatchWorks } from '../../src/core/runtime.ts'
-import type { HttpTransportName } from '../../src/core/runtime.ts'
-import { startRawHttpServer } from './raw-http-server.ts'
-import type { RawAnswer, RawHttpServer } from './raw-http-server.ts'
+import { defaultHttpTransport, detectRuntime, undiciDispatchWorks } from '../../src/core/platform/runtime.ts'
+import type { HttpTransportName } from '../../src/core/platform/runtime.ts'
+import { startRawHttpServer } from '../helpers/raw-http-server.ts'
+import type { RawAnswer, RawHttpServer } from '../helpers/raw-http-server.ts'
 
 const content = (text: string): string => `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
 const usage = 'data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":3}}\n\n'

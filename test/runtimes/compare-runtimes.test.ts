@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { detectRuntime } from '../../src/core/runtime.ts'
-import { isCI } from '../../src/vitest/ci.ts'
+import { detectRuntime } from '../../src/core/platform/runtime.ts'
+import { isCI } from '../../src/bench/ci.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const script = 'scripts/runtimes/compare.ts'

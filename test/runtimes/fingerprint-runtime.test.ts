@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { diffFingerprints, fingerprintOf } from '../../src/core/baseline/index.ts'
 import { collectEnvironment } from '../../src/core/telemetry/index.ts'
-import { detectRuntime } from '../../src/core/runtime.ts'
-import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/types.ts'
-import { judgeBench } from '../../src/vitest/bench-judgement.ts'
-import { environment, lognormalSamples, makeResult, seededRandom } from '../unit/baseline-fixtures.ts'
+import { detectRuntime } from '../../src/core/platform/runtime.ts'
+import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
+import { judgeBench } from '../../src/bench/bench-judgement.ts'
+import { environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 function on(runtime: EnvironmentInfo['runtime']): EnvironmentInfo {
   return { ...environment(), runtime }

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { detectRuntime } from '../../src/core/runtime.ts'
-import { isCI } from '../../src/vitest/ci.ts'
+import { detectRuntime } from '../../src/core/platform/runtime.ts'
+import { isCI } from '../../src/bench/ci.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name)

@@ -1,6 +1,6 @@
 /** JSON error positions on every runtime: V8 names them in its messages, JavaScriptCore (Bun) does not. */
 import { describe, expect, test } from 'vitest'
-import { describeJsonError, jsonErrorPosition } from '../../src/core/runtime-json.ts'
+import { describeJsonError, jsonErrorPosition } from '../../src/core/platform/runtime-json.ts'
 
 function parseError(text: string): unknown {
   try {

@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
-import { simulator } from '../../src/vitest/bench-options.ts'
-import type { BenchLlmOptions } from '../../src/vitest/bench-options.ts'
-import { callerFileOf, createStandaloneBenchLlm, runStandaloneBench, standaloneProvided, updateModeFromEnv } from '../../src/vitest/standalone-bench.ts'
-import type { RegisterTest } from '../../src/vitest/standalone-bench.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
+import type { BenchLlmOptions } from '../../src/bench/bench-options.ts'
+import { callerFileOf, createStandaloneBenchLlm, runStandaloneBench, standaloneProvided, updateModeFromEnv } from '../../src/bench/standalone-bench.ts'
+import type { RegisterTest } from '../../src/bench/standalone-bench.ts'
 
 describe('LLM_BENCH_UPDATE', () => {
   test.each([

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import { detectRuntime } from '../../src/core/runtime.ts'
-import type { RequestRecord } from '../../src/core/types.ts'
+import { detectRuntime } from '../../src/core/platform/runtime.ts'
+import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 
 const quantile = (values: number[], q: number): number => {

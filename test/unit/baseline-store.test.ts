@@ -17,8 +17,8 @@ import {
   resolveUpdateMode,
   roundFigure,
 } from '../../src/core/baseline/index.ts'
-import { BaselineFileError, BaselineMismatchError, BaselineMissingError, LlmBenchError } from '../../src/core/errors.ts'
-import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom, summaryOf } from './baseline-fixtures.ts'
+import { BaselineFileError, BaselineMismatchError, BaselineMissingError, LlmBenchError } from '../../src/core/contract/errors.ts'
+import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'
 
 /** Files in a Map: the store's logic without a disk. */
 class MemoryEnvironment implements BaselineEnvironment {

@@ -4,9 +4,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
-import { BaselineFileError } from '../../src/core/errors.ts'
-import { simulator } from '../../src/vitest/bench-options.ts'
-import { FailedAfterMeasuringError, runStandaloneBench } from '../../src/vitest/standalone-bench.ts'
+import { BaselineFileError } from '../../src/core/contract/errors.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
+import { FailedAfterMeasuringError, runStandaloneBench } from '../../src/bench/standalone-bench.ts'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'llm-after-measuring-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { ContentChunkTemplate, jsonStringEnd, MATCH_WITH_OUTPUT, MATCH_WITHOUT_OUTPUT, NO_MATCH } from '../../src/core/client/content-chunk-template.ts'
 import { choiceCarriesOutput } from '../../src/core/client/sse-event.ts'
 import type { ChunkLike } from '../../src/core/client/sse-event.ts'
-import { seededRandom } from './metrics-fixtures.ts'
+import { seededRandom } from '../helpers/metrics-fixtures.ts'
 
 const base = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm' }
 const chat = (content: unknown, extra: Record<string, unknown> = {}): string =>

@@ -4,7 +4,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { listModels, waitForReady } from '../../src/core/client/index.ts'
-import { ServerUnavailableError } from '../../src/core/errors.ts'
+import { ServerUnavailableError } from '../../src/core/contract/errors.ts'
 import { closedPort } from '../fixtures/sse/scripted-server.ts'
 
 type Route = (req: IncomingMessage, hits: number) => { status: number; body: string }

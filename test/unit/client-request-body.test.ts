@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget } from '../../src/core/client/index.ts'
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 
 const chat: ResolvedTarget = { baseUrl: 'http://127.0.0.1:8000', model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', headers: {}, requestTimeoutMs: 1000 }
 const completions: ResolvedTarget = { ...chat, api: 'completions' }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { arrivalTimeOf, expectedArrivals, planArrivals, plannedArrivalCount } from '../../src/core/load/index.ts'
-import type { LoadOptions } from '../../src/core/types.ts'
+import type { LoadOptions } from '../../src/core/contract/types.ts'
 
 const gapsOf = (offsets: number[]): number[] => offsets.map((t, i) => t - (i === 0 ? 0 : (offsets[i - 1] as number)))
 const meanAndCv = (xs: number[]): { mean: number; cv: number } => {

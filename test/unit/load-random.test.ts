@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRandom, deriveSeed } from '../../src/core/random.ts'
+import { createRandom, deriveSeed } from '../../src/core/platform/random.ts'
 
 const stats = (xs: number[]): { mean: number; sd: number } => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length

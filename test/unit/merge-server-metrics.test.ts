@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
 import { mergeServerSides } from '../../src/core/server/metrics/index.ts'
 import { mergeTrials } from '../../src/core/trials/merge-trials.ts'
-import type { ServerMetrics } from '../../src/core/types.ts'
-import { makeResult } from './baseline-fixtures.ts'
-import { serverMetricsOf } from './server-metrics-builder.ts'
+import type { ServerMetrics } from '../../src/core/contract/types.ts'
+import { makeResult } from '../helpers/baseline-fixtures.ts'
+import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 
 function trial(overrides: Partial<ServerMetrics>): ServerMetrics {
   return serverMetricsOf({

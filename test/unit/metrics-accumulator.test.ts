@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest'
-import { MetricsDataError, OptionsError } from '../../src/core/errors.ts'
+import { MetricsDataError, OptionsError } from '../../src/core/contract/errors.ts'
 import { validateOptions } from '../../src/core/options.ts'
 import { MetricsAccumulator, costPerMillionOutputTokens, decodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
 import type { MetricsOutcome } from '../../src/core/metrics/index.ts'
-import type { RequestRecord } from '../../src/core/types.ts'
-import { failedRecord, okRecord, randomRecord, seededRandom, threeRecords } from './metrics-fixtures.ts'
+import type { RequestRecord } from '../../src/core/contract/types.ts'
+import { failedRecord, okRecord, randomRecord, seededRandom, threeRecords } from '../helpers/metrics-fixtures.ts'
 
 /** Equal to 3 significant digits (relative error below 0.1 %). */
 function expectSig3(actual: number, expected: number): void {

@@ -1,8 +1,8 @@
 import { build } from 'hdr-histogram-js'
 import { describe, expect, test } from 'vitest'
-import { MetricsDataError } from '../../src/core/errors.ts'
+import { MetricsDataError } from '../../src/core/contract/errors.ts'
 import { MetricsAccumulator, decodeHistogram, emptySummary, encodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
-import { randomRecord, seededRandom } from './metrics-fixtures.ts'
+import { randomRecord, seededRandom } from '../helpers/metrics-fixtures.ts'
 
 describe('summarizeHistogram', () => {
   test('empty histogram gives the all-zero summary', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { REDACTED, redactConfig } from '../../src/core/redact.ts'
+import { REDACTED, redactConfig } from '../../src/core/platform/redact.ts'
 
 describe('redactConfig', () => {
   it('replaces secret-named values and URL credentials, keeps token-count options, drops functions and signals', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import type { TestCase } from 'vitest/node'
 import { formatProgressLine, LlmConsoleReporter, renderConsoleEntry, renderConsoleTable } from '../../reporters/index.ts'
-import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../src/vitest/progress-artifact.ts'
-import { reportEntries, testCaseOf } from './reporter-fixtures.ts'
+import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
+import { reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
 
 function progress(done: number, elapsedMs: number, ttftP50Ms?: number): BenchProgressArtifact {
   return { type: PROGRESS_ARTIFACT_TYPE, done, total: 500, elapsedMs, outputTokens: done * 128, ...(ttftP50Ms === undefined ? {} : { ttftP50Ms }) }

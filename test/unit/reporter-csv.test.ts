@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { csvField, LlmCsvReporter, toCsv } from '../../reporters/index.ts'
-import { moduleOf, reportEntries } from './reporter-fixtures.ts'
+import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 /** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
 function parseCsv(text: string): string[][] {

@@ -18,7 +18,7 @@ import {
 } from '../../reporters/index.ts'
 import { formatBaselineFile } from '../../src/core/baseline/index.ts'
 import { decodeHistogram } from '../../src/core/metrics/index.ts'
-import { baselinesFor, moduleOf, reportEntries } from './reporter-fixtures.ts'
+import { baselinesFor, moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 /** `data-points` of every chart figure, by chart id, in page order. */
 function chartPoints(html: string): Array<[string, number]> {

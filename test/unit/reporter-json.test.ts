@@ -10,10 +10,10 @@ import {
   JsonSchemaValidator,
   REPORT_SCHEMA,
   REPORT_SCHEMA_ID,
-} from '../../src/core/json-schema/index.ts'
-import type { BenchmarkResult } from '../../src/core/types.ts'
+} from '../../src/core/contract/json-schema/index.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
-import { moduleOf, reportEntries } from './reporter-fixtures.ts'
+import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 import { configSummary, environmentSummary } from '../../reporters/inventory.ts'
 
 const validator = new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA])

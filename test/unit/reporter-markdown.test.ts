@@ -6,8 +6,8 @@ import { githubRunUrl, LlmMarkdownReporter, renderMarkdown } from '../../reporte
 import { toJsonReport } from '../../reporters/json-report.ts'
 import { renderHtml } from '../../reporters/html/html-report.ts'
 import { collectReport } from '../../reporters/file-reporter.ts'
-import { JsonSchemaValidator, BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/json-schema/index.ts'
-import { moduleOf, reportEntries } from './reporter-fixtures.ts'
+import { JsonSchemaValidator, BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 describe('renderMarkdown', () => {
   test('summary for a pull request matches the snapshot', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/index.ts'
 import { llmBench, type LlmBenchPluginOptions } from '../../src/vitest/plugin.ts'
-import { PROVIDED_KEY } from '../../src/vitest/provided.ts'
+import { PROVIDED_KEY } from '../../src/bench/provided.ts'
 
 /** Runs the plugin's `configureVitest` hook against a minimal Vitest and project. */
 function configure(options: LlmBenchPluginOptions, reporters: unknown[], projects = 1): Array<Record<string, unknown>> {

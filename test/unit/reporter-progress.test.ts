@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { forwardProgress } from '../../src/vitest/bench-progress.ts'
-import { isBenchProgressArtifact, PROGRESS_ARTIFACT_TYPE } from '../../src/vitest/progress-artifact.ts'
+import { isBenchProgressArtifact, PROGRESS_ARTIFACT_TYPE } from '../../reporters/progress-artifact.ts'
 
 describe('forwardProgress (worker side of the live progress line)', () => {
   test('records one progress artifact per interval on the running test, with the recent TTFT median', async ({ task }) => {

@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from 'vitest'
 import { renderConsoleEntry, renderHtml, renderMarkdown, serverFacts, serverFactsLine, toCsv, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
-import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/json-schema/index.ts'
-import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/types.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const NOTE = 'No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).'
 const METRICS_NOTE = '1 of 5 scrapes failed (timeout after 500 ms).'

@@ -1,7 +1,7 @@
 /** A sweep's knee, checks and curve reach the console, the Markdown summary and the JSON report. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { checkSweep, runSweep, type SweepCheck, type SweepResult } from '../../src/core/sweep/index.ts'
-import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/json-schema/index.ts'
+import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 import { renderConsoleSweep } from '../../reporters/console-table.ts'
@@ -10,7 +10,7 @@ import { toJsonReport } from '../../reporters/json-report.ts'
 import { renderMarkdown } from '../../reporters/markdown.ts'
 import { renderHtml } from '../../reporters/html/html-report.ts'
 import { entryStatus, type ReportEntry } from '../../reporters/report-entry.ts'
-import { reportEntries } from './reporter-fixtures.ts'
+import { reportEntries } from '../helpers/reporter-fixtures.ts'
 
 let sim: RunningSimulator
 let result: SweepResult

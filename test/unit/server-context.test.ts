@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, compare, describeServerChange, formatBaselineFile, formatVerdict, parseBaselineFile, serverContextOf } from '../../src/core/baseline/index.ts'
-import type { BenchmarkResult, ServerMetrics } from '../../src/core/types.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
-import { serverMetricsOf } from './server-metrics-builder.ts'
+import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 
 const histogram = (p50: number, p99: number) => ({ count: 400, mean: p50, p50, p90: p99, p99, buckets: [] })
 

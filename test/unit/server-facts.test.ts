@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, test } from 'vitest'
-import { ServerUnavailableError } from '../../src/core/errors.ts'
+import { ServerUnavailableError } from '../../src/core/contract/errors.ts'
 import { getServerFacts, resetPrefixCache } from '../../src/core/server/server-facts.ts'
 
 type Route = (req: http.IncomingMessage) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { bucketQuantile, parsePrometheusText, summarizeServerMetrics, DIALECTS } from '../../src/core/server/metrics/index.ts'
 import type { ServerMetricsScrape } from '../../src/core/server/metrics/index.ts'
-import type { MetricSummary } from '../../src/core/types.ts'
+import type { MetricSummary } from '../../src/core/contract/types.ts'
 
 const VLLM = DIALECTS.find((d) => d.dialect === 'vllm')!
 

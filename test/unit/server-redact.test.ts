@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { command, connect, llamaCpp, sglang, vllm } from '../../src/core/server/presets.ts'
-import { isSecretName } from '../../src/core/redact.ts'
+import { isSecretName } from '../../src/core/platform/redact.ts'
 import { redactArgs, redactEnv, redactText, secretValues } from '../../src/core/server/redact.ts'
 import { serverKey } from '../../src/core/server/server-key.ts'
 

@@ -1,7 +1,7 @@
 import { describe, expect, onTestFinished, test, vi } from 'vitest'
 import { simulatorCapacity, startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator, SimulatorOptions, SimulatorScheduleEntry } from '../../src/sim/index.ts'
-import { chatBody, eventJson, post } from './sim-test-client.ts'
+import { chatBody, eventJson, post } from '../helpers/sim-test-client.ts'
 
 async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = await startSimulator(options)

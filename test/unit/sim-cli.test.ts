@@ -4,7 +4,7 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { cliCommands, cliUsage, runCli } from '../../src/cli.ts'
 import { parseCliFlags, type CliIo } from '../../src/cli/cli-command.ts'
-import { simulatorOptionsFromFlags } from '../../src/sim/command.ts'
+import { simulatorOptionsFromFlags } from '../../src/cli/simulator-command.ts'
 
 function memoryIo(): CliIo & { output: string[]; errors: string[]; stop: (signal: string) => void } {
   let stop!: (signal: string) => void

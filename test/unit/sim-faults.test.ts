@@ -1,7 +1,7 @@
 import { describe, expect, onTestFinished, test, vi } from 'vitest'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator, SimulatorOptions } from '../../src/sim/index.ts'
-import { chatBody, chunkText, eventJson, post } from './sim-test-client.ts'
+import { chatBody, chunkText, eventJson, post } from '../helpers/sim-test-client.ts'
 
 async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = await startSimulator({ recordSchedule: true, ...options })

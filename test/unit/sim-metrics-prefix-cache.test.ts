@@ -1,5 +1,5 @@
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { buildSimulatorText, countSimulatorTokens, startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator, SimulatorOptions } from '../../src/sim/index.ts'
 import { resolveSimulatorOptions } from '../../src/sim/options.ts'
@@ -10,9 +10,9 @@ import { BatchScheduler } from '../../src/sim/scheduler.ts'
 import type { BatchSequence, BatchTimings } from '../../src/sim/scheduler.ts'
 import { splitSimulatorTokens } from '../../src/sim/tokens.ts'
 import { parseCliFlags } from '../../src/cli/cli-command.ts'
-import { simulatorCommand, simulatorOptionsFromFlags } from '../../src/sim/command.ts'
-import { chatBody, eventJson, post } from './sim-test-client.ts'
-import { VirtualClock } from './virtual-clock.ts'
+import { simulatorCommand, simulatorOptionsFromFlags } from '../../src/cli/simulator-command.ts'
+import { chatBody, eventJson, post } from '../helpers/sim-test-client.ts'
+import { VirtualClock } from '../helpers/virtual-clock.ts'
 
 async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = await startSimulator(options)

@@ -4,7 +4,7 @@ import { detectDialect } from '../../src/core/server/metrics/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator, SimulatorOptions } from '../../src/sim/index.ts'
 import { formatPrometheusNumber } from '../../src/sim/prometheus-text.ts'
-import { chatBody, eventJson, post } from './sim-test-client.ts'
+import { chatBody, eventJson, post } from '../helpers/sim-test-client.ts'
 
 async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   const sim = await startSimulator(options)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { buildSimulatorText, countSimulatorTokens, startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
-import { chatBody, chunkText, eventJson, post } from './sim-test-client.ts'
+import { chatBody, chunkText, eventJson, post } from '../helpers/sim-test-client.ts'
 
 // speedFactor 0: protocol tests need no modeled delay.
 let sim: RunningSimulator

@@ -3,7 +3,7 @@ import { BatchScheduler } from '../../src/sim/scheduler.ts'
 import type { BatchSequence, BatchTimings } from '../../src/sim/scheduler.ts'
 import { faultChunkIndex } from '../../src/sim/faults.ts'
 import type { MidStreamFault } from '../../src/sim/faults.ts'
-import { VirtualClock } from './virtual-clock.ts'
+import { VirtualClock } from '../helpers/virtual-clock.ts'
 
 interface Recorded {
   admittedAt?: number

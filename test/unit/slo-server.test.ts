@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { checkSlo, validateSloOptions } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult, ServerMetrics } from '../../src/core/types.ts'
-import { makeResult } from './baseline-fixtures.ts'
-import { serverMetricsOf } from './server-metrics-builder.ts'
+import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
+import { makeResult } from '../helpers/baseline-fixtures.ts'
+import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 
 function serverMetrics(overrides: Partial<ServerMetrics> = {}): ServerMetrics {
   return serverMetricsOf({

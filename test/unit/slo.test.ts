@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { SloOptions } from '../../src/core/slo/index.ts'
 import { checkSlo, formatSloChecks, validateSloOptions } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult, GpuStats } from '../../src/core/types.ts'
-import { lognormalSamples, makeResult, seededRandom, summaryOf } from './baseline-fixtures.ts'
+import type { BenchmarkResult, GpuStats } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'
 
 const samples = lognormalSamples(seededRandom(5), 400, 300, 0.3)
 const p99 = summaryOf(samples).p99

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { serverScenario } from '../../src/core/scenario/index.ts'
 import { connect } from '../../src/core/server/index.ts'
 import { validateBenchSweepOptions } from '../../src/vitest/bench-sweep.ts'

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { BaselineStore, type BaselineEnvironment } from '../../src/core/baseline/index.ts'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { checkSweep, validateSweepExpectations } from '../../src/core/sweep/check-sweep.ts'
 import { formatSweepHeadlines, formatSweepTable } from '../../src/core/sweep/format-sweep.ts'
 import { sweepBaselineEntryOf, sweepCurveOf } from '../../src/core/sweep/sweep-baseline.ts'
 import type { SweepResult } from '../../src/core/sweep/sweep-result.ts'
-import { makeSweep } from './sweep-fixtures.ts'
+import { makeSweep } from '../helpers/sweep-fixtures.ts'
 
 const baselineSweep = makeSweep([
   { value: 8, outputTokensPerSec: 500 },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
-import type { BenchmarkResult } from '../../src/core/types.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 function withSteal(result: BenchmarkResult, stealShare: number): BenchmarkResult {
   return { ...result, client: { ...result.client, selfCheck: { cores: 2, loadAverage1m: 1, otherCores: 0, stealShare, disturbed: [] } } }

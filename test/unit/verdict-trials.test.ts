@@ -2,9 +2,9 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, compare, pooledSpread, spreadNotes, supportedTolerance, trialInterval } from '../../src/core/baseline/index.ts'
 import { mergeTrials, trialFiguresOf } from '../../src/core/trials/index.ts'
-import type { BenchmarkResult } from '../../src/core/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { decodeHistogram } from '../../src/core/metrics/histogram.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 /** One trial: 400 requests, TTFT median `median` ms (lognormal, sigma 0.2). */
 function trial(seed: number, median: number, outputTokensPerSec = 1000): BenchmarkResult {
@@ -141,7 +141,7 @@ describe('spreadNotes', () => {
 describe('gates that cannot decide, found at collection', () => {
   test('an open loop throughput gate and a p99 on too few requests, each said with what to do instead', async () => {
     const { undecidableGates } = await import('../../src/core/baseline/index.ts')
-    const { warnUndecidableGates } = await import('../../src/vitest/validate-bench-options.ts')
+    const { warnUndecidableGates } = await import('../../src/bench/validate-bench-options.ts')
     const open = undecidableGates({ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }, { rate: 8, requests: 100 })
     expect(open).toHaveLength(2)
     expect(open[0]).toContain('outputTokensPerSec is gated on an open loop (rate 8/s): the offered rate sets it')

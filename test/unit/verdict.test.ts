@@ -9,9 +9,9 @@ import {
   throughputSeriesFromRequests,
   throughputSeriesOf,
 } from '../../src/core/baseline/index.ts'
-import { OptionsError } from '../../src/core/errors.ts'
-import type { RequestRecord } from '../../src/core/types.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
+import type { RequestRecord } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const TRIALS = 50
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
-import { OptionsError } from '../../src/core/errors.ts'
-import type { BenchmarkResult } from '../../src/core/types.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { installMatchers, llmBenchMatchers } from '../../src/vitest/matchers.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 installMatchers()
 

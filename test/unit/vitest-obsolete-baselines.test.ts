@@ -10,7 +10,7 @@ import {
   reconcileObsoleteBaselines,
   type BenchFileNames,
 } from '../../src/vitest/obsolete-baselines.ts'
-import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
+import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 let dir = ''
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { ObsoleteBaselineReporter } from '../../src/vitest/obsolete-baselines.ts'
 import { llmBench } from '../../src/vitest/plugin.ts'
 

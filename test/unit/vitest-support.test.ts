@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest'
 import { assertBenchWillRun, VITEST4_RUNNER_MARK, vitestLine } from '../../src/vitest/vitest-support.ts'
 import { updateArgumentError } from '../../src/vitest/update-argument.ts'
-import { benchUpdateCommand, withUpdateCommand } from '../../src/vitest/update-command.ts'
+import { benchUpdateCommand } from '../../src/vitest/update-command.ts'
+import { withUpdateCommand } from '../../src/bench/with-update-command.ts'
 
 describe('vitestLine', () => {
   test('4.1 and later 4.x are line 4, any 5.x line 5', () => {

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { OptionsError } from '../../src/core/errors.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
 import { decodeHistogram, MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { LoadOptions, RequestRecord, Timeline } from '../../src/core/types.ts'
+import type { LoadOptions, RequestRecord, Timeline } from '../../src/core/contract/types.ts'
 import {
   globalIndexOf,
   mergeDelaySummaries,
@@ -20,7 +20,7 @@ import type { WorkerPhase } from '../../src/core/workers/index.ts'
 import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
-import { okRecord, failedRecord, seededRandom } from './metrics-fixtures.ts'
+import { okRecord, failedRecord, seededRandom } from '../helpers/metrics-fixtures.ts'
 
 function randomRecords(count: number, seed: number, indexOffset: number): RequestRecord[] {
   const random = seededRandom(seed)

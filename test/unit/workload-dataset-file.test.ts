@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { WorkloadError } from '../../src/core/errors.ts'
+import { WorkloadError } from '../../src/core/contract/errors.ts'
 import { readDatasetLines, readJsonArrayElements } from '../../src/core/workload/index.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/datasets/${name}`, import.meta.url))

@@ -1,4 +1,4 @@
-import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../types.ts'
+import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../contract/types.ts'
 import { trialsOf } from '../trials/index.ts'
 import type { BaselineConfig } from './config-hash.ts'
 import { baselineConfigOf, hashConfig } from './config-hash.ts'

@@ -1,9 +1,9 @@
-import { BaselineFileError } from '../errors.ts'
+import { BaselineFileError } from '../contract/errors.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
 import { SERVER_CONTEXT_FIELDS } from './server-context.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
 import { formatStableJson } from './stable-json.ts'
-import { describeJsonError } from '../runtime-json.ts'
+import { describeJsonError } from '../platform/runtime-json.ts'
 
 /** Version of the baseline file format this code reads and writes. */
 export const BASELINE_SCHEMA_VERSION = 1

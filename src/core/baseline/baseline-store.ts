@@ -1,4 +1,4 @@
-import { BaselineMismatchError, type BaselineMissingError } from '../errors.ts'
+import { BaselineMismatchError, type BaselineMissingError } from '../contract/errors.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'

@@ -1,7 +1,7 @@
 import { describeServerChange, serverContextOf } from './server-context.ts'
 import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
-import type { BenchmarkResult } from '../types.ts'
+import type { BenchmarkResult } from '../contract/types.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
 import { HISTOGRAM_KEY } from './baseline-entry.ts'
 import type { DiscreteDistribution } from './quantile-bootstrap.ts'

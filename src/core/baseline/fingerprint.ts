@@ -1,4 +1,4 @@
-import type { EnvironmentInfo } from '../types.ts'
+import type { EnvironmentInfo } from '../contract/types.ts'
 
 /**
  * What a baseline was measured on. Latency and throughput only compare within one fingerprint:

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../types.ts'
+import type { LoadOptions } from '../contract/types.ts'
 import { minSamplesForQuantile } from './quantile-bootstrap.ts'
 import type { RegressionPolicy } from './regression-policy.ts'
 import { parseRegressionPolicy } from './regression-policy.ts'

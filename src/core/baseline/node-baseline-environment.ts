@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { LlmBenchError } from '../errors.ts'
+import { LlmBenchError } from '../contract/errors.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 
 function isNotFound(error: unknown): boolean {

@@ -1,6 +1,6 @@
 import type { Histogram } from 'hdr-histogram-js'
 import { JsHistogram } from 'hdr-histogram-js'
-import { MetricsDataError } from '../errors.ts'
+import { MetricsDataError } from '../contract/errors.ts'
 import { binomialUpperTail } from './special-functions.ts'
 
 /** The non-empty buckets of a histogram, ascending. */

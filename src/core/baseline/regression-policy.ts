@@ -1,7 +1,7 @@
-import { OptionsError } from '../errors.ts'
+import { OptionsError } from '../contract/errors.ts'
 import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
-import { isRecord } from '../is-record.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Statistics of a latency distribution a regression check can compare. */
 export const LATENCY_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean'] as const

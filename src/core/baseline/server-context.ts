@@ -1,4 +1,4 @@
-import type { BenchmarkResult, ServerMetricsDialect } from '../types.ts'
+import type { BenchmarkResult, ServerMetricsDialect } from '../contract/types.ts'
 import { readServerFigure, SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 
 /** Server-side figures a baseline keeps beside the client's, to explain a verdict (never judged). */

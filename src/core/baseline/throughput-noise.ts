@@ -1,4 +1,4 @@
-import type { BenchmarkResult, RequestRecord } from '../types.ts'
+import type { BenchmarkResult, RequestRecord } from '../contract/types.ts'
 
 /**
  * A run's throughput cut into consecutive windows of equal length: what was completed in each.

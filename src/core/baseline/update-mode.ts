@@ -1,4 +1,4 @@
-import { BaselineMissingError } from '../errors.ts'
+import { BaselineMissingError } from '../contract/errors.ts'
 
 /**
  * How baselines may be written, as Vitest's snapshot update states: `all` rewrites every entry

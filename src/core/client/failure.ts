@@ -2,8 +2,8 @@
  * Builders of {@link RequestFailure}. Messages are stable per cause (no timestamps or counters)
  * so the errors table groups them, and they say what to do next.
  */
-import { redactSecret } from '../redact.ts'
-import type { RequestFailure } from '../types.ts'
+import { redactSecret } from '../platform/redact.ts'
+import type { RequestFailure } from '../contract/types.ts'
 
 /** Longest excerpt of a server body quoted in a message, in characters. */
 const EXCERPT_CHARS = 200

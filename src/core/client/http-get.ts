@@ -1,4 +1,4 @@
-import { requestText } from '../runtime-http.ts'
+import { requestText } from '../platform/runtime-http.ts'
 import { describeNetworkError } from './failure.ts'
 
 /** Options of {@link httpGet}. */

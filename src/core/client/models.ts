@@ -1,5 +1,5 @@
-import { ServerUnavailableError } from '../errors.ts'
-import { redactSecret } from '../redact.ts'
+import { ServerUnavailableError } from '../contract/errors.ts'
+import { redactSecret } from '../platform/redact.ts'
 import { serverMessageOf } from './failure.ts'
 import { httpGet } from './http-get.ts'
 import { normalizeBaseUrl } from './target.ts'

@@ -1,6 +1,6 @@
-import { ServerUnavailableError } from '../errors.ts'
-import { waitForServerReady } from '../server/readiness.ts'
-import { redactUrlCredentials } from '../redact.ts'
+import { ServerUnavailableError } from '../contract/errors.ts'
+import { waitForServerReady } from './readiness.ts'
+import { redactUrlCredentials } from '../platform/redact.ts'
 import { normalizeBaseUrl } from './target.ts'
 
 /** Options of {@link waitForReady}. */

@@ -1,4 +1,4 @@
-import type { ApiKind, PreparedRequest } from '../types.ts'
+import type { ApiKind, PreparedRequest } from '../contract/types.ts'
 import type { ResolvedTarget } from './target.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */

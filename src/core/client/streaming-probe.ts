@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../types.ts'
+import type { RequestRecord } from '../contract/types.ts'
 
 /** Probe requests sent at most: one more each time the whole output arrived in one read. */
 export const STREAMING_PROBE_TRIES = 3

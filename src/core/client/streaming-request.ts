@@ -2,8 +2,8 @@ import { StringDecoder } from 'node:string_decoder'
 import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
-import type { StreamDispatcher } from '../runtime-http.ts'
-import type { RequestFailure, RequestRecord } from '../types.ts'
+import type { StreamDispatcher } from '../platform/runtime-http.ts'
+import type { RequestFailure, RequestRecord } from '../contract/types.ts'
 import {
   cancelledFailure,
   errorCodeOf,

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { ApiKind, TargetOptions } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { ApiKind, TargetOptions } from '../contract/types.ts'
 
 /** Per-request limit when `target.requestTimeoutMs` is not given, in milliseconds (10 minutes). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../types.ts'
+import type { LoadOptions } from '../contract/types.ts'
 
 /** A ramp from `from` to `to` over `durationMs`, then flat at `to`. */
 export interface Ramp {

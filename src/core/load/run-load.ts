@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { LoadOptions } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { LoadOptions } from '../contract/types.ts'
 import { planArrivals, plannedArrivalCount } from './plan-arrivals.ts'
 import { rampOf, rampTimeOf, rampValueAt } from './ramp.ts'
 import { summarizeLag } from './schedule-lag.ts'

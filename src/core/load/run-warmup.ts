@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { LoadOptions, WarmupOptions } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { LoadOptions, WarmupOptions } from '../contract/types.ts'
 import { runLoad } from './run-load.ts'
 
 /** Sends warm-up request `index` (-1, -2, ...); resolves when it finished. The signal aborts it. */

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { LoadOptions } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { LoadOptions } from '../contract/types.ts'
 
 const KNOWN_KEYS = new Set(['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'durationMs', 'drainGraceMs'])
 const ARRIVALS = ['constant', 'poisson', 'gamma']

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { CostOptions, CostResult } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { CostOptions, CostResult } from '../contract/types.ts'
 
 /**
  * Cost of one million output tokens at a measured throughput:

@@ -1,4 +1,4 @@
-import type { ErrorCount, FailureKind } from '../types.ts'
+import type { ErrorCount, FailureKind } from '../contract/types.ts'
 
 /** Distinct (kind, message) pairs kept by default; further messages are counted per kind under {@link OTHER_MESSAGES}. */
 export const DEFAULT_DISTINCT_ERROR_MESSAGES = 50

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { GoodputLimits, RequestRecord } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { GoodputLimits, RequestRecord } from '../contract/types.ts'
 import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
 
 const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const

@@ -1,6 +1,6 @@
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js'
 import type { Histogram } from 'hdr-histogram-js'
-import { MetricsDataError } from '../errors.ts'
+import { MetricsDataError } from '../contract/errors.ts'
 
 /**
  * Significant decimal digits every histogram keeps: a recorded value lands in a bucket at most

@@ -1,5 +1,5 @@
-import { MetricsDataError } from '../errors.ts'
-import type { BenchmarkMetrics, BenchmarkResult, ClientLateness, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../types.ts'
+import { MetricsDataError } from '../contract/errors.ts'
+import type { BenchmarkMetrics, BenchmarkResult, ClientLateness, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../contract/types.ts'
 import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'

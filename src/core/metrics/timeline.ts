@@ -1,4 +1,4 @@
-import type { RequestRecord, Timeline } from '../types.ts'
+import type { RequestRecord, Timeline } from '../contract/types.ts'
 
 /** Default window length of a {@link Timeline}, milliseconds. */
 export const TIMELINE_WINDOW_MS = 1000

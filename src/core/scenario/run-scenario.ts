@@ -1,6 +1,6 @@
 import { endToEndMs } from '../metrics/request-latency.ts'
 import type { RunContext } from '../run.ts'
-import type { RequestRecord } from '../types.ts'
+import type { RequestRecord } from '../contract/types.ts'
 import { searchCapacity } from '../sweep/capacity-search.ts'
 import { curvePointOf } from '../sweep/curve-point.ts'
 import { earlyStoppingEstimate, LOADGEN_CONFIDENCE } from '../sweep/early-stopping.ts'
@@ -12,7 +12,7 @@ import type { SweepOptions, SweepPointLoad } from '../sweep/sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type ScenarioOutcome, type SweepResult } from '../sweep/sweep-result.ts'
 import { SCENARIO_DEFAULTS, serverLimits, type OfflineScenario, type ScenarioSpec, type ServerScenario, type SingleStreamScenario } from './scenario-spec.ts'
 import { validateScenario } from './validate-scenario.ts'
-import { formatFigure } from '../format-figure.ts'
+import { formatFigure } from '../platform/format-figure.ts'
 
 /** Options of {@link runScenario}: a sweep's options with a scenario in place of the swept values and the load. */
 export interface ScenarioOptions extends Omit<SweepOptions, 'over' | 'load'> {

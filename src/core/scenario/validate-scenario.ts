@@ -1,4 +1,4 @@
-import { OptionsError } from '../errors.ts'
+import { OptionsError } from '../contract/errors.ts'
 import type { ScenarioSpec } from './scenario-spec.ts'
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

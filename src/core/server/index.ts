@@ -14,7 +14,7 @@ export { startServer, withServer, type LaunchInfo, type RunningServer, type Star
 export { ServerPool, type ServerPoolOptions } from './server-pool.ts'
 export { getServerFacts, prefixCacheResetUnsupported, resetPrefixCache, type ServerFacts, type ServerFactsOptions } from './server-facts.ts'
 export { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
-export { waitForServerReady, type ReadinessOptions, type ReadinessOutcome } from './readiness.ts'
+export { waitForServerReady, type ReadinessOptions, type ReadinessOutcome } from '../client/readiness.ts'
 export { getFreePort, isPortFree } from './free-port.ts'
 export { stopTrackedServers, trackedServerCount } from './shutdown-hooks.ts'
 export { ServerLog } from './server-log.ts'

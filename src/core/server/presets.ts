@@ -1,4 +1,4 @@
-import { OptionsError } from '../errors.ts'
+import { OptionsError } from '../contract/errors.ts'
 import { PORT_PLACEHOLDER, type ConnectSpec, type LaunchSpec } from './server-spec.ts'
 
 /** Options every preset shares. */

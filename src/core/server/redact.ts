@@ -1,5 +1,5 @@
 // One rule for what counts as a secret, shared with the redaction of the result's config.
-import { isSecretName, REDACTED, redactUrlCredentials } from '../redact.ts'
+import { isSecretName, REDACTED, redactUrlCredentials } from '../platform/redact.ts'
 
 /** Values shorter than this are not searched for in free text: they would match everywhere. */
 const MIN_SECRET_LENGTH = 4

@@ -1,5 +1,5 @@
-import { ServerUnavailableError } from '../errors.ts'
-import { requestText } from '../runtime-http.ts'
+import { ServerUnavailableError } from '../contract/errors.ts'
+import { requestText } from '../platform/runtime-http.ts'
 import { normalizeBaseUrl } from './server-key.ts'
 
 /** What the server says about itself (goes into `EnvironmentInfo.server`). */

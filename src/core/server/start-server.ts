@@ -1,10 +1,10 @@
 import path from 'node:path'
 import { execa } from 'execa'
-import { ServerStartError, ServerUnavailableError } from '../errors.ts'
-import { isSecretName } from '../redact.ts'
+import { ServerStartError, ServerUnavailableError } from '../contract/errors.ts'
+import { isSecretName } from '../platform/redact.ts'
 import { getFreePort, isPortFree } from './free-port.ts'
 import { isProcessGroupAlive, terminateProcessGroup } from './process-group.ts'
-import { waitForServerReady } from './readiness.ts'
+import { waitForServerReady } from '../client/readiness.ts'
 import { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
@@ -20,7 +20,7 @@ import {
   type ServerSpec,
 } from './server-spec.ts'
 import { trackServer } from './shutdown-hooks.ts'
-import { formatDurationMs } from '../format-figure.ts'
+import { formatDurationMs } from '../platform/format-figure.ts'
 
 /** How a server was launched, secrets redacted (goes into `EnvironmentInfo.server.launch`). */
 export interface LaunchInfo {

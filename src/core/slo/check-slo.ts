@@ -1,9 +1,9 @@
-import type { BenchmarkResult, GpuStats } from '../types.ts'
+import type { BenchmarkResult, GpuStats } from '../contract/types.ts'
 import { readServerFigure, SERVER_FIGURES } from '../server/metrics/server-figures.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'
 import { SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
-import { formatFigure as figure } from '../format-figure.ts'
+import { formatFigure as figure } from '../platform/format-figure.ts'
 
 /** Unit of each GPU field. */
 const GPU_UNITS: Record<SloGpuField, string> = {

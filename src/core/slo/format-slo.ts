@@ -1,5 +1,5 @@
 import type { SloCheck } from './slo-check.ts'
-import { formatFigure as show } from '../format-figure.ts'
+import { formatFigure as show } from '../platform/format-figure.ts'
 
 /**
  * One block for assertion messages and console reports: a headline, then one aligned row per

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import { isRecord } from '../is-record.ts'
+import { OptionsError } from '../contract/errors.ts'
+import { isRecord } from '../contract/is-record.ts'
 import { SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 
 /** Distributions an SLO can limit (units as the names say; token counts in tokens). */

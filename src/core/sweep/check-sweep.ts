@@ -1,8 +1,8 @@
-import { OptionsError } from '../errors.ts'
+import { OptionsError } from '../contract/errors.ts'
 import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import type { SweepCurvePoint, SweepResult } from './sweep-result.ts'
-import { formatFigure } from '../format-figure.ts'
+import { formatFigure } from '../platform/format-figure.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {

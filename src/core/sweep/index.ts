@@ -2,7 +2,8 @@ export { runSweep } from './run-sweep.ts'
 export { nextSearchRate, searchCapacity } from './capacity-search.ts'
 export type { CapacitySearch, CapacitySearchOptions } from './capacity-options.ts'
 export { CAPACITY_DEFAULTS } from './capacity-options.ts'
-export type { BetweenPoints, SaturationOptions, SweepAxis, SweepAxisName, SweepOptions, SweepPointLoad, SweepPointStart, SweepThroughputMetric } from './sweep-options.ts'
+export type { BetweenPoints, SaturationOptions, SweepOptions, SweepPointLoad, SweepPointStart } from './sweep-options.ts'
+export type { SweepAxis, SweepAxisName, SweepThroughputMetric } from './sweep-axis.ts'
 export type {
   CapacityLimits,
   CapacityResult,

@@ -1,7 +1,8 @@
 import { runBenchmark, type RunContext } from '../run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, LoadOptions, RequestRecord, TargetOptions } from '../types.ts'
-import type { SweepAxisName, SweepOptions, SweepPointLoad } from './sweep-options.ts'
+import type { BenchmarkOptions, BenchmarkResult, LoadOptions, RequestRecord, TargetOptions } from '../contract/types.ts'
+import type { SweepAxisName } from './sweep-axis.ts'
+import type { SweepOptions, SweepPointLoad } from './sweep-options.ts'
 import type { SweepPoint } from './sweep-result.ts'
 
 /** What the point runner shares across the points of one sweep. */

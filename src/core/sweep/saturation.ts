@@ -1,4 +1,5 @@
-import type { SaturationOptions, SweepThroughputMetric } from './sweep-options.ts'
+import type { SweepThroughputMetric } from './sweep-axis.ts'
+import type { SaturationOptions } from './sweep-options.ts'
 import type { SaturationPoint } from './sweep-result.ts'
 
 /** Default {@link SaturationOptions.minGain}: beyond the knee no point gains more than 10 %. */

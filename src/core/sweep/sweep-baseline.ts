@@ -1,5 +1,5 @@
 import { baselineEntryFrom, roundFigures, type BaselineEntry } from '../baseline/index.ts'
-import type { SweepAxisName, SweepThroughputMetric } from './sweep-options.ts'
+import type { SweepAxisName, SweepThroughputMetric } from './sweep-axis.ts'
 import type { ScenarioName, SweepCurvePoint, SweepResult } from './sweep-result.ts'
 
 /** The curve a sweep's baseline keeps beside the usual entry fields (figures rounded as the file holds them). */

@@ -1,4 +1,4 @@
-import type { SweepThroughputMetric } from './sweep-options.ts'
+import type { SweepThroughputMetric } from './sweep-axis.ts'
 
 /** A throughput floor at one swept value. */
 export interface ThroughputExpectation {

@@ -1,14 +1,6 @@
-import type { BenchmarkOptions, LoadOptions, TargetOptions } from '../types.ts'
+import type { BenchmarkOptions, LoadOptions, TargetOptions } from '../contract/types.ts'
 import type { SweepPoint } from './sweep-result.ts'
-
-/** The value a sweep varies: closed-loop concurrency, or open-loop request rate (requests per second). */
-export type SweepAxis = { concurrency: number[] } | { rate: number[] }
-
-/** Name of the swept value. */
-export type SweepAxisName = 'concurrency' | 'rate'
-
-/** Throughputs a sweep can follow (per second, as in `BenchmarkResult.throughput`). */
-export type SweepThroughputMetric = 'outputTokensPerSec' | 'requestsPerSec' | 'totalTokensPerSec'
+import type { SweepAxis, SweepThroughputMetric } from './sweep-axis.ts'
 
 /**
  * The load of every point apart from the swept value: the stop rule (`requests` and/or

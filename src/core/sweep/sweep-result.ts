@@ -1,5 +1,5 @@
-import type { BenchmarkResult } from '../types.ts'
-import type { SweepAxisName, SweepThroughputMetric } from './sweep-options.ts'
+import type { BenchmarkResult } from '../contract/types.ts'
+import type { SweepAxisName, SweepThroughputMetric } from './sweep-axis.ts'
 
 /** Version of the {@link SweepResult} shape. */
 export const SWEEP_SCHEMA_VERSION = 1

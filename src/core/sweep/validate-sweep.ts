@@ -1,7 +1,8 @@
-import { OptionsError } from '../errors.ts'
+import { OptionsError } from '../contract/errors.ts'
 import { validateLoad } from '../load/index.ts'
 import type { CapacitySearch } from './capacity-options.ts'
-import type { SaturationOptions, SweepAxis, SweepAxisName, SweepPointLoad } from './sweep-options.ts'
+import type { SweepAxis, SweepAxisName } from './sweep-axis.ts'
+import type { SaturationOptions, SweepPointLoad } from './sweep-options.ts'
 
 const THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec']
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -1,5 +1,5 @@
-import { detectRuntime } from '../runtime.ts'
-import type { EnvironmentInfo } from '../types.ts'
+import { detectRuntime } from '../platform/runtime.ts'
+import type { EnvironmentInfo } from '../contract/types.ts'
 import { queryGpuInventory } from './gpu-inventory.ts'
 import type { GpuSelection } from './gpu-selection.ts'
 import { collectHostInfo } from './host-info.ts'

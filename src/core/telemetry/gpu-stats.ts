@@ -1,4 +1,4 @@
-import type { GpuSample, GpuStats } from '../types.ts'
+import type { GpuSample, GpuStats } from '../contract/types.ts'
 
 /** The measured phase on the monotonic clock, in milliseconds; infinite bounds take every sample. */
 export interface TimeWindow {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
-import type { SelfCheck } from '../types.ts'
+import type { SelfCheck } from '../contract/types.ts'
 
 /** Clock ticks per second of `/proc` CPU times (USER_HZ: 100 on every mainstream Linux architecture). */
 const TICKS_PER_SECOND = 100

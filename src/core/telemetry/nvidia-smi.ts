@@ -1,5 +1,5 @@
 import { execa } from 'execa'
-import { formatDurationMs } from '../format-figure.ts'
+import { formatDurationMs } from '../platform/format-figure.ts'
 
 /** Environment variable naming the nvidia-smi binary (a path or a name looked up on PATH). */
 export const NVIDIA_SMI_ENV = 'LLM_BENCH_NVIDIA_SMI'

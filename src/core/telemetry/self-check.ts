@@ -1,4 +1,4 @@
-import type { ClientHealth, SelfCheck } from '../types.ts'
+import type { ClientHealth, SelfCheck } from '../contract/types.ts'
 import type { HostLoad } from './host-load.ts'
 
 /** Other processes using more than this many cores disturb a measurement. */

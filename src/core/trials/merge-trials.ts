@@ -1,6 +1,6 @@
 import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
-import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../types.ts'
+import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../contract/types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
 import { mergeServerSides, SERVER_NOTE_PREFIX } from '../server/metrics/index.ts'
 

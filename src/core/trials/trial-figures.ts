@@ -1,4 +1,4 @@
-import type { BenchmarkResult, TrialFigures } from '../types.ts'
+import type { BenchmarkResult, TrialFigures } from '../contract/types.ts'
 
 /** Trials a baseline entry and a result keep at most (the most recent ones). */
 export const MAX_KEPT_TRIALS = 10

@@ -5,7 +5,7 @@ import type { StreamingClient } from '../client/index.ts'
 import { runLoad, runWarmup, warmupConcurrency } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
 import { MetricsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
-import type { GoodputLimits, LoadOptions, Progress, RequestRecord, Timeline, WarmupOptions } from '../types.ts'
+import type { GoodputLimits, LoadOptions, Progress, RequestRecord, Timeline, WarmupOptions } from '../contract/types.ts'
 import type { Workload } from '../workload/index.ts'
 
 /** p50, p99 and max of a delay, milliseconds. */

@@ -1,6 +1,6 @@
 import type { LoadRunOutcome, ScheduleLag } from '../load/index.ts'
 import { MetricsAccumulator } from '../metrics/index.ts'
-import type { Timeline } from '../types.ts'
+import type { Timeline } from '../contract/types.ts'
 import type { DelaySummary, MeasuredPhase } from './measured-phase.ts'
 import type { WorkerPhase } from './worker-messages.ts'
 

@@ -1,6 +1,6 @@
-import { OptionsError } from '../errors.ts'
-import { deriveSeed } from '../random.ts'
-import type { LoadOptions, WarmupOptions } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import { deriveSeed } from '../platform/random.ts'
+import type { LoadOptions, WarmupOptions } from '../contract/types.ts'
 
 /** Label of the seed stream of thread `n`'s arrivals (see {@link deriveSeed}). */
 const THREAD_SEED_LABEL = 0x7772_6b72

@@ -1,7 +1,7 @@
 import type { ResolvedTarget } from '../client/index.ts'
 import type { ScheduleLag } from '../load/index.ts'
 import type { MetricsSnapshot } from '../metrics/index.ts'
-import type { GoodputLimits, Timeline, WorkloadOptions } from '../types.ts'
+import type { GoodputLimits, Timeline, WorkloadOptions } from '../contract/types.ts'
 import type { DelaySummary } from './measured-phase.ts'
 import type { LoadShare } from './split-load.ts'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { WorkloadError } from '../errors.ts'
-import { describeJsonError, jsonErrorPosition } from '../runtime-json.ts'
+import { WorkloadError } from '../contract/errors.ts'
+import { describeJsonError, jsonErrorPosition } from '../platform/runtime-json.ts'
 
 /** What reading a dataset file found besides its content. */
 export interface DatasetFileFacts {

@@ -1,5 +1,5 @@
-import { OptionsError, WorkloadError } from '../errors.ts'
-import type { ApiKind, JsonlWorkload, PreparedRequest } from '../types.ts'
+import { OptionsError, WorkloadError } from '../contract/errors.ts'
+import type { ApiKind, JsonlWorkload, PreparedRequest } from '../contract/types.ts'
 import { readDatasetLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'

@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { PreparedRequest, PromptsWorkload } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { PreparedRequest, PromptsWorkload } from '../contract/types.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { Workload, WorkloadContext } from './workload.ts'

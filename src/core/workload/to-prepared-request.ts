@@ -1,5 +1,5 @@
-import { OptionsError } from '../errors.ts'
-import type { ApiKind, PreparedRequest } from '../types.ts'
+import { OptionsError } from '../contract/errors.ts'
+import type { ApiKind, PreparedRequest } from '../contract/types.ts'
 
 /** A single-turn request: `messages` with one user turn for chat, `prompt` for completions. */
 export function promptRequest(api: ApiKind, text: string): PreparedRequest {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Tokenizer as HfTokenizer } from '@huggingface/tokenizers'
-import { WorkloadError } from '../errors.ts'
+import { WorkloadError } from '../contract/errors.ts'
 import type { CountTokens } from './workload.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { Random } from '../random.ts'
+import type { Random } from '../platform/random.ts'
 import { COMMON_WORDS } from './common-words.ts'
 import type { CountTokens } from './workload.ts'
 

@@ -1,4 +1,4 @@
-import type { ApiKind, PreparedRequest } from '../types.ts'
+import type { ApiKind, PreparedRequest } from '../contract/types.ts'
 
 /** What is sent: one {@link PreparedRequest} per measured index, deterministic given the seed. */
 export interface Workload {

@@ -1,4 +1,4 @@
-import type { MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, ServerSide, SpecDecodeSummary } from '../../types.ts'
+import type { MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, ServerSide, SpecDecodeSummary } from '../../contract/types.ts'
 import { bucketQuantile, clientOverhead, OVERHEAD_NOTE_SHARE, overheadNote, WARM_NOTE_START } from './server-metrics-window.ts'
 
 /** Notes a trial writes about itself that the merge writes again for all trials. */

@@ -1,4 +1,4 @@
-import { requestText } from '../../runtime-http.ts'
+import { requestText } from '../../platform/runtime-http.ts'
 import { parsePrometheusText } from './prometheus-text.ts'
 import { detectDialect } from './server-metric-names.ts'
 import type { DialectNames } from './server-metric-names.ts'

@@ -1,4 +1,4 @@
-import type { ServerGaugeSummary, ServerMetrics } from '../../types.ts'
+import type { ServerGaugeSummary, ServerMetrics } from '../../contract/types.ts'
 
 const standardError = (gauge: ServerGaugeSummary | undefined): number | undefined =>
   gauge === undefined || typeof gauge.stddev !== 'number' || gauge.samples < 2 ? undefined : gauge.stddev / Math.sqrt(gauge.samples)

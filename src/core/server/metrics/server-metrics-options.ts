@@ -1,6 +1,6 @@
-import { OptionsError } from '../../errors.ts'
-import { isRecord } from '../../is-record.ts'
-import type { ServerMetricsOptions } from '../../types.ts'
+import { OptionsError } from '../../contract/errors.ts'
+import { isRecord } from '../../contract/is-record.ts'
+import type { ServerMetricsOptions } from '../../contract/types.ts'
 import type { ScraperSettings } from './metrics-scraper.ts'
 
 /** Default time between scrapes, ms (AIPerf scrapes every 333 ms; a second keeps vLLM's API process out of the way). */

@@ -1,4 +1,4 @@
-import type { ClientServerTtft, MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, SpecDecodeSummary } from '../../types.ts'
+import type { ClientServerTtft, MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, SpecDecodeSummary } from '../../contract/types.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 import type { CounterRef, DialectNames } from './server-metric-names.ts'
 

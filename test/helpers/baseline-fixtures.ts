@@ -4,7 +4,7 @@
  * complete BenchmarkResult around them.
  */
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js'
-import type { BenchmarkResult, EnvironmentInfo, MetricSummary } from '../../src/core/types.ts'
+import type { BenchmarkResult, EnvironmentInfo, MetricSummary } from '../../src/core/contract/types.ts'
 
 export { seededRandom } from './metrics-fixtures.ts'
 

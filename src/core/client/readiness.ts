@@ -1,5 +1,5 @@
-import { errorCodeOf } from '../client/failure.ts'
-import { httpGet } from '../client/http-get.ts'
+import { errorCodeOf } from './failure.ts'
+import { httpGet } from './http-get.ts'
 
 /** Options of {@link waitForServerReady}. */
 export interface ReadinessOptions {

@@ -1,7 +1,7 @@
 import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
 import type { RunningServer, ServerSpec } from '../core/server/index.ts'
-import type { TargetOptions } from '../core/types.ts'
+import type { TargetOptions } from '../core/contract/types.ts'
 import { startSimulator } from '../sim/index.ts'
 import type { BenchServer } from './bench-options.ts'
 

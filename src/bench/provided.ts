@@ -1,5 +1,5 @@
 import type { SloCheck } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/types.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
 
 /** How baselines may be written, as Vitest's snapshot update modes. */
 export type UpdateMode = 'all' | 'new' | 'none'

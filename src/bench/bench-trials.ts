@@ -1,5 +1,5 @@
-import { OptionsError } from '../core/errors.ts'
-import { isRecord } from '../core/is-record.ts'
+import { OptionsError } from '../core/contract/errors.ts'
+import { isRecord } from '../core/contract/is-record.ts'
 
 /**
  * How many times a bench measures (`trials` of `bench.llm`). One run cannot see the noise between

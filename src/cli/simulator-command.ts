@@ -1,8 +1,8 @@
-import type { CliCommand, CliFlagValues } from '../cli/cli-command.ts'
-import { OptionsError } from '../core/errors.ts'
-import { SIMULATOR_DEFAULTS } from './options.ts'
-import type { SimulatorOptions } from './options.ts'
-import { startSimulator } from './server.ts'
+import type { CliCommand, CliFlagValues } from './cli-command.ts'
+import { OptionsError } from '../core/contract/errors.ts'
+import { SIMULATOR_DEFAULTS } from '../sim/options.ts'
+import type { SimulatorOptions } from '../sim/options.ts'
+import { startSimulator } from '../sim/server.ts'
 
 const d = SIMULATOR_DEFAULTS
 

@@ -10,7 +10,7 @@ import {
 } from '../core/baseline/index.ts'
 import { throughputSeriesOf } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/types.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
 import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'

@@ -1,5 +1,5 @@
-import { createRandom } from '../../src/core/random.ts'
-import type { RequestRecord } from '../../src/core/types.ts'
+import { createRandom } from '../../src/core/platform/random.ts'
+import type { RequestRecord } from '../../src/core/contract/types.ts'
 
 /** A completed, streamed request with usage; override any field. */
 export function okRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentAt' | 'endAt'>): RequestRecord {

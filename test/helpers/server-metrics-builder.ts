@@ -1,4 +1,4 @@
-import type { ServerMetrics } from '../../src/core/types.ts'
+import type { ServerMetrics } from '../../src/core/contract/types.ts'
 
 /** A vLLM `ServerMetrics` with the scrape facts filled in and no figures: a test adds the figures it asserts on. */
 export function serverMetricsOf(figures: Partial<ServerMetrics>): ServerMetrics {

@@ -1,12 +1,12 @@
 import { DEFAULT_REGRESSION_POLICY, parseRegressionPolicy, undecidableGates, type RegressionPolicy } from '../core/baseline/index.ts'
-import { closestName } from '../core/did-you-mean.ts'
-import { OptionsError } from '../core/errors.ts'
+import { closestName } from '../core/platform/did-you-mean.ts'
+import { OptionsError } from '../core/contract/errors.ts'
 import { validateOptions } from '../core/options.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { resolveTrials } from './bench-trials.ts'
-import { isRecord } from '../core/is-record.ts'
+import { isRecord } from '../core/contract/is-record.ts'
 
 /** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
 export const BENCH_LLM_OPTION_KEYS = [
