@@ -1,5 +1,5 @@
 export { checkSlo } from './check-slo.ts'
 export { formatSloChecks } from './format-slo.ts'
-export type { SloCheck, SloStatus } from './slo-check.ts'
-export type { ErrorSlo, GpuFieldSlo, GpuSlo, MetricSlo, SloGpuField, SloMetric, SloOptions, SloStatistic, SloThroughput, ThroughputSlo } from './slo-options.ts'
-export { SLO_GPU_FIELDS, SLO_METRICS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+export type { SloCheck } from './slo-check.ts'
+export type { SloOptions } from './slo-options.ts'
+export { validateSloOptions } from './slo-options.ts'

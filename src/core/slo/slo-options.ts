@@ -4,7 +4,6 @@ import { SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figu
 
 /** Distributions an SLO can limit (units as the names say; token counts in tokens). */
 export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
-export type SloMetric = (typeof SLO_METRICS)[number]
 
 /** Statistics of a distribution an SLO can limit. */
 export const SLO_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const
@@ -12,7 +11,6 @@ export type SloStatistic = (typeof SLO_STATISTICS)[number]
 
 /** Throughputs an SLO can bound. */
 export const SLO_THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
-export type SloThroughput = (typeof SLO_THROUGHPUTS)[number]
 
 /** Per-GPU telemetry fields an SLO can bound (see `GpuStats`). */
 export const SLO_GPU_FIELDS = [

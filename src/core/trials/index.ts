@@ -1,2 +1,2 @@
 export { mergeTrials } from './merge-trials.ts'
-export { MAX_KEPT_TRIALS, trialFiguresOf, trialsOf } from './trial-figures.ts'
+export { trialFiguresOf, trialsOf } from './trial-figures.ts'
