@@ -2,7 +2,7 @@
 // The import graph's rules (DEVELOPERS.md, "Layout"), checked in CI by `npm run check:imports`.
 // Tiers, lowest first: core/contract and core/platform; the engine's folders (load, client, metrics,
 // workload, telemetry, then server, workers, trials, then baseline, slo); core's run.ts and
-// options.ts; sweep and scenario; the simulator; bench/ (the runner-neutral harness); reporters;
+// the plan (plan/); sweep and scenario; the simulator; bench/ (the runner-neutral harness); reporters;
 // the runner adapters (vitest, bun, deno); the CLI and the root entry. An arrow may only point down.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -32,9 +32,9 @@ module.exports = {
     {
       name: 'engine-below-run',
       severity: 'error',
-      comment: 'Below run.ts nothing imports run.ts, options.ts, sweeps or scenarios.',
+      comment: 'Below run.ts and the plan nothing imports them, sweeps or scenarios.',
       from: { path: '^src/core/(load|client|metrics|workload|telemetry|server|workers|trials|baseline|slo)/' },
-      to: { path: ['^src/core/(run|options|index)\\.ts$', '^src/core/(sweep|scenario)/'] },
+      to: { path: ['^src/core/(run|index)\\.ts$', '^src/core/(plan|sweep|scenario)/'] },
     },
     {
       name: 'server-below-judging',
@@ -54,7 +54,7 @@ module.exports = {
       severity: 'error',
       comment: 'The simulator is a server: no client, load, harness, reporter, adapter or CLI.',
       from: { path: '^src/sim/' },
-      to: { path: ['^src/core/(client|load|workers|run\\.ts|options\\.ts)', '^src/(bench|vitest|bun|deno|cli)/', '^src/(index|cli)\\.ts$', '^reporters/'] },
+      to: { path: ['^src/core/(client|load|workers|plan|run\\.ts)', '^src/(bench|vitest|bun|deno|cli)/', '^src/(index|cli)\\.ts$', '^reporters/'] },
     },
     {
       name: 'harness-is-runner-neutral',

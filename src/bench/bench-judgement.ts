@@ -5,11 +5,12 @@ import {
   compare,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
+  type ParsedRegressionPolicy,
   type RegressionPolicy,
   type Verdict,
 } from '../core/baseline/index.ts'
 import { throughputSeriesOf } from '../core/baseline/index.ts'
-import { checkSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
+import { evaluateSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
@@ -39,9 +40,10 @@ export interface JudgeInput {
   /** Absolute path of the bench file. */
   file: string
   result: BenchmarkResult
+  /** The SLOs, already checked (`validateSloOptions`; a bench checks them at collection). */
   slo: SloOptions | undefined
   /** `false`: no baseline. Undefined: the default policy. */
-  policy: RegressionPolicy | false | undefined
+  policy: RegressionPolicy | ParsedRegressionPolicy | false | undefined
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
   /** The launched server ended on its own during the run: the run cannot be judged. */
   serverEnded?: ServerEnded
@@ -115,7 +117,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   const blocks: string[] = []
   const notes: string[] = []
   let failed = false
-  const sloChecks = input.slo ? checkSlo(input.result, input.slo) : []
+  const sloChecks = input.slo ? evaluateSlo(input.result, input.slo) : []
   if (sloChecks.length > 0) {
     blocks.push(formatSloChecks(sloChecks))
     if (sloChecks.some((check) => check.status === 'fail')) failed = true

@@ -7,11 +7,12 @@
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/contract/errors.ts'
-import { runBenchmark } from '../core/run.ts'
-import { BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
+import { runPlan } from '../core/run.ts'
+import { checkTarget } from '../core/plan/index.ts'
+import { asParsedPolicy, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
-import { benchTimeoutMs, resolveTrials } from './bench-trials.ts'
+import { benchTimeoutMs } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
@@ -23,7 +24,7 @@ import { acquireTarget } from './bench-target.ts'
 import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
 import { withUpdateCommand } from './with-update-command.ts'
-import { validateBenchLlmOptions } from './validate-bench-options.ts'
+import { planBench, type BenchPlan } from './plan-bench.ts'
 
 /**
  * Environment variable that updates baselines outside Vitest (where there is no `-u`):
@@ -81,6 +82,8 @@ export interface StandaloneBenchRun {
   /** Absolute path of the bench file; its baseline file is `__llm_baselines__/<file name>.json` beside it. */
   file: string
   options: BenchLlmOptions
+  /** The options parsed at collection ({@link planBench}); planned here when not given. */
+  plan?: BenchPlan
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
   /** Stops the run (the runner's timeout). */
   signal?: AbortSignal
@@ -103,8 +106,11 @@ export interface StandaloneBenchOutcome {
 /** Runs the benchmark on its target (starting a simulator or server as `options` say), trial by trial, then judges it. */
 export async function runStandaloneBench(run: StandaloneBenchRun): Promise<StandaloneBenchOutcome> {
   const { options } = run
-  const trials = resolveTrials(options.trials)
-  const policy = run.policy !== undefined ? run.policy : options.baseline
+  const bench = run.plan ?? planBench(run.name, options)
+  const { trials } = bench
+  // Parsed once: the plugin's tolerance here, the bench's own at collection.
+  const given = bench.policy !== undefined ? bench.policy : run.policy
+  const policy = given === false ? false : asParsedPolicy(given ?? DEFAULT_REGRESSION_POLICY, given === run.policy ? 'llmBench({ tolerance })' : 'baseline')
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
   const plan = policy === false ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
@@ -118,8 +124,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
       if ((results.length > 0 || remeasured > 0) && restart && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
-      const measured = await runBenchmark(
-        { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) },
+      const given = { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) }
+      const measured = await runPlan(
+        { target: checkTarget(acquired.target), run: bench.run, options: given },
         // Dataset and tokenizer paths written in a bench file are relative to that file.
         { ...acquired.context, baseDir: dirname(run.file) },
       )
@@ -152,7 +159,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
         file: run.file,
         result,
         ...(serverEnded ? { serverEnded } : {}),
-        slo: options.slo,
+        slo: bench.slo,
         policy,
         provided: run.provided,
         trials,
@@ -261,7 +268,7 @@ export interface StandaloneBenchLlmOptions {
 export function createStandaloneBenchLlm(register: RegisterTest, settings: StandaloneBenchLlmOptions = {}): StandaloneBenchLlm {
   const log = settings.log ?? ((line: string) => console.log(line))
   const registerIn = (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn => (name, options) => {
-    validateBenchLlmOptions(name, options)
+    const plan = planBench(name, options)
     const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
     if (file === undefined) {
       throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
@@ -270,7 +277,7 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
     register(mode, name, async () => {
       // The runner's own timeout stops the test; this one also stops the requests in flight.
       const signal = AbortSignal.timeout(timeoutMs)
-      const { result, judgement } = await runStandaloneBench({ name, file, options, provided: standaloneProvided(settings.env ?? process.env), signal })
+      const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal })
       log(summaryLine(name, result, judgement))
       for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
       if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))

@@ -1,6 +1,7 @@
 export { runBenchmark } from './run.ts'
 export type { RunContext } from './run.ts'
-export { validateOptions } from './options.ts'
+export { resolveBenchmark, validateOptions } from './plan/index.ts'
+export type { BenchmarkPlan, RunPlan } from './plan/index.ts'
 export * from './contract/errors.ts'
 export type * from './contract/types.ts'
 export { detectRuntime } from './platform/runtime.ts'

@@ -1,8 +1,9 @@
-import { StreamingClient, listModels, probeStreaming, resolveTarget, waitForReady } from './client/index.ts'
+import { StreamingClient, listModels, probeStreaming, waitForReady } from './client/index.ts'
+import { withModel } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
-import { validateOptions } from './options.ts'
+import { resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { outputTokenTotal } from './metrics/index.ts'
 import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
@@ -13,7 +14,7 @@ import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/
 import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide } from './contract/types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
-import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, validateWorkers } from './workers/index.ts'
+import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
@@ -54,17 +55,19 @@ function isLocalHost(baseUrl: string): boolean {
  * result, never thrown. Throws an `LlmBenchError` when the run cannot happen at all.
  */
 export async function runBenchmark(options: BenchmarkOptions, context: RunContext = {}): Promise<BenchmarkResult> {
-  validateOptions(options)
-  const workers = validateWorkers(options.workers, options.load)
-  const seed = options.seed ?? 0
-  const api = options.target.api ?? 'chat'
-  const workloadOptions = resolveWorkloadPaths(options.workload, context.baseDir)
+  return runPlan(resolveBenchmark(options), context)
+}
+
+/** Runs a benchmark whose options {@link resolveBenchmark} parsed (a bench harness plans once and runs every trial from it). */
+export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Promise<BenchmarkResult> {
+  const { run, options } = plan
+  const { workers, seed } = run
+  const { api } = plan.target
+  const workloadOptions = resolveWorkloadPaths(run.workload, context.baseDir)
   const workload = await createWorkload(workloadOptions, { seed, api })
   const workloadFacts = workload.describe()
 
-  // Resolved once with a stand-in model for the base URL and key (OPENAI_API_KEY), then with the real one.
-  const provisional = resolveTarget(options.target, options.target.model ?? 'unknown')
-  const { baseUrl, apiKey } = provisional
+  const { baseUrl, apiKey } = plan.target
   // The target should already run (a launched server was waited for before this): nothing
   // listening fails in 2 s, a server that answers but is not ready yet gets 30 s.
   await waitForReady(baseUrl, {
@@ -74,8 +77,8 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     refusedFailMs: TARGET_REFUSED_FAIL_MS,
     timeoutOption: '`server: connect(baseUrl, { readyTimeoutMs })` in place of `target`',
   })
-  const model = options.target.model ?? (await discoverModel(baseUrl, apiKey))
-  const target = { ...provisional, model }
+  const model = plan.target.model ?? (await discoverModel(baseUrl, apiKey))
+  const target = withModel(plan.target, model)
 
   const [hostEnv, serverFacts] = await Promise.all([
     collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) }),
@@ -86,12 +89,12 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     server: { ...serverFacts, model, ...context.server },
   }
 
-  const load = options.load
+  const load = run.load
   const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
   // With workers, each thread has its own client; this thread only coordinates.
   const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
-  const scraperSettings = resolveServerMetricsOptions(options.serverMetrics, baseUrl, target.apiKey, target.headers)
+  const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
   const scraper = scraperStart && 'scraper' in scraperStart ? scraperStart.scraper : undefined
   const startedAt = new Date().toISOString()
@@ -126,10 +129,10 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
           workload,
           load,
           seed,
-          warmup: options.warmup,
+          warmup: run.warmup,
           signal: options.signal,
-          recordRequests: options.recordRequests,
-          goodput: options.goodput,
+          recordRequests: run.recordRequests,
+          goodput: run.goodput,
           timestampsMs: workload.timestampsMs,
           beforeLoad,
           onProgress: options.onProgress,
@@ -140,10 +143,10 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
           workload: workloadOptions,
           salt: saltOf(workloadFacts),
           load,
-          warmup: options.warmup,
+          warmup: run.warmup,
           seed,
-          recordRequests: options.recordRequests,
-          goodput: options.goodput,
+          recordRequests: run.recordRequests,
+          goodput: run.goodput,
           signal: options.signal,
           beforeLoad,
           onProgress: options.onProgress,
@@ -154,7 +157,7 @@ export async function runBenchmark(options: BenchmarkOptions, context: RunContex
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
-    const metrics = accumulator.finish({ durationMs, cost: options.cost, serverBuffers: probe.serverBuffers })
+    const metrics = accumulator.finish({ durationMs, cost: run.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
     const outputTokensTotal = outputTokenTotal(metrics.metrics.outputTokens)

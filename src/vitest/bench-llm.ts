@@ -5,7 +5,7 @@ import { assertionError, FailedAfterMeasuringError, runStandaloneBench } from '.
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
-import { validateBenchLlmOptions, warnUndecidableGates } from '../bench/validate-bench-options.ts'
+import { planBench, warnUndecidableGates, type BenchPlan } from '../bench/plan-bench.ts'
 import { sweep } from './bench-sweep.ts'
 import { benchRegistrar } from './register-bench.ts'
 import { benchTimeoutMs } from '../bench/bench-trials.ts'
@@ -19,7 +19,7 @@ function reported(result: BenchmarkResult, options: BenchLlmOptions): BenchmarkR
   return options.recordRequests ? result : { ...result, requests: undefined }
 }
 
-async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<void> {
+async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchPlan): Promise<void> {
   const shared = injectProvided()
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
@@ -28,6 +28,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
     name: benchNameOf(ctx.task),
     file: ctx.task.file.filepath,
     options,
+    plan,
     provided: shared,
     signal: controller.signal,
     shared: { url: shared.serverUrl, server: shared.server },
@@ -55,10 +56,11 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions): Promise<voi
 /** Registers one LLM bench: `bench.llm(name, options)`. */
 export type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
 
-const register = benchRegistrar<BenchLlmOptions>({
-  validate: (name, options) => {
-    validateBenchLlmOptions(name, options)
-    warnUndecidableGates(name, options)
+const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
+  plan: (name, options) => {
+    const plan = planBench(name, options)
+    warnUndecidableGates(name, plan)
+    return plan
   },
   run: runBench,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,

@@ -36,7 +36,7 @@ import { injectProvided } from './inject-provided.ts'
 import type { LlmBenchProvided } from '../bench/provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
-import { validateBenchLlmOptions } from '../bench/validate-bench-options.ts'
+import { validateBenchLlmOptions } from '../bench/plan-bench.ts'
 import { benchUpdateCommand } from './update-command.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
 import { isRecord } from '../core/contract/is-record.ts'
@@ -278,7 +278,7 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
 /** Registers one sweep: `bench.llm.sweep(name, options)`. */
 export type BenchSweepFn = (name: string, options: BenchSweepOptions) => void
 
-const register = benchRegistrar<BenchSweepOptions>({ validate: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS })
+const register = benchRegistrar<BenchSweepOptions, void>({ plan: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS })
 
 /** `bench.llm.sweep` with its variants. */
 export interface BenchSweep extends BenchSweepFn {

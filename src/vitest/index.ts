@@ -9,7 +9,7 @@ export type { LlmBenchProvided, LlmBenchTaskMeta, UpdateMode } from '../bench/pr
 export { isCI } from '../bench/ci.ts'
 export { installMatchers, llmBenchMatchers } from './matchers.ts'
 export type { BenchLlm, BenchLlmFn } from './bench-llm.ts'
-export { validateBenchLlmOptions, BENCH_LLM_OPTION_KEYS } from '../bench/validate-bench-options.ts'
+export { validateBenchLlmOptions, BENCH_LLM_OPTION_KEYS } from '../bench/plan-bench.ts'
 export { describeFailedCheck, describeRegressions } from '../bench/regression-summary.ts'
 export { benchFileNamesOf, formatObsoleteBaselines, ObsoleteBaselineReporter, reconcileObsoleteBaselines } from './obsolete-baselines.ts'
 export type { BenchFileNames, ObsoleteBaselines } from './obsolete-baselines.ts'

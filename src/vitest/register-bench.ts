@@ -8,11 +8,11 @@ export type BenchMode = 'run' | 'skip' | 'only'
 export type BenchRegistration<Options> = (name: string, options: Options) => void
 
 /** What a kind of bench needs to become a Vitest test. */
-export interface BenchKind<Options> {
-  /** Throws when the options are wrong; runs at collection, before any server starts, so a typo fails in milliseconds. */
-  validate(name: string, options: unknown): asserts options is Options
-  /** The test body. */
-  run(ctx: TestContext, options: Options): Promise<void>
+export interface BenchKind<Options, Plan> {
+  /** Parses the options once, at collection, before any server starts, so a typo fails in milliseconds; throws when they are wrong. */
+  plan(name: string, options: Options): Plan
+  /** The test body, given the plan made at collection. */
+  run(ctx: TestContext, options: Options, plan: Plan): Promise<void>
   /** Test timeout of a bench that sets no `timeoutMs`, milliseconds. */
   defaultTimeoutMs: number
   /** The test's whole limit from the per-run `timeoutMs` (e.g. scaled by the trials it may run). Default: the same. */
@@ -20,16 +20,16 @@ export interface BenchKind<Options> {
 }
 
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
-export function benchRegistrar<Options extends { timeoutMs?: number }>(kind: BenchKind<Options>): (mode: BenchMode) => BenchRegistration<Options> {
+export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(kind: BenchKind<Options, Plan>): (mode: BenchMode) => BenchRegistration<Options> {
   return (mode) => (name, options) => {
-    kind.validate(name, options)
+    const plan = kind.plan(name, options)
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
     const fn = (ctx: TestContext) => {
       // Reporters tell a bench that failed before measuring from a test that is no bench.
       ctx.task.meta.llmBenchStarted = true
-      return kind.run(ctx, options)
+      return kind.run(ctx, options, plan)
     }
     if (mode === 'skip') test.skip(name, fn, timeout)
     else if (mode === 'only') test.only(name, fn, timeout)

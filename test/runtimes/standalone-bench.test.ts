@@ -36,10 +36,10 @@ describe('LLM_BENCH_UPDATE', () => {
 describe('callerFileOf: the bench file from the stack of a bench.llm call', () => {
   const own = (file: string) => /[\\/]src[\\/](bun|deno)[\\/]/.test(file) || /standalone-bench\.[jt]s$/.test(file)
   test.each([
-    ['Bun', 'Error\n    at registerIn (/repo/src/vitest/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7', '/home/me/app/benches/chat.bench.ts'],
-    ['Bun, named frame', 'Error\n    at <anonymous> (/repo/src/vitest/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
-    ['Deno', 'Error\n    at registerIn (file:///repo/src/vitest/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7', '/home/me/app/b c/chat.bench.ts'],
-    ['Node', 'Error\n    at registerIn (/repo/dist/src/vitest/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
+    ['Bun', 'Error\n    at registerIn (/repo/src/bench/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7', '/home/me/app/benches/chat.bench.ts'],
+    ['Bun, named frame', 'Error\n    at <anonymous> (/repo/src/bench/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
+    ['Deno', 'Error\n    at registerIn (file:///repo/src/bench/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7', '/home/me/app/b c/chat.bench.ts'],
+    ['Node', 'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
   ])('%s', (_runtime, stack, file) => {
     expect(callerFileOf(stack, own)).toBe(file)
   })

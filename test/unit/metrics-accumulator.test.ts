@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { MetricsDataError, OptionsError } from '../../src/core/contract/errors.ts'
-import { validateOptions } from '../../src/core/options.ts'
+import { validateOptions } from '../../src/core/plan/index.ts'
 import { MetricsAccumulator, costPerMillionOutputTokens, decodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
+import { validateCostOptions } from '../../src/core/metrics/cost.ts'
 import type { MetricsOutcome } from '../../src/core/metrics/index.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { failedRecord, okRecord, randomRecord, seededRandom, threeRecords } from '../helpers/metrics-fixtures.ts'
@@ -285,10 +286,11 @@ describe('MetricsAccumulator: goodput (vLLM --goodput rules)', () => {
     expect(outcome.goodput).toMatchObject({ goodRequests: 3, share: 1 })
   })
 
-  test('no goodput without limits; invalid limits are rejected', () => {
+  test('no goodput without limits; invalid limits are rejected when the options are planned', () => {
     expect(goodput(undefined)).toBeUndefined()
-    expect(() => new MetricsAccumulator({ goodput: { ttftMs: -1 } })).toThrow(OptionsError)
-    expect(() => new MetricsAccumulator({ goodput: {} })).toThrow(OptionsError)
+    const base = { target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } } as const
+    expect(() => validateOptions({ ...base, goodput: { ttftMs: -1 } })).toThrow(OptionsError)
+    expect(() => validateOptions({ ...base, goodput: {} })).toThrow(OptionsError)
   })
 })
 
@@ -303,10 +305,10 @@ describe('cost', () => {
 
   test('gpus defaults to 1; bad prices are rejected', () => {
     expect(costPerMillionOutputTokens(500, { pricePerGpuHour: 3.6 }).perMillionOutputTokens).toBeCloseTo(2, 12)
-    expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: Number.NaN })).toThrow(OptionsError)
-    expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: 1, gpus: 0 })).toThrow(OptionsError)
-    // One rule with the option check: a price of 0 is refused here as before a run.
-    expect(() => costPerMillionOutputTokens(500, { pricePerGpuHour: 0 })).toThrow(/cost.pricePerGpuHour.*positive/)
+    expect(() => validateCostOptions({ pricePerGpuHour: Number.NaN })).toThrow(OptionsError)
+    expect(() => validateCostOptions({ pricePerGpuHour: 1, gpus: 0 })).toThrow(OptionsError)
+    // One rule, applied when the options are planned: a price of 0 is refused before a run.
+    expect(() => validateCostOptions({ pricePerGpuHour: 0 })).toThrow(/cost.pricePerGpuHour.*positive/)
     expect(() => validateOptions({ target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 }, cost: { pricePerGpuHour: 0 } })).toThrow(
       /cost.pricePerGpuHour.*positive/,
     )

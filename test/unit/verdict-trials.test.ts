@@ -141,16 +141,17 @@ describe('spreadNotes', () => {
 describe('gates that cannot decide, found at collection', () => {
   test('an open loop throughput gate and a p99 on too few requests, each said with what to do instead', async () => {
     const { undecidableGates } = await import('../../src/core/baseline/index.ts')
-    const { warnUndecidableGates } = await import('../../src/bench/validate-bench-options.ts')
+    const { planBench, warnUndecidableGates } = await import('../../src/bench/plan-bench.ts')
     const open = undecidableGates({ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }, { rate: 8, requests: 100 })
     expect(open).toHaveLength(2)
     expect(open[0]).toContain('outputTokensPerSec is gated on an open loop (rate 8/s): the offered rate sets it')
     expect(open[1]).toMatch(/^ttftMs p99 needs at least \d+ requests for a verdict, and this bench sends 100/)
     expect(undecidableGates({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }, { concurrency: 4, requests: 300 })).toEqual([])
     const options = { workload: { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { rate: 8, requests: 400 }, baseline: { outputTokensPerSec: '-5%' as const } }
+    const plan = planBench('open', options)
     const printed: string[] = []
-    warnUndecidableGates('open', options, {}, (line) => printed.push(line))
+    warnUndecidableGates('open', plan, {}, (line) => printed.push(line))
     expect(printed).toEqual([expect.stringContaining("vitest-llm-bench: bench.llm('open'): outputTokensPerSec is gated on an open loop")])
-    expect(() => warnUndecidableGates('open', options, { LLM_BENCH_STRICT_GATES: '1' })).toThrow(/`baseline`: of bench.llm\('open'\) cannot decide/)
+    expect(() => warnUndecidableGates('open', plan, { LLM_BENCH_STRICT_GATES: '1' })).toThrow(/`baseline`: of bench.llm\('open'\) cannot decide/)
   })
 })

@@ -5,7 +5,7 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import { bench, DEFAULT_BENCH_TIMEOUT_MS } from '../../src/vitest/bench-llm.ts'
 import { benchNameOf } from '../../src/vitest/bench-name.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
-import { BENCH_LLM_OPTION_KEYS, validateBenchLlmOptions } from '../../src/bench/validate-bench-options.ts'
+import { BENCH_LLM_OPTION_KEYS, validateBenchLlmOptions } from '../../src/bench/plan-bench.ts'
 
 const workload = { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 4 } } as const
 const load = { concurrency: 1, requests: 5 }

@@ -8,7 +8,7 @@ import type { DiscreteDistribution } from './quantile-bootstrap.ts'
 import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
 import { ratioInterval } from './ratio-interval.ts'
 import type { LatencyRule, ParsedRegressionPolicy, RegressionPolicy, ThroughputRule } from './regression-policy.ts'
-import { parseRegressionPolicy } from './regression-policy.ts'
+import { asParsedPolicy } from './parsed-policy.ts'
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
@@ -239,10 +239,10 @@ function overallStatus(checks: readonly Check[]): VerdictStatus {
 export function compare(
   baseline: BaselineEntry,
   result: BenchmarkResult,
-  policy: RegressionPolicy,
+  policy: RegressionPolicy | ParsedRegressionPolicy,
   options: CompareOptions = {},
 ): Verdict {
-  const parsed = parseRegressionPolicy(policy)
+  const parsed = asParsedPolicy(policy)
   const distributions = new Map<string, DiscreteDistribution | undefined>()
   const checks: Check[] = parsed.latency.map((rule) =>
     withTrials(latencyCheck(rule, baseline, result, parsed.confidence, distributions), rule, baseline, result, parsed.confidence),

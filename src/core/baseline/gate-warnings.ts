@@ -1,7 +1,7 @@
 import type { LoadOptions } from '../contract/types.ts'
 import { minSamplesForQuantile } from './quantile-bootstrap.ts'
-import type { RegressionPolicy } from './regression-policy.ts'
-import { parseRegressionPolicy } from './regression-policy.ts'
+import type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
+import { asParsedPolicy } from './parsed-policy.ts'
 
 const QUANTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 }
 
@@ -10,8 +10,8 @@ const QUANTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 
  * runs: a throughput gate on an open loop (the offered rate sets it, so it moves only when the
  * server cannot keep up) and a percentile gate on fewer requests than its interval needs.
  */
-export function undecidableGates(policy: RegressionPolicy, load: LoadOptions): string[] {
-  const parsed = parseRegressionPolicy(policy)
+export function undecidableGates(policy: RegressionPolicy | ParsedRegressionPolicy, load: LoadOptions): string[] {
+  const parsed = asParsedPolicy(policy)
   const warnings: string[] = []
   const openLoop = load.rate !== undefined && load.rate !== Number.POSITIVE_INFINITY && load.concurrency === undefined
   if (openLoop) {

@@ -1,6 +1,6 @@
 import type { BaselineEntry } from './baseline-entry.ts'
-import type { RegressionPolicy } from './regression-policy.ts'
-import { parseRegressionPolicy } from './regression-policy.ts'
+import type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
+import { asParsedPolicy } from './parsed-policy.ts'
 import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
 import type { TrialFigure } from './trial-interval.ts'
 
@@ -14,10 +14,10 @@ const pct = (fraction: number): string => `${Number((fraction * 100).toPrecision
  * between-trial spread, and for every gate whose tolerance this spread cannot support (an unchanged
  * run would not pass even after `maxTrials` trials) the tolerance the data can support.
  */
-export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy, maxTrials: number): string[] {
+export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy | ParsedRegressionPolicy, maxTrials: number): string[] {
   const trials = entry.trials ?? []
   if (trials.length < 2) return []
-  const parsed = parseRegressionPolicy(policy)
+  const parsed = asParsedPolicy(policy)
   const gates: Array<{ figure: TrialFigure; label: string; tolerance: number }> = [
     ...parsed.latency.map((rule) => ({ figure: rule, label: `${rule.metric} ${rule.statistic}`, tolerance: rule.tolerance })),
     ...parsed.throughput.map((rule) => ({ figure: { metric: rule.metric, statistic: 'value' as const }, label: rule.metric, tolerance: rule.tolerance })),

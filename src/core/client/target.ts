@@ -47,12 +47,15 @@ function apiKeyFromEnvironment(): string | undefined {
   return key === undefined || key === '' ? undefined : key
 }
 
-/** Applies defaults to {@link TargetOptions}; `model` is the name already chosen (given or listed by the server). */
-export function resolveTarget(t: TargetOptions, model: string): ResolvedTarget {
+/** A target with every default applied but the model, which is given or listed by the server at run time. */
+export type PlannedTarget = Omit<ResolvedTarget, 'model'> & {
+  /** The model named in the options; undefined: the first model of `GET /v1/models`, asked when the run starts. */
+  model: string | undefined
+}
+
+/** Applies defaults to {@link TargetOptions} (`api` chat, the request timeout, `OPENAI_API_KEY`) and normalises the base URL. */
+export function planTarget(t: TargetOptions): PlannedTarget {
   const baseUrl = normalizeBaseUrl(t.baseUrl)
-  if (typeof model !== 'string' || model === '') {
-    throw new OptionsError('target.model', 'no model name is known', 'Set `target.model`, or make sure `GET /v1/models` lists one.')
-  }
   const api = t.api ?? 'chat'
   if (api !== 'chat' && api !== 'completions') {
     throw new OptionsError('target.api', `${JSON.stringify(api)} is not supported`, "Use 'chat' or 'completions'.")
@@ -62,7 +65,20 @@ export function resolveTarget(t: TargetOptions, model: string): ResolvedTarget {
     throw new OptionsError('target.requestTimeoutMs', `${String(requestTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 600000 (10 minutes).')
   }
   const apiKey = t.apiKey !== undefined && t.apiKey !== '' ? t.apiKey : apiKeyFromEnvironment()
-  const resolved: ResolvedTarget = { baseUrl, model, api, headers: { ...t.headers }, requestTimeoutMs }
-  if (apiKey !== undefined) resolved.apiKey = apiKey
-  return resolved
+  const planned: PlannedTarget = { baseUrl, model: t.model, api, headers: { ...t.headers }, requestTimeoutMs }
+  if (apiKey !== undefined) planned.apiKey = apiKey
+  return planned
+}
+
+/** A planned target with the model chosen (given, or listed by the server). */
+export function withModel(target: PlannedTarget, model: string): ResolvedTarget {
+  if (typeof model !== 'string' || model === '') {
+    throw new OptionsError('target.model', 'no model name is known', 'Set `target.model`, or make sure `GET /v1/models` lists one.')
+  }
+  return { ...target, model }
+}
+
+/** Applies defaults to {@link TargetOptions}; `model` is the name already chosen (given or listed by the server). */
+export function resolveTarget(t: TargetOptions, model: string): ResolvedTarget {
+  return withModel(planTarget(t), model)
 }

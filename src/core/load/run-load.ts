@@ -4,7 +4,6 @@ import { planArrivals, plannedArrivalCount } from './plan-arrivals.ts'
 import { rampOf, rampTimeOf, rampValueAt } from './ramp.ts'
 import { summarizeLag } from './schedule-lag.ts'
 import type { ScheduleLag } from './schedule-lag.ts'
-import { validateLoad } from './validate-load.ts'
 import { Waker, yieldToEventLoop } from './waker.ts'
 
 /** Sends request `index`; resolves when it finished (ok or failed). The signal aborts it (drain grace over or run aborted). */
@@ -90,7 +89,6 @@ const SETTLE_AFTER_ABORT_MS = 5_000
 export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
   const { load, seed, dispatch, timestampsMs, signal } = options
   const trace = timestampsMs !== undefined
-  validateLoad(load, { trace })
   if (trace) validateTimestamps(timestampsMs)
 
   const warnings: string[] = []

@@ -49,7 +49,6 @@ export function validateWarmupOptions(warmup: unknown): asserts warmup is Warmup
  * to discard.
  */
 export async function runWarmup(warmup: WarmupOptions, dispatch: DispatchWarmupRequest, concurrency: number, signal?: AbortSignal): Promise<WarmupOutcome> {
-  validateWarmupOptions(warmup)
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new OptionsError('warmup concurrency', `must be a whole number >= 1, got ${String(concurrency)}`, 'Pass warmupConcurrency(load, warmup).')
   }

@@ -9,10 +9,9 @@ import type { CostOptions, CostResult } from '../contract/types.ts'
  * should leave cost out in that case.
  *
  * @param outputTokensPerSec Output tokens per second (see `Throughput.outputTokensPerSec`).
- * @throws {OptionsError} when the options break {@link validateCostOptions}.
+ * `cost` is checked options ({@link validateCostOptions}, run when the options are planned).
  */
 export function costPerMillionOutputTokens(outputTokensPerSec: number, cost: CostOptions): CostResult {
-  validateCostOptions(cost)
   const gpus = cost.gpus ?? 1
   const tokensPerHour = outputTokensPerSec * 3600
   const perMillionOutputTokens = tokensPerHour > 0 ? ((cost.pricePerGpuHour * gpus) / tokensPerHour) * 1e6 : Number.POSITIVE_INFINITY

@@ -4,7 +4,7 @@ import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'
 import { ErrorTable, OTHER_MESSAGES } from './error-table.ts'
-import { meetsGoodputLimits, sameGoodputLimits, validateGoodputLimits } from './goodput.ts'
+import { meetsGoodputLimits, sameGoodputLimits } from './goodput.ts'
 import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'
 import { emptySummary } from './summarize-histogram.ts'
 import { endToEndMs, forEachInterTokenLatencyMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
@@ -13,7 +13,7 @@ import { endToEndMs, forEachInterTokenLatencyMs, timePerOutputTokenMs, timeToFir
 export interface MetricsAccumulatorOptions {
   /** Keep every record and return them from `finish()` (memory grows with the run). Default false: only histograms and running sums are kept. */
   recordRequests?: boolean
-  /** Goodput limits in milliseconds; goodput is reported only when given. */
+  /** Goodput limits in milliseconds, checked when the options were planned (`validateGoodputLimits`); goodput is reported only when given. */
   goodput?: GoodputLimits
 }
 
@@ -153,10 +153,9 @@ export class MetricsAccumulator {
   // Bound once, so that visiting ITL gaps allocates nothing per request.
   private readonly recordInterTokenLatency = (gapMs: number): void => this.recordValue(this.distributions.itlMs, gapMs)
 
-  /** @throws {OptionsError} when a goodput limit is not a finite number > 0 or none is given. */
   constructor(options: MetricsAccumulatorOptions = {}) {
     this.recordRequests = options.recordRequests ?? false
-    this.goodputLimits = options.goodput === undefined ? undefined : validateGoodputLimits(options.goodput)
+    this.goodputLimits = options.goodput
     this.distributions = newDistributions()
     this.requests = this.recordRequests ? [] : undefined
   }

@@ -40,6 +40,11 @@ function verb(status: SloStatus, bound: 'max' | 'min'): string {
  */
 export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
   validateSloOptions(slo)
+  return evaluateSlo(result, slo)
+}
+
+/** {@link checkSlo} for SLO options already checked (a bench checks its SLOs once, at collection). */
+export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
   const checks: SloCheck[] = []
   for (const metric of SLO_METRICS) {
     const limits = slo[metric]

@@ -1,4 +1,4 @@
-export { checkSlo } from './check-slo.ts'
+export { checkSlo, evaluateSlo } from './check-slo.ts'
 export { formatSloChecks } from './format-slo.ts'
 export type { SloCheck } from './slo-check.ts'
 export type { SloOptions } from './slo-options.ts'

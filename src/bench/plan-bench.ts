@@ -1,11 +1,11 @@
-import { DEFAULT_REGRESSION_POLICY, parseRegressionPolicy, undecidableGates, type RegressionPolicy } from '../core/baseline/index.ts'
+import { asParsedPolicy, DEFAULT_REGRESSION_POLICY, undecidableGates, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import { closestName } from '../core/platform/did-you-mean.ts'
 import { OptionsError } from '../core/contract/errors.ts'
-import { validateOptions } from '../core/options.ts'
+import { checkTarget, planRun, type RunPlan } from '../core/plan/index.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
-import { resolveTrials } from './bench-trials.ts'
+import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 
 /** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
@@ -31,6 +31,18 @@ export const BENCH_LLM_OPTION_KEYS = [
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
 
 
+/** A bench's options parsed once, at collection: every trial of the bench runs from it. */
+export interface BenchPlan {
+  /** The run's options but the target (known once the server is up). */
+  readonly run: RunPlan
+  /** The SLOs, checked; undefined: none. */
+  readonly slo: SloOptions | undefined
+  /** The bench's own regression policy, parsed; `false`: no baseline; undefined: the plugin's tolerance or the default. */
+  readonly policy: ParsedRegressionPolicy | false | undefined
+  /** Trials to record and compare, with their defaults. */
+  readonly trials: ResolvedTrials
+}
+
 /**
  * Validates the options of `bench.llm` when the bench is registered (at collection), so a typo
  * fails in milliseconds, before any server starts or any request is sent: unknown option names
@@ -39,7 +51,7 @@ const SERVER_KINDS = ['simulator', 'launch', 'connect']
  *
  * @throws {OptionsError} naming the option and how to fix it.
  */
-export function validateBenchLlmOptions(name: unknown, options: unknown): asserts options is BenchLlmOptions {
+export function planBench(name: unknown, options: unknown): BenchPlan {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm('what is measured', { workload, load }).")
   }
@@ -55,10 +67,12 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
   if (target !== undefined && !isRecord(target)) {
     throw new OptionsError('target', 'must be an object', "e.g. `target: { api: 'completions' }` or `target: { baseUrl: 'http://127.0.0.1:8000' }`.")
   }
-  // The base URL is only known once the server runs; a placeholder lets everything else be checked now.
-  validateOptions({ ...options, target: { ...target, baseUrl: typeof target?.baseUrl === 'string' ? target.baseUrl : 'http://127.0.0.1:1' } })
+  // The base URL is only known once the server runs: a target that names one is checked now, the
+  // rest of it when the server is up (the plan's target is made per trial).
+  if (typeof target?.baseUrl === 'string') checkTarget(target)
+  const run = planRun(options as unknown as BenchLlmOptions & { load: NonNullable<BenchLlmOptions['load']> })
   if (options.slo !== undefined) validateSloOptions(options.slo as SloOptions)
-  if (options.baseline !== undefined && options.baseline !== false) parseRegressionPolicy(options.baseline as RegressionPolicy, 'baseline')
+  const policy = options.baseline === undefined || options.baseline === false ? options.baseline : asParsedPolicy(options.baseline as RegressionPolicy, 'baseline')
   if (options.timeoutMs !== undefined) {
     const timeout = options.timeoutMs
     if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
@@ -68,7 +82,7 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
   if (options.resetPrefixCache !== undefined && typeof options.resetPrefixCache !== 'boolean') {
     throw new OptionsError('resetPrefixCache', `must be true or false, got ${JSON.stringify(options.resetPrefixCache)}`, 'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.')
   }
-  resolveTrials(options.trials)
+  const trials = resolveTrials(options.trials)
   const server = options.server
   if (server !== undefined) {
     if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {
@@ -76,6 +90,13 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
     }
     if (server.kind === 'simulator') resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
+  return { run, slo: options.slo as SloOptions | undefined, policy, trials }
+}
+
+
+/** Checks the options of `bench.llm` (see {@link planBench}). Throws {@link OptionsError}. */
+export function validateBenchLlmOptions(name: unknown, options: unknown): asserts options is BenchLlmOptions {
+  planBench(name, options)
 }
 
 /** Set to 1 to refuse, at collection, a bench whose gates cannot decide (see {@link warnUndecidableGates}). */
@@ -90,12 +111,12 @@ export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
  */
 export function warnUndecidableGates(
   name: string,
-  options: BenchLlmOptions,
+  plan: BenchPlan,
   env: Record<string, string | undefined> = process.env,
   warn: (line: string) => void = (line) => console.warn(line),
 ): void {
-  if (options.baseline === false || options.load === undefined) return
-  const warnings = undecidableGates(options.baseline ?? DEFAULT_REGRESSION_POLICY, options.load)
+  if (plan.policy === false) return
+  const warnings = undecidableGates(plan.policy ?? DEFAULT_REGRESSION_POLICY, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1') throw new OptionsError('baseline', `of bench.llm('${name}') cannot decide: ${warnings.join(' ')}`, `Change the gates, or unset ${STRICT_GATES_ENV}.`)
   for (const warning of warnings) warn(`vitest-llm-bench: bench.llm('${name}'): ${warning}`)

@@ -1,0 +1,87 @@
+import { OptionsError } from '../contract/errors.ts'
+import { isRecord } from '../contract/is-record.ts'
+import type { BenchmarkOptions, CostOptions, GoodputLimits, LoadOptions, ServerMetricsOptions, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
+import { validateLoad, validateWarmupOptions } from '../load/index.ts'
+import { validateCostOptions } from '../metrics/cost.ts'
+import { validateGoodputLimits } from '../metrics/goodput.ts'
+import { checkServerMetricsOptions } from '../server/metrics/index.ts'
+import { validateWorkers } from '../workers/index.ts'
+
+const WORKLOAD_KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+
+/**
+ * What a run needs apart from its target, every option checked once ({@link planRun}) and every
+ * default applied. The stages below take these and check nothing again.
+ */
+export interface RunPlan {
+  /** What is sent (paths still relative to the bench file's folder; the run resolves them). */
+  readonly workload: WorkloadOptions
+  /** The load, checked (a trace workload lets it leave out `requests` and `durationMs`). */
+  readonly load: LoadOptions
+  /** The warm-up, checked; undefined: none. */
+  readonly warmup: WarmupOptions | undefined
+  /** Seed of every random choice (arrivals, prompts, lengths). Default 0. */
+  readonly seed: number
+  /** Goodput limits in milliseconds, checked; undefined: goodput is not reported. */
+  readonly goodput: GoodputLimits | undefined
+  /** Cost options, checked; undefined: cost is not reported. */
+  readonly cost: CostOptions | undefined
+  /** Server-metrics options, checked; resolved against the target when the run starts. */
+  readonly serverMetrics: ServerMetricsOptions | false | undefined
+  /** Load-generator threads. Default 1. */
+  readonly workers: number
+  /** Keep every request record in the result. Default false. */
+  readonly recordRequests: boolean
+}
+
+/**
+ * Checks every option of {@link BenchmarkOptions} but `target` and returns the {@link RunPlan}:
+ * the one place they are parsed. Throws {@link OptionsError} naming the first wrong option and
+ * what to give instead, before anything is sent.
+ */
+export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
+  if (!isRecord(options)) {
+    throw new OptionsError('options', 'expected an object', 'Pass `{ target, workload, load }` to runBenchmark().')
+  }
+  const { workload, load, warmup, seed, goodput, cost, serverMetrics } = options as Record<string, unknown>
+  if (!isRecord(workload)) {
+    throw new OptionsError('workload', 'missing', "Say what to send, e.g. `workload: { kind: 'synthetic', inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.")
+  }
+  if (!WORKLOAD_KINDS.includes(workload.kind as string)) {
+    throw new OptionsError('workload.kind', `unknown kind '${String(workload.kind)}'`, `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`)
+  }
+
+  if (!isRecord(load)) {
+    throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
+  }
+  validateLoad(load, { trace: workload.kind === 'trace' })
+  const workers = validateWorkers(options.workers, load)
+
+  if (warmup !== undefined) validateWarmupOptions(warmup)
+  if (seed !== undefined && !Number.isInteger(seed)) {
+    throw new OptionsError('seed', `must be an integer, got ${String(seed)}`, 'e.g. `seed: 42`.')
+  }
+  let goodputLimits: GoodputLimits | undefined
+  if (goodput !== undefined) {
+    if (!isRecord(goodput)) throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
+    for (const key of Object.keys(goodput)) {
+      if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
+        throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')
+      }
+    }
+    goodputLimits = validateGoodputLimits(goodput)
+  }
+  if (cost !== undefined) validateCostOptions(cost)
+  checkServerMetricsOptions(serverMetrics)
+  return {
+    workload: workload as unknown as WorkloadOptions,
+    load: load as unknown as LoadOptions,
+    warmup: warmup as WarmupOptions | undefined,
+    seed: (seed as number | undefined) ?? 0,
+    goodput: goodputLimits,
+    cost: cost as CostOptions | undefined,
+    serverMetrics: serverMetrics as ServerMetricsOptions | false | undefined,
+    workers,
+    recordRequests: options.recordRequests === true,
+  }
+}
