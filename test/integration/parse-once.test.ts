@@ -44,6 +44,7 @@ const { createStandaloneBenchLlm } = await import('../../src/bench/standalone-be
 const { simulator } = await import('../../src/bench/bench-options.ts')
 const { runBenchmark } = await import('../../src/core/run.ts')
 const { startSimulator } = await import('../../src/sim/index.ts')
+const { runSweep } = await import('../../src/core/sweep/index.ts')
 
 const parsers = { validateLoad, validateWarmupOptions, validateGoodputLimits, validateCostOptions, checkServerMetricsOptions, validateSloOptions, parseRegressionPolicy, validateWorkers, resolveTrials, planRun }
 const counts = (): Record<string, number> => Object.fromEntries(Object.entries(parsers).map(([name, fn]) => [name, vi.mocked(fn).mock.calls.length]))
@@ -107,5 +108,25 @@ describe('each option group is parsed once', () => {
     expect(vi.mocked(resolveBenchmark).mock.calls.length).toBe(1)
     const { validateSloOptions: _slo, parseRegressionPolicy: _policy, resolveTrials: _trials, ...run } = counts()
     expect(run).toEqual({ validateLoad: 1, validateWarmupOptions: 1, validateGoodputLimits: 1, validateCostOptions: 1, checkServerMetricsOptions: 1, validateWorkers: 1, planRun: 1 })
+  })
+
+  test('per sweep point: 3 points, each planned once (the shared load is also checked once before the first point)', async () => {
+    const sim = await startSimulator({ seed: 5, prefillBaseMs: 2, decodeBaseMs: 1 })
+    onTestFinished(() => sim.close())
+    const swept = await runSweep(
+      {
+        target: { baseUrl: sim.url },
+        workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
+        over: { concurrency: [1, 2, 4] },
+        load: { requests: 8 },
+        warmup: { requests: 1 },
+        goodput: { e2eMs: 1000 },
+        cost: { pricePerGpuHour: 2 },
+      },
+      { skipGpu: true },
+    )
+    expect(swept.points).toHaveLength(3)
+    const { validateSloOptions: _slo, parseRegressionPolicy: _policy, resolveTrials: _trials, ...run } = counts()
+    expect(run).toEqual({ validateLoad: 4, validateWarmupOptions: 3, validateGoodputLimits: 3, validateCostOptions: 3, checkServerMetricsOptions: 3, validateWorkers: 3, planRun: 3 })
   })
 })
