@@ -39,11 +39,6 @@ export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'child
   return collected
 }
 
-/** The report entries of a run's modules, in file and declaration order (see {@link collectReport}). */
-export function entriesOf(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): ReportEntry[] {
-  return collectReport(testModules).entries
-}
-
 /**
  * Base of the reporters that write files at the end of a run: keeps the reporter's options,
  * collects the benches' entries from the finished modules and hands them to {@link write}. Runs

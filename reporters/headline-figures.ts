@@ -92,13 +92,6 @@ export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
   { id: 'gpu_energy_per_output_token_j', label: 'energy/token', unit: 'J', better: 'smaller', value: energyPerToken },
 ]
 
-/** The headline figure with this id. */
-export function headlineFigure(id: string): HeadlineFigure {
-  const figure = HEADLINE_FIGURES.find((candidate) => candidate.id === id)
-  if (!figure) throw new Error(`No headline figure ${id}`)
-  return figure
-}
-
 /** The verdict's check of one metric and statistic, if the bench compared it. */
 export function checkOf(checks: readonly Check[] | undefined, metric: string, statistic: string): Check | undefined {
   return checks?.find((check) => check.metric === metric && check.statistic === statistic)

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
-import { buildSimulatorText, startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+import { buildSimulatorText } from '../../src/sim/tokens.ts'
 
 const BLOCK = 16
 let sim: RunningSimulator | undefined

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import type { TestCase } from 'vitest/node'
-import { formatProgressLine, LlmConsoleReporter, renderConsoleEntry, renderConsoleTable } from '../../reporters/index.ts'
+import { LlmConsoleReporter } from '../../reporters/index.ts'
+import { formatProgressLine } from '../../reporters/progress-line.ts'
+import { renderConsoleEntry, renderConsoleTable } from '../../reporters/console-table.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
 import { reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
 

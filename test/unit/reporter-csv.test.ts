@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { csvField, LlmCsvReporter, toCsv } from '../../reporters/index.ts'
+import { LlmCsvReporter, toCsv } from '../../reporters/index.ts'
+import { csvField } from '../../reporters/csv.ts'
 import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 /** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */

@@ -2,20 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import {
-  cdfPoints,
-  collectReport,
-  LlmHtmlReporter,
-  loadBaselines,
-  niceTicks,
-  renderCurveChart,
-  renderHtml,
-  renderLineChart,
-  sweepReportOf,
-  timelineInFlight,
-  timelineRate,
-  type ReportEntry,
-} from '../../reporters/index.ts'
+import { collectReport, LlmHtmlReporter, renderHtml, type ReportEntry } from '../../reporters/index.ts'
+import { cdfPoints, timelineInFlight, timelineRate } from '../../reporters/html/chart-data.ts'
+import { loadBaselines } from '../../reporters/html-reporter.ts'
+import { niceTicks, renderCurveChart, renderLineChart } from '../../reporters/html/svg-chart.ts'
+import { sweepReportOf } from '../../reporters/sweep-entry.ts'
 import { formatBaselineFile } from '../../src/core/baseline/index.ts'
 import { decodeHistogram } from '../../src/core/metrics/index.ts'
 import { baselinesFor, moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { LlmJsonReporter, toGithubActionBenchmark, toJsonReport, toRequestsJsonl, type ReportEntry } from '../../reporters/index.ts'
+import { LlmJsonReporter, toGithubActionBenchmark, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
+import { toRequestsJsonl } from '../../reporters/json-report.ts'
 import { runBenchmark } from '../../src/core/index.ts'
 import {
   BENCHMARK_RESULT_SCHEMA,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/index.ts'
+import { LlmConsoleReporter } from '../../reporters/index.ts'
+import { isLlmConsoleReporter } from '../../reporters/console-reporter.ts'
 import { llmBench, type LlmBenchPluginOptions } from '../../src/vitest/plugin.ts'
 import { PROVIDED_KEY } from '../../src/bench/provided.ts'
 

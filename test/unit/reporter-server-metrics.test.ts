@@ -4,7 +4,9 @@
  * charts and cards, the CSV columns; and a result without `server` rendered as before.
  */
 import { describe, expect, test } from 'vitest'
-import { renderConsoleEntry, renderHtml, renderMarkdown, serverFacts, serverFactsLine, toCsv, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
+import { renderHtml, renderMarkdown, toCsv, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
+import { renderConsoleEntry } from '../../reporters/console-table.ts'
+import { serverFacts, serverFactsLine } from '../../reporters/server-metrics-facts.ts'
 import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'

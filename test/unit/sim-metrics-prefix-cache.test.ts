@@ -1,6 +1,7 @@
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import { buildSimulatorText, countSimulatorTokens, startSimulator } from '../../src/sim/index.ts'
+import { startSimulator } from '../../src/sim/index.ts'
+import { buildSimulatorText, countSimulatorTokens } from '../../src/sim/tokens.ts'
 import type { RunningSimulator, SimulatorOptions } from '../../src/sim/index.ts'
 import { resolveSimulatorOptions } from '../../src/sim/options.ts'
 import { hashPromptBlocks, PrefixCache } from '../../src/sim/prefix-cache.ts'

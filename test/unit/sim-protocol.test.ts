@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { buildSimulatorText, countSimulatorTokens, startSimulator } from '../../src/sim/index.ts'
+import { startSimulator } from '../../src/sim/index.ts'
+import { buildSimulatorText, countSimulatorTokens } from '../../src/sim/tokens.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 import { chatBody, chunkText, eventJson, post } from '../helpers/sim-test-client.ts'
 
