@@ -33,8 +33,29 @@ const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manif
 const root = path.resolve(import.meta.dirname, '..')
 const label = values.label || (values.record ? 'record' : values.extra ? `extra ${values.extra}` : 'unchanged')
 
-interface Check { metric: string; statistic: string; status: string; ratio: number | null; ciLow: number | null; ciHigh: number | null; reason?: string; trials?: { baseline: number; current: number } }
-interface Entry { name: string; state: string; verdict?: { status: string; checks: Check[] }; baselineState?: string; result: { trials?: unknown[]; counts: { completed: number; total: number }; client: { selfCheck?: { disturbed: string[]; otherCores?: number } }; streaming: { burstRequests: number; evidence: string }; metrics: { ttftMs: { count: number } } } }
+interface Check {
+  metric: string
+  statistic: string
+  status: string
+  ratio: number | null
+  ciLow: number | null
+  ciHigh: number | null
+  reason?: string
+  trials?: { baseline: number; current: number }
+}
+interface Entry {
+  name: string
+  state: string
+  verdict?: { status: string; checks: Check[] }
+  baselineState?: string
+  result: {
+    trials?: unknown[]
+    counts: { completed: number; total: number }
+    client: { selfCheck?: { disturbed: string[]; otherCores?: number } }
+    streaming: { burstRequests: number; evidence: string }
+    metrics: { ttftMs: { count: number } }
+  }
+}
 
 const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
 // Stopped early (Ctrl-C, kill): the hogs must not outlive the script.

@@ -82,7 +82,9 @@ export function formatMemoryRows(rows: MemoryRow[]): string {
   const lines = ['| recordRequests | requests done | RSS (MB) | heap used (MB) | elapsed (s) | load avg |', '| :---: | ---: | ---: | ---: | ---: | ---: |']
   for (const row of rows) {
     for (const s of row.samples) {
-      lines.push(`| ${row.recordRequests ? 'yes' : 'no'} | ${s.done.toLocaleString('en-US')} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.elapsedS.toFixed(0)} | ${s.loadAverage.toFixed(2)} |`)
+      lines.push(
+        `| ${row.recordRequests ? 'yes' : 'no'} | ${s.done.toLocaleString('en-US')} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.elapsedS.toFixed(0)} | ${s.loadAverage.toFixed(2)} |`,
+      )
     }
   }
   lines.push('')

@@ -37,7 +37,12 @@ const busyUs = totalUs - idleUs
 function where(url: string): string {
   if (url === '') return '(native)'
   const nm = url.lastIndexOf('node_modules/')
-  if (nm >= 0) return url.slice(nm + 'node_modules/'.length).split('/').slice(0, 1).join('/')
+  if (nm >= 0)
+    return url
+      .slice(nm + 'node_modules/'.length)
+      .split('/')
+      .slice(0, 1)
+      .join('/')
   if (url.startsWith('node:')) return url
   const src = url.indexOf('/src/')
   return src >= 0 ? url.slice(src + 1) : url.split('/').slice(-2).join('/')

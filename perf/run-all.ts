@@ -16,7 +16,10 @@ type Section = (typeof SECTIONS)[number]
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',') as Section[] | undefined
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',') as Section[] | undefined
 const jsonPath = args.find((a) => a.startsWith('--json='))?.slice('--json='.length)
 const unknown = only?.filter((s) => !SECTIONS.includes(s))
 if (unknown && unknown.length > 0) {
@@ -28,7 +31,11 @@ const wanted = (section: Section): boolean => only === undefined || only.include
 const cpu = cpus()[0]
 console.log(`# vitest-llm-bench client performance${quick ? ' (quick)' : ''}`)
 console.log('')
-console.log(`${new Date().toISOString()}; Node ${process.version}; ${cpus().length} x ${cpu?.model ?? 'unknown CPU'}; ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+console.log(
+  `${new Date().toISOString()}; Node ${process.version}; ${cpus().length} x ${cpu?.model ?? 'unknown CPU'}; ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+)
 const results: Record<string, unknown> = { startedAt: new Date().toISOString(), node: process.version, cpus: cpus().length, quick }
 
 const started = performance.now()
@@ -60,5 +67,9 @@ if (wanted('peer')) {
   results.peer = rows
   console.log(`\n## Python aiohttp peer ${stamp()}\n\n${typeof rows === 'string' ? rows : formatPeerRows(rows)}`)
 }
-console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}.`)
+console.log(
+  `\nDone in ${((performance.now() - started) / 1000).toFixed(0)} s; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}.`,
+)
 if (jsonPath) writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`)

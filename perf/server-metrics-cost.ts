@@ -28,13 +28,16 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-const server = await startServer(
-  llamaCpp({ bin: artifacts.manifest.serverPath, modelPath: artifacts.manifest.modelPath, args: ['-t', '2', '-np', '4', '-c', '4096'], startTimeoutMs: 60_000 }),
-  { print: () => {} },
-)
+const server = await startServer(llamaCpp({ bin: artifacts.manifest.serverPath, modelPath: artifacts.manifest.modelPath, args: ['-t', '2', '-np', '4', '-c', '4096'], startTimeoutMs: 60_000 }), {
+  print: () => {},
+})
 const rows = new Map<string, Array<{ cpuMs: number; result: BenchmarkResult }>>()
 try {
-  console.log(`# Server-metrics scrape cost\n\n${new Date().toISOString()}; Node ${process.version}; llama-server ${artifacts.manifest.commit.slice(0, 7)} -t 2 -np 4; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${rounds} rounds, modes interleaved\n`)
+  console.log(
+    `# Server-metrics scrape cost\n\n${new Date().toISOString()}; Node ${process.version}; llama-server ${artifacts.manifest.commit.slice(0, 7)} -t 2 -np 4; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${rounds} rounds, modes interleaved\n`,
+  )
   for (let round = 0; round < rounds; round++) {
     for (const mode of MODES) {
       const before = process.cpuUsage()
@@ -50,7 +53,18 @@ try {
         { skipGpu: true },
       )
       const used = process.cpuUsage(before)
-      if (process.env.DEBUG_COST) console.error(mode.name, result.durationMs.toFixed(0), 'e2e max', result.metrics.e2eMs.max.toFixed(0), 'p50', result.metrics.e2eMs.p50.toFixed(0), 'ttft max', result.metrics.ttftMs.max.toFixed(0), result.counts)
+      if (process.env.DEBUG_COST)
+        console.error(
+          mode.name,
+          result.durationMs.toFixed(0),
+          'e2e max',
+          result.metrics.e2eMs.max.toFixed(0),
+          'p50',
+          result.metrics.e2eMs.p50.toFixed(0),
+          'ttft max',
+          result.metrics.ttftMs.max.toFixed(0),
+          result.counts,
+        )
       const list = rows.get(mode.name) ?? []
       list.push({ cpuMs: (used.user + used.system) / 1000, result })
       rows.set(mode.name, list)

@@ -156,8 +156,6 @@ if (import.meta.main) {
   const scenarios = only ? TIMING_SCENARIOS.filter((s) => only.includes(s.streams)) : TIMING_SCENARIOS
   // A second argument, a list of worker counts, runs each chosen stream count with each of them.
   const workers = process.argv[3]?.split(',').map(Number)
-  const chosen = workers
-    ? [...new Map(scenarios.map((s) => [s.streams, s])).values()].flatMap((s) => workers.map((w) => ({ ...s, ...(w > 1 ? { workers: w } : { workers: undefined }) })))
-    : scenarios
+  const chosen = workers ? [...new Map(scenarios.map((s) => [s.streams, s])).values()].flatMap((s) => workers.map((w) => ({ ...s, ...(w > 1 ? { workers: w } : { workers: undefined }) }))) : scenarios
   console.log(formatTimingRows(await runTimingAccuracy(chosen)))
 }

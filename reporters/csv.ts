@@ -4,7 +4,6 @@ import { configSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
 
-
 type Cell = string | number | boolean | undefined
 
 /** One CSV column: its header and how a bench fills it. */

@@ -2,7 +2,6 @@ import type { EnvironmentInfo } from '../src/core/contract/types.ts'
 import { formatBytes, formatFigure } from './format-figures.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
 
-
 function lengthText(value: unknown): string | undefined {
   if (!isRecord(value) || typeof value.mean !== 'number') return undefined
   const stddev = typeof value.stddev === 'number' && value.stddev > 0 ? `±${formatFigure(value.stddev)}` : ''
@@ -67,14 +66,7 @@ export function environmentSummary(environment: EnvironmentInfo): string {
   const { host, server } = environment
   const cpu = host.cpuModel ? `${host.cpuModel}${host.cpuCores ? ` (${host.cpuCores} cores)` : ''}` : undefined
   const serverText = server.name ? `${server.name}${server.version ? ` ${server.version}` : ''}` : undefined
-  return [
-    `${environment.runtime.name} ${environment.runtime.version}`,
-    `${host.platform} ${host.arch}`,
-    cpu,
-    gpuText(environment.gpus),
-    serverText,
-    server.model,
-  ]
+  return [`${environment.runtime.name} ${environment.runtime.version}`, `${host.platform} ${host.arch}`, cpu, gpuText(environment.gpus), serverText, server.model]
     .filter((part): part is string => part !== undefined && part !== '')
     .join(' · ')
 }
@@ -92,7 +84,11 @@ export function environmentRows(environment: EnvironmentInfo): Array<[string, st
     ['gpus', gpuText(environment.gpus)],
   ]
   for (const gpu of environment.gpus) {
-    const details = [gpu.memoryTotalMiB ? `${gpu.memoryTotalMiB} MiB` : undefined, gpu.driverVersion ? `driver ${gpu.driverVersion}` : undefined, gpu.cudaVersion ? `CUDA ${gpu.cudaVersion}` : undefined]
+    const details = [
+      gpu.memoryTotalMiB ? `${gpu.memoryTotalMiB} MiB` : undefined,
+      gpu.driverVersion ? `driver ${gpu.driverVersion}` : undefined,
+      gpu.cudaVersion ? `CUDA ${gpu.cudaVersion}` : undefined,
+    ]
     rows.push([`gpu ${gpu.index}`, [gpu.name, ...details].filter(Boolean).join(' · ')])
   }
   rows.push(

@@ -44,7 +44,6 @@ export interface JsonReportOptions {
   unmeasured?: readonly UnmeasuredBench[]
 }
 
-
 /** The report object for `entries` (`JSON.stringify` it; non-finite numbers become null). */
 export function toJsonReport(entries: readonly ReportEntry[], options: JsonReportOptions = {}): JsonReport {
   const sweeps = (options.sweeps ?? []).map(({ table: _table, ...sweep }): JsonReportSweep => ({ ...sweep, status: sweepStatus(sweep) }))

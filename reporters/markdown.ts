@@ -188,7 +188,15 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
     // A sweep point's figures are in its row and in its sweep's table: no section of its own.
     for (const entry of entries) if (!entry.sweep) out.push('', section(entry, shared))
   }
-  for (const sweep of sweeps) out.push('', sweepSection(sweep, entries.filter((entry) => entry.sweep?.name === sweep.name), shared))
+  for (const sweep of sweeps)
+    out.push(
+      '',
+      sweepSection(
+        sweep,
+        entries.filter((entry) => entry.sweep?.name === sweep.name),
+        shared,
+      ),
+    )
   for (const bench of unmeasured) out.push('', `### ${ICON.fail} ${bench.name}: no result`, '', `\`${bench.file}\``, '', '```text', bench.failure, '```')
   if (options.htmlReportUrl) out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
   return `${out.join('\n')}\n`

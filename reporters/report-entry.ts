@@ -60,7 +60,6 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   return 'pass'
 }
 
-
 /** True when `value` has the shape of a `Verdict` (task meta is untyped across the worker boundary). */
 export function isVerdict(value: unknown): value is Verdict {
   return isRecord(value) && typeof value.status === 'string' && Array.isArray(value.checks) && typeof value.confidence === 'number'

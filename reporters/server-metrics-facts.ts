@@ -3,18 +3,7 @@ import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { formatFigure, formatShare, formatWithUnit } from './format-figures.ts'
 
 /** Which fact of the server's metrics a {@link ServerFact} is, so a report can pick some (the HTML shows two as cards). */
-export type ServerFactKey =
-  | 'server'
-  | 'prefixCache'
-  | 'waiting'
-  | 'running'
-  | 'kvCache'
-  | 'preemptions'
-  | 'serverTtft'
-  | 'queueTime'
-  | 'specDecode'
-  | 'clientOverheadTtft'
-  | 'generatedTokens'
+export type ServerFactKey = 'server' | 'prefixCache' | 'waiting' | 'running' | 'kvCache' | 'preemptions' | 'serverTtft' | 'queueTime' | 'specDecode' | 'clientOverheadTtft' | 'generatedTokens'
 
 /** One fact from the server's own metrics, as every report writes it. */
 export interface ServerFact {

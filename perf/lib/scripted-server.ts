@@ -65,8 +65,7 @@ const ROLE = sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', co
 const TOKEN = sse({ ...base, choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: null }] })
 const LAST_TOKEN = sse({ ...base, choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: 'length', stop_reason: null }] })
 const DONE = 'data: [DONE]\n\n'
-const usageEvent = (prompt: number, completion: number): string =>
-  sse({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })
+const usageEvent = (prompt: number, completion: number): string => sse({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })
 
 const SSE_HEAD = Buffer.from(
   `HTTP/1.1 200 OK${CRLF}content-type: text/event-stream; charset=utf-8${CRLF}cache-control: no-cache${CRLF}transfer-encoding: chunked${CRLF}connection: keep-alive${CRLF}${CRLF}`,

@@ -29,7 +29,7 @@ describe('llama.cpp', () => {
   bench.llm('open loop, 8 req/s', {
     server: server(),
     workload,
-    load: { rate: 8, arrival: 'poisson', requests: Math.round(requests * 160 / 300) },
+    load: { rate: 8, arrival: 'poisson', requests: Math.round((requests * 160) / 300) },
     warmup: { requests: 8 },
     seed: 2,
     ...serverMetrics,

@@ -3,10 +3,7 @@ import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/contract
 import type { ChartPoint } from './svg-chart.ts'
 
 /** Percentiles (0..100) at which a CDF is drawn: every half percent, finer in the tail. */
-const CDF_PERCENTILES: readonly number[] = [
-  ...Array.from({ length: 199 }, (_, index) => index * 0.5),
-  99.1, 99.2, 99.3, 99.4, 99.5, 99.6, 99.7, 99.8, 99.9, 99.95, 99.99, 100,
-]
+const CDF_PERCENTILES: readonly number[] = [...Array.from({ length: 199 }, (_, index) => index * 0.5), 99.1, 99.2, 99.3, 99.4, 99.5, 99.6, 99.7, 99.8, 99.9, 99.95, 99.99, 100]
 
 /**
  * Points of the empirical CDF of an encoded HDR histogram (microseconds, as in

@@ -72,9 +72,7 @@ function cards(entry: ReportEntry): string {
 
 function table(header: readonly string[], rows: readonly string[][], numeric: ReadonlySet<number> = new Set()): string {
   const head = header.map((text, column) => `<th${numeric.has(column) ? ' class="num"' : ''}>${escapeHtml(text)}</th>`).join('')
-  const body = rows
-    .map((row) => `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`)
-    .join('')
+  const body = rows.map((row) => `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`).join('')
   return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
 }
 
@@ -150,17 +148,14 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
   if (result.timeline && result.timeline.outputTokens.length > 0) {
     const timeline = result.timeline
     out.push(
-      renderLineChart(
-        [{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }],
-        {
-          id: 'tokens-over-time',
-          title: 'Output tokens per second over time',
-          xLabel: 'seconds',
-          yLabel: 'tokens/s',
-          xMin: 0,
-          note: `per ${formatFigure(timeline.windowMs / 1000)} s window; run mean ${formatFigure(result.throughput.outputTokensPerSec)} tok/s`,
-        },
-      ),
+      renderLineChart([{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }], {
+        id: 'tokens-over-time',
+        title: 'Output tokens per second over time',
+        xLabel: 'seconds',
+        yLabel: 'tokens/s',
+        xMin: 0,
+        note: `per ${formatFigure(timeline.windowMs / 1000)} s window; run mean ${formatFigure(result.throughput.outputTokensPerSec)} tok/s`,
+      }),
       renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, result.durationMs), step: true }], {
         id: 'in-flight-over-time',
         title: 'Requests in flight over time',
@@ -179,25 +174,31 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
   const gpuName = (index: number): string => `GPU ${index}`
   if (memory.size > 0) {
     out.push(
-      renderLineChart([...memory].map(([index, points]) => ({ name: gpuName(index), points })), {
-        id: 'gpu-memory',
-        title: 'GPU memory used over time',
-        xLabel: 'seconds',
-        yLabel: 'MiB',
-        xMin: 0,
-        note: `nvidia-smi every ${formatFigure(result.gpu?.intervalMs ?? 0)} ms`,
-      }),
+      renderLineChart(
+        [...memory].map(([index, points]) => ({ name: gpuName(index), points })),
+        {
+          id: 'gpu-memory',
+          title: 'GPU memory used over time',
+          xLabel: 'seconds',
+          yLabel: 'MiB',
+          xMin: 0,
+          note: `nvidia-smi every ${formatFigure(result.gpu?.intervalMs ?? 0)} ms`,
+        },
+      ),
     )
   }
   if (power.size > 0) {
     out.push(
-      renderLineChart([...power].map(([index, points]) => ({ name: gpuName(index), points })), {
-        id: 'gpu-power',
-        title: 'GPU power draw over time',
-        xLabel: 'seconds',
-        yLabel: 'watts',
-        xMin: 0,
-      }),
+      renderLineChart(
+        [...power].map(([index, points]) => ({ name: gpuName(index), points })),
+        {
+          id: 'gpu-power',
+          title: 'GPU power draw over time',
+          xLabel: 'seconds',
+          yLabel: 'watts',
+          xMin: 0,
+        },
+      ),
     )
   }
   if (memory.size === 0 && power.size === 0) notes.push(result.gpu?.note ?? 'No GPU telemetry (no NVIDIA driver found): no GPU charts.')
@@ -342,9 +343,7 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
     (options.unmeasured?.length ?? 0) > 0 ? `${options.unmeasured?.length} failed without a result` : '',
     counts.sweeps > 0 ? `${counts.sweeps} sweep${counts.sweeps === 1 ? '' : 's'} (${counts.sweepStatuses.map(([status, count]) => `${count} ${status}`).join(', ')})` : '',
   ]
-  const curves = (options.curves ?? []).map((curve, index) =>
-    renderCurveChart(curve.points, { id: `curve-${index + 1}`, title: curve.title, xLabel: curve.xLabel, yLabel: curve.yLabel }),
-  )
+  const curves = (options.curves ?? []).map((curve, index) => renderCurveChart(curve.points, { id: `curve-${index + 1}`, title: curve.title, xLabel: curve.xLabel, yLabel: curve.yLabel }))
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="subtitle">${escapeHtml([...subtitle, `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,

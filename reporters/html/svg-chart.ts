@@ -54,7 +54,7 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   if (max === min) return [min]
   const raw = (max - min) / Math.max(1, count)
   const power = 10 ** Math.floor(Math.log10(raw))
-  const step = ([1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? 10 * power)
+  const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? 10 * power
   const ticks: number[] = []
   for (let value = Math.ceil(min / step) * step; value <= max + step * 1e-9; value += step) ticks.push(Number(value.toPrecision(12)))
   return ticks

@@ -157,8 +157,15 @@ function checkTelemetry(t: GpuTelemetry, load: LoadResult, startAt: number, endA
   const rows = t.samples.filter((s) => s.index === gpu.index)
   const inWindow = rows.filter((s) => s.t >= startAt && s.t <= endAt)
   const expected = (endAt - startAt) / intervalMs
-  check('one row per interval', inWindow.length >= 0.7 * expected && inWindow.length <= 1.3 * expected + 2, `${inWindow.length} rows in ${(endAt - startAt).toFixed(0)} ms at ${intervalMs} ms (expected ~${expected.toFixed(0)})`)
-  const gaps = rows.slice(1).map((s, i) => s.t - rows[i]!.t).sort((a, b) => a - b)
+  check(
+    'one row per interval',
+    inWindow.length >= 0.7 * expected && inWindow.length <= 1.3 * expected + 2,
+    `${inWindow.length} rows in ${(endAt - startAt).toFixed(0)} ms at ${intervalMs} ms (expected ~${expected.toFixed(0)})`,
+  )
+  const gaps = rows
+    .slice(1)
+    .map((s, i) => s.t - rows[i]!.t)
+    .sort((a, b) => a - b)
   const median = gaps[Math.floor(gaps.length / 2)] ?? NaN
   const p99 = gaps[Math.min(gaps.length - 1, Math.floor(gaps.length * 0.99))] ?? NaN
   const min = gaps[0] ?? NaN
@@ -174,7 +181,11 @@ function checkTelemetry(t: GpuTelemetry, load: LoadResult, startAt: number, endA
   check('utilization up under load', (gpu.utilizationMeanPct ?? 0) > 50, `mean ${gpu.utilizationMeanPct?.toFixed(1)} %`)
   const durationS = (endAt - startAt) / 1000
   const approx = (gpu.powerMeanW ?? NaN) * durationS
-  check('energy = mean power x duration (within 10 %)', Math.abs((gpu.energyJ ?? NaN) / approx - 1) < 0.1, `energy ${gpu.energyJ?.toFixed(0)} J, mean power x ${durationS.toFixed(2)} s = ${approx.toFixed(0)} J`)
+  check(
+    'energy = mean power x duration (within 10 %)',
+    Math.abs((gpu.energyJ ?? NaN) / approx - 1) < 0.1,
+    `energy ${gpu.energyJ?.toFixed(0)} J, mean power x ${durationS.toFixed(2)} s = ${approx.toFixed(0)} J`,
+  )
 }
 
 function meanPower(samples: readonly GpuSample[]): number {

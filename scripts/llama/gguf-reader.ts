@@ -47,19 +47,47 @@ export function parseGguf(bytes: Buffer): GgufFile {
   }
   const scalar = (type: number): GgufScalar => {
     switch (type) {
-      case GgufValueType.UINT8: need(1); return bytes.readUInt8(pos++)
-      case GgufValueType.INT8: need(1); return bytes.readInt8(pos++)
-      case GgufValueType.UINT16: need(2); pos += 2; return bytes.readUInt16LE(pos - 2)
-      case GgufValueType.INT16: need(2); pos += 2; return bytes.readInt16LE(pos - 2)
-      case GgufValueType.UINT32: return u32()
-      case GgufValueType.INT32: need(4); pos += 4; return bytes.readInt32LE(pos - 4)
-      case GgufValueType.FLOAT32: need(4); pos += 4; return bytes.readFloatLE(pos - 4)
-      case GgufValueType.BOOL: need(1); return bytes.readUInt8(pos++) !== 0
-      case GgufValueType.STRING: return string()
-      case GgufValueType.UINT64: return u64()
-      case GgufValueType.INT64: need(8); pos += 8; return bytes.readBigInt64LE(pos - 8)
-      case GgufValueType.FLOAT64: need(8); pos += 8; return bytes.readDoubleLE(pos - 8)
-      default: throw new Error(`GGUF value type ${type} at byte ${pos} is unknown: not a GGUF v3 file?`)
+      case GgufValueType.UINT8:
+        need(1)
+        return bytes.readUInt8(pos++)
+      case GgufValueType.INT8:
+        need(1)
+        return bytes.readInt8(pos++)
+      case GgufValueType.UINT16:
+        need(2)
+        pos += 2
+        return bytes.readUInt16LE(pos - 2)
+      case GgufValueType.INT16:
+        need(2)
+        pos += 2
+        return bytes.readInt16LE(pos - 2)
+      case GgufValueType.UINT32:
+        return u32()
+      case GgufValueType.INT32:
+        need(4)
+        pos += 4
+        return bytes.readInt32LE(pos - 4)
+      case GgufValueType.FLOAT32:
+        need(4)
+        pos += 4
+        return bytes.readFloatLE(pos - 4)
+      case GgufValueType.BOOL:
+        need(1)
+        return bytes.readUInt8(pos++) !== 0
+      case GgufValueType.STRING:
+        return string()
+      case GgufValueType.UINT64:
+        return u64()
+      case GgufValueType.INT64:
+        need(8)
+        pos += 8
+        return bytes.readBigInt64LE(pos - 8)
+      case GgufValueType.FLOAT64:
+        need(8)
+        pos += 8
+        return bytes.readDoubleLE(pos - 8)
+      default:
+        throw new Error(`GGUF value type ${type} at byte ${pos} is unknown: not a GGUF v3 file?`)
     }
   }
 

@@ -41,19 +41,43 @@ export function encodeGguf(metadata: ReadonlyMap<string, GgufValue>, tensors: re
   const scalar = (type: number, v: GgufScalar, key: string): void => {
     const b = Buffer.alloc(8)
     switch (type) {
-      case GgufValueType.UINT8: b.writeUInt8(asNumber(v, key)); return push(b.subarray(0, 1))
-      case GgufValueType.INT8: b.writeInt8(asNumber(v, key)); return push(b.subarray(0, 1))
-      case GgufValueType.UINT16: b.writeUInt16LE(asNumber(v, key)); return push(b.subarray(0, 2))
-      case GgufValueType.INT16: b.writeInt16LE(asNumber(v, key)); return push(b.subarray(0, 2))
-      case GgufValueType.UINT32: b.writeUInt32LE(asNumber(v, key)); return push(b.subarray(0, 4))
-      case GgufValueType.INT32: b.writeInt32LE(asNumber(v, key)); return push(b.subarray(0, 4))
-      case GgufValueType.FLOAT32: b.writeFloatLE(asNumber(v, key)); return push(b.subarray(0, 4))
-      case GgufValueType.BOOL: b.writeUInt8(v === true ? 1 : 0); return push(b.subarray(0, 1))
-      case GgufValueType.STRING: return string(String(v))
-      case GgufValueType.UINT64: b.writeBigUInt64LE(BigInt(v as number | bigint)); return push(b)
-      case GgufValueType.INT64: b.writeBigInt64LE(BigInt(v as number | bigint)); return push(b)
-      case GgufValueType.FLOAT64: b.writeDoubleLE(asNumber(v, key)); return push(b)
-      default: throw new Error(`GGUF key ${key}: value type ${type} cannot be written`)
+      case GgufValueType.UINT8:
+        b.writeUInt8(asNumber(v, key))
+        return push(b.subarray(0, 1))
+      case GgufValueType.INT8:
+        b.writeInt8(asNumber(v, key))
+        return push(b.subarray(0, 1))
+      case GgufValueType.UINT16:
+        b.writeUInt16LE(asNumber(v, key))
+        return push(b.subarray(0, 2))
+      case GgufValueType.INT16:
+        b.writeInt16LE(asNumber(v, key))
+        return push(b.subarray(0, 2))
+      case GgufValueType.UINT32:
+        b.writeUInt32LE(asNumber(v, key))
+        return push(b.subarray(0, 4))
+      case GgufValueType.INT32:
+        b.writeInt32LE(asNumber(v, key))
+        return push(b.subarray(0, 4))
+      case GgufValueType.FLOAT32:
+        b.writeFloatLE(asNumber(v, key))
+        return push(b.subarray(0, 4))
+      case GgufValueType.BOOL:
+        b.writeUInt8(v === true ? 1 : 0)
+        return push(b.subarray(0, 1))
+      case GgufValueType.STRING:
+        return string(String(v))
+      case GgufValueType.UINT64:
+        b.writeBigUInt64LE(BigInt(v as number | bigint))
+        return push(b)
+      case GgufValueType.INT64:
+        b.writeBigInt64LE(BigInt(v as number | bigint))
+        return push(b)
+      case GgufValueType.FLOAT64:
+        b.writeDoubleLE(asNumber(v, key))
+        return push(b)
+      default:
+        throw new Error(`GGUF key ${key}: value type ${type} cannot be written`)
     }
   }
 

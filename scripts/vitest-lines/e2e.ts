@@ -109,8 +109,16 @@ function line(range: string, tarball: string): void {
 
   const mark = join(dir, 'hook-ran.txt')
   const record = bench('record', ['-u'], { LLM_BENCH_HOOK_MARK: mark })
-  check(`${tag} (vitest ${version}): record exits 0 and writes both baselines`, record.rc === 0 && read(baselineOf(dir, 'a.bench.ts')) !== undefined && read(baselineOf(dir, 'b.bench.ts')) !== undefined, tail(record.output))
-  check(`${tag}: each bench.llm block ran and is reported by name`, /a > closed loop/.test(record.output) && /b > open loop/.test(record.output) && /baseline written/.test(record.output), tail(record.output))
+  check(
+    `${tag} (vitest ${version}): record exits 0 and writes both baselines`,
+    record.rc === 0 && read(baselineOf(dir, 'a.bench.ts')) !== undefined && read(baselineOf(dir, 'b.bench.ts')) !== undefined,
+    tail(record.output),
+  )
+  check(
+    `${tag}: each bench.llm block ran and is reported by name`,
+    /a > closed loop/.test(record.output) && /b > open loop/.test(record.output) && /baseline written/.test(record.output),
+    tail(record.output),
+  )
   check(`${tag}: describe-level beforeAll ran before the benches`, existsSync(mark))
   const report = read(join(dir, 'llm-bench-report/results.json'))
   check(`${tag}: the JSON reporter from test.reporters wrote both benches`, report !== undefined && report.includes('a > closed loop') && report.includes('b > open loop'))
@@ -126,7 +134,11 @@ function line(range: string, tarball: string): void {
   const aBefore = read(baselineOf(dir, 'a.bench.ts'))
   const one = bench('update-one', ['benches/a.bench.ts', '-u'])
   const aAfter = read(baselineOf(dir, 'a.bench.ts'))
-  check(`${tag}: \`vitest bench benches/a.bench.ts -u\` rewrites a only; b byte-identical`, one.rc === 0 && read(baselineOf(dir, 'b.bench.ts')) === before && aAfter !== undefined && aAfter !== aBefore && !/b > open loop/.test(one.output), tail(one.output))
+  check(
+    `${tag}: \`vitest bench benches/a.bench.ts -u\` rewrites a only; b byte-identical`,
+    one.rc === 0 && read(baselineOf(dir, 'b.bench.ts')) === before && aAfter !== undefined && aAfter !== aBefore && !/b > open loop/.test(one.output),
+    tail(one.output),
+  )
   if (major >= 5) {
     const swallowed = bench('update-path-as-type', ['-u', 'benches/a.bench.ts'])
     check(
@@ -157,7 +169,15 @@ function line(range: string, tarball: string): void {
     const started = performance.now()
     const again = run(dir, `${tag}-named-command`, 'sh', ['-c', named])
     times.push(`named-command ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    check(`${tag}: that command records b and leaves a byte-identical`, again.rc === 0 && /b > open loop/.test(again.output) && read(baselineOf(dir, 'b.bench.ts')) !== undefined && read(baselineOf(dir, 'a.bench.ts')) === aNow && !/a > closed loop/.test(again.output), tail(again.output))
+    check(
+      `${tag}: that command records b and leaves a byte-identical`,
+      again.rc === 0 &&
+        /b > open loop/.test(again.output) &&
+        read(baselineOf(dir, 'b.bench.ts')) !== undefined &&
+        read(baselineOf(dir, 'a.bench.ts')) === aNow &&
+        !/a > closed loop/.test(again.output),
+      tail(again.output),
+    )
   }
 
   if (major === 4) {
@@ -188,7 +208,11 @@ function unsupported(range: string, tarball: string): void {
 }
 
 const tarball = packTarball()
-for (const range of values.lines.split(',').map((r) => r.trim()).filter(Boolean)) line(range, tarball)
+for (const range of values.lines
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean))
+  line(range, tarball)
 if (values.old) unsupported(values.old, tarball)
 console.log(`${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

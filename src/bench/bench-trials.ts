@@ -62,7 +62,7 @@ export function resolveTrials(value: unknown): ResolvedTrials {
   }
   const restart = options.restartServer ?? 'record'
   if (restart !== true && restart !== false && restart !== 'record') {
-    throw new OptionsError('trials.restartServer', `must be true, false or 'record', got ${JSON.stringify(restart)}`, "e.g. `trials: { restartServer: true }`.")
+    throw new OptionsError('trials.restartServer', `must be true, false or 'record', got ${JSON.stringify(restart)}`, 'e.g. `trials: { restartServer: true }`.')
   }
   const onInconclusive = options.onInconclusive ?? 'warn'
   if (!(ON_INCONCLUSIVE as readonly unknown[]).includes(onInconclusive)) {

@@ -30,7 +30,6 @@ export const BENCH_LLM_OPTION_KEYS = [
 
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
 
-
 /** A bench's options parsed once, at collection: every trial of the bench runs from it. */
 export interface BenchPlan {
   /** The run's options but the target (known once the server is up). */
@@ -80,7 +79,11 @@ export function planBench(name: unknown, options: unknown): BenchPlan {
     }
   }
   if (options.resetPrefixCache !== undefined && typeof options.resetPrefixCache !== 'boolean') {
-    throw new OptionsError('resetPrefixCache', `must be true or false, got ${JSON.stringify(options.resetPrefixCache)}`, 'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.')
+    throw new OptionsError(
+      'resetPrefixCache',
+      `must be true or false, got ${JSON.stringify(options.resetPrefixCache)}`,
+      'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.',
+    )
   }
   const trials = resolveTrials(options.trials)
   const server = options.server
@@ -92,7 +95,6 @@ export function planBench(name: unknown, options: unknown): BenchPlan {
   }
   return { run, slo: options.slo as SloOptions | undefined, policy, trials }
 }
-
 
 /** Checks the options of `bench.llm` (see {@link planBench}). Throws {@link OptionsError}. */
 export function validateBenchLlmOptions(name: unknown, options: unknown): asserts options is BenchLlmOptions {
@@ -109,12 +111,7 @@ export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
  *
  * @throws {OptionsError} in strict mode, naming the gate and what to gate instead.
  */
-export function warnUndecidableGates(
-  name: string,
-  plan: BenchPlan,
-  env: Record<string, string | undefined> = process.env,
-  warn: (line: string) => void = (line) => console.warn(line),
-): void {
+export function warnUndecidableGates(name: string, plan: BenchPlan, env: Record<string, string | undefined> = process.env, warn: (line: string) => void = (line) => console.warn(line)): void {
   if (plan.policy === false) return
   const warnings = undecidableGates(plan.policy ?? DEFAULT_REGRESSION_POLICY, plan.run.load)
   if (warnings.length === 0) return

@@ -194,9 +194,7 @@ async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Prom
 /** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */
 async function emptyPrefixCache(target: TargetOptions): Promise<string | undefined> {
   const done = await resetPrefixCache(target.baseUrl, target.apiKey ? { apiKey: target.apiKey } : {})
-  return done
-    ? undefined
-    : `resetPrefixCache: ${prefixCacheResetUnsupported(target.baseUrl)}; the bench may reuse cached prefixes.`
+  return done ? undefined : `resetPrefixCache: ${prefixCacheResetUnsupported(target.baseUrl)}; the bench may reuse cached prefixes.`
 }
 
 /** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */
@@ -267,22 +265,29 @@ export interface StandaloneBenchLlmOptions {
  */
 export function createStandaloneBenchLlm(register: RegisterTest, settings: StandaloneBenchLlmOptions = {}): StandaloneBenchLlm {
   const log = settings.log ?? ((line: string) => console.log(line))
-  const registerIn = (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn => (name, options) => {
-    const plan = planBench(name, options)
-    const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
-    if (file === undefined) {
-      throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
+  const registerIn =
+    (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn =>
+    (name, options) => {
+      const plan = planBench(name, options)
+      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
+      if (file === undefined) {
+        throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
+      }
+      const timeoutMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+      register(
+        mode,
+        name,
+        async () => {
+          // The runner's own timeout stops the test; this one also stops the requests in flight.
+          const signal = AbortSignal.timeout(timeoutMs)
+          const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal })
+          log(summaryLine(name, result, judgement))
+          for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
+          if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))
+        },
+        timeoutMs,
+      )
     }
-    const timeoutMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
-    register(mode, name, async () => {
-      // The runner's own timeout stops the test; this one also stops the requests in flight.
-      const signal = AbortSignal.timeout(timeoutMs)
-      const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal })
-      log(summaryLine(name, result, judgement))
-      for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
-      if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))
-    }, timeoutMs)
-  }
   return Object.assign(registerIn('run'), {
     skip: registerIn('skip'),
     only: registerIn('only'),

@@ -85,4 +85,3 @@ export function parseCliFlags(commandName: string, command: CliCommand, args: re
   }
   return values
 }
-

@@ -300,4 +300,3 @@ function outputShortfall(facts: Record<string, unknown>, actualMean: number, com
   }
   return undefined
 }
-

@@ -160,14 +160,16 @@ function rate(option: string, value: number | undefined): number {
 export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
   const d = SIMULATOR_DEFAULTS
   const port = options.port ?? d.port
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionsError('port', `must be an integer between 0 and 65535, got ${String(options.port)}`, 'Use 0 to let the system pick a free port.')
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new OptionsError('port', `must be an integer between 0 and 65535, got ${String(options.port)}`, 'Use 0 to let the system pick a free port.')
   const seed = options.seed ?? d.seed
   if (!Number.isFinite(seed)) throw new OptionsError('seed', `must be a finite number, got ${String(options.seed)}`, 'Pass an integer such as 0.')
   const model = options.model ?? d.model
   if (model.length === 0) throw new OptionsError('model', 'must not be empty', 'Pass a model id such as `sim-model`.')
   const f = options.faults ?? {}
   const httpErrorStatus = f.httpErrorStatus ?? d.faults.httpErrorStatus
-  if (httpErrorStatus !== 429 && httpErrorStatus !== 500) throw new OptionsError('faults.httpErrorStatus', `must be 429 or 500, got ${String(httpErrorStatus)}`, 'Pick 429 (rate limited) or 500 (server error).')
+  if (httpErrorStatus !== 429 && httpErrorStatus !== 500)
+    throw new OptionsError('faults.httpErrorStatus', `must be 429 or 500, got ${String(httpErrorStatus)}`, 'Pick 429 (rate limited) or 500 (server error).')
   if (options.bufferMode !== undefined && options.bufferMode !== 'json' && options.bufferMode !== 'burst') {
     throw new OptionsError('bufferMode', `must be 'json' or 'burst', got ${String(options.bufferMode)}`, 'Leave it out to stream token by token.')
   }

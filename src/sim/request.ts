@@ -65,7 +65,6 @@ function badRequest(message: string, param?: string): { ok: false; problem: Requ
   return { ok: false, problem: { status: 400, type: 'BadRequestError', message, ...(param === undefined ? {} : { param }) } }
 }
 
-
 /** A prompt's token count, and its token strings when asked for. */
 interface PromptTokens {
   count: number

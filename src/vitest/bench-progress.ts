@@ -52,7 +52,8 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
       const ttft = median(recent)
       if (ttft !== undefined) artifact.ttftP50Ms = ttft
       // Progress is best effort: a reporter channel that fails must not fail the bench.
-      inFlight = vitestApi.recordArtifact(task, artifact)
+      inFlight = vitestApi
+        .recordArtifact(task, artifact)
         .catch(() => undefined)
         .finally(() => (inFlight = undefined))
     },

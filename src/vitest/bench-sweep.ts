@@ -78,7 +78,6 @@ export interface BenchSweepOptions extends Omit<BenchLlmOptions, 'load' | 'slo' 
 const OWN_KEYS = ['over', 'capacity', 'scenario', 'load', 'saturation', 'between', 'expect', 'baseline'] as const
 const SHARED_KEYS = ['server', 'target', 'workload', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'serverMetrics', 'timeoutMs'] as const
 
-
 /** A load one point would run with, to check the shared options with `bench.llm`'s validation. */
 function sampleLoad(options: BenchSweepOptions): LoadOptions {
   if (options.over) {
@@ -145,7 +144,11 @@ export function validateBenchSweepOptions(name: unknown, options: unknown): asse
       if (key !== 'resetPrefixCache' && key !== 'restartServer') throw new OptionsError(`between.${key}`, 'is not an option', 'Use resetPrefixCache or restartServer.')
     }
     if (sweep.between.restartServer && (sweep.target?.baseUrl !== undefined || sweep.server?.kind === 'connect')) {
-      throw new OptionsError('between.restartServer', 'needs a server the bench starts, but this one is only connected to', 'Use a launch preset (vllm({...}), ...) or the simulator, or drop restartServer.')
+      throw new OptionsError(
+        'between.restartServer',
+        'needs a server the bench starts, but this one is only connected to',
+        'Use a launch preset (vllm({...}), ...) or the simulator, or drop restartServer.',
+      )
     }
   }
   const shared: Record<string, unknown> = { load }
@@ -182,7 +185,11 @@ class PointTargets {
       return { ...this.#options.target, baseUrl: this.#launched.baseUrl, ...(model ? { model } : {}), ...(apiKey ? { apiKey } : {}) }
     }
     if (server === undefined && this.#shared.serverUrl) {
-      throw new OptionsError('between.restartServer', "needs a server the bench starts, but it uses the plugin's shared server", 'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.')
+      throw new OptionsError(
+        'between.restartServer',
+        "needs a server the bench starts, but it uses the plugin's shared server",
+        'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.',
+      )
     }
     return (await this.first()).target
   }
@@ -205,7 +212,11 @@ class PointTargets {
 export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
   const shared = injectProvided()
   if (options.between?.restartServer && options.server === undefined && options.target?.baseUrl === undefined && shared.serverUrl) {
-    throw new OptionsError('between.restartServer', "needs a server the bench starts, but it uses the plugin's shared server", 'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.')
+    throw new OptionsError(
+      'between.restartServer',
+      "needs a server the bench starts, but it uses the plugin's shared server",
+      'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.',
+    )
   }
   const targets = new PointTargets(options, shared)
   let result: SweepResult

@@ -1,19 +1,10 @@
 import { expect } from 'vitest'
-import {
-  baselineEntryFrom,
-  compare,
-  DEFAULT_REGRESSION_POLICY,
-  formatVerdict,
-  type BaselineEntry,
-  type RegressionPolicy,
-} from '../core/baseline/index.ts'
+import { baselineEntryFrom, compare, DEFAULT_REGRESSION_POLICY, formatVerdict, type BaselineEntry, type RegressionPolicy } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import { describeRegressions } from '../bench/regression-summary.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { isBenchmarkResult } from '../core/contract/result-guard.ts'
-
-
 
 function isBaselineEntry(value: unknown): value is BaselineEntry {
   return isRecord(value) && typeof value.configHash === 'string' && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.histograms)

@@ -66,10 +66,7 @@ export function benchFileNamesOf(modules: ReadonlyArray<TestModule>): BenchFileN
  * not run completely are left alone. A baseline file that does not parse is skipped (its benches
  * already failed with its path).
  */
-export async function reconcileObsoleteBaselines(
-  files: ReadonlyArray<BenchFileNames>,
-  options: { update: UpdateMode; baselineDir?: string | undefined },
-): Promise<ObsoleteBaselines[]> {
+export async function reconcileObsoleteBaselines(files: ReadonlyArray<BenchFileNames>, options: { update: UpdateMode; baselineDir?: string | undefined }): Promise<ObsoleteBaselines[]> {
   const found: ObsoleteBaselines[] = []
   for (const file of files) {
     if (!file.complete) continue

@@ -36,7 +36,9 @@ export function vitestLine(version: string): 4 | 5 {
   if (parsed?.major === 4 && parsed.minor >= 1) return 4
   throw new Error(
     `vitest-llm-bench supports Vitest ${SUPPORTED_VITEST} (4.1 or later 4.x, or 5.x); this project has Vitest ${version}. ` +
-      (parsed !== undefined && parsed.major < 5 ? 'Upgrade it: `npm install -D vitest@^4.1` (or `vitest@^5`, which needs Node >= 22.12).' : 'This Vitest is newer than the package knows: install vitest@^5 until vitest-llm-bench supports it.'),
+      (parsed !== undefined && parsed.major < 5
+        ? 'Upgrade it: `npm install -D vitest@^4.1` (or `vitest@^5`, which needs Node >= 22.12).'
+        : 'This Vitest is newer than the package knows: install vitest@^5 until vitest-llm-bench supports it.'),
   )
 }
 
@@ -81,7 +83,7 @@ export function assertBenchWillRun(name: string): void {
   if ((globalThis as Record<symbol, unknown>)[VITEST4_RUNNER_MARK] === true) return
   const why = state.config.runner
     ? `this project's test.runner (${state.config.runner}) runs it instead of the runner llmBench() installs`
-    : 'the llmBench() plugin is not in this project\'s Vitest config'
+    : "the llmBench() plugin is not in this project's Vitest config"
   throw new Error(
     `bench.llm('${name}') would not run: under Vitest 4, \`vitest bench\` runs only Vitest's own bench() blocks, and ${why}. ` +
       "Add the plugin (`import { llmBench } from 'vitest-llm-bench'`, `plugins: [llmBench()]` in vitest.config) and leave test.runner unset in bench mode, or run the bench files with `vitest run`.",

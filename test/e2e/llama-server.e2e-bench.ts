@@ -11,7 +11,12 @@ const modelPath = process.env.LLAMA_E2E_MODEL
 
 describe('llama.cpp', () => {
   bench.llm.runIf(serverPath && modelPath)('tiny model, 2 streams', {
-    server: llamaCpp({ bin: serverPath ?? 'llama-server', modelPath: modelPath ?? 'missing.gguf', args: LLAMA_E2E_SERVER_ARGS, ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}) }),
+    server: llamaCpp({
+      bin: serverPath ?? 'llama-server',
+      modelPath: modelPath ?? 'missing.gguf',
+      args: LLAMA_E2E_SERVER_ARGS,
+      ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}),
+    }),
     workload: { kind: 'synthetic', inputTokens: { mean: 48 }, outputTokens: { mean: 64 } },
     load: { concurrency: 2, requests: 16 },
     warmup: { requests: 2 },

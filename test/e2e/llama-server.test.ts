@@ -44,21 +44,24 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
   let server: RunningServer
   let logDir: string
 
-  beforeAll(async () => {
-    if (buildHere) {
-      console.warn('[llama.cpp e2e] building llama-server and the tiny model once (8 to 15 minutes on 2 cores; cached afterwards, LLM_BENCH_SKIP_LLAMA=1 skips)')
-      // Asynchronous: a worker blocked for minutes could not answer the test runner.
-      const build = spawn(process.execPath, [join(ROOT, 'scripts/llama/build.ts')], { cwd: ROOT, stdio: 'inherit' })
-      const code = await new Promise<number | null>((resolve) => build.on('close', resolve))
-      artifacts = findLlamaArtifacts()
-      if (!artifacts.found) throw new Error(`building llama-server failed (exit ${String(code)}): ${artifacts.reason}`)
-      manifest = artifacts.manifest
-    }
-    logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
-    server = await startServer(llamaCpp({ bin: manifest!.serverPath, modelPath: manifest!.modelPath, args: LLAMA_E2E_SERVER_ARGS, logDir, startTimeoutMs: 60_000 }), {
-      print: () => {},
-    })
-  }, buildHere ? 45 * 60_000 : 90_000)
+  beforeAll(
+    async () => {
+      if (buildHere) {
+        console.warn('[llama.cpp e2e] building llama-server and the tiny model once (8 to 15 minutes on 2 cores; cached afterwards, LLM_BENCH_SKIP_LLAMA=1 skips)')
+        // Asynchronous: a worker blocked for minutes could not answer the test runner.
+        const build = spawn(process.execPath, [join(ROOT, 'scripts/llama/build.ts')], { cwd: ROOT, stdio: 'inherit' })
+        const code = await new Promise<number | null>((resolve) => build.on('close', resolve))
+        artifacts = findLlamaArtifacts()
+        if (!artifacts.found) throw new Error(`building llama-server failed (exit ${String(code)}): ${artifacts.reason}`)
+        manifest = artifacts.manifest
+      }
+      logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
+      server = await startServer(llamaCpp({ bin: manifest!.serverPath, modelPath: manifest!.modelPath, args: LLAMA_E2E_SERVER_ARGS, logDir, startTimeoutMs: 60_000 }), {
+        print: () => {},
+      })
+    },
+    buildHere ? 45 * 60_000 : 90_000,
+  )
 
   afterAll(async () => {
     await server?.stop()

@@ -29,11 +29,7 @@ const server = (promptMs: number, perTokenMs: number, n: number) => ({ prompt_n:
 
 describe('compareLlamaTimings', () => {
   test('pairs each streamed, completed request with its timings, and computes differences and ratios', () => {
-    const records = [
-      record(0, 10, 2, 11, server(4, 1.6, 11)),
-      record(1, 12, 2, 11, server(5, 2, 11)),
-      record(2, 20, 3, 11, server(8, 2.5, 11)),
-    ]
+    const records = [record(0, 10, 2, 11, server(4, 1.6, 11)), record(1, 12, 2, 11, server(5, 2, 11)), record(2, 20, 3, 11, server(8, 2.5, 11))]
     const c = compareLlamaTimings(records)!
     expect(c.requests).toBe(3)
     expect(c.tokenCountsAgree).toBe(3)

@@ -117,4 +117,3 @@ export function tally(verdicts: readonly Verdict[]): { fail: number; pass: numbe
     inconclusive: verdicts.filter((v) => v.status === 'inconclusive').length,
   }
 }
-

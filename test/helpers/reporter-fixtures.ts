@@ -70,7 +70,20 @@ function check(
   const beyond = tolerance >= 0 ? ciLow > limit : ciHigh < limit
   const within = tolerance >= 0 ? ciHigh <= limit : ciLow >= limit
   const status = beyond ? 'fail' : within ? 'pass' : 'inconclusive'
-  return { metric, statistic, unit: metric.endsWith('Ms') ? 'ms' : metric === 'requestsPerSec' ? 'req/s' : 'tok/s', baseline, current, ratio, ciLow, ciHigh, tolerance, n, status, ...(reason ? { reason } : {}) }
+  return {
+    metric,
+    statistic,
+    unit: metric.endsWith('Ms') ? 'ms' : metric === 'requestsPerSec' ? 'req/s' : 'tok/s',
+    baseline,
+    current,
+    ratio,
+    ciLow,
+    ciHigh,
+    tolerance,
+    n,
+    status,
+    ...(reason ? { reason } : {}),
+  }
 }
 
 const GPU_ENVIRONMENT = environment({ gpu: 'NVIDIA H100 80GB HBM3', gpus: 2, driver: '550.54.15', serverVersion: '0.10.1' })
@@ -107,8 +120,30 @@ export function steadyResult(): BenchmarkResult {
   result.gpu = {
     intervalMs: 500,
     gpus: [
-      { index: 0, name: 'NVIDIA H100 80GB HBM3', memoryPeakMiB: 71_204, memoryMeanMiB: 69_880, memoryTotalMiB: 81_559, powerMeanW: 560.2, powerPeakW: 631.5, energyJ: 33_742, energyPerOutputTokenJ: 0.528, utilizationMeanPct: 93 },
-      { index: 1, name: 'NVIDIA H100 80GB HBM3', memoryPeakMiB: 72_098, memoryMeanMiB: 70_770, memoryTotalMiB: 81_559, powerMeanW: 535.9, powerPeakW: 604.1, energyJ: 32_281, energyPerOutputTokenJ: 0.505, utilizationMeanPct: 91 },
+      {
+        index: 0,
+        name: 'NVIDIA H100 80GB HBM3',
+        memoryPeakMiB: 71_204,
+        memoryMeanMiB: 69_880,
+        memoryTotalMiB: 81_559,
+        powerMeanW: 560.2,
+        powerPeakW: 631.5,
+        energyJ: 33_742,
+        energyPerOutputTokenJ: 0.528,
+        utilizationMeanPct: 93,
+      },
+      {
+        index: 1,
+        name: 'NVIDIA H100 80GB HBM3',
+        memoryPeakMiB: 72_098,
+        memoryMeanMiB: 70_770,
+        memoryTotalMiB: 81_559,
+        powerMeanW: 535.9,
+        powerPeakW: 604.1,
+        energyJ: 32_281,
+        energyPerOutputTokenJ: 0.505,
+        utilizationMeanPct: 91,
+      },
     ],
     samples: gpuSamplesOf(5, 61),
   }

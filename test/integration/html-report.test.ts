@@ -157,9 +157,7 @@ describe('HTML report in headless Chromium', () => {
     const { stdout, stderr } = await chromium([`--user-data-dir=${join(dir, 'profile-dom')}`, '--dump-dom', reportUrl])
     expect(consoleLines(stderr)).toEqual([])
     const charts = [...stdout.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)]
-    expect(charts.map((match) => match[1])).toEqual(
-      expect.arrayContaining(['ttft-cdf', 'e2e-cdf', 'tokens-over-time', 'in-flight-over-time', 'gpu-memory', 'gpu-power', 'curve-1']),
-    )
+    expect(charts.map((match) => match[1])).toEqual(expect.arrayContaining(['ttft-cdf', 'e2e-cdf', 'tokens-over-time', 'in-flight-over-time', 'gpu-memory', 'gpu-power', 'curve-1']))
     expect(charts).toHaveLength(13)
     // The sweep curve: one marker per swept value, each with its label.
     expect(charts.find((match) => match[1] === 'curve-1')?.[2]).toBe(String(curveMarkers))

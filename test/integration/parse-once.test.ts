@@ -46,7 +46,18 @@ const { runBenchmark } = await import('../../src/core/run.ts')
 const { startSimulator } = await import('../../src/sim/index.ts')
 const { runSweep } = await import('../../src/core/sweep/index.ts')
 
-const parsers = { validateLoad, validateWarmupOptions, validateGoodputLimits, validateCostOptions, checkServerMetricsOptions, validateSloOptions, parseRegressionPolicy, validateWorkers, resolveTrials, planRun }
+const parsers = {
+  validateLoad,
+  validateWarmupOptions,
+  validateGoodputLimits,
+  validateCostOptions,
+  checkServerMetricsOptions,
+  validateSloOptions,
+  parseRegressionPolicy,
+  validateWorkers,
+  resolveTrials,
+  planRun,
+}
 const counts = (): Record<string, number> => Object.fromEntries(Object.entries(parsers).map(([name, fn]) => [name, vi.mocked(fn).mock.calls.length]))
 const once = Object.fromEntries(Object.keys(parsers).map((name) => [name, 1]))
 

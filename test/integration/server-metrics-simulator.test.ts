@@ -98,11 +98,13 @@ describe('server metrics against the simulator', () => {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')
         return
       }
-      void fetch(`${simUrl}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? req : undefined, duplex: 'half' } as RequestInit).then(async (upstream) => {
-        res.writeHead(upstream.status, Object.fromEntries(upstream.headers))
-        for await (const chunk of upstream.body ?? []) res.write(chunk)
-        res.end()
-      })
+      void fetch(`${simUrl}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? req : undefined, duplex: 'half' } as RequestInit).then(
+        async (upstream) => {
+          res.writeHead(upstream.status, Object.fromEntries(upstream.headers))
+          for await (const chunk of upstream.body ?? []) res.write(chunk)
+          res.end()
+        },
+      )
     })
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     try {

@@ -33,7 +33,14 @@ describe('bench.llm.sweep', () => {
   })
 
   it('fails with every failed check, the knee and the table', async (ctx) => {
-    const run = runSweepBench(ctx, { server: fastSim, workload, over: { concurrency: [1, 2] }, load: { requests: 4 }, baseline: false, expect: { throughput: [{ at: 2, min: 1e9, metric: 'requestsPerSec' }] } })
+    const run = runSweepBench(ctx, {
+      server: fastSim,
+      workload,
+      over: { concurrency: [1, 2] },
+      load: { requests: 4 },
+      baseline: false,
+      expect: { throughput: [{ at: 2, min: 1e9, metric: 'requestsPerSec' }] },
+    })
     await expect(run).rejects.toThrow(/: 2 points in [\d.]+ s\n\nrequests\/s at concurrency 2: [\d.]+ >= 1000000000\n\nknee: /)
     await expect(run).rejects.toMatchObject({ name: 'LlmBenchAssertionError' })
     await expect(run).rejects.toThrow(/conc\s+out tok\/s/)

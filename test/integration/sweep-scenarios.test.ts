@@ -14,7 +14,7 @@ describe('MLPerf scenarios against the simulator', () => {
     await sim?.close()
   })
 
-  it('SingleStream reports LoadGen\'s p90 early-stopping estimate of E2E latency, sequentially', async () => {
+  it("SingleStream reports LoadGen's p90 early-stopping estimate of E2E latency, sequentially", async () => {
     const result = await runScenario({ target: { baseUrl: sim.url }, workload, scenario: singleStreamScenario({ requests: 64 }), recordRequests: true, seed: 1 }, { skipGpu: true })
     const point = result.points[0]
     const records = point?.result.requests ?? []
@@ -58,10 +58,7 @@ describe('MLPerf scenarios against the simulator', () => {
     )
     // Every latency is far under its limit, yet 100 queries cannot show p99 with 99 % confidence (459 needed).
     expect(tooFew.points.map((point) => point.value)).toEqual([200, 400])
-    expect(tooFew.points[0]?.reasons).toEqual([
-      'early stopping (TTFT): 0 of 100 over 2000 ms needs at least 459 queries',
-      'early stopping (TPOT): 0 of 100 over 500 ms needs at least 459 queries',
-    ])
+    expect(tooFew.points[0]?.reasons).toEqual(['early stopping (TTFT): 0 of 100 over 2000 ms needs at least 459 queries', 'early stopping (TPOT): 0 of 100 over 500 ms needs at least 459 queries'])
     expect(tooFew.scenario).toMatchObject({ name: 'Server', valid: false, constraint: 'p99 TTFT <= 2000 ms and p99 TPOT <= 500 ms' })
 
     const enough = await runScenario(

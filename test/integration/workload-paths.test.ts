@@ -15,7 +15,7 @@ describe('workload file paths', () => {
     await sim.close()
   })
 
-  it('resolves a relative dataset path from RunContext.baseDir (a bench file\'s folder), in worker threads too', async () => {
+  it("resolves a relative dataset path from RunContext.baseDir (a bench file's folder), in worker threads too", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-dataset-'))
     try {
       await mkdir(join(dir, 'data'))
@@ -33,5 +33,4 @@ describe('workload file paths', () => {
       await rm(dir, { recursive: true, force: true })
     }
   })
-
 })

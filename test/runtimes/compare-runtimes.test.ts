@@ -103,7 +103,10 @@ describe.runIf(detectRuntime().name === 'node')('one seeded load on Node, Bun an
       expect(out[phase].tokens.output, phase).toBe(node[phase].tokens.output)
       expect(out[phase].simulator, phase).toEqual(node[phase].simulator)
       // Which request got which length and which failed; input tokens of the salted phase aside.
-      expect(out[phase].schedule.requests.map(([i, ok, , output]) => [i, ok, output]), phase).toEqual(node[phase].schedule.requests.map(([i, ok, , output]) => [i, ok, output]))
+      expect(
+        out[phase].schedule.requests.map(([i, ok, , output]) => [i, ok, output]),
+        phase,
+      ).toEqual(node[phase].schedule.requests.map(([i, ok, , output]) => [i, ok, output]))
       expect(out[phase].streamed).toBe(true)
     }
     // Fixed prompts: input tokens identical too.

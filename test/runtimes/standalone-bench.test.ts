@@ -36,7 +36,11 @@ describe('LLM_BENCH_UPDATE', () => {
 describe('callerFileOf: the bench file from the stack of a bench.llm call', () => {
   const own = (file: string) => /[\\/]src[\\/](bun|deno)[\\/]/.test(file) || /standalone-bench\.[jt]s$/.test(file)
   test.each([
-    ['Bun', 'Error\n    at registerIn (/repo/src/bench/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7', '/home/me/app/benches/chat.bench.ts'],
+    [
+      'Bun',
+      'Error\n    at registerIn (/repo/src/bench/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7',
+      '/home/me/app/benches/chat.bench.ts',
+    ],
     ['Bun, named frame', 'Error\n    at <anonymous> (/repo/src/bench/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
     ['Deno', 'Error\n    at registerIn (file:///repo/src/bench/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7', '/home/me/app/b c/chat.bench.ts'],
     ['Node', 'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
@@ -106,7 +110,10 @@ describe('createStandaloneBenchLlm', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const { registered, register } = runner()
     createStandaloneBenchLlm(register, { file: join(dir, 'chat.bench.ts'), env: { CI: 'true' }, log: () => {}, updateCommand: 'LLM_BENCH_UPDATE=1 bun test' })('chat steady', options(1))
-    const failure = await registered[0]?.fn().then(() => undefined, (error: unknown) => error)
+    const failure = await registered[0]?.fn().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
     expect(failure).toBeInstanceOf(Error)
     expect((failure as Error).name).toBe('LlmBenchAssertionError')
     expect((failure as Error).message).toContain("No baseline for 'chat steady'")

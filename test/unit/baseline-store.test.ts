@@ -228,7 +228,12 @@ describe('file format', () => {
 
   test('the config hash ignores key order, base URL, seed and dataset folders but not the load', () => {
     const a = entryFor(1).configHash
-    const reordered = { seed: 7, load: { requests: 500, concurrency: 16 }, workload: DEFAULT_CONFIG.workload, target: { model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', baseUrl: 'http://10.0.0.1:8000' } }
+    const reordered = {
+      seed: 7,
+      load: { requests: 500, concurrency: 16 },
+      workload: DEFAULT_CONFIG.workload,
+      target: { model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', baseUrl: 'http://10.0.0.1:8000' },
+    }
     expect(entryFor(1, { config: reordered }).configHash).toBe(a)
     expect(entryFor(1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }).configHash).not.toBe(a)
     const local = hashConfig(baselineEntryFrom(makeResult({ config: { workload: { kind: 'jsonl', path: '/home/me/repo/data/chat.jsonl' } } })).config)
@@ -309,7 +314,10 @@ describe('BaselineStore', () => {
   test('missing entries: written locally, a failure under CI or with update mode none, written under -u even in CI', async () => {
     expect(decideMissingBaseline('chat', PATH, { updateMode: 'new', ci: false })).toEqual({ action: 'write' })
     expect(decideMissingBaseline('chat', PATH, { updateMode: 'all', ci: true })).toEqual({ action: 'write' })
-    for (const options of [{ updateMode: 'new', ci: true }, { updateMode: 'none', ci: false }] as const) {
+    for (const options of [
+      { updateMode: 'new', ci: true },
+      { updateMode: 'none', ci: false },
+    ] as const) {
       const decision = decideMissingBaseline('chat', PATH, options)
       expect(decision.action).toBe('fail')
       if (decision.action === 'fail') {

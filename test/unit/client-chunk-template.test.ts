@@ -5,8 +5,7 @@ import type { ChunkLike } from '../../src/core/client/sse-event.ts'
 import { seededRandom } from '../helpers/metrics-fixtures.ts'
 
 const base = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm' }
-const chat = (content: unknown, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ ...base, choices: [{ index: 0, delta: { content, ...extra }, logprobs: null, finish_reason: null }] })
+const chat = (content: unknown, extra: Record<string, unknown> = {}): string => JSON.stringify({ ...base, choices: [{ index: 0, delta: { content, ...extra }, logprobs: null, finish_reason: null }] })
 
 function learned(data: string): ContentChunkTemplate {
   const template = new ContentChunkTemplate()
@@ -56,7 +55,8 @@ describe('ContentChunkTemplate', () => {
   })
 
   test('completions `text` and reasoning fields are slots too', () => {
-    const completion = (text: string) => JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text, logprobs: null, finish_reason: null }], usage: null })
+    const completion = (text: string) =>
+      JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text, logprobs: null, finish_reason: null }], usage: null })
     expect(learned(completion('a')).match(completion('bc'))).toBe(MATCH_WITH_OUTPUT)
     expect(learned(completion('a')).match(completion(''))).toBe(MATCH_WITHOUT_OUTPUT)
     const reasoning = (r: string) => JSON.stringify({ ...base, choices: [{ index: 0, delta: { reasoning_content: r, content: null } }] })

@@ -106,7 +106,9 @@ test('keep-alive connections are reused and the pool opens at most `connections`
 describe('responses that are not a token stream', () => {
   test('application/json chat.completion: ok, streamed false, no chunk times, tokens from usage', async () => {
     const completion = {
-      id: 'chatcmpl-9', object: 'chat.completion', model: 'm',
+      id: 'chatcmpl-9',
+      object: 'chat.completion',
+      model: 'm',
       choices: [{ index: 0, message: { role: 'assistant', content: 'The whole answer at once.' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
     }

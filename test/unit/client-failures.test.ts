@@ -98,7 +98,12 @@ describe('timeout', () => {
 
 describe('cancel via signal', () => {
   test('mid-stream: cancelled at the abort, the server sees the connection drop', async () => {
-    server.respond = () => ({ writes: [{ afterMs: 10, data: content('a') }, { afterMs: 400, data: content('b') }] })
+    server.respond = () => ({
+      writes: [
+        { afterMs: 10, data: content('a') },
+        { afterMs: 400, data: content('b') },
+      ],
+    })
     const controller = new AbortController()
     const before = server.requests.length
     const record = await withClient({}, async (client) => {

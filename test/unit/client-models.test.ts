@@ -103,7 +103,9 @@ describe('waitForReady', () => {
   test('refused for refusedFailMs: fails long before the timeout, says nothing listens and names the option that waits', async () => {
     const port = await closedPort()
     const started = performance.now()
-    const error = await waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch((e: unknown) => e)
+    const error = await waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch(
+      (e: unknown) => e,
+    )
     expect(performance.now() - started).toBeLessThan(3_000)
     expect(error).toBeInstanceOf(ServerUnavailableError)
     const message = (error as Error).message

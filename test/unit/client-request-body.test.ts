@@ -39,7 +39,14 @@ describe('buildRequestBody', () => {
 
   test('a prompt on the chat API becomes one user message; messages on the completions API become the prompt', () => {
     expect(buildRequestBody(chat, { prompt: 'p' }).messages).toEqual([{ role: 'user', content: 'p' }])
-    expect(buildRequestBody(completions, { messages: [{ role: 'system', content: 'a' }, { role: 'user', content: 'b' }] }).prompt).toBe('a\nb')
+    expect(
+      buildRequestBody(completions, {
+        messages: [
+          { role: 'system', content: 'a' },
+          { role: 'user', content: 'b' },
+        ],
+      }).prompt,
+    ).toBe('a\nb')
   })
 
   test('extraBody is merged last', () => {

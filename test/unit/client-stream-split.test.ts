@@ -56,9 +56,7 @@ test('an event split at every byte position (inside multi-byte characters too) g
   const client = new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 20_000 }, 'm'), { connections: 16 })
   try {
     const positions = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1)
-    const records = await Promise.all(
-      positions.map((at, index) => client.send({ messages: [{ role: 'user', content: 'x' }], extraBody: { split_at: at } }, { index })),
-    )
+    const records = await Promise.all(positions.map((at, index) => client.send({ messages: [{ role: 'user', content: 'x' }], extraBody: { split_at: at } }, { index })))
     const expected = { ok: true, error: undefined, chunks: 1, outputTokens: 6, inputTokens: 4, usageReported: true, streamed: true, finishReason: FINISH }
     records.forEach((record, i) => {
       expect({ at: positions[i], ...timeless(record) }).toEqual({ at: positions[i], ...expected })

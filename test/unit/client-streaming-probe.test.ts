@@ -51,13 +51,14 @@ describe('probeStreaming', () => {
 
   test('one late read does not make a streaming server buffered: the next try streams', async () => {
     const threaded = await startThreadedStreamingServer()
-    const outcome = await withClient((client) =>
-      probeStreaming(async (attempt) => {
-        const pending = client.send(request, { index: -1 - attempt })
-        // The first try's reader is late for the whole response.
-        if (attempt === 0) setTimeout(() => blockFor(150), 5)
-        return pending
-      }),
+    const outcome = await withClient(
+      (client) =>
+        probeStreaming(async (attempt) => {
+          const pending = client.send(request, { index: -1 - attempt })
+          // The first try's reader is late for the whole response.
+          if (attempt === 0) setTimeout(() => blockFor(150), 5)
+          return pending
+        }),
       threaded.url,
     ).finally(() => threaded.close())
     expect(outcome).toEqual({ serverBuffers: false, requests: 2 })

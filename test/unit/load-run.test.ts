@@ -39,10 +39,14 @@ describe('runLoad, closed loop', () => {
     const sampler = setInterval(() => {
       if (sending && state.sends.length > 4) samples.push(state.inFlight)
     }, 2)
-    const outcome = await runLoad({ load: { concurrency: 4, requests: 60 }, seed: 0, dispatch: (i, p, s) => {
-      if (i === 59) sending = false
-      return dispatch(i, p, s)
-    } })
+    const outcome = await runLoad({
+      load: { concurrency: 4, requests: 60 },
+      seed: 0,
+      dispatch: (i, p, s) => {
+        if (i === 59) sending = false
+        return dispatch(i, p, s)
+      },
+    })
     clearInterval(sampler)
     expect(outcome.stoppedBy).toBe('requests')
     expect(outcome.dispatched).toBe(60)
@@ -139,7 +143,7 @@ describe('runLoad, open loop', () => {
     const meanI = (ts.length - 1) / 2
     const slope = ts.reduce((acc, t, i) => acc + (t - meanT) * (i - meanI), 0) / ts.reduce((acc, t) => acc + (t - meanT) ** 2, 0)
     expect(Math.abs(slope / 200 - 1)).toBeLessThan(0.05)
-    expect(Math.abs((ts.length / Math.max(...ts)) / 200 - 1)).toBeLessThan(0.1)
+    expect(Math.abs(ts.length / Math.max(...ts) / 200 - 1)).toBeLessThan(0.1)
     expect(outcome.scheduleLagMs).toBeDefined()
     const lag = outcome.scheduleLagMs!
     expect(lag.p50).toBeGreaterThanOrEqual(0)

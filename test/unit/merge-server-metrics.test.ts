@@ -15,7 +15,17 @@ function trial(overrides: Partial<ServerMetrics>): ServerMetrics {
     prefixCache: { queriedTokens: 4000, hitTokens: 1000, hitRate: 0.25 },
     requestsWaiting: { mean: 1, peak: 3, stddev: 0, samples: 4 },
     // 10 observations: 6 in (0, 20] ms, 4 in (20, 40] ms.
-    ttftMs: { count: 10, mean: 18, p50: 16.67, p90: 35, p99: 39.5, buckets: [{ leMs: 20, count: 6 }, { leMs: 40, count: 10 }] },
+    ttftMs: {
+      count: 10,
+      mean: 18,
+      p50: 16.67,
+      p90: 35,
+      p99: 39.5,
+      buckets: [
+        { leMs: 20, count: 6 },
+        { leMs: 40, count: 10 },
+      ],
+    },
     firstRequestCache: { promptTokens: 100, hitTokens: 0, warm: false },
     series: { t: [0, 1000], requestsRunning: [1, 2], requestsWaiting: [0, 1], kvCacheUsage: [0.1, 0.2] },
     ...overrides,
@@ -29,7 +39,17 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
       prefixCache: { queriedTokens: 2000, hitTokens: 1500, hitRate: 0.75 },
       requestsWaiting: { mean: 4, peak: 7, stddev: 0, samples: 2 },
       scrapes: 2,
-      ttftMs: { count: 10, mean: 38, p50: 35, p90: 39, p99: 40, buckets: [{ leMs: 20, count: 0 }, { leMs: 40, count: 10 }] },
+      ttftMs: {
+        count: 10,
+        mean: 38,
+        p50: 35,
+        p90: 39,
+        p99: 40,
+        buckets: [
+          { leMs: 20, count: 0 },
+          { leMs: 40, count: 10 },
+        ],
+      },
       firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true },
       series: { t: [0], requestsRunning: [3], requestsWaiting: [4], kvCacheUsage: [0.3] },
     })
@@ -44,7 +64,10 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     expect(merged?.ttftMs?.count).toBe(20)
     expect(merged?.ttftMs?.mean).toBeCloseTo(28, 10)
     expect(merged?.ttftMs?.p50).toBeCloseTo(20 + (20 * 4) / 14, 10)
-    expect(merged?.ttftMs?.buckets).toEqual([{ leMs: 20, count: 6 }, { leMs: 40, count: 20 }])
+    expect(merged?.ttftMs?.buckets).toEqual([
+      { leMs: 20, count: 6 },
+      { leMs: 40, count: 20 },
+    ])
     expect(merged?.series).toEqual(second.series)
     expect(merged?.firstRequestCache?.warm).toBe(false)
     expect(merged?.notes).toEqual(["Trial 2's first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache."])
@@ -78,4 +101,3 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     ])
   })
 })
-

@@ -32,5 +32,9 @@ test('the TTFT, E2E and TPOT subtractions appear only in the definitions file', 
   }
   expect(offenders).toEqual([])
   // The pattern does find the definitions themselves (a pattern that matches nothing proves nothing).
-  expect(readFileSync(join(root, DEFINITIONS), 'utf8').split('\n').filter((line) => LATENCY_ARITHMETIC.test(line)).length).toBeGreaterThanOrEqual(3)
+  expect(
+    readFileSync(join(root, DEFINITIONS), 'utf8')
+      .split('\n')
+      .filter((line) => LATENCY_ARITHMETIC.test(line)).length,
+  ).toBeGreaterThanOrEqual(3)
 })

@@ -309,9 +309,14 @@ describe('cost', () => {
     expect(() => validateCostOptions({ pricePerGpuHour: 1, gpus: 0 })).toThrow(OptionsError)
     // One rule, applied when the options are planned: a price of 0 is refused before a run.
     expect(() => validateCostOptions({ pricePerGpuHour: 0 })).toThrow(/cost.pricePerGpuHour.*positive/)
-    expect(() => validateOptions({ target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 }, cost: { pricePerGpuHour: 0 } })).toThrow(
-      /cost.pricePerGpuHour.*positive/,
-    )
+    expect(() =>
+      validateOptions({
+        target: { baseUrl: 'http://127.0.0.1:1' },
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+        load: { concurrency: 1, requests: 1 },
+        cost: { pricePerGpuHour: 0 },
+      }),
+    ).toThrow(/cost.pricePerGpuHour.*positive/)
   })
 
   test('finish applies the cost to the measured output throughput (2 tokens/s)', () => {
@@ -332,7 +337,13 @@ describe('MetricsAccumulator: percentiles', () => {
     for (let i = 1; i <= 1000; i++) accumulator.add(okRecord({ index: i, sentAt: 0, firstTokenAt: i, chunkTimes: [i], endAt: i, outputTokens: 1 }))
     const ttft = accumulator.finish({ durationMs: 1000 }).metrics.ttftMs
     const numpy = (q: number) => 1 + (q / 100) * 999 // np.percentile(range(1, 1001), q)
-    for (const [key, q] of [['p50', 50], ['p90', 90], ['p95', 95], ['p99', 99], ['p999', 99.9]] as const) {
+    for (const [key, q] of [
+      ['p50', 50],
+      ['p90', 90],
+      ['p95', 95],
+      ['p99', 99],
+      ['p999', 99.9],
+    ] as const) {
       expect(Math.abs(ttft[key] - numpy(q)) / numpy(q)).toBeLessThan(1e-3)
     }
     expect(ttft.mean).toBeCloseTo(500.5, 9)

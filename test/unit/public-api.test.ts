@@ -31,7 +31,13 @@ async function documented(): Promise<Map<string, string[]>> {
 async function exportedByStatements(file: string): Promise<string[]> {
   const text = await readFile(new URL(file, root), 'utf8')
   const names: string[] = []
-  for (const match of text.matchAll(/^export \{([^}]*)\} from/gm)) names.push(...(match[1] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''))
+  for (const match of text.matchAll(/^export \{([^}]*)\} from/gm))
+    names.push(
+      ...(match[1] ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    )
   expect(text, `${file} re-exports values only by name`).not.toMatch(/^export \* from/m)
   return names
 }
@@ -40,7 +46,9 @@ describe('the public API is what docs/api.md lists', async () => {
   const docs = await documented()
   test('docs/api.md has a section for every entry of package.json and no other', async () => {
     const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { exports: Record<string, unknown> }
-    const entries = Object.keys(pkg.exports).filter((key) => key !== './package.json').map((key) => (key === '.' ? 'vitest-llm-bench' : `vitest-llm-bench/${key.slice(2)}`))
+    const entries = Object.keys(pkg.exports)
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'vitest-llm-bench' : `vitest-llm-bench/${key.slice(2)}`))
     expect([...docs.keys()].sort()).toEqual(entries.sort())
     expect(Object.keys(ENTRIES).sort()).toEqual(entries.sort())
   })

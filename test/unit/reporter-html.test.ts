@@ -75,8 +75,23 @@ describe('svg charts', () => {
   test('a line chart draws every point of every series', () => {
     const html = renderLineChart(
       [
-        { name: 'a', points: [{ x: 0, y: 1 }, { x: 1, y: 3 }, { x: 2, y: 2 }] },
-        { name: 'b', points: [{ x: 0, y: 0 }, { x: 2, y: 5 }], dashed: true, step: true },
+        {
+          name: 'a',
+          points: [
+            { x: 0, y: 1 },
+            { x: 1, y: 3 },
+            { x: 2, y: 2 },
+          ],
+        },
+        {
+          name: 'b',
+          points: [
+            { x: 0, y: 0 },
+            { x: 2, y: 5 },
+          ],
+          dashed: true,
+          step: true,
+        },
       ],
       { id: 't', title: 'T', xLabel: 's', yLabel: 'v' },
     )
@@ -197,12 +212,16 @@ describe('sweeps', () => {
       meta: () => ({ llmBenchSweep: { result: { axis: 'concurrency', points }, checks: [] } }),
       result: () => ({ state: 'passed' }),
     }
-    const collected = collectReport([{ children: { *allTests() { yield sweepCase } } } as never])
-    expect(collected.entries.map((entry) => entry.name)).toEqual([
-      'chat > concurrency sweep [concurrency=4]',
-      'chat > concurrency sweep [concurrency=8]',
-      'chat > concurrency sweep [concurrency=16]',
+    const collected = collectReport([
+      {
+        children: {
+          *allTests() {
+            yield sweepCase
+          },
+        },
+      } as never,
     ])
+    expect(collected.entries.map((entry) => entry.name)).toEqual(['chat > concurrency sweep [concurrency=4]', 'chat > concurrency sweep [concurrency=8]', 'chat > concurrency sweep [concurrency=16]'])
     expect(collected.curves).toHaveLength(1)
     expect(collected.curves[0]!.points.map((point) => [point.label, point.y])).toEqual([
       ['concurrency 4', entries[0]!.result.throughput.outputTokensPerSec],

@@ -5,13 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { LlmJsonReporter, toGithubActionBenchmark, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
 import { toRequestsJsonl } from '../../reporters/json-report.ts'
 import { runBenchmark } from '../../src/core/index.ts'
-import {
-  BENCHMARK_RESULT_SCHEMA,
-  BENCHMARK_RESULT_SCHEMA_ID,
-  JsonSchemaValidator,
-  REPORT_SCHEMA,
-  REPORT_SCHEMA_ID,
-} from '../../src/core/contract/json-schema/index.ts'
+import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
@@ -103,7 +97,9 @@ describe('toJsonReport', () => {
 
   test('toRequestsJsonl writes one tagged record per line', () => {
     const entry: ReportEntry = { name: 'sim', file: 'benches/sim.bench.ts', state: 'passed', result: simulated }
-    const lines = toRequestsJsonl([entry, ...reportEntries()]).trimEnd().split('\n')
+    const lines = toRequestsJsonl([entry, ...reportEntries()])
+      .trimEnd()
+      .split('\n')
     expect(lines).toHaveLength(16)
     const first = JSON.parse(lines[0]!) as Record<string, unknown>
     expect(first.bench).toBe('sim')

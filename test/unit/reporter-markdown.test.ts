@@ -83,9 +83,23 @@ describe('LlmMarkdownReporter', () => {
     const path = join(dir, 'summary.md')
     await writeFile(path, '## LLM benchmarks: ✅ 3 pass (the previous run)\n')
     const module = { moduleId: '/repo/benches/chat.bench.ts', relativeModuleId: 'benches/chat.bench.ts' }
-    const failed = { fullName: 'chat > steady', module, meta: () => ({ llmBenchStarted: true }), result: () => ({ state: 'failed', errors: [{ message: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }] }) }
+    const failed = {
+      fullName: 'chat > steady',
+      module,
+      meta: () => ({ llmBenchStarted: true }),
+      result: () => ({ state: 'failed', errors: [{ message: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }] }),
+    }
     const plainTest = { fullName: 'a unit test', module, meta: () => ({}), result: () => ({ state: 'failed', errors: [{ message: 'boom' }] }) }
-    const modules = [{ children: { *allTests() { yield failed; yield plainTest } } }] as never
+    const modules = [
+      {
+        children: {
+          *allTests() {
+            yield failed
+            yield plainTest
+          },
+        },
+      },
+    ] as never
     await new LlmMarkdownReporter({ outputFile: path, stepSummary: false }).onTestRunEnd(modules)
     const text = await readFile(path, 'utf8')
     expect(text.split('\n')[0]).toBe('## LLM benchmarks: ❌ 1 failed without a result')
@@ -104,7 +118,15 @@ describe('LlmMarkdownReporter', () => {
     expect(html).toContain('chat &gt; steady: no result')
     // A run with no bench at all still writes nothing (unit tests sharing the config).
     await rm(path)
-    await new LlmMarkdownReporter({ outputFile: path, stepSummary: false }).onTestRunEnd([{ children: { *allTests() { yield plainTest } } }] as never)
+    await new LlmMarkdownReporter({ outputFile: path, stepSummary: false }).onTestRunEnd([
+      {
+        children: {
+          *allTests() {
+            yield plainTest
+          },
+        },
+      },
+    ] as never)
     await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/)
   })
 

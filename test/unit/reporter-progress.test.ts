@@ -18,7 +18,11 @@ describe('forwardProgress (worker side of the live progress line)', () => {
 
   test('sends again after the interval, and never for the last request', async ({ task }) => {
     const forwarder = forwardProgress(task, 0)
-    for (const [done, ttftMs] of [[1, 30], [2, 50], [3, 10]] as const) {
+    for (const [done, ttftMs] of [
+      [1, 30],
+      [2, 50],
+      [3, 10],
+    ] as const) {
       forwarder.onProgress({ done, total: 4, elapsedMs: done * 100, outputTokens: done * 8, ttftMs })
       await forwarder.settle()
     }

@@ -11,12 +11,23 @@ import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCH
 import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
-const NOTE = 'No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).'
+const NOTE =
+  'No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).'
 const METRICS_NOTE = '1 of 5 scrapes failed (timeout after 500 ms).'
 
 /** A histogram summary with the figures the reports read (the buckets do not matter to them). */
 function histogram(p50: number, p99: number): NonNullable<ServerMetrics['ttftMs']> {
-  return { count: 32, mean: p50, p50, p90: p99, p99, buckets: [{ leMs: 10, count: 2 }, { leMs: 100, count: 30 }] }
+  return {
+    count: 32,
+    mean: p50,
+    p50,
+    p90: p99,
+    p99,
+    buckets: [
+      { leMs: 10, count: 2 },
+      { leMs: 100, count: 30 },
+    ],
+  }
 }
 
 function serverMetrics(): ServerMetrics {
@@ -89,7 +100,12 @@ describe('serverFacts', () => {
       'generatedTokens',
     ])
     expect(serverFactsLine(facts)).toBe(FACTS_LINE)
-    expect(facts.find((fact) => fact.key === 'prefixCache')).toEqual({ key: 'prefixCache', label: 'prefix cache', value: '62% hit (6200 of 10000 prompt tokens)', text: 'prefix cache 62% hit (6200 of 10000 prompt tokens)' })
+    expect(facts.find((fact) => fact.key === 'prefixCache')).toEqual({
+      key: 'prefixCache',
+      label: 'prefix cache',
+      value: '62% hit (6200 of 10000 prompt tokens)',
+      text: 'prefix cache 62% hit (6200 of 10000 prompt tokens)',
+    })
   })
 
   test('only what the server gave; a negative overhead keeps its sign, an unbounded bucket (null after JSON) no precision', () => {
@@ -212,7 +228,9 @@ describe('HTML', () => {
 
   test('the note when the server gave no metrics', () => {
     const html = renderHtml([entryOf(resultWith({ note: NOTE }))], { generatedAt })
-    expect(sectionOf(html)).toBe('<h3>Server</h3><p class="note">No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).</p>')
+    expect(sectionOf(html)).toBe(
+      '<h3>Server</h3><p class="note">No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).</p>',
+    )
   })
 
   test('without `server` the page is the one with server minus its Server section and warning', () => {

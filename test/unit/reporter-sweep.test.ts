@@ -44,7 +44,15 @@ function sweepCase(state: 'passed' | 'failed') {
 
 describe('sweep summaries in the reports', () => {
   test('collectReport keeps a summary beside the per-point entries', () => {
-    const collected = collectReport([{ children: { *allTests() { yield sweepCase('failed') } } } as never])
+    const collected = collectReport([
+      {
+        children: {
+          *allTests() {
+            yield sweepCase('failed')
+          },
+        },
+      } as never,
+    ])
     expect(collected.entries).toHaveLength(3)
     expect(collected.sweeps).toHaveLength(1)
     const [sweep] = collected.sweeps
@@ -56,7 +64,15 @@ describe('sweep summaries in the reports', () => {
   })
 
   test('console, Markdown and JSON say the knee, each check and the curve; the JSON follows its schema', () => {
-    const { sweeps, entries } = collectReport([{ children: { *allTests() { yield sweepCase('failed') } } } as never])
+    const { sweeps, entries } = collectReport([
+      {
+        children: {
+          *allTests() {
+            yield sweepCase('failed')
+          },
+        },
+      } as never,
+    ])
     const sweep = sweeps[0]!
     const console = renderConsoleSweep(sweep)
     expect(console).toContain('✗ chat > concurrency sweep (benches/sweep.bench.ts, sweep over concurrency)')
@@ -79,14 +95,30 @@ describe('sweep summaries in the reports', () => {
   })
 
   test('a passing sweep is pass; a report without sweeps has no sweeps key', () => {
-    const { sweeps, entries } = collectReport([{ children: { *allTests() { yield { ...sweepCase('passed'), meta: () => ({ llmBenchSweep: { result, checks: [] } }) } } } } as never])
+    const { sweeps, entries } = collectReport([
+      {
+        children: {
+          *allTests() {
+            yield { ...sweepCase('passed'), meta: () => ({ llmBenchSweep: { result, checks: [] } }) }
+          },
+        },
+      } as never,
+    ])
     expect(renderConsoleSweep(sweeps[0]!)).toMatch(/^✓ chat > concurrency sweep/)
     expect(toJsonReport(entries, { sweeps }).sweeps?.[0]?.status).toBe('pass')
     expect(toJsonReport(entries)).not.toHaveProperty('sweeps')
   })
 
   test('sweep points are not benches: counted apart, marked measured, no section each; a warning on every entry is said once', () => {
-    const collected = collectReport([{ children: { *allTests() { yield sweepCase('passed') } } } as never])
+    const collected = collectReport([
+      {
+        children: {
+          *allTests() {
+            yield sweepCase('passed')
+          },
+        },
+      } as never,
+    ])
     const gpu = 'No GPU telemetry: nvidia-smi not found.'
     const withGpuNote = (entry: ReportEntry): ReportEntry => ({ ...entry, result: { ...entry.result, warnings: [...entry.result.warnings, gpu] } })
     const bench = withGpuNote(reportEntries()[0]!)

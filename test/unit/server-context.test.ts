@@ -28,7 +28,9 @@ describe('server context beside a verdict', () => {
     expect(entry.server?.preemptionsPerRequest).toBeCloseTo(8 / base.counts.completed, 3)
     const read = parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: entry } }), 'b.json')
     expect(read.entries.chat?.server).toEqual(entry.server)
-    expect(() => parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: { ...entry, server: { dialect: 'vllm', ttftP50Ms: 'fast' } as never } } }), 'b.json')).toThrow(/server\.ttftP50Ms/)
+    expect(() => parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: { ...entry, server: { dialect: 'vllm', ttftP50Ms: 'fast' } as never } } }), 'b.json')).toThrow(
+      /server\.ttftP50Ms/,
+    )
   })
 
   test('names what moved: queue time p99 up 41 %, the hit rate collapsed; unchanged figures are left out', () => {
@@ -51,7 +53,7 @@ describe('server context beside a verdict', () => {
     expect(compare(old, current, { ttftMs: { p50: '+10%' } }).server).toBeUndefined()
   })
 
-  test('client overhead larger than the TTFT gate\'s tolerance is named in the verdict\'s notes', () => {
+  test("client overhead larger than the TTFT gate's tolerance is named in the verdict's notes", () => {
     const entry = baselineEntryFrom(base)
     const overhead = (share: number) => ({ p50: share * 100, p90: 0, p99: 0, shareOfP50: share, p50PrecisionMs: 10 })
     // Client TTFT p50 is about 100 ms (the lognormal samples' median).
@@ -76,4 +78,3 @@ describe('server context beside a verdict', () => {
     expect(describeServerChange(recorded, slower)).toBe('requests running (mean) 0.2 -> 0.383 (+92 %)')
   })
 })
-

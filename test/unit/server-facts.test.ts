@@ -29,7 +29,15 @@ describe('getServerFacts', () => {
       'GET /version': () => ({ body: { version: '0.11.2' }, headers: { server: 'uvicorn' } }),
       'GET /v1/models': (req) =>
         req.headers.authorization === 'Bearer sk-1'
-          ? { body: { object: 'list', data: [{ id: 'meta-llama/Llama-3.1-8B-Instruct', owned_by: 'vllm', max_model_len: 131072 }, { id: 'lora-a', owned_by: 'vllm', max_model_len: 131072 }] } }
+          ? {
+              body: {
+                object: 'list',
+                data: [
+                  { id: 'meta-llama/Llama-3.1-8B-Instruct', owned_by: 'vllm', max_model_len: 131072 },
+                  { id: 'lora-a', owned_by: 'vllm', max_model_len: 131072 },
+                ],
+              },
+            }
           : { status: 401, body: { error: 'Unauthorized' } },
     })
     expect(await getServerFacts(`${baseUrl}/v1`, { apiKey: 'sk-1' })).toEqual({

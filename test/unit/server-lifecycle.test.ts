@@ -41,7 +41,9 @@ afterAll(() => {
 
 /** The text of the server log in the test's log folder that mentions `text` (the test's marker). */
 function logOf(text: string): string {
-  const logs = readdirSync(logDir).filter((f) => f.endsWith('.log')).map((f) => readFileSync(path.join(logDir, f), 'utf8'))
+  const logs = readdirSync(logDir)
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => readFileSync(path.join(logDir, f), 'utf8'))
   return logs.find((log) => log.includes(text)) ?? ''
 }
 

@@ -20,7 +20,7 @@ describe('a vLLM V1 /metrics text (names, types, labels and buckets from vllm/v1
     expect(exposition.types.get('vllm:prefix_cache_hits_total')).toBe('counter')
   })
 
-  test('from a fresh server to this text, the documented set holds the fixture\'s figures', () => {
+  test("from a fresh server to this text, the documented set holds the fixture's figures", () => {
     const names = detectDialect(parsePrometheusText(text))!
     const m = summarizeServerMetrics({ names, url: 'http://127.0.0.1:8000/metrics', intervalMs: 1000, scrapes: [scrape(0, zeroed(text)), scrape(1000, text)] })
     expect(m).toMatchObject({ dialect: 'vllm', promptTokens: 103_424, generatedTokens: 25_787, finishedRequests: 200, preemptions: 3 })

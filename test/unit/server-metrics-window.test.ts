@@ -6,7 +6,20 @@ import type { MetricSummary } from '../../src/core/contract/types.ts'
 const VLLM = DIALECTS.find((d) => d.dialect === 'vllm')!
 
 /** A vLLM-named exposition with two engines (data parallel), so sums over series are exercised. */
-function vllmText(v: { prompt: number; gen: number; queries: number; hits: number; running: [number, number]; waiting: number; kv: [number, number]; ttft: [number, number, number, number]; ttftSum: number; drafts?: number; draftTokens?: number; accepted?: number }): string {
+function vllmText(v: {
+  prompt: number
+  gen: number
+  queries: number
+  hits: number
+  running: [number, number]
+  waiting: number
+  kv: [number, number]
+  ttft: [number, number, number, number]
+  ttftSum: number
+  drafts?: number
+  draftTokens?: number
+  accepted?: number
+}): string {
   const labels = (engine: string) => `engine="${engine}",model_name="m"`
   const [le10, le20, le40, inf] = v.ttft
   return [
@@ -49,7 +62,17 @@ function vllmText(v: { prompt: number; gen: number; queries: number; hits: numbe
 const scrape = (t: number, text: string): ServerMetricsScrape => ({ t, durationMs: 2, exposition: parsePrometheusText(text) })
 const failed = (t: number): ServerMetricsScrape => ({ t, durationMs: 5000, error: 'no answer within 5000 ms' })
 
-const base = { prompt: 1000, gen: 500, queries: 1000, hits: 100, running: [0, 0] as [number, number], waiting: 0, kv: [0, 0] as [number, number], ttft: [1, 2, 3, 3] as [number, number, number, number], ttftSum: 0.05 }
+const base = {
+  prompt: 1000,
+  gen: 500,
+  queries: 1000,
+  hits: 100,
+  running: [0, 0] as [number, number],
+  waiting: 0,
+  kv: [0, 0] as [number, number],
+  ttft: [1, 2, 3, 3] as [number, number, number, number],
+  ttftSum: 0.05,
+}
 
 describe('parsePrometheusText', () => {
   test('reads labels with escapes, special values, timestamps and exemplars, and counts bad lines', () => {
@@ -109,7 +132,24 @@ describe('summarizeServerMetrics', () => {
   test('counter deltas, gauges over every scrape, histogram deltas in ms, spec decoding, overhead', () => {
     const start = scrape(1000, vllmText({ ...base, drafts: 10, draftTokens: 30, accepted: 12 }))
     const middle = scrape(2000, vllmText({ ...base, prompt: 3000, running: [3, 1], waiting: 5, kv: [0.4, 0.2], ttft: [1, 4, 8, 8], ttftSum: 0.15, drafts: 40, draftTokens: 120, accepted: 72 }))
-    const end = scrape(3000, vllmText({ ...base, prompt: 5000, gen: 1700, queries: 5000, hits: 1300, running: [1, 1], waiting: 1, kv: [0.2, 0.0], ttft: [1, 5, 9, 9], ttftSum: 0.2, drafts: 110, draftTokens: 330, accepted: 192 }))
+    const end = scrape(
+      3000,
+      vllmText({
+        ...base,
+        prompt: 5000,
+        gen: 1700,
+        queries: 5000,
+        hits: 1300,
+        running: [1, 1],
+        waiting: 1,
+        kv: [0.2, 0.0],
+        ttft: [1, 5, 9, 9],
+        ttftSum: 0.2,
+        drafts: 110,
+        draftTokens: 330,
+        accepted: 192,
+      }),
+    )
     const middle2 = scrape(2500, vllmText({ ...base, prompt: 4000, running: [1, 1], waiting: 1, kv: [0.1, 0.1], ttft: [1, 5, 9, 9], ttftSum: 0.2 }))
     const m = summarizeServerMetrics({ names: VLLM, url: 'http://h/metrics', intervalMs: 1000, scrapes: [start, middle, failed(2200), middle2, end], clientTtftMs: clientTtft })
 
@@ -127,8 +167,12 @@ describe('summarizeServerMetrics', () => {
     expect(m.ttftMs?.count).toBe(6)
     expect(m.ttftMs?.mean).toBeCloseTo(25, 10)
     expect(m.ttftMs?.p50).toBeCloseTo(20, 10) // rank 3 = the top of (10, 20]
-    expect(m.ttftMs?.p90).toBeCloseTo(20 + 20 * (5.4 - 3) / 3, 10)
-    expect(m.ttftMs?.buckets).toEqual([{ leMs: 10, count: 0 }, { leMs: 20, count: 3 }, { leMs: 40, count: 6 }])
+    expect(m.ttftMs?.p90).toBeCloseTo(20 + (20 * (5.4 - 3)) / 3, 10)
+    expect(m.ttftMs?.buckets).toEqual([
+      { leMs: 10, count: 0 },
+      { leMs: 20, count: 3 },
+      { leMs: 40, count: 6 },
+    ])
     // 100 drafts of 300 tokens, 180 accepted: rate 0.6, 1 + 180 / 100 = 2.8 tokens per step.
     expect(m.specDecode).toEqual({ drafts: 100, draftTokens: 300, acceptedTokens: 180, acceptanceRate: 0.6, meanAcceptedLength: 2.8 })
     expect(m.clientOverheadTtftMs).toMatchObject({ p50: 10, shareOfP50: 10 / 30, p50PrecisionMs: 10 })

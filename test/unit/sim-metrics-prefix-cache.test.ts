@@ -47,7 +47,14 @@ describe('prompt tokens for hashing', () => {
     const messages = [
       { role: 'system', content: 'be brief averyveryverylongword' },
       { role: 'assistant', content: null },
-      { role: 'user', content: [{ type: 'text', text: 'one two' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'three' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one two' },
+          { type: 'image_url', image_url: { url: 'x' } },
+          { type: 'text', text: 'three' },
+        ],
+      },
     ]
     const chat = parsed('chat', { messages })
     // 'averyveryverylongword' is 3 tokens: 5 in the system turn, none in the assistant's, 3 in the user's.
@@ -226,7 +233,10 @@ describe('the simulator with prefixCaching', () => {
 
   test('prefixCaching off (the default): no hits, no cached_tokens in the usage, full prefill every time', async () => {
     const sim = await started(slowPrefill)
-    const usages = await sequential(sim, Array.from({ length: 3 }, (_, i) => `${prefix} own${i} tail${i} end${i}`))
+    const usages = await sequential(
+      sim,
+      Array.from({ length: 3 }, (_, i) => `${prefix} own${i} tail${i} end${i}`),
+    )
     expect(usages.map((u) => u.prompt_tokens)).toEqual([67, 67, 67])
     expect(usages.every((u) => !('prompt_tokens_details' in u))).toBe(true)
     expect(sim.schedule.map((e) => e.cachedPromptTokens)).toEqual([0, 0, 0])
@@ -244,7 +254,10 @@ describe('the simulator with prefixCaching', () => {
     ] as const) {
       const text = buildSimulatorText(tokens, 100 + tokens)
       const usages = await sequential(sim, [text, text])
-      expect(usages.map((u) => u.prompt_tokens_details?.cached_tokens), `${tokens} tokens`).toEqual([0, expected])
+      expect(
+        usages.map((u) => u.prompt_tokens_details?.cached_tokens),
+        `${tokens} tokens`,
+      ).toEqual([0, expected])
     }
     // Token-id prompts are cached the same way.
     const ids = Array.from({ length: 40 }, (_, i) => 1000 + i)
@@ -259,10 +272,19 @@ describe('the simulator with prefixCaching', () => {
     const ask = (messages: unknown[]) => post(`${sim.url}/v1/chat/completions`, { messages, max_tokens: 1, stream: true, stream_options: { include_usage: true } })
     const first = usageOf(await ask([system, { role: 'user', content: 'first question' }]))
     const second = usageOf(await ask([system, { role: 'user', content: 'second question here' }]))
-    const asUser = usageOf(await ask([{ role: 'user', content: prefix }, { role: 'user', content: 'second question here' }]))
+    const asUser = usageOf(
+      await ask([
+        { role: 'user', content: prefix },
+        { role: 'user', content: 'second question here' },
+      ]),
+    )
     expect([first, second, asUser].map((u) => u.prompt_tokens)).toEqual([66, 67, 67])
     expect([first, second, asUser].map((u) => u.prompt_tokens_details?.cached_tokens)).toEqual([0, 64, 0])
-    const json = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [system, { role: 'user', content: 'json' }], max_tokens: 1 }) })
+    const json = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [system, { role: 'user', content: 'json' }], max_tokens: 1 }),
+    })
     expect(((await json.json()) as { usage: unknown }).usage).toEqual({ prompt_tokens: 65, completion_tokens: 1, total_tokens: 66, prompt_tokens_details: { cached_tokens: 64 } })
   })
 

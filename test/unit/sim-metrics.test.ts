@@ -257,16 +257,37 @@ describe('GET /metrics', () => {
     const last = (e: (typeof schedule)[number]) => e.finishedAt ?? NaN
     const admitted = (e: (typeof schedule)[number]) => e.prefillStartedAt ?? NaN
     expect(histogram(s, 'vllm:time_to_first_token_seconds').count).toBe(5)
-    expect(histogram(s, 'vllm:time_to_first_token_seconds').sum).toBeCloseTo(total((e) => first(e) - e.arrivedAt), 9)
-    expect(histogram(s, 'vllm:e2e_request_latency_seconds').sum).toBeCloseTo(total((e) => last(e) - e.arrivedAt), 9)
-    expect(histogram(s, 'vllm:request_queue_time_seconds').sum).toBeCloseTo(total((e) => admitted(e) - e.arrivedAt), 9)
-    expect(histogram(s, 'vllm:request_prefill_time_seconds').sum).toBeCloseTo(total((e) => first(e) - admitted(e)), 9)
-    expect(histogram(s, 'vllm:request_decode_time_seconds').sum).toBeCloseTo(total((e) => last(e) - first(e)), 9)
-    expect(histogram(s, 'vllm:request_inference_time_seconds').sum).toBeCloseTo(total((e) => last(e) - admitted(e)), 9)
+    expect(histogram(s, 'vllm:time_to_first_token_seconds').sum).toBeCloseTo(
+      total((e) => first(e) - e.arrivedAt),
+      9,
+    )
+    expect(histogram(s, 'vllm:e2e_request_latency_seconds').sum).toBeCloseTo(
+      total((e) => last(e) - e.arrivedAt),
+      9,
+    )
+    expect(histogram(s, 'vllm:request_queue_time_seconds').sum).toBeCloseTo(
+      total((e) => admitted(e) - e.arrivedAt),
+      9,
+    )
+    expect(histogram(s, 'vllm:request_prefill_time_seconds').sum).toBeCloseTo(
+      total((e) => first(e) - admitted(e)),
+      9,
+    )
+    expect(histogram(s, 'vllm:request_decode_time_seconds').sum).toBeCloseTo(
+      total((e) => last(e) - first(e)),
+      9,
+    )
+    expect(histogram(s, 'vllm:request_inference_time_seconds').sum).toBeCloseTo(
+      total((e) => last(e) - admitted(e)),
+      9,
+    )
     // One inter-token gap per chunk after the first: 5 requests × 5 gaps.
     const itl = histogram(s, 'vllm:inter_token_latency_seconds')
     expect(itl.count).toBe(25)
-    expect(itl.sum).toBeCloseTo(total((e) => last(e) - first(e)), 9)
+    expect(itl.sum).toBeCloseTo(
+      total((e) => last(e) - first(e)),
+      9,
+    )
     // With 2 slots, the last three were admitted only once an earlier request had finished: their queue time is real waiting.
     const firstFinish = Math.min(...schedule.map(last))
     expect(schedule.filter((e) => admitted(e) >= firstFinish)).toHaveLength(3)
@@ -309,7 +330,11 @@ describe('GET /metrics', () => {
     // One request of 40 prompt tokens on 8-token blocks, 80 tokens of capacity: 5 blocks at the first token, 6 after 8 more.
     const sim = await started({ prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 20, decodeMsPerSequence: 0, blockTokens: 8, kvCacheTokens: 80 })
     const usage: number[] = []
-    await post(`${sim.url}/v1/completions`, { prompt: Array.from({ length: 40 }, (_, i) => i), max_tokens: 12, ignore_eos: true, stream: true }, { onEvent: () => usage.push(sim.metrics().kvCacheUsage) })
+    await post(
+      `${sim.url}/v1/completions`,
+      { prompt: Array.from({ length: 40 }, (_, i) => i), max_tokens: 12, ignore_eos: true, stream: true },
+      { onEvent: () => usage.push(sim.metrics().kvCacheUsage) },
+    )
     // Read as each chunk arrives (20 ms apart): 41..48 tokens are 6 blocks, 49..51 are 7, after the last the sequence holds none.
     expect(usage).toEqual([...Array<number>(8).fill(0.6), 0.7, 0.7, 0.7, 0, 0])
     expect(sim.metrics().kvCacheUsage).toBe(0)

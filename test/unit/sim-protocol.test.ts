@@ -21,7 +21,12 @@ describe('streaming chat completions', () => {
     expect(res.headers.get('server')).toBe('vitest-llm-bench-sim')
     expect(res.events.at(-1)?.data).toBe('[DONE]')
     // Every event is framed as `data: <json>\n\n`.
-    expect(res.text.split('\n\n').filter(Boolean).every((block) => block.startsWith('data: '))).toBe(true)
+    expect(
+      res.text
+        .split('\n\n')
+        .filter(Boolean)
+        .every((block) => block.startsWith('data: ')),
+    ).toBe(true)
 
     const chunks = eventJson(res)
     expect(chunks).toHaveLength(1 + 7 + 1)
@@ -96,7 +101,12 @@ describe('non-streaming', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/json')
     const body = (await res.json()) as Record<string, unknown>
-    expect(body).toMatchObject({ object: 'chat.completion', model: 'sim-model', choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 } })
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model: 'sim-model',
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'length' }],
+      usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 },
+    })
     const content = (body.choices as Array<{ message: { content: string } }>)[0]?.message.content ?? ''
     expect(countSimulatorTokens(content)).toBe(6)
   })
@@ -191,7 +201,7 @@ describe('errors', () => {
       const res = await fetch(`${small.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: buildSimulatorText(8), max_tokens: 5 }) })
       expect(res.status).toBe(400)
       const body = (await res.json()) as { error: { message: string } }
-      expect(body.error.message).toContain("maximum context length is 10 tokens. However, you requested 13 tokens (8 in the prompt, 5 in the completion)")
+      expect(body.error.message).toContain('maximum context length is 10 tokens. However, you requested 13 tokens (8 in the prompt, 5 in the completion)')
     } finally {
       await small.close()
     }

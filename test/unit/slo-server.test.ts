@@ -52,4 +52,3 @@ describe('server SLOs', () => {
     expect(() => validateSloOptions({ server: { requestsWaitingPeak: { max: 5 } } })).not.toThrow()
   })
 })
-

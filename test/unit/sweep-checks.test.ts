@@ -41,7 +41,16 @@ describe('checkSweep', () => {
       { value: 32, outputTokensPerSec: 880 },
       { value: 64, outputTokensPerSec: 900 },
     ])
-    const checks = checkSweep(current, { throughput: [{ at: 64, minVsBaseline: 0.9 }, { at: 16, minVsBaseline: 0.9, min: 800 }] }, curveOf(baselineSweep))
+    const checks = checkSweep(
+      current,
+      {
+        throughput: [
+          { at: 64, minVsBaseline: 0.9 },
+          { at: 16, minVsBaseline: 0.9, min: 800 },
+        ],
+      },
+      curveOf(baselineSweep),
+    )
     expect(checks).toEqual([
       { name: 'output tokens/s at concurrency 64 vs baseline', status: 'fail', message: '900 >= 0.9 x baseline 1010 = 909 (ratio 0.891)' },
       { name: 'output tokens/s at concurrency 16', status: 'pass', message: '870 >= 800' },
@@ -98,7 +107,14 @@ describe('checkSweep', () => {
     if (!point) throw new Error('no point')
     point.completed = 0
     point.failed = 200
-    broken.scenario = { name: 'Server', constraint: 'p99 TTFT <= 500 ms and p99 TPOT <= 50 ms', metric: { name: 'max Poisson rate', unit: 'req/s' }, valid: false, reasons: ['x'], summary: 'Server: no result (INVALID: x)' }
+    broken.scenario = {
+      name: 'Server',
+      constraint: 'p99 TTFT <= 500 ms and p99 TPOT <= 50 ms',
+      metric: { name: 'max Poisson rate', unit: 'req/s' },
+      valid: false,
+      reasons: ['x'],
+      summary: 'Server: no result (INVALID: x)',
+    }
     expect(checkSweep(broken).map((check) => [check.name, check.status])).toEqual([
       ['requests at concurrency 1', 'fail'],
       ['Server scenario', 'fail'],
@@ -109,10 +125,25 @@ describe('checkSweep', () => {
 
   it('checks a capacity and a scenario metric against absolute figures and the baseline', () => {
     const withCapacity = (rate: number | undefined): SweepResult => {
-      const result = makeSweep([{ value: 10, outputTokensPerSec: 1000, valid: true }, { value: 20, outputTokensPerSec: 1900, valid: rate === undefined }], { capacity: {} })
+      const result = makeSweep(
+        [
+          { value: 10, outputTokensPerSec: 1000, valid: true },
+          { value: 20, outputTokensPerSec: 1900, valid: rate === undefined },
+        ],
+        { capacity: {} },
+      )
       result.kind = 'capacity'
       result.axis = 'rate'
-      result.capacity = { bracketed: true, precision: 0.05, limits: { ttftMs: 500 }, percentile: 0.99, earlyStopping: false, tried: [10, 20], constraint: 'p99 TTFT <= 500 ms', ...(rate !== undefined ? { rate } : {}) }
+      result.capacity = {
+        bracketed: true,
+        precision: 0.05,
+        limits: { ttftMs: 500 },
+        percentile: 0.99,
+        earlyStopping: false,
+        tried: [10, 20],
+        constraint: 'p99 TTFT <= 500 ms',
+        ...(rate !== undefined ? { rate } : {}),
+      }
       return result
     }
     const baseline = curveOf(withCapacity(20))
@@ -159,7 +190,12 @@ describe('sweep baselines', () => {
     expect(match.state).toBe('compare')
     if (match.state !== 'compare') return
     const curve = sweepCurveOf(match.entry)
-    expect(curve?.points.map((point) => [point.value, point.outputTokensPerSec])).toEqual([[8, 500], [16, 900], [32, 1000], [64, 1010]])
+    expect(curve?.points.map((point) => [point.value, point.outputTokensPerSec])).toEqual([
+      [8, 500],
+      [16, 900],
+      [32, 1000],
+      [64, 1010],
+    ])
     expect(curve?.knee?.value).toBe(32)
 
     // Another scenario under the same name: a mismatch naming the change, never a comparison.
@@ -180,7 +216,11 @@ describe('sweep baselines', () => {
 
 describe('formatSweepTable', () => {
   it('prints one row per point and marks the knee and invalid points', () => {
-    const result = makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }, { value: 16, outputTokensPerSec: 1000, valid: true }, { value: 32, outputTokensPerSec: 1010, valid: false }])
+    const result = makeSweep([
+      { value: 8, outputTokensPerSec: 500, valid: true },
+      { value: 16, outputTokensPerSec: 1000, valid: true },
+      { value: 32, outputTokensPerSec: 1010, valid: false },
+    ])
     const lines = formatSweepTable(result).split('\n')
     // Header, three points, then what each mark used means.
     expect(lines).toHaveLength(6)

@@ -22,13 +22,7 @@
  * - N = 100, discard 2: a LoadGen summary of a run that exited early (min queries not met).
  */
 import { describe, expect, it } from 'vitest'
-import {
-  earlyStoppingEstimate,
-  loadgenOdds,
-  loadgenPercentile,
-  MinPassingQueriesFinder,
-  serverEarlyStopping,
-} from '../../src/core/sweep/early-stopping.ts'
+import { earlyStoppingEstimate, loadgenOdds, loadgenPercentile, MinPassingQueriesFinder, serverEarlyStopping } from '../../src/core/sweep/early-stopping.ts'
 
 /** P(X <= t) for X ~ Binomial(h + t, 1 - p), summed term by term in log space: independent of the beta-function route. */
 function binomialCdf(h: number, t: number, p: number): number {

@@ -7,18 +7,43 @@ const curve = (values: Array<[number, number]>) =>
 
 describe('findSaturation', () => {
   it('puts the knee where no later point gains more than the share', () => {
-    const knee = findSaturation(curve([[1, 200], [2, 380], [4, 700], [8, 950], [16, 990], [32, 985]]))
+    const knee = findSaturation(
+      curve([
+        [1, 200],
+        [2, 380],
+        [4, 700],
+        [8, 950],
+        [16, 990],
+        [32, 985],
+      ]),
+    )
     // 8 -> 16 gains 4.2 % (< 10 %); 4 -> 16 would gain 41 %.
     expect(knee).toMatchObject({ value: 8, throughput: 950, saturated: true, minGain: 0.1, metric: 'outputTokensPerSec', peak: { value: 16, throughput: 990 } })
   })
 
   it('is not fooled by a noisy dip followed by more growth', () => {
     // 4 looks flat against 8, but 16 is 40 % above 4: the knee is later.
-    expect(findSaturation(curve([[1, 100], [2, 200], [4, 500], [8, 480], [16, 700], [32, 720]]))?.value).toBe(16)
+    expect(
+      findSaturation(
+        curve([
+          [1, 100],
+          [2, 200],
+          [4, 500],
+          [8, 480],
+          [16, 700],
+          [32, 720],
+        ]),
+      )?.value,
+    ).toBe(16)
   })
 
   it('sorts by value and honours the metric and minGain given', () => {
-    const points = curve([[16, 990], [1, 200], [8, 900], [4, 700]])
+    const points = curve([
+      [16, 990],
+      [1, 200],
+      [8, 900],
+      [4, 700],
+    ])
     expect(findSaturation(points)?.value).toBe(8)
     // With 5 %, 8 -> 16 (+10 %) is still growth.
     expect(findSaturation(points, { minGain: 0.05 })?.value).toBe(16)
@@ -26,7 +51,15 @@ describe('findSaturation', () => {
   })
 
   it('reports an unsaturated curve at its last point', () => {
-    expect(findSaturation(curve([[1, 100], [2, 190], [4, 370]]))).toMatchObject({ value: 4, saturated: false })
+    expect(
+      findSaturation(
+        curve([
+          [1, 100],
+          [2, 190],
+          [4, 370],
+        ]),
+      ),
+    ).toMatchObject({ value: 4, saturated: false })
     expect(findSaturation(curve([[8, 100]]))).toMatchObject({ value: 8, saturated: false })
     expect(findSaturation([])).toBeUndefined()
   })

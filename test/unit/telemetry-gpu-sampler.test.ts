@@ -79,9 +79,7 @@ describe('GPU sampler against a fake nvidia-smi', () => {
 
     // One long-running nvidia-smi for the run, plus the one-shot queries before and after the load.
     const calls = readFileSync(callLog, 'utf8').trim().split('\n')
-    expect(calls.filter((c) => c.includes('-lms'))).toEqual([
-      '--query-gpu=timestamp,index,name,uuid,memory.used,memory.total,utilization.gpu,power.draw --format=csv,noheader,nounits -lms 100',
-    ])
+    expect(calls.filter((c) => c.includes('-lms'))).toEqual(['--query-gpu=timestamp,index,name,uuid,memory.used,memory.total,utilization.gpu,power.draw --format=csv,noheader,nounits -lms 100'])
     expect(calls.filter((c) => !c.includes('-lms'))).toHaveLength(2)
     rmSync(path.dirname(callLog), { recursive: true, force: true })
   })

@@ -25,9 +25,21 @@ describe('integrateEnergyJ (trapezoidal, watts over milliseconds)', () => {
   })
 
   test('[N/A] samples are skipped and their neighbours joined; fewer than two readings give undefined', () => {
-    const gappy: GpuSample[] = [{ t: 0, index: 0, powerW: 100 }, { t: 500, index: 0 }, { t: 2000, index: 0, powerW: 100 }]
+    const gappy: GpuSample[] = [
+      { t: 0, index: 0, powerW: 100 },
+      { t: 500, index: 0 },
+      { t: 2000, index: 0, powerW: 100 },
+    ]
     expect(integrateEnergyJ(gappy, all)).toBeCloseTo(200, 9)
-    expect(integrateEnergyJ([{ t: 0, index: 0, powerW: 100 }, { t: 1, index: 0 }], all)).toBeUndefined()
+    expect(
+      integrateEnergyJ(
+        [
+          { t: 0, index: 0, powerW: 100 },
+          { t: 1, index: 0 },
+        ],
+        all,
+      ),
+    ).toBeUndefined()
   })
 
   test('unsorted samples give the same energy', () => {
@@ -73,7 +85,15 @@ describe('computeGpuStats', () => {
   })
 
   test('a GPU that never reports power has no power or energy figures', () => {
-    const stats = computeGpuStats({ index: 2, name: 'x' }, [{ t: 0, index: 2, memoryUsedMiB: 5 }, { t: 1, index: 2, memoryUsedMiB: 7 }], all, { outputTokens: 10 })
+    const stats = computeGpuStats(
+      { index: 2, name: 'x' },
+      [
+        { t: 0, index: 2, memoryUsedMiB: 5 },
+        { t: 1, index: 2, memoryUsedMiB: 7 },
+      ],
+      all,
+      { outputTokens: 10 },
+    )
     expect(stats).toEqual({ index: 2, name: 'x', memoryPeakMiB: 7, memoryMeanMiB: 6 })
   })
 })

@@ -30,7 +30,10 @@ describe('nvidia-smi CSV rows', () => {
   })
 
   test('the two-GPU fixture parses, the second GPU without power', () => {
-    const rows = fixture('query-gpu-sample.csv').split('\n').map(parseSampleRow).filter((r) => r !== undefined)
+    const rows = fixture('query-gpu-sample.csv')
+      .split('\n')
+      .map(parseSampleRow)
+      .filter((r) => r !== undefined)
     expect(rows.map((r) => [r.index, r.memoryUsedMiB, r.powerW])).toEqual([
       [0, 800, 70],
       [1, 400, undefined],
@@ -52,7 +55,10 @@ describe('nvidia-smi CSV rows', () => {
   })
 
   test('inventory rows carry total memory and driver version', () => {
-    const rows = fixture('query-gpu-inventory.csv').split('\n').map(parseInventoryRow).filter((r) => r !== undefined)
+    const rows = fixture('query-gpu-inventory.csv')
+      .split('\n')
+      .map(parseInventoryRow)
+      .filter((r) => r !== undefined)
     expect(rows).toEqual([
       { index: 0, name: 'NVIDIA H200', uuid: 'GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab', memoryTotalMiB: 143771, driverVersion: '550.54.15' },
       { index: 1, name: 'NVIDIA H200', uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654', memoryTotalMiB: 143771, driverVersion: '550.54.15' },
@@ -71,9 +77,7 @@ describe('nvidia-smi CSV rows', () => {
 describe('LineBuffer', () => {
   test('hands out only complete lines; a line split across writes is joined', () => {
     const lines = new LineBuffer()
-    expect(lines.push('2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4\n2026/11/29 16:10:00.123, 1, NVIDIA H')).toEqual([
-      '2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4',
-    ])
+    expect(lines.push('2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4\n2026/11/29 16:10:00.123, 1, NVIDIA H')).toEqual(['2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4'])
     expect(lines.push('200, GPU-b, 5, 6, ')).toEqual([])
     expect(lines.push('7, [N/A]\r\n')).toEqual(['2026/11/29 16:10:00.123, 1, NVIDIA H200, GPU-b, 5, 6, 7, [N/A]'])
     expect(lines.push('tail without newline')).toEqual([])

@@ -16,15 +16,19 @@ describe('nvidia-smi output recorded on an H200', () => {
   })
 
   test('the inventory row', () => {
-    const rows = recorded('inventory.csv').split('\n').map(parseInventoryRow).filter((r) => r !== undefined)
+    const rows = recorded('inventory.csv')
+      .split('\n')
+      .map(parseInventoryRow)
+      .filter((r) => r !== undefined)
     expect(rows).toEqual([{ index: 0, name: 'NVIDIA H200', uuid: UUID, memoryTotalMiB: 143771, driverVersion: '580.159.04' }])
   })
 
   test('the one-shot sample row: an idle GPU reports 0 MiB used, 0 % and about 78 W', () => {
-    const rows = recorded('sample.csv').split('\n').map(parseSampleRow).filter((r) => r !== undefined)
-    expect(rows).toEqual([
-      { timestamp: '2026/11/29 19:02:00.609', index: 0, name: 'NVIDIA H200', uuid: UUID, memoryUsedMiB: 0, memoryTotalMiB: 143771, utilizationPct: 0, powerW: 77.87 },
-    ])
+    const rows = recorded('sample.csv')
+      .split('\n')
+      .map(parseSampleRow)
+      .filter((r) => r !== undefined)
+    expect(rows).toEqual([{ timestamp: '2026/11/29 19:02:00.609', index: 0, name: 'NVIDIA H200', uuid: UUID, memoryUsedMiB: 0, memoryTotalMiB: 143771, utilizationPct: 0, powerW: 77.87 }])
   })
 
   test('the -lms 100 loop: every line is a row, about 100 ms apart by its own clock', () => {

@@ -32,7 +32,15 @@ describe('selfCheckOf', () => {
 
   test('the busiest other processes are named in the disturbance', () => {
     const check = selfCheckOf(
-      { cores: 2, loadAverage1m: 3, otherCores: 0.93, busiestOthers: [{ pid: 41, command: 'deno', cores: 0.61 }, { pid: 7, command: 'cc1plus', cores: 0.2 }] },
+      {
+        cores: 2,
+        loadAverage1m: 3,
+        otherCores: 0.93,
+        busiestOthers: [
+          { pid: 41, command: 'deno', cores: 0.61 },
+          { pid: 7, command: 'cc1plus', cores: 0.2 },
+        ],
+      },
       quietClient,
     )
     expect(check.disturbed).toEqual(['other processes used 0.9 of 2 cores (busiest: deno pid 41 0.61, cc1plus pid 7 0.20)'])
@@ -76,5 +84,4 @@ describe('machineSpeedChange and calibrateCpu', () => {
     expect(machineSpeedChange(undefined, at(43))).toBeUndefined()
     expect(calibrateCpu()).toBeGreaterThan(0)
   })
-
 })

@@ -22,7 +22,12 @@ describe('special functions', () => {
       }
       return total
     }
-    for (const [n, p, k] of [[10, 0.3, 3], [500, 0.99, 495], [500, 0.97, 490], [60, 0.5, 31]] as const) {
+    for (const [n, p, k] of [
+      [10, 0.3, 3],
+      [500, 0.99, 495],
+      [500, 0.97, 490],
+      [60, 0.5, 31],
+    ] as const) {
       expect(binomialUpperTail(n, p, k)).toBeCloseTo(direct(n, p, k), 10)
     }
   })

@@ -12,7 +12,7 @@ describe('steal below the disturbance limit (0.5 % to 5 %)', () => {
   const slower = (factor: number, seed: number) => makeResult({ ttftMs: lognormalSamples(seededRandom(seed), 400, 100 * factor, 0.2) })
   const policy = { ttftMs: { p50: '+10%' as const } }
 
-  test("a 1.35x TTFT p50 at 0.95 % steal (what unchanged code did on llama-server) is inconclusive, naming the steal; without steal it fails", () => {
+  test('a 1.35x TTFT p50 at 0.95 % steal (what unchanged code did on llama-server) is inconclusive, naming the steal; without steal it fails', () => {
     const current = slower(1.35, 2)
     expect(compare(baseline, current, policy).checks[0]?.status).toBe('fail')
     const [check] = compare(baseline, withSteal(current, 0.0095), policy).checks

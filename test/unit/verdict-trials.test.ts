@@ -131,7 +131,9 @@ describe('spreadNotes', () => {
     const entry = baselineEntryFrom(trials(80, [100, 125, 80, 110, 90]))
     const notes = spreadNotes(entry, { ttftMs: { p50: '+10%' } }, 3)
     expect(notes[0]).toMatch(/^between-trial spread over 5 recorded trials: ttftMs p50 \d+(\.\d+)?%/)
-    expect(notes[1]).toMatch(/^ttftMs p50: the recorded trials spread \d+(\.\d+)?%, too much for \+10% to decide: an unchanged run passes only with a tolerance of at least \+\d+(\.\d+)?% \(1 trial\) or \+\d+(\.\d+)?% \(3 trials\)/)
+    expect(notes[1]).toMatch(
+      /^ttftMs p50: the recorded trials spread \d+(\.\d+)?%, too much for \+10% to decide: an unchanged run passes only with a tolerance of at least \+\d+(\.\d+)?% \(1 trial\) or \+\d+(\.\d+)?% \(3 trials\)/,
+    )
     // A spread the tolerance supports gives the spread line only.
     expect(spreadNotes(baselineEntryFrom(trials(90, [100, 101, 99, 100.5, 99.5])), { ttftMs: { p50: '+10%' } }, 3)).toHaveLength(1)
     expect(spreadNotes(baselineEntryFrom(trial(1, 100)), { ttftMs: { p50: '+10%' } }, 3)).toEqual([])
@@ -147,7 +149,11 @@ describe('gates that cannot decide, found at collection', () => {
     expect(open[0]).toContain('outputTokensPerSec is gated on an open loop (rate 8/s): the offered rate sets it')
     expect(open[1]).toMatch(/^ttftMs p99 needs at least \d+ requests for a verdict, and this bench sends 100/)
     expect(undecidableGates({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }, { concurrency: 4, requests: 300 })).toEqual([])
-    const options = { workload: { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { rate: 8, requests: 400 }, baseline: { outputTokensPerSec: '-5%' as const } }
+    const options = {
+      workload: { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { rate: 8, requests: 400 },
+      baseline: { outputTokensPerSec: '-5%' as const },
+    }
     const plan = planBench('open', options)
     const printed: string[] = []
     warnUndecidableGates('open', plan, {}, (line) => printed.push(line))

@@ -1,14 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts'
-import {
-  baselineEntryFrom,
-  compare,
-  formatVerdict,
-  parseRegressionPolicy,
-  throughputNoiseOf,
-  throughputSeriesFromRequests,
-  throughputSeriesOf,
-} from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom, compare, formatVerdict, parseRegressionPolicy, throughputNoiseOf, throughputSeriesFromRequests, throughputSeriesOf } from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
@@ -133,7 +125,14 @@ describe('throughput verdicts', () => {
     result.timeline = { windowMs: 1000, requests: [8, 9, 3], outputTokens: [1000, 1100, 300], totalTokens: [5000, 5500, 1500], inFlightMax: [16, 16, 4], lastWindowPartial: true }
     expect(throughputSeriesOf(result)).toEqual({ windowMs: 1000, requests: [8, 9], outputTokens: [1000, 1100], totalTokens: [5000, 5500] })
     // The entry and the comparison pick it up by default: 60 steady windows give a measured noise.
-    result.timeline = { windowMs: 1000, requests: new Array(60).fill(8), outputTokens: new Array(60).fill(1000), totalTokens: new Array(60).fill(5000), inFlightMax: new Array(60).fill(16), lastWindowPartial: false }
+    result.timeline = {
+      windowMs: 1000,
+      requests: new Array(60).fill(8),
+      outputTokens: new Array(60).fill(1000),
+      totalTokens: new Array(60).fill(5000),
+      inFlightMax: new Array(60).fill(16),
+      lastWindowPartial: false,
+    }
     const entry = baselineEntryFrom(result, { recordedAt: 'x' })
     expect(entry.throughput.outputTokensPerSec).toEqual({ value: 1067, relativeStdError: 0, windows: 60, batches: 10 })
     expect(compare(entry, result, { outputTokensPerSec: '-5%' }).checks[0]).toMatchObject({ status: 'pass', n: { baseline: 60, current: 60 } })
@@ -218,10 +217,60 @@ describe('formatVerdict', () => {
       confidence: 0.95,
       notes: [],
       checks: [
-        { metric: 'ttftMs', statistic: 'p50', unit: 'ms', baseline: 120.04, current: 121.5, ratio: 1.0122, ciLow: 0.9871, ciHigh: 1.0402, tolerance: 0.1, n: { baseline: 500, current: 500 }, status: 'pass' },
-        { metric: 'ttftMs', statistic: 'p99', unit: 'ms', baseline: 201.3, current: 268.9, ratio: 1.3358, ciLow: 1.2011, ciHigh: 1.4702, tolerance: 0.1, n: { baseline: 500, current: 500 }, status: 'fail' },
-        { metric: 'tpotMs', statistic: 'p99', unit: 'ms', baseline: 14.2, current: 15.1, ratio: 1.0634, ciLow: null, ciHigh: null, tolerance: 0.15, n: { baseline: 500, current: 50 }, status: 'inconclusive', reason: 'p99 needs at least 368 samples for a 95% interval, got 50 (baseline 500, current 50)' },
-        { metric: 'outputTokensPerSec', statistic: 'value', unit: 'tok/s', baseline: 1523, current: 1490.4, ratio: 0.9786, ciLow: 0.9487, ciHigh: 1.0094, tolerance: -0.05, n: { baseline: 60, current: 60 }, status: 'inconclusive', reason: 'the 95% interval [0.949, 1.009] contains the limit 0.950: more samples would narrow it' },
+        {
+          metric: 'ttftMs',
+          statistic: 'p50',
+          unit: 'ms',
+          baseline: 120.04,
+          current: 121.5,
+          ratio: 1.0122,
+          ciLow: 0.9871,
+          ciHigh: 1.0402,
+          tolerance: 0.1,
+          n: { baseline: 500, current: 500 },
+          status: 'pass',
+        },
+        {
+          metric: 'ttftMs',
+          statistic: 'p99',
+          unit: 'ms',
+          baseline: 201.3,
+          current: 268.9,
+          ratio: 1.3358,
+          ciLow: 1.2011,
+          ciHigh: 1.4702,
+          tolerance: 0.1,
+          n: { baseline: 500, current: 500 },
+          status: 'fail',
+        },
+        {
+          metric: 'tpotMs',
+          statistic: 'p99',
+          unit: 'ms',
+          baseline: 14.2,
+          current: 15.1,
+          ratio: 1.0634,
+          ciLow: null,
+          ciHigh: null,
+          tolerance: 0.15,
+          n: { baseline: 500, current: 50 },
+          status: 'inconclusive',
+          reason: 'p99 needs at least 368 samples for a 95% interval, got 50 (baseline 500, current 50)',
+        },
+        {
+          metric: 'outputTokensPerSec',
+          statistic: 'value',
+          unit: 'tok/s',
+          baseline: 1523,
+          current: 1490.4,
+          ratio: 0.9786,
+          ciLow: 0.9487,
+          ciHigh: 1.0094,
+          tolerance: -0.05,
+          n: { baseline: 60, current: 60 },
+          status: 'inconclusive',
+          reason: 'the 95% interval [0.949, 1.009] contains the limit 0.950: more samples would narrow it',
+        },
       ],
     }
     expect(formatVerdict(verdict)).toMatchInlineSnapshot(`

@@ -4,12 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestModule } from 'vitest/node'
 import { BaselineStore, baselineEntryFrom, baselinePathFor } from '../../src/core/baseline/index.ts'
-import {
-  benchFileNamesOf,
-  formatObsoleteBaselines,
-  reconcileObsoleteBaselines,
-  type BenchFileNames,
-} from '../../src/vitest/obsolete-baselines.ts'
+import { benchFileNamesOf, formatObsoleteBaselines, reconcileObsoleteBaselines, type BenchFileNames } from '../../src/vitest/obsolete-baselines.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 let dir = ''

@@ -24,10 +24,7 @@ describe('llmBench plugin', () => {
     const vitest = fakeVitest('all')
     const provide = vi.fn()
     ;(plugin.configureVitest as ConfigureVitest)({ vitest, project: { provide } })
-    expect(provide).toHaveBeenCalledWith(
-      'vitest-llm-bench',
-      expect.objectContaining({ update: 'all', baselineDir: 'perf-baselines', tolerance: { ttftMs: { p99: '+5%' } } }),
-    )
+    expect(provide).toHaveBeenCalledWith('vitest-llm-bench', expect.objectContaining({ update: 'all', baselineDir: 'perf-baselines', tolerance: { ttftMs: { p99: '+5%' } } }))
   })
 
   test('registers one obsolete-baseline reporter per Vitest instance, however many projects use it', () => {

@@ -68,7 +68,9 @@ describe('assertBenchWillRun', () => {
     const saved = worker.__vitest_worker__
     try {
       worker.__vitest_worker__ = { config: { mode: 'benchmark' } }
-      expect(() => assertBenchWillRun('chat')).toThrow("bench.llm('chat') would not run: under Vitest 4, `vitest bench` runs only Vitest's own bench() blocks, and the llmBench() plugin is not in this project's Vitest config")
+      expect(() => assertBenchWillRun('chat')).toThrow(
+        "bench.llm('chat') would not run: under Vitest 4, `vitest bench` runs only Vitest's own bench() blocks, and the llmBench() plugin is not in this project's Vitest config",
+      )
       worker.__vitest_worker__ = { config: { mode: 'benchmark', runner: './my-runner.ts' } }
       expect(() => assertBenchWillRun('chat')).toThrow("this project's test.runner (./my-runner.ts) runs it instead")
       worker[VITEST4_RUNNER_MARK] = true

@@ -5,17 +5,7 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import { decodeHistogram, MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { LoadOptions, RequestRecord, Timeline } from '../../src/core/contract/types.ts'
-import {
-  globalIndexOf,
-  mergeDelaySummaries,
-  mergePhases,
-  mergeTimelines,
-  mergeWarnings,
-  shareOfCount,
-  shareOfTimestamps,
-  splitLoad,
-  validateWorkers,
-} from '../../src/core/workers/index.ts'
+import { globalIndexOf, mergeDelaySummaries, mergePhases, mergeTimelines, mergeWarnings, shareOfCount, shareOfTimestamps, splitLoad, validateWorkers } from '../../src/core/workers/index.ts'
 import type { WorkerPhase } from '../../src/core/workers/index.ts'
 import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
@@ -69,10 +59,11 @@ async function startCapturingServer(prompts: string[]): Promise<{ url: string; c
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -177,7 +168,10 @@ describe('mergePhases', () => {
       for (const q of [1, 25, 50, 75, 90, 99, 99.9, 100]) expect(mergedHistogram.getValueAtPercentile(q)).toBe(singleHistogram.getValueAtPercentile(q))
     }
     // The ITL count is the sum of the parts' (chunks - 1 per completed request).
-    const gaps = parts.flat().filter((r) => r.ok).reduce((sum, r) => sum + r.chunkTimes.length - 1, 0)
+    const gaps = parts
+      .flat()
+      .filter((r) => r.ok)
+      .reduce((sum, r) => sum + r.chunkTimes.length - 1, 0)
     expect(a.metrics.itlMs.count).toBe(gaps)
     expect(merged.outcome.startedAt).toBe(10)
     expect(merged.outcome.endedAt).toBe(2000)
@@ -268,10 +262,7 @@ describe('runBenchmark with workers', () => {
         { skipGpu: true },
       )
       expect(result.counts.completed).toBe(24)
-      const workload = await createWorkload(
-        { kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } },
-        { seed: 11, api: 'chat', salt: result.workload.salt as string },
-      )
+      const workload = await createWorkload({ kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } }, { seed: 11, api: 'chat', salt: result.workload.salt as string })
       // The idle streaming probe sends its own prompts first (indices -1000000 and down).
       const probes = Array.from({ length: result.streaming.probeRequests ?? 0 }, (_, i) => -1_000_000 - i)
       expect(probes.length).toBeGreaterThan(0)
@@ -326,8 +317,8 @@ describe('runBenchmark with workers', () => {
   })
 
   test('refuses more threads than concurrent requests before sending anything', async () => {
-    await expect(
-      runBenchmark({ target: { baseUrl: sim.url }, workload: { kind: 'prompts', prompts: ['x'] }, load: { concurrency: 1, requests: 5 }, workers: 2 }, { skipGpu: true }),
-    ).rejects.toThrow(OptionsError)
+    await expect(runBenchmark({ target: { baseUrl: sim.url }, workload: { kind: 'prompts', prompts: ['x'] }, load: { concurrency: 1, requests: 5 }, workers: 2 }, { skipGpu: true })).rejects.toThrow(
+      OptionsError,
+    )
   })
 })

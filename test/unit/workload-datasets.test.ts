@@ -91,7 +91,9 @@ describe('sharegpt workload', () => {
 
   it('fails on a missing file with the path and what to do', async () => {
     const error = await workloadError({ kind: 'sharegpt', path: fixture('missing.json') })
-    expect(error.message).toBe(`${fixture('missing.json')}: file not found. Check the path (in a bench a relative path resolves from the bench file's folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first.`)
+    expect(error.message).toBe(
+      `${fixture('missing.json')}: file not found. Check the path (in a bench a relative path resolves from the bench file's folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first.`,
+    )
     const directory = await workloadError({ kind: 'jsonl', path: fixture('') })
     expect(directory.message).toMatch(/directory, not a file/)
   })
@@ -174,7 +176,9 @@ describe('ignoreEos: one option on every workload', () => {
       expect(body, options.kind).toMatchObject({ ignore_eos: true, min_tokens: body.max_tokens })
       expect(pinned.describe().ignoreEos).toBe(true)
     }
-    await expect(createWorkload({ kind: 'prompts', prompts: ['hi'], ignoreEos: 'yes' as never }, { seed: 0, api: 'chat' })).rejects.toThrow(/`workload.ignoreEos`: must be true or false, got "yes"\. Leave it out/)
+    await expect(createWorkload({ kind: 'prompts', prompts: ['hi'], ignoreEos: 'yes' as never }, { seed: 0, api: 'chat' })).rejects.toThrow(
+      /`workload.ignoreEos`: must be true or false, got "yes"\. Leave it out/,
+    )
   })
 })
 

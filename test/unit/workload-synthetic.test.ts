@@ -109,7 +109,11 @@ describe('synthetic workload', () => {
 
   it('sizes prompts with an injected token counter', async () => {
     // A counter where words longer than four letters cost two tokens.
-    const countTokens = (text: string): number => text.split(/\s+/).filter(Boolean).reduce((sum, w) => sum + (w.length > 4 ? 2 : 1), 0)
+    const countTokens = (text: string): number =>
+      text
+        .split(/\s+/)
+        .filter(Boolean)
+        .reduce((sum, w) => sum + (w.length > 4 ? 2 : 1), 0)
     const workload = await createWorkload(synthetic({ inputTokens: { mean: 300, stddev: 40 } }), { seed: 9, api: 'completions', salt: 'x', countTokens })
     for (let i = 0; i < 30; i++) {
       const request = workload.next(i)

@@ -112,10 +112,7 @@ export function parseBaselineFile(text: string, path: string): BaselineFile {
   const root = check.object(data, 'the file')
   if (root.schemaVersion !== BASELINE_SCHEMA_VERSION) {
     if (typeof root.schemaVersion === 'number' && root.schemaVersion > BASELINE_SCHEMA_VERSION) {
-      check.fail(
-        'schemaVersion',
-        `is ${root.schemaVersion}, newer than this version of vitest-llm-bench reads (${BASELINE_SCHEMA_VERSION}); upgrade vitest-llm-bench`,
-      )
+      check.fail('schemaVersion', `is ${root.schemaVersion}, newer than this version of vitest-llm-bench reads (${BASELINE_SCHEMA_VERSION}); upgrade vitest-llm-bench`)
     }
     check.fail('schemaVersion', `must be ${BASELINE_SCHEMA_VERSION}, found ${describe(root.schemaVersion)}`)
   }

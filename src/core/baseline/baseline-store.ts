@@ -55,17 +55,11 @@ export interface BaselineSaveSummary {
  * Why the baseline cannot be compared with the current entry: other hardware or software (see
  * `diffFingerprints`) or another workload/load (`configHash`). Undefined when they match.
  */
-export function baselineMismatchOf(
-  benchName: string,
-  path: string,
-  baseline: BaselineEntry,
-  current: BaselineEntry,
-): BaselineMismatchError | undefined {
+export function baselineMismatchOf(benchName: string, path: string, baseline: BaselineEntry, current: BaselineEntry): BaselineMismatchError | undefined {
   const environmentChanges = diffFingerprints(baseline.fingerprint, current.fingerprint)
   let configChanges: string[] = []
   if (baseline.configHash !== current.configHash) {
-    configChanges =
-      baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []
+    configChanges = baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []
     if (configChanges.length === 0) {
       configChanges = [`config hash ${baseline.configHash.slice(0, 12)} -> ${current.configHash.slice(0, 12)}`]
     }

@@ -42,13 +42,7 @@ function finiteOrNull(value: number): number | null {
 }
 
 /** Pass, fail or inconclusive from an interval of the ratio and its limit. */
-function judge(
-  ciLow: number,
-  ciHigh: number,
-  limit: number,
-  direction: 'increase' | 'decrease',
-  confidence: number,
-): { status: VerdictStatus; reason?: string } {
+function judge(ciLow: number, ciHigh: number, limit: number, direction: 'increase' | 'decrease', confidence: number): { status: VerdictStatus; reason?: string } {
   const beyond = direction === 'increase' ? ciLow > limit : ciHigh < limit
   const within = direction === 'increase' ? ciHigh <= limit : ciLow >= limit
   if (beyond) return { status: 'fail' }
@@ -59,13 +53,7 @@ function judge(
   }
 }
 
-function latencyCheck(
-  rule: LatencyRule,
-  baseline: BaselineEntry,
-  result: BenchmarkResult,
-  confidence: number,
-  distributions: Map<string, DiscreteDistribution | undefined>,
-): Check {
+function latencyCheck(rule: LatencyRule, baseline: BaselineEntry, result: BenchmarkResult, confidence: number, distributions: Map<string, DiscreteDistribution | undefined>): Check {
   const before = baseline.metrics[rule.metric]
   const after = result.metrics[rule.metric]
   const check: Check = {
@@ -90,9 +78,7 @@ function latencyCheck(
   const limit = 1 + rule.tolerance
   if (rule.statistic === 'mean') {
     if (before.count < MIN_SAMPLES_FOR_MEAN || after.count < MIN_SAMPLES_FOR_MEAN) {
-      return inconclusive(
-        `mean needs at least ${MIN_SAMPLES_FOR_MEAN} samples, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`,
-      )
+      return inconclusive(`mean needs at least ${MIN_SAMPLES_FOR_MEAN} samples, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`)
     }
     // Delta method on log(mean ratio): the relative standard errors of the two means add in quadrature.
     const se = Math.sqrt((before.stddev / before.mean) ** 2 / before.count + (after.stddev / after.mean) ** 2 / after.count)
@@ -134,20 +120,11 @@ function noiseOf(measured: ThroughputNoise | undefined, policy: ParsedRegression
   return { se: Math.max(measured.relativeStdError, policy.throughputNoiseFloor), df: measured.batches - 1, windows: measured.windows }
 }
 
-function throughputCheck(
-  rule: ThroughputRule,
-  baseline: BaselineEntry,
-  result: BenchmarkResult,
-  policy: ParsedRegressionPolicy,
-  currentNoise: ThroughputNoise | undefined,
-): Check {
+function throughputCheck(rule: ThroughputRule, baseline: BaselineEntry, result: BenchmarkResult, policy: ParsedRegressionPolicy, currentNoise: ThroughputNoise | undefined): Check {
   const stored = baseline.throughput[rule.metric]
   const before = stored.value
   const after = result.throughput[rule.metric]
-  const baselineNoise =
-    stored.relativeStdError !== undefined
-      ? { relativeStdError: stored.relativeStdError, windows: stored.windows ?? 1, batches: stored.batches ?? 2 }
-      : undefined
+  const baselineNoise = stored.relativeStdError !== undefined ? { relativeStdError: stored.relativeStdError, windows: stored.windows ?? 1, batches: stored.batches ?? 2 } : undefined
   const b = noiseOf(baselineNoise, policy)
   const c = noiseOf(currentNoise, policy)
   const check: Check = {
@@ -236,17 +213,10 @@ function overallStatus(checks: readonly Check[]): VerdictStatus {
  * @throws {OptionsError} when the policy is invalid.
  * @throws {MetricsDataError} when a stored histogram does not decode.
  */
-export function compare(
-  baseline: BaselineEntry,
-  result: BenchmarkResult,
-  policy: RegressionPolicy | ParsedRegressionPolicy,
-  options: CompareOptions = {},
-): Verdict {
+export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy: RegressionPolicy | ParsedRegressionPolicy, options: CompareOptions = {}): Verdict {
   const parsed = asParsedPolicy(policy)
   const distributions = new Map<string, DiscreteDistribution | undefined>()
-  const checks: Check[] = parsed.latency.map((rule) =>
-    withTrials(latencyCheck(rule, baseline, result, parsed.confidence, distributions), rule, baseline, result, parsed.confidence),
-  )
+  const checks: Check[] = parsed.latency.map((rule) => withTrials(latencyCheck(rule, baseline, result, parsed.confidence, distributions), rule, baseline, result, parsed.confidence))
   if (parsed.throughput.length > 0) {
     const series = options.throughputSeries ?? throughputSeriesOf(result)
     const noise = series ? throughputNoiseOfSeries(series) : {}
@@ -258,9 +228,7 @@ export function compare(
   const notes: string[] = []
   if (result.client.keptUp === false) {
     const why = result.client.warnings[0]
-    notes.push(
-      `The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`,
-    )
+    notes.push(`The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`)
     for (const [i, check] of checks.entries()) {
       if (check.status === 'fail') {
         checks[i] = { ...check, status: 'inconclusive', reason: ['the client could not keep up', check.reason].filter(Boolean).join('; ') }

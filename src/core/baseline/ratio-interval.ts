@@ -36,11 +36,7 @@ function ratioQuantile(numerator: DiscreteDistribution, denominator: DiscreteDis
  * (denominator) with positive values: the alpha/2 and 1 - alpha/2 quantiles of the ratio, computed
  * exactly (no resampling). Masses need not sum to exactly 1 (negligible tails may be trimmed).
  */
-export function ratioInterval(
-  numerator: DiscreteDistribution,
-  denominator: DiscreteDistribution,
-  confidence: number,
-): { low: number; high: number } {
+export function ratioInterval(numerator: DiscreteDistribution, denominator: DiscreteDistribution, confidence: number): { low: number; high: number } {
   const mass = ratioCdf(numerator, denominator, Number.POSITIVE_INFINITY)
   const tail = (1 - confidence) / 2
   return {

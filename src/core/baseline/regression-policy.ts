@@ -93,7 +93,6 @@ export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = {
 const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor'] as const
 const VALID_KEYS: readonly string[] = [...LATENCY_METRICS, ...THROUGHPUT_METRICS, ...SETTINGS]
 
-
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : String(value)
 }
@@ -157,14 +156,7 @@ export function parseRegressionPolicy(policy: RegressionPolicy, optionPath: stri
     latency: [],
     throughput: [],
     confidence: parseFraction(policy.confidence, `${optionPath}.confidence`, 0.5, 0.999, DEFAULT_CONFIDENCE, '0.95'),
-    assumedThroughputNoise: parseFraction(
-      policy.assumedThroughputNoise,
-      `${optionPath}.assumedThroughputNoise`,
-      0,
-      1,
-      DEFAULT_ASSUMED_THROUGHPUT_NOISE,
-      '0.02',
-    ),
+    assumedThroughputNoise: parseFraction(policy.assumedThroughputNoise, `${optionPath}.assumedThroughputNoise`, 0, 1, DEFAULT_ASSUMED_THROUGHPUT_NOISE, '0.02'),
     throughputNoiseFloor: parseFraction(policy.throughputNoiseFloor, `${optionPath}.throughputNoiseFloor`, 0, 1, DEFAULT_THROUGHPUT_NOISE_FLOOR, '0.01'),
   }
   for (const [key, value] of Object.entries(policy)) {
@@ -197,11 +189,7 @@ export function parseRegressionPolicy(policy: RegressionPolicy, optionPath: stri
     }
   }
   // A fixed order, whatever order the options were written in, keeps verdict tables stable.
-  parsed.latency.sort(
-    (a, b) =>
-      LATENCY_METRICS.indexOf(a.metric) - LATENCY_METRICS.indexOf(b.metric) ||
-      LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic),
-  )
+  parsed.latency.sort((a, b) => LATENCY_METRICS.indexOf(a.metric) - LATENCY_METRICS.indexOf(b.metric) || LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic))
   parsed.throughput.sort((a, b) => THROUGHPUT_METRICS.indexOf(a.metric) - THROUGHPUT_METRICS.indexOf(b.metric))
   return parsed
 }

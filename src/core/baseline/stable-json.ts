@@ -74,9 +74,7 @@ function write(value: unknown, indent: string, where: string): string {
       .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
       .sort()
     if (keys.length === 0) return '{}'
-    const members = keys.map(
-      (key) => `${inner}${JSON.stringify(key)}: ${write((value as Record<string, unknown>)[key], inner, `${where}.${key}`)}`,
-    )
+    const members = keys.map((key) => `${inner}${JSON.stringify(key)}: ${write((value as Record<string, unknown>)[key], inner, `${where}.${key}`)}`)
     return `{\n${members.join(',\n')}\n${indent}}`
   }
   throw new TypeError(`Cannot write a ${typeof value} at ${where} to a baseline file.`)

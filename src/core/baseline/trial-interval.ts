@@ -61,12 +61,7 @@ export interface TrialInterval {
  * spread, and never narrower than `withinRunLogSe` (the noise inside the runs, which a few trials
  * that happen to agree would understate).
  */
-export function trialInterval(
-  baseline: readonly number[],
-  current: readonly number[],
-  confidence: number,
-  withinRunLogSe: number,
-): TrialInterval | undefined {
+export function trialInterval(baseline: readonly number[], current: readonly number[], confidence: number, withinRunLogSe: number): TrialInterval | undefined {
   const spread = pooledSpread(baseline, current)
   if (spread === undefined || baseline.length === 0 || current.length === 0) return undefined
   const mb = meanOf(baseline.map(Math.log))

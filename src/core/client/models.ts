@@ -20,7 +20,6 @@ export interface ListModelsOptions {
   timeoutMs?: number
 }
 
-
 /**
  * `GET /v1/models`: the ids the server serves, in its order (the first is the default model).
  * Throws {@link ServerUnavailableError} naming the URL and what to do when the server cannot

@@ -54,7 +54,8 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     if (!result.ok && errorCodeOf(result.cause) === 'ECONNREFUSED') refusedSince ??= performance.now()
     else refusedSince = undefined
     // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
-    if (answer.status !== 0 || performance.now() < deadline) lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
+    if (answer.status !== 0 || performance.now() < deadline)
+      lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
     if (refusedSince !== undefined && options.refusedFailMs !== undefined && performance.now() - refusedSince >= options.refusedFailMs) {
       return { ready: false, reason: 'refused', lastAnswer }
     }

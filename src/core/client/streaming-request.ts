@@ -4,28 +4,10 @@ import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsou
 import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
 import type { RequestFailure, RequestRecord } from '../contract/types.ts'
-import {
-  cancelledFailure,
-  errorCodeOf,
-  httpFailure,
-  incompleteFailure,
-  malformedFailure,
-  networkFailure,
-  redactFailure,
-  streamErrorFailure,
-  timeoutFailure,
-} from './failure.ts'
+import { cancelledFailure, errorCodeOf, httpFailure, incompleteFailure, malformedFailure, networkFailure, redactFailure, streamErrorFailure, timeoutFailure } from './failure.ts'
 import { ContentChunkTemplate, MATCH_WITH_OUTPUT, NO_MATCH } from './content-chunk-template.ts'
 import { currentReadTick } from './read-tick.ts'
-import {
-  choiceCarriesOutput,
-  completionChoiceCarriesOutput,
-  finishReasonOf,
-  firstChoice,
-  serverTimingsOf,
-  streamErrorOf,
-  usageTokens,
-} from './sse-event.ts'
+import { choiceCarriesOutput, completionChoiceCarriesOutput, finishReasonOf, firstChoice, serverTimingsOf, streamErrorOf, usageTokens } from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
 
 /** What a request needs from its client; one object shared by every request of a client. */

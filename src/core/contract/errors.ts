@@ -58,10 +58,7 @@ export class BaselineFileError extends LlmBenchError {
   /** The baseline file at fault. */
   readonly path: string
   constructor(path: string, problem: string, options?: { cause?: unknown }) {
-    super(
-      `${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`,
-      options,
-    )
+    super(`${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`, options)
     this.path = path
   }
 }
@@ -103,10 +100,7 @@ export class BaselineMismatchError extends LlmBenchError {
       )
     }
     if (configChanges.length > 0) {
-      parts.push(
-        `The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` +
-          `Refresh it with \`vitest bench -u\` and commit ${path}.`,
-      )
+      parts.push(`The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` + `Refresh it with \`vitest bench -u\` and commit ${path}.`)
     }
     super(parts.join('\n'))
     this.benchName = benchName

@@ -424,7 +424,12 @@ export interface EnvironmentInfo {
   host: { platform: string; arch: string; hostname?: string; cpuModel?: string; cpuCores?: number; memoryBytes?: number; os?: string }
   /** GPU inventory; empty when no NVIDIA driver was found. */
   gpus: Array<{ index: number; name: string; uuid?: string; memoryTotalMiB?: number; driverVersion?: string; cudaVersion?: string }>
-  server: { name?: string; version?: string; model?: string; maxContextTokens?: number; launch?: {
+  server: {
+    name?: string
+    version?: string
+    model?: string
+    maxContextTokens?: number
+    launch?: {
       command: string
       /** Arguments as run, secret values replaced by `***`. */
       args: string[]

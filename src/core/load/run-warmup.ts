@@ -36,7 +36,11 @@ export function validateWarmupOptions(warmup: unknown): asserts warmup is Warmup
   for (const key of ['requests', 'durationMs'] as const) {
     const value = (warmup as Record<string, unknown>)[key]
     if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
-      throw new OptionsError(`warmup.${key}`, `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`, 'e.g. `warmup: { requests: 8 }`; 0 or leaving `warmup` out skips the warm-up.')
+      throw new OptionsError(
+        `warmup.${key}`,
+        `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`,
+        'e.g. `warmup: { requests: 8 }`; 0 or leaving `warmup` out skips the warm-up.',
+      )
     }
   }
 }

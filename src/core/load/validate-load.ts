@@ -45,7 +45,11 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
   }
   if (burstiness !== undefined) {
     if (!isNumber(burstiness) || burstiness <= 0 || burstiness === Infinity) {
-      throw new OptionsError('load.burstiness', `must be a finite number > 0, got ${show(burstiness)}`, 'Use 1 for Poisson, below 1 for burstier, above 1 for more even arrivals (or `arrival: "constant"`).')
+      throw new OptionsError(
+        'load.burstiness',
+        `must be a finite number > 0, got ${show(burstiness)}`,
+        'Use 1 for Poisson, below 1 for burstier, above 1 for more even arrivals (or `arrival: "constant"`).',
+      )
     }
     if (rate === undefined && !context.trace) {
       throw new OptionsError('load.burstiness', 'applies only to an open loop, but `load.rate` is not set', 'Set `load.rate` (requests per second) or remove `load.burstiness`.')
@@ -64,7 +68,11 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
     throw new OptionsError('load', 'sets neither `requests` nor `durationMs`, so the run would never stop', 'Set `requests` (e.g. 200), `durationMs` (e.g. 60000), or both (whichever comes first).')
   }
   if (rate === Infinity && requests === undefined && concurrency === undefined && !context.trace) {
-    throw new OptionsError('load.rate', 'is Infinity without `load.requests` or `load.concurrency`, which would send requests without bound', 'Set `load.requests` (all sent at once) or `load.concurrency` (a cap).')
+    throw new OptionsError(
+      'load.rate',
+      'is Infinity without `load.requests` or `load.concurrency`, which would send requests without bound',
+      'Set `load.requests` (all sent at once) or `load.concurrency` (a cap).',
+    )
   }
   if (drainGraceMs !== undefined && (!isNumber(drainGraceMs) || drainGraceMs < 0)) {
     throw new OptionsError('load.drainGraceMs', `must be a number of milliseconds >= 0, got ${show(drainGraceMs)}`, 'Set how long in-flight requests may finish after the stop, e.g. 30000.')
@@ -89,7 +97,11 @@ function validateRampUp(load: LoadOptions, context: LoadValidationContext): void
   }
   const minimum = curve === 'exponential' ? 'greater than 0' : 'at least 0'
   if (!isNumber(rampUp.from) || rampUp.from === Infinity || rampUp.from < 0 || (curve === 'exponential' && rampUp.from === 0)) {
-    throw new OptionsError('load.rampUp.from', `must be a finite number ${minimum} for a ${curve} ramp, got ${show(rampUp.from)}`, `Set the starting ${load.rate !== undefined ? 'rate (requests per second)' : 'concurrency'}, e.g. 1.`)
+    throw new OptionsError(
+      'load.rampUp.from',
+      `must be a finite number ${minimum} for a ${curve} ramp, got ${show(rampUp.from)}`,
+      `Set the starting ${load.rate !== undefined ? 'rate (requests per second)' : 'concurrency'}, e.g. 1.`,
+    )
   }
   if (!isNumber(rampUp.durationMs) || rampUp.durationMs <= 0 || rampUp.durationMs === Infinity) {
     throw new OptionsError('load.rampUp.durationMs', `must be a finite number of milliseconds > 0, got ${show(rampUp.durationMs)}`, 'Set how long the ramp lasts, e.g. 10000.')

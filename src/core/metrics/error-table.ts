@@ -47,9 +47,7 @@ export class ErrorTable {
   toArray(): ErrorCount[] {
     const rows: ErrorCount[] = [...this.entries.values()].map((entry) => ({ ...entry }))
     for (const [kind, count] of this.overflow) rows.push({ kind, message: OTHER_MESSAGES, count })
-    return rows.sort(
-      (a, b) => b.count - a.count || compareText(a.kind, b.kind) || compareText(a.message, b.message),
-    )
+    return rows.sort((a, b) => b.count - a.count || compareText(a.kind, b.kind) || compareText(a.message, b.message))
   }
 
   merge(other: ErrorTable): void {

@@ -21,8 +21,7 @@ export interface MetricsAccumulatorOptions {
 export const CLIENT_LATE_THRESHOLD_MS = 5
 
 /** The metric parts of a {@link BenchmarkResult}, as {@link MetricsAccumulator.finish} returns them. */
-export interface MetricsOutcome
-  extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
+export interface MetricsOutcome extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
   /** How late the client read, over the completed requests the lateness monitor watched. */
   lateness: ClientLateness | undefined
   /** Every record added, sorted by `index`; only with `recordRequests`. */
@@ -213,9 +212,7 @@ export class MetricsAccumulator {
    */
   merge(other: MetricsAccumulator): void {
     if (other.recordRequests !== this.recordRequests || !sameGoodputLimits(other.goodputLimits, this.goodputLimits)) {
-      throw new MetricsDataError(
-        'Cannot merge metric accumulators created with different options (recordRequests or goodput limits). Create every accumulator of one run with the same options.',
-      )
+      throw new MetricsDataError('Cannot merge metric accumulators created with different options (recordRequests or goodput limits). Create every accumulator of one run with the same options.')
     }
     for (const name of DISTRIBUTION_NAMES) this.distributions[name].merge(other.distributions[name])
     this.errorTable.merge(other.errorTable)
@@ -306,9 +303,7 @@ export class MetricsAccumulator {
       warnings.push(`${line}.`)
     }
     if (streamed && this.burstRequests > 0) {
-      notes.push(
-        `${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`,
-      )
+      notes.push(`${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`)
     }
     const meanTokensPerChunk = this.chunksWithUsage > 0 ? this.outputTokensWithUsage / this.chunksWithUsage : 0
     if (this.multiTokenChunks > 0) {
@@ -317,9 +312,7 @@ export class MetricsAccumulator {
       )
     }
     if (this.usageMissingRequests > 0) {
-      warnings.push(
-        `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
-      )
+      warnings.push(`${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`)
     }
     const streaming: StreamingInfo = {
       streamed,

@@ -23,7 +23,11 @@ export interface BenchmarkPlan {
 /** Checks `target` (a URL with http(s), a known API, a model name, a timeout, headers) and applies its defaults. */
 export function checkTarget(target: unknown): PlannedTarget {
   if (!isRecord(target)) {
-    throw new OptionsError('target', 'missing', "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).")
+    throw new OptionsError(
+      'target',
+      'missing',
+      "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).",
+    )
   }
   if (typeof target.baseUrl !== 'string' || target.baseUrl === '') {
     throw new OptionsError('target.baseUrl', 'missing', "Set it to the server's root URL, e.g. 'http://127.0.0.1:8000'.")

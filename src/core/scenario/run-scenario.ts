@@ -29,7 +29,6 @@ function summaryOf(outcome: Omit<ScenarioOutcome, 'summary'>): string {
   return `${outcome.name}: ${figure}${constraint} (${outcome.valid ? 'VALID' : 'INVALID'}${reasons})`
 }
 
-
 function withSummary(outcome: Omit<ScenarioOutcome, 'summary'>): ScenarioOutcome {
   return { ...outcome, summary: summaryOf(outcome) }
 }

@@ -33,7 +33,8 @@ export function validateScenario(spec: ScenarioSpec, option = 'scenario'): void 
   }
   if (spec.name === 'Server') {
     for (const key of ['ttftMs', 'tpotMs'] as const) {
-      if (!finitePositive(spec[key])) throw new OptionsError(`${option}.${key}`, `must be a number of milliseconds > 0, got ${String(spec[key])}`, 'The Server scenario needs both a TTFT and a TPOT limit.')
+      if (!finitePositive(spec[key]))
+        throw new OptionsError(`${option}.${key}`, `must be a number of milliseconds > 0, got ${String(spec[key])}`, 'The Server scenario needs both a TTFT and a TPOT limit.')
     }
   }
   if (spec.name === 'Offline' && !wholePositive(spec.requests)) {

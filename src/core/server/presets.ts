@@ -37,12 +37,7 @@ export function vllm(options: PresetOptions & { /** Hugging Face id or local pat
 /** `python3 -m sglang.launch_server --model-path <model> --host 127.0.0.1 --port <port> ...args`. */
 export function sglang(options: PresetOptions & { /** Hugging Face id or local path. */ model: string }): LaunchSpec {
   const { model, ...rest } = options
-  return launch(
-    'sglang',
-    rest.bin ?? 'python3',
-    ['-m', 'sglang.launch_server', '--model-path', model, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])],
-    rest,
-  )
+  return launch('sglang', rest.bin ?? 'python3', ['-m', 'sglang.launch_server', '--model-path', model, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])], rest)
 }
 
 /** `llama-server -m <modelPath> --host 127.0.0.1 --port <port> ...args`. */

@@ -57,4 +57,3 @@ export function redactText(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED)
   return redactUrlCredentials(out)
 }
-

@@ -61,15 +61,7 @@ export async function getServerFacts(baseUrl: string, options: ServerFactsOption
   const genericHeader = headerName !== undefined && /^(uvicorn|hypercorn|gunicorn|granian|python|werkzeug)$/i.test(headerName)
 
   const facts: ServerFacts = {}
-  const name = isLlamaCpp
-    ? 'llama.cpp'
-    : ownedBy === 'vllm' || ownedBy === 'sglang'
-      ? ownedBy
-      : sglangVersion !== undefined
-        ? 'sglang'
-        : !genericHeader && headerName
-          ? headerName
-          : ownedBy
+  const name = isLlamaCpp ? 'llama.cpp' : ownedBy === 'vllm' || ownedBy === 'sglang' ? ownedBy : sglangVersion !== undefined ? 'sglang' : !genericHeader && headerName ? headerName : ownedBy
   if (name) facts.name = name
   const serverVersion = isLlamaCpp ? buildInfo : name === 'sglang' ? (sglangVersion ?? plainVersion) : (plainVersion ?? (genericHeader ? undefined : headerVersion))
   if (serverVersion) facts.version = serverVersion

@@ -9,16 +9,7 @@ import { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
 import { groupLaunch, LAUNCHER_CANNOT_RUN, LAUNCHER_CANNOT_RUN_PREFIX } from './group-launch.ts'
-import {
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_LOG_DIR,
-  DEFAULT_START_TIMEOUT_MS,
-  DEFAULT_STOP_GRACE_MS,
-  PORT_PLACEHOLDER,
-  type ConnectSpec,
-  type LaunchSpec,
-  type ServerSpec,
-} from './server-spec.ts'
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_LOG_DIR, DEFAULT_START_TIMEOUT_MS, DEFAULT_STOP_GRACE_MS, PORT_PLACEHOLDER, type ConnectSpec, type LaunchSpec, type ServerSpec } from './server-spec.ts'
 import { trackServer } from './shutdown-hooks.ts'
 import { formatDurationMs } from '../platform/format-figure.ts'
 
@@ -151,7 +142,12 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   const logDir = path.resolve(spec.cwd ?? process.cwd(), spec.logDir ?? DEFAULT_LOG_DIR)
   const log = new ServerLog(path.join(logDir, ServerLog.fileName(spec.name, port)), secrets, TAIL_LINES)
   log.note(`${[launch.command, ...launch.args].join(' ')}`)
-  if (launch.env) log.note(`env: ${Object.entries(launch.env).map(([k, v]) => `${k}=${v}`).join(' ')}`)
+  if (launch.env)
+    log.note(
+      `env: ${Object.entries(launch.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    )
   print(`vitest-llm-bench: starting ${spec.name} on port ${port}; log: ${log.path}`)
 
   const fail = async (message: string, cause?: unknown): Promise<never> => {
@@ -204,11 +200,7 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
       await exit
       untrack()
       const how =
-        exitedOnItsOwn !== undefined
-          ? `had already ended on its own (${exitedOnItsOwn})`
-          : outcome.forced
-            ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}`
-            : 'stopped'
+        exitedOnItsOwn !== undefined ? `had already ended on its own (${exitedOnItsOwn})` : outcome.forced ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}` : 'stopped'
       log.note(`${how}${outcome.survived ? '; a process of its group survived SIGKILL' : ''}`)
       await log.close()
       print(`vitest-llm-bench: ${spec.name} on port ${port} ${how}`)
@@ -227,7 +219,9 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   // server last logged, so neither a terminal nor a CI log sits silent.
   const progress = setInterval(() => {
     const last = log.tail(1)[0]
-    print(`vitest-llm-bench: ${spec.name} still starting after ${formatDurationMs(performance.now() - started)}${last ? `; its last log line: ${last.length > MAX_PROGRESS_LINE ? `${last.slice(0, MAX_PROGRESS_LINE)}…` : last}` : ''}`)
+    print(
+      `vitest-llm-bench: ${spec.name} still starting after ${formatDurationMs(performance.now() - started)}${last ? `; its last log line: ${last.length > MAX_PROGRESS_LINE ? `${last.slice(0, MAX_PROGRESS_LINE)}…` : last}` : ''}`,
+    )
   }, options.progressIntervalMs ?? START_PROGRESS_INTERVAL_MS)
   progress.unref?.()
   const outcome = await waitForServerReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal }).finally(() => clearInterval(progress))
@@ -238,7 +232,9 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     await stop()
     if (result !== undefined) {
       if (result.exitCode === LAUNCHER_CANNOT_RUN && log.tail(TAIL_LINES).some((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX))) {
-        return fail(`Cannot start ${spec.name}: \`${spec.command}\` was not found: install it, or pass \`bin\` with its path (${log.tail(TAIL_LINES).find((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX)) ?? ''}).`)
+        return fail(
+          `Cannot start ${spec.name}: \`${spec.command}\` was not found: install it, or pass \`bin\` with its path (${log.tail(TAIL_LINES).find((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX)) ?? ''}).`,
+        )
       }
       const status = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode ?? '?'}`
       return fail(`${spec.name} ${status} during start-up. Its output below says why.`)
@@ -321,4 +317,3 @@ function serverHandle(parts: HandleParts): RunningServer {
   Object.defineProperty(handle, 'exitedOnItsOwn', { get: exitedOnItsOwn, enumerable: true })
   return handle
 }
-

@@ -207,9 +207,7 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
         if (limit === undefined) continue
         const base = { metric: `server.${field}`, statistic: bound, bound, limit, unit, n: metrics?.scrapes ?? 0 }
         if (measured === undefined || !Number.isFinite(measured)) {
-          const why = !metrics
-            ? (result.server?.note ?? 'server metrics were turned off (`serverMetrics: false`)')
-            : `the ${metrics.dialect} server's metrics at ${metrics.url} do not give it`
+          const why = !metrics ? (result.server?.note ?? 'server metrics were turned off (`serverMetrics: false`)') : `the ${metrics.dialect} server's metrics at ${metrics.url} do not give it`
           checks.push({ ...base, measured: null, status: 'inconclusive', message: `server.${field}: not measured (${why})` })
           continue
         }

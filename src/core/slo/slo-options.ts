@@ -13,16 +13,7 @@ export type SloStatistic = (typeof SLO_STATISTICS)[number]
 export const SLO_THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
 
 /** Per-GPU telemetry fields an SLO can bound (see `GpuStats`). */
-export const SLO_GPU_FIELDS = [
-  'memoryPeakMiB',
-  'memoryMeanMiB',
-  'memoryAfterMiB',
-  'powerPeakW',
-  'powerMeanW',
-  'utilizationMeanPct',
-  'energyJ',
-  'energyPerOutputTokenJ',
-] as const
+export const SLO_GPU_FIELDS = ['memoryPeakMiB', 'memoryMeanMiB', 'memoryAfterMiB', 'powerPeakW', 'powerMeanW', 'utilizationMeanPct', 'energyJ', 'energyPerOutputTokenJ'] as const
 export type SloGpuField = (typeof SLO_GPU_FIELDS)[number]
 
 /**
@@ -106,7 +97,6 @@ export interface SloOptions {
 }
 
 const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'server', 'goodput']
-
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : String(value)

@@ -17,7 +17,6 @@ export interface SweepCheck {
 const THROUGHPUT_LABEL = { outputTokensPerSec: 'output tokens/s', requestsPerSec: 'requests/s', totalTokensPerSec: 'total tokens/s' } as const
 const LATENCY_LABEL = { ttftMs: 'TTFT', tpotMs: 'TPOT', e2eMs: 'E2E' } as const
 
-
 function find(points: ReadonlyArray<SweepCurvePoint>, at: number): SweepCurvePoint | undefined {
   return points.find((point) => point.value === at)
 }
@@ -63,7 +62,11 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       else {
         const floor = expectation.minVsBaseline * base[metric]
         checks.push(
-          check(`${label} vs baseline`, value >= floor, `${formatFigure(value)} >= ${expectation.minVsBaseline} x baseline ${formatFigure(base[metric])} = ${formatFigure(floor)} (ratio ${(value / base[metric]).toFixed(3)})`),
+          check(
+            `${label} vs baseline`,
+            value >= floor,
+            `${formatFigure(value)} >= ${expectation.minVsBaseline} x baseline ${formatFigure(base[metric])} = ${formatFigure(floor)} (ratio ${(value / base[metric]).toFixed(3)})`,
+          ),
         )
       }
     }
@@ -86,7 +89,11 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
         const baseValue = base[expectation.metric][statistic]
         const ceiling = expectation.maxVsBaseline * baseValue
         checks.push(
-          check(`${label} vs baseline`, value <= ceiling, `${formatFigure(value)} ms <= ${expectation.maxVsBaseline} x baseline ${formatFigure(baseValue)} ms = ${formatFigure(ceiling)} ms (ratio ${(value / baseValue).toFixed(3)})`),
+          check(
+            `${label} vs baseline`,
+            value <= ceiling,
+            `${formatFigure(value)} ms <= ${expectation.maxVsBaseline} x baseline ${formatFigure(baseValue)} ms = ${formatFigure(ceiling)} ms (ratio ${(value / baseValue).toFixed(3)})`,
+          ),
         )
       }
     }
@@ -140,7 +147,10 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       const shown = value === undefined ? 'none' : `${formatFigure(value)} ${unit}`
       if (metricExpect.atLeast !== undefined) checks.push(check(label, value !== undefined && value >= metricExpect.atLeast, `${shown} >= ${formatFigure(metricExpect.atLeast)} ${unit}`))
       if (metricExpect.atMost !== undefined) checks.push(check(label, value !== undefined && value <= metricExpect.atMost, `${shown} <= ${formatFigure(metricExpect.atMost)} ${unit}`))
-      for (const [key, ratio] of [['minVsBaseline', metricExpect.minVsBaseline], ['maxVsBaseline', metricExpect.maxVsBaseline]] as const) {
+      for (const [key, ratio] of [
+        ['minVsBaseline', metricExpect.minVsBaseline],
+        ['maxVsBaseline', metricExpect.maxVsBaseline],
+      ] as const) {
         if (ratio === undefined) continue
         const base = baseline?.scenario?.value
         if (base === undefined) {
@@ -166,10 +176,14 @@ export function validateSweepExpectations(expectations: SweepExpectations | unde
   for (const key of Object.keys(expectations)) {
     if (!known.includes(key)) throw new OptionsError(`${option}.${key}`, 'is not an expectation', `Use one of: ${known.join(', ')}.`)
   }
-  const lists = [['throughput', expectations.throughput], ['latency', expectations.latency]] as const
+  const lists = [
+    ['throughput', expectations.throughput],
+    ['latency', expectations.latency],
+  ] as const
   for (const [name, list] of lists) {
     if (list === undefined) continue
-    if (!Array.isArray(list)) throw new OptionsError(`${option}.${name}`, 'must be an array', `Write e.g. \`${name}: [{ at: 64, ${name === 'throughput' ? 'minVsBaseline: 0.9' : "metric: 'ttftMs', max: 500"} }]\`.`)
+    if (!Array.isArray(list))
+      throw new OptionsError(`${option}.${name}`, 'must be an array', `Write e.g. \`${name}: [{ at: 64, ${name === 'throughput' ? 'minVsBaseline: 0.9' : "metric: 'ttftMs', max: 500"} }]\`.`)
     const items = list as unknown as ReadonlyArray<Record<string, unknown>>
     items.forEach((item, i) => {
       const where = `${option}.${name}[${i}]`
@@ -190,7 +204,11 @@ export function validateSweepExpectations(expectations: SweepExpectations | unde
       }
     })
   }
-  for (const [name, group] of [['knee', expectations.knee], ['capacity', expectations.capacity], ['scenarioMetric', expectations.scenarioMetric]] as const) {
+  for (const [name, group] of [
+    ['knee', expectations.knee],
+    ['capacity', expectations.capacity],
+    ['scenarioMetric', expectations.scenarioMetric],
+  ] as const) {
     if (group === undefined) continue
     for (const [key, value] of Object.entries(group)) {
       if (key === 'notEarlierThanBaseline') continue

@@ -175,11 +175,7 @@ export type EarlyStoppingEstimate =
  * @param latencies every query's latency, any order (not modified).
  * @param percentile the target as a share, e.g. 0.9.
  */
-export function earlyStoppingEstimate(
-  latencies: ArrayLike<number>,
-  percentile: number,
-  options: { confidence?: number; tolerance?: number } = {},
-): EarlyStoppingEstimate {
+export function earlyStoppingEstimate(latencies: ArrayLike<number>, percentile: number, options: { confidence?: number; tolerance?: number } = {}): EarlyStoppingEstimate {
   const confidence = options.confidence ?? LOADGEN_CONFIDENCE
   const tolerance = options.tolerance ?? LOADGEN_TOLERANCE
   const finder = new MinPassingQueriesFinder()
@@ -221,12 +217,7 @@ export interface ServerEarlyStopping {
  * over `limit`, h = MinPassingQueriesFinder(t, percentile, 0, 0.99); the run passes when it
  * processed at least h + t queries.
  */
-export function serverEarlyStopping(
-  latencies: ArrayLike<number>,
-  limit: number,
-  percentile: number,
-  options: { confidence?: number; tolerance?: number } = {},
-): ServerEarlyStopping {
+export function serverEarlyStopping(latencies: ArrayLike<number>, limit: number, percentile: number, options: { confidence?: number; tolerance?: number } = {}): ServerEarlyStopping {
   const finder = new MinPassingQueriesFinder()
   let overLatency = 0
   for (let i = 0; i < latencies.length; i++) if ((latencies[i] as number) > limit) overLatency++

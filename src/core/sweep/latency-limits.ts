@@ -94,9 +94,7 @@ export function checkLatencyLimits(records: RequestRecord[], limits: CapacityLim
       check.earlyStopping = early
       if (!early.ok) {
         check.pass = false
-        reasons.push(
-          `early stopping (${LABEL[metric]}): ${early.overLatency} of ${early.queries} over ${limit} ms needs at least ${early.requiredQueries} queries`,
-        )
+        reasons.push(`early stopping (${LABEL[metric]}): ${early.overLatency} of ${early.queries} over ${limit} ms needs at least ${early.requiredQueries} queries`)
       }
     }
     checks.push(check)

@@ -42,9 +42,7 @@ export async function runPoint(
     const reset = await resetPrefixCache(state.target.baseUrl, { apiKey: state.target.apiKey })
     if (!reset && !state.warnedNoPrefixReset) {
       state.warnedNoPrefixReset = true
-      state.warnings.push(
-        `between.resetPrefixCache: ${prefixCacheResetUnsupported(state.target.baseUrl)}; points may reuse cached prefixes.`,
-      )
+      state.warnings.push(`between.resetPrefixCache: ${prefixCacheResetUnsupported(state.target.baseUrl)}; points may reuse cached prefixes.`)
     }
   }
   const { beforePoint: _before, onPoint: _onPoint, between: _between, load, ...rest } = options

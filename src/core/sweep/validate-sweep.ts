@@ -90,7 +90,7 @@ export function validateCapacitySearch(search: CapacitySearch, option = 'capacit
     throw new OptionsError(`${option}.precision`, `must be a share between 0 and 1, got ${String(search.precision)}`, 'Use e.g. 0.05 for 5 %.')
   }
   if (search.from !== undefined && search.from !== 'scheduled' && search.from !== 'sent') {
-    throw new OptionsError(`${option}.from`, `must be 'scheduled' or 'sent', got ${String(search.from)}`, "Leave it out to measure from the planned send time, as LoadGen.")
+    throw new OptionsError(`${option}.from`, `must be 'scheduled' or 'sent', got ${String(search.from)}`, 'Leave it out to measure from the planned send time, as LoadGen.')
   }
   if (search.maxFailedShare !== undefined && !(typeof search.maxFailedShare === 'number' && search.maxFailedShare >= 0 && search.maxFailedShare <= 1)) {
     throw new OptionsError(`${option}.maxFailedShare`, `must be a share between 0 and 1, got ${String(search.maxFailedShare)}`, 'Use 0 to allow no failed request.')

@@ -27,17 +27,17 @@ export interface GpuInventory {
  */
 export async function queryGpuInventory(options: GpuInventoryOptions = {}): Promise<GpuInventory> {
   const run = { nvidiaSmi: options.nvidiaSmi, timeoutMs: options.timeoutMs }
-  const [inventory, version] = await Promise.all([
-    runNvidiaSmi([`--query-gpu=${INVENTORY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], run),
-    runNvidiaSmi(['--version'], run),
-  ])
+  const [inventory, version] = await Promise.all([runNvidiaSmi([`--query-gpu=${INVENTORY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], run), runNvidiaSmi(['--version'], run)])
   if (!inventory.ok) return { gpus: [], note: `No GPU inventory: ${inventory.message}.` }
   let cudaVersion = version.ok ? parseCudaVersion(version.stdout) : undefined
   if (cudaVersion === undefined) {
     const banner = await runNvidiaSmi([], run)
     if (banner.ok) cudaVersion = parseCudaVersion(banner.stdout)
   }
-  const rows = inventory.stdout.split('\n').map(parseInventoryRow).filter((row) => row !== undefined)
+  const rows = inventory.stdout
+    .split('\n')
+    .map(parseInventoryRow)
+    .filter((row) => row !== undefined)
   const selection = options.gpus ?? (typeof process !== 'undefined' ? process.env.CUDA_VISIBLE_DEVICES : undefined)
   const { selected } = selectGpus(rows, parseGpuSelection(selection))
   const listed = selected.length > 0 ? selected : rows

@@ -187,7 +187,10 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
     const memoryAfter = await queryMemoryUsed(query)
 
     const notes: string[] = []
-    const { selected, unmatched } = selectGpus([...identities.values()].sort((a, b) => a.index - b.index), parseGpuSelection(selection))
+    const { selected, unmatched } = selectGpus(
+      [...identities.values()].sort((a, b) => a.index - b.index),
+      parseGpuSelection(selection),
+    )
     let reported = selected
     if (unmatched.length > 0 && selected.length === 0) {
       reported = [...identities.values()].sort((a, b) => a.index - b.index)

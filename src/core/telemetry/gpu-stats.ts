@@ -72,9 +72,7 @@ export function computeGpuStats(gpu: GpuIdentity, samples: readonly GpuSample[],
  * samples report power.
  */
 export function integrateEnergyJ(samples: readonly GpuSample[], window: TimeWindow): number | undefined {
-  const points = samples
-    .filter((s): s is GpuSample & { powerW: number } => s.powerW !== undefined)
-    .sort((a, b) => a.t - b.t)
+  const points = samples.filter((s): s is GpuSample & { powerW: number } => s.powerW !== undefined).sort((a, b) => a.t - b.t)
   if (points.length < 2) return undefined
   let joules = 0
   for (let i = 1; i < points.length; i++) {

@@ -5,16 +5,7 @@ export { queryGpuInventory, type GpuInventory, type GpuInventoryOptions } from '
 export { collectEnvironment, type CollectEnvironmentOptions } from './environment.ts'
 export { collectHostInfo, resetHostInfoCache, type HostInfoOptions } from './host-info.ts'
 export { toolVersion } from './tool-version.ts'
-export {
-  INVENTORY_FIELDS,
-  parseCsvRow,
-  parseCudaVersion,
-  parseInventoryRow,
-  parseSampleRow,
-  SAMPLE_FIELDS,
-  type NvidiaSmiInventoryRow,
-  type NvidiaSmiSampleRow,
-} from './nvidia-smi-csv.ts'
+export { INVENTORY_FIELDS, parseCsvRow, parseCudaVersion, parseInventoryRow, parseSampleRow, SAMPLE_FIELDS, type NvidiaSmiInventoryRow, type NvidiaSmiSampleRow } from './nvidia-smi-csv.ts'
 export {
   classifyNvidiaSmiFailure,
   NVIDIA_SMI_ENV,

@@ -15,9 +15,7 @@ export interface NvidiaSmiOptions {
 /** Why nvidia-smi gave no data. */
 export type NvidiaSmiUnavailableReason = 'not-found' | 'no-driver' | 'no-devices' | 'timeout' | 'failed'
 
-export type NvidiaSmiOutcome =
-  | { ok: true; stdout: string }
-  | { ok: false; reason: NvidiaSmiUnavailableReason; /** One line for humans. */ message: string }
+export type NvidiaSmiOutcome = { ok: true; stdout: string } | { ok: false; reason: NvidiaSmiUnavailableReason; /** One line for humans. */ message: string }
 
 /** Default limit of a one-shot query: a first call without persistence mode can take seconds. */
 export const DEFAULT_NVIDIA_SMI_TIMEOUT_MS = 15_000
@@ -72,12 +70,17 @@ export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure)
   }
   // nvidia-smi prints this and exits with 9 when the kernel module is absent (e.g. a container started without --gpus).
   if (failure.exitCode === 9 || /couldn't communicate with the NVIDIA driver/i.test(output)) {
-    return { reason: 'no-driver', message: `${bin} could not communicate with the NVIDIA driver (exit code ${failure.exitCode ?? '?'}): is the driver loaded, and the container started with GPU access?` }
+    return {
+      reason: 'no-driver',
+      message: `${bin} could not communicate with the NVIDIA driver (exit code ${failure.exitCode ?? '?'}): is the driver loaded, and the container started with GPU access?`,
+    }
   }
   if (failure.exitCode === 6 || /No devices were found/i.test(output)) {
     return { reason: 'no-devices', message: `${bin} found no NVIDIA GPU` }
   }
-  const firstLine = output.split('\n').map((l) => l.trim()).find((l) => l !== '')
+  const firstLine = output
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '')
   return { reason: 'failed', message: `${bin} failed (exit code ${failure.exitCode ?? '?'})${firstLine ? `: ${firstLine}` : ''}` }
 }
-

@@ -22,11 +22,7 @@ export const EVENT_LOOP_P99_LIMIT_MS = 30
 const pct = (share: number): string => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`
 
 /** The self-check of one run: the machine's load and the client's health, and what of it disturbed the run. */
-export function selfCheckOf(
-  host: HostLoad,
-  client: Pick<ClientHealth, 'eventLoopDelayMs' | 'lateness' | 'keptUp' | 'generatorLagMs'>,
-  cpuCalibrationMs?: number,
-): SelfCheck {
+export function selfCheckOf(host: HostLoad, client: Pick<ClientHealth, 'eventLoopDelayMs' | 'lateness' | 'keptUp' | 'generatorLagMs'>, cpuCalibrationMs?: number): SelfCheck {
   const disturbed: string[] = []
   if (host.otherCores !== undefined && host.otherCores > OTHER_CORES_LIMIT) {
     const named = (host.busiestOthers ?? []).map((p) => `${p.command} pid ${p.pid} ${p.cores.toFixed(2)}`)

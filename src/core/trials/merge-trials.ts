@@ -41,7 +41,10 @@ function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
     loadAverage1m: last.loadAverage1m,
     disturbed: checks.flatMap((c, i) => (c?.disturbed ?? []).map((why) => `trial ${i + 1}: ${why}`)),
   }
-  const calibrations = present.map((c) => c.cpuCalibrationMs).filter((v): v is number => v !== undefined).sort((a, b) => a - b)
+  const calibrations = present
+    .map((c) => c.cpuCalibrationMs)
+    .filter((v): v is number => v !== undefined)
+    .sort((a, b) => a - b)
   if (calibrations.length > 0) merged.cpuCalibrationMs = calibrations[Math.floor(calibrations.length / 2)] as number
   const figures = {
     otherCores: worst((c) => c.otherCores),
@@ -132,7 +135,10 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     trials,
     warnings: [...new Set(results.flatMap((r) => r.warnings))],
   }
-  const server = mergeServerSides(results.map((r) => r.server), metrics.ttftMs)
+  const server = mergeServerSides(
+    results.map((r) => r.server),
+    metrics.ttftMs,
+  )
   if (server) {
     merged.server = server
     // Each trial's server notes are replaced by the merged ones (a later trial's "warm cache" was the trial before it).

@@ -136,7 +136,6 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     eventLoop?.disable()
     lateness.stop()
   }
-  const eventLoopDelayMs =
-    eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
+  const eventLoopDelayMs = eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
   return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs }
 }

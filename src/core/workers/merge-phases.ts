@@ -39,10 +39,26 @@ export function mergeTimelines(timelines: Array<Timeline | undefined>, start: nu
   const round = (values: number[]): number[] => values.map((v) => Math.round(v * 1000) / 1000)
   return {
     windowMs: first.windowMs,
-    requests: sumSeries(present.map((t) => t.requests), windows),
-    outputTokens: round(sumSeries(present.map((t) => t.outputTokens), windows)),
-    totalTokens: round(sumSeries(present.map((t) => t.totalTokens), windows)),
-    inFlightMax: sumSeries(present.map((t) => t.inFlightMax), windows),
+    requests: sumSeries(
+      present.map((t) => t.requests),
+      windows,
+    ),
+    outputTokens: round(
+      sumSeries(
+        present.map((t) => t.outputTokens),
+        windows,
+      ),
+    ),
+    totalTokens: round(
+      sumSeries(
+        present.map((t) => t.totalTokens),
+        windows,
+      ),
+    ),
+    inFlightMax: sumSeries(
+      present.map((t) => t.inFlightMax),
+      windows,
+    ),
     lastWindowPartial: lastWindowMs < first.windowMs,
   }
 }

@@ -17,7 +17,7 @@ function unreadable(path: string, error: unknown): WorkloadError {
   const code = (error as { code?: string }).code
   const what =
     code === 'ENOENT'
-      ? 'file not found. Check the path (in a bench a relative path resolves from the bench file\'s folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first'
+      ? "file not found. Check the path (in a bench a relative path resolves from the bench file's folder; in runBenchmark from the working directory, unless RunContext.baseDir says otherwise) or download the dataset first"
       : code === 'EISDIR'
         ? 'this is a directory, not a file. Point the path at the dataset file itself'
         : code === 'EACCES' || code === 'EPERM'
@@ -174,7 +174,10 @@ class JsonArrayScanner {
           this.#bom++
           continue
         }
-        if (b !== 0x5b) this.#fail('is not a JSON array (it must start with `[`). Use the ShareGPT JSON format: [{"id": ..., "conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}]}, ...].')
+        if (b !== 0x5b)
+          this.#fail(
+            'is not a JSON array (it must start with `[`). Use the ShareGPT JSON format: [{"id": ..., "conversations": [{"from": "human", "value": ...}, {"from": "gpt", "value": ...}]}, ...].',
+          )
         this.#state = BETWEEN
         this.#expectValue = true
       } else if (this.#state === BETWEEN) {

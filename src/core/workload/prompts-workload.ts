@@ -12,7 +12,11 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
   const { prompts, maxTokens = DEFAULT_PROMPTS_MAX_TOKENS } = options
   const ignoreEos = ignoreEosOf(options)
   if (!Array.isArray(prompts) || prompts.length === 0) {
-    throw new OptionsError('workload.prompts', Array.isArray(prompts) ? 'is empty' : `must be an array of strings, got ${String(prompts)}`, 'Give at least one prompt, e.g. `prompts: ["Tell me a story."]`.')
+    throw new OptionsError(
+      'workload.prompts',
+      Array.isArray(prompts) ? 'is empty' : `must be an array of strings, got ${String(prompts)}`,
+      'Give at least one prompt, e.g. `prompts: ["Tell me a story."]`.',
+    )
   }
   prompts.forEach((prompt, i) => {
     if (typeof prompt !== 'string' || prompt === '') {

@@ -38,7 +38,7 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
     throw new OptionsError('workload.path', 'must be the path of the ShareGPT JSON file', 'Download ShareGPT_V3_unfiltered_cleaned_split.json and pass its path.')
   }
   if (outputTokens !== undefined && (!Number.isInteger(outputTokens) || outputTokens < 1)) {
-    throw new OptionsError('workload.outputTokens', `must be a whole number of tokens >= 1, got ${String(outputTokens)}`, 'Leave it out to use each reply\'s length.')
+    throw new OptionsError('workload.outputTokens', `must be a whole number of tokens >= 1, got ${String(outputTokens)}`, "Leave it out to use each reply's length.")
   }
   const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens

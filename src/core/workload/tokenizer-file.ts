@@ -16,7 +16,9 @@ export async function loadTokenizerCounter(path: string): Promise<CountTokens> {
   } catch (error) {
     const code = (error as { code?: string }).code
     const problem = code === 'ENOENT' ? 'not found' : error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${(error as Error).message})`
-    throw new WorkloadError(`tokenizer file ${problem}. Point \`workload.tokenizer\` at the model's tokenizer.json (e.g. from its HuggingFace repository), or leave it out to estimate token counts.`, { path })
+    throw new WorkloadError(`tokenizer file ${problem}. Point \`workload.tokenizer\` at the model's tokenizer.json (e.g. from its HuggingFace repository), or leave it out to estimate token counts.`, {
+      path,
+    })
   }
   let config: unknown = {}
   try {
@@ -28,7 +30,10 @@ export async function loadTokenizerCounter(path: string): Promise<CountTokens> {
   try {
     ;({ Tokenizer } = await import('@huggingface/tokenizers'))
   } catch (error) {
-    throw new WorkloadError(`\`workload.tokenizer\` needs the package @huggingface/tokenizers, which could not be loaded (${(error as Error).message}). Install it with \`npm install @huggingface/tokenizers\`.`, { path })
+    throw new WorkloadError(
+      `\`workload.tokenizer\` needs the package @huggingface/tokenizers, which could not be loaded (${(error as Error).message}). Install it with \`npm install @huggingface/tokenizers\`.`,
+      { path },
+    )
   }
   let tokenizer: HfTokenizer
   try {

@@ -17,21 +17,7 @@ export interface SchemaViolation {
 }
 
 const ANNOTATIONS = new Set(['$schema', '$id', '$defs', 'title', 'description', '$comment', 'examples', 'default'])
-const KEYWORDS = new Set([
-  '$ref',
-  'type',
-  'const',
-  'enum',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'pattern',
-])
+const KEYWORDS = new Set(['$ref', 'type', 'const', 'enum', 'properties', 'required', 'additionalProperties', 'items', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'pattern'])
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)

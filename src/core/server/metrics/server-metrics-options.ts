@@ -21,7 +21,8 @@ const hasAuthorization = (headers: Record<string, string>): boolean => Object.ke
  */
 export function checkServerMetricsOptions(value: unknown): asserts value is ServerMetricsOptions | false | undefined {
   if (value === undefined || value === false) return
-  if (!isRecord(value)) throw new OptionsError('serverMetrics', 'must be an object or false', 'Write e.g. `serverMetrics: { url: "http://127.0.0.1:8000/metrics" }`, or `serverMetrics: false` to turn scraping off.')
+  if (!isRecord(value))
+    throw new OptionsError('serverMetrics', 'must be an object or false', 'Write e.g. `serverMetrics: { url: "http://127.0.0.1:8000/metrics" }`, or `serverMetrics: false` to turn scraping off.')
   for (const key of Object.keys(value)) {
     if (!KEYS.includes(key)) throw new OptionsError(`serverMetrics.${key}`, 'is not a valid key here', `Use one of: ${KEYS.join(', ')}.`)
   }
@@ -38,7 +39,11 @@ export function checkServerMetricsOptions(value: unknown): asserts value is Serv
   }
   const { intervalMs, timeoutMs } = value
   if (intervalMs !== undefined && (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < MIN_SCRAPE_INTERVAL_MS)) {
-    throw new OptionsError('serverMetrics.intervalMs', `${String(intervalMs)} is not a valid interval`, `Use milliseconds of at least ${MIN_SCRAPE_INTERVAL_MS} (default ${DEFAULT_SCRAPE_INTERVAL_MS}).`)
+    throw new OptionsError(
+      'serverMetrics.intervalMs',
+      `${String(intervalMs)} is not a valid interval`,
+      `Use milliseconds of at least ${MIN_SCRAPE_INTERVAL_MS} (default ${DEFAULT_SCRAPE_INTERVAL_MS}).`,
+    )
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new OptionsError('serverMetrics.timeoutMs', `${String(timeoutMs)} is not a valid limit`, `Use milliseconds above 0 (default ${DEFAULT_SCRAPE_TIMEOUT_MS}).`)

@@ -110,9 +110,7 @@ function histogramDelta(start: HistogramState | undefined, end: HistogramState |
   const count = end.count - start.count
   if (count < 0) return 'reset'
   if (count === 0 || !end.buckets.has(Number.POSITIVE_INFINITY)) return undefined
-  const cumulative = [...end.buckets.entries()]
-    .map(([le, value]) => ({ le, count: value - (start.buckets.get(le) ?? 0) }))
-    .sort((a, b) => a.le - b.le)
+  const cumulative = [...end.buckets.entries()].map(([le, value]) => ({ le, count: value - (start.buckets.get(le) ?? 0) })).sort((a, b) => a.le - b.le)
   if (cumulative.some((bucket) => bucket.count < 0)) return 'reset'
   const inMs = (seconds: number) => seconds * 1000
   const at = (q: number) => inMs(bucketQuantile(cumulative, q).value)
