@@ -11,6 +11,7 @@
  * does not match and is parsed in full, as before. Parsing cost per event goes from a JSON.parse
  * of the whole chunk (~1 µs for vLLM's ~200 bytes) to two string compares and a scan of the text.
  */
+import { OUTPUT_FIELDS } from './output-fields.ts'
 import { choiceCarriesOutput, firstChoice } from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
 
@@ -39,13 +40,8 @@ interface OutputSlot {
 
 const ownText = (choice: ChoiceFields): Fields => choice
 const delta = (choice: ChoiceFields): Fields | undefined => (typeof choice.delta === 'object' && choice.delta !== null ? choice.delta : undefined)
-/** The output fields {@link choiceCarriesOutput} reads, in its order. */
-const OUTPUT_SLOTS: OutputSlot[] = [
-  { holder: ownText, field: 'text', key: '"text":"' },
-  { holder: delta, field: 'content', key: '"content":"' },
-  { holder: delta, field: 'reasoning_content', key: '"reasoning_content":"' },
-  { holder: delta, field: 'reasoning', key: '"reasoning":"' },
-]
+/** The output fields of a streamed chunk ({@link OUTPUT_FIELDS}), with their keys in the raw JSON. */
+const OUTPUT_SLOTS: OutputSlot[] = OUTPUT_FIELDS.map(({ place, field }) => ({ holder: place === 'choice' ? ownText : delta, field, key: `"${field}":"` }))
 
 /** The first output field of `choice` holding a non-empty string. */
 function outputSlotOf(choice: unknown): OutputSlot | undefined {

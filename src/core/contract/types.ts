@@ -254,7 +254,7 @@ export interface RequestRecord {
   sentAt: number
   /** When the response headers arrived. */
   headersAt: number | undefined
-  /** First content-bearing event (non-empty text, delta.content or delta.reasoning_content). */
+  /** First event that carries output (README, "Metric definitions"; the fields: `OUTPUT_FIELDS`). */
   firstTokenAt: number | undefined
   /** Last content-bearing event; for a failed request, the time of failure. */
   endAt: number
