@@ -1,17 +1,17 @@
-import { formatFigure as formatCoreFigure } from '../src/core/platform/format-figure.ts'
+import { formatFigure } from '../src/core/platform/format-figure.ts'
 /**
  * Number formatting shared by every report, so the console, Markdown and HTML show the same
  * digits for the same figure.
  */
 
-/** A figure with 4 significant digits below 1000, whole numbers from 1000 up; `-` when absent. */
-export function formatFigure(value: number | undefined | null): string {
-  return value === undefined || value === null ? '-' : formatCoreFigure(value)
+/** A figure with `formatFigure` (4 significant digits below 1000, whole numbers from 1000 up), `-` when absent. */
+export function figureOrDash(value: number | undefined | null): string {
+  return value === undefined || value === null ? '-' : formatFigure(value)
 }
 
 /** A figure with its unit (`41.2 ms`, `1235 tok/s`); `-` when absent. */
 export function formatWithUnit(value: number | undefined | null, unit: string): string {
-  const figure = formatFigure(value)
+  const figure = figureOrDash(value)
   return figure === '-' || unit === '' ? figure : `${figure} ${unit}`
 }
 

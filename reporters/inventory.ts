@@ -1,11 +1,11 @@
 import type { EnvironmentInfo } from '../src/core/contract/types.ts'
-import { formatBytes, formatFigure } from './format-figures.ts'
+import { formatBytes, figureOrDash } from './format-figures.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
 
 function lengthText(value: unknown): string | undefined {
   if (!isRecord(value) || typeof value.mean !== 'number') return undefined
-  const stddev = typeof value.stddev === 'number' && value.stddev > 0 ? `±${formatFigure(value.stddev)}` : ''
-  return `${formatFigure(value.mean)}${stddev}`
+  const stddev = typeof value.stddev === 'number' && value.stddev > 0 ? `±${figureOrDash(value.stddev)}` : ''
+  return `${figureOrDash(value.mean)}${stddev}`
 }
 
 function workloadText(workload: unknown): string | undefined {
@@ -28,13 +28,13 @@ function loadText(load: unknown): string[] {
   const parts: string[] = []
   if (typeof load.rate === 'number' || load.rate === 'Infinity') {
     const arrival = typeof load.arrival === 'string' ? load.arrival : 'poisson'
-    parts.push(`${load.rate === Infinity || load.rate === 'Infinity' ? 'all at once' : `${formatFigure(load.rate as number)} req/s ${arrival}`}`)
-    if (typeof load.burstiness === 'number' && load.burstiness !== 1) parts.push(`burstiness ${formatFigure(load.burstiness)}`)
+    parts.push(`${load.rate === Infinity || load.rate === 'Infinity' ? 'all at once' : `${figureOrDash(load.rate as number)} req/s ${arrival}`}`)
+    if (typeof load.burstiness === 'number' && load.burstiness !== 1) parts.push(`burstiness ${figureOrDash(load.burstiness)}`)
   }
   if (typeof load.concurrency === 'number') parts.push(`${typeof load.rate === 'number' ? 'max ' : ''}concurrency ${load.concurrency}`)
-  if (isRecord(load.rampUp) && typeof load.rampUp.durationMs === 'number') parts.push(`ramp-up ${formatFigure(load.rampUp.durationMs / 1000)} s`)
+  if (isRecord(load.rampUp) && typeof load.rampUp.durationMs === 'number') parts.push(`ramp-up ${figureOrDash(load.rampUp.durationMs / 1000)} s`)
   if (typeof load.requests === 'number') parts.push(`${load.requests} requests`)
-  if (typeof load.durationMs === 'number') parts.push(`${formatFigure(load.durationMs / 1000)} s`)
+  if (typeof load.durationMs === 'number') parts.push(`${figureOrDash(load.durationMs / 1000)} s`)
   return parts
 }
 
@@ -47,7 +47,7 @@ export function configSummary(config: Record<string, unknown>): string {
   parts.push(...loadText(config.load))
   if (isRecord(config.warmup)) {
     if (typeof config.warmup.requests === 'number') parts.push(`warm-up ${config.warmup.requests}`)
-    else if (typeof config.warmup.durationMs === 'number') parts.push(`warm-up ${formatFigure(config.warmup.durationMs / 1000)} s`)
+    else if (typeof config.warmup.durationMs === 'number') parts.push(`warm-up ${figureOrDash(config.warmup.durationMs / 1000)} s`)
   }
   if (typeof config.seed === 'number') parts.push(`seed ${config.seed}`)
   return parts.join(' · ')

@@ -1,6 +1,6 @@
 import type { Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
-import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
+import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
@@ -52,8 +52,8 @@ function summaryRow(entry: ReportEntry): string[] {
     latency('tpotMs', 'p50'),
     latency('itlMs', 'p50'),
     latency('e2eMs', 'p99'),
-    withDelta(formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
-    withDelta(formatFigure(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
+    withDelta(figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+    withDelta(figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
     `${result.counts.failed}/${result.counts.total}`,
     baselineCell(entry),
   ]

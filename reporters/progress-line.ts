@@ -1,5 +1,5 @@
 import type { BenchProgressArtifact } from './progress-artifact.ts'
-import { formatFigure, formatSeconds } from './format-figures.ts'
+import { figureOrDash, formatSeconds } from './format-figures.ts'
 
 /** The live line of a running bench: requests done/total, elapsed, recent TTFT p50 and output tokens/s. */
 export function formatProgressLine(name: string, progress: Omit<BenchProgressArtifact, 'type'>): string {
@@ -8,8 +8,8 @@ export function formatProgressLine(name: string, progress: Omit<BenchProgressArt
   const parts = [
     `${done} requests`,
     formatSeconds(progress.elapsedMs),
-    `TTFT p50 ${progress.ttftP50Ms !== undefined ? `${formatFigure(progress.ttftP50Ms)} ms` : '-'}`,
-    `${formatFigure(tokensPerSec)} output tok/s`,
+    `TTFT p50 ${progress.ttftP50Ms !== undefined ? `${figureOrDash(progress.ttftP50Ms)} ms` : '-'}`,
+    `${figureOrDash(tokensPerSec)} output tok/s`,
   ]
   return `${name}: ${parts.join(' · ')}`
 }

@@ -1,6 +1,6 @@
 import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/contract/types.ts'
 import { outputTokenTotal } from '../src/core/metrics/index.ts'
-import { formatFigure, formatShare, formatWithUnit } from './format-figures.ts'
+import { figureOrDash, formatShare, formatWithUnit } from './format-figures.ts'
 
 /** Which fact of the server's metrics a {@link ServerFact} is, so a report can pick some (the HTML shows two as cards). */
 export type ServerFactKey = 'server' | 'prefixCache' | 'waiting' | 'running' | 'kvCache' | 'preemptions' | 'serverTtft' | 'queueTime' | 'specDecode' | 'clientOverheadTtft' | 'generatedTokens'
@@ -57,17 +57,17 @@ export function serverFacts(result: BenchmarkResult): ServerFact[] {
   const facts = [fact('server', 'server', name, name)]
   if (metrics.prefixCache) {
     const { hitRate, hitTokens, queriedTokens } = metrics.prefixCache
-    facts.push(fact('prefixCache', 'prefix cache', `${formatShare(hitRate)} hit (${formatFigure(hitTokens)} of ${formatFigure(queriedTokens)} prompt tokens)`))
+    facts.push(fact('prefixCache', 'prefix cache', `${formatShare(hitRate)} hit (${figureOrDash(hitTokens)} of ${figureOrDash(queriedTokens)} prompt tokens)`))
   }
-  if (metrics.requestsWaiting) facts.push(fact('waiting', 'waiting', gaugeValue(metrics.requestsWaiting, formatFigure)))
-  if (metrics.requestsRunning) facts.push(fact('running', 'running', gaugeValue(metrics.requestsRunning, formatFigure)))
+  if (metrics.requestsWaiting) facts.push(fact('waiting', 'waiting', gaugeValue(metrics.requestsWaiting, figureOrDash)))
+  if (metrics.requestsRunning) facts.push(fact('running', 'running', gaugeValue(metrics.requestsRunning, figureOrDash)))
   if (metrics.kvCacheUsage) facts.push(fact('kvCache', 'KV cache', gaugeValue(metrics.kvCacheUsage, formatShare)))
-  if (metrics.preemptions !== undefined) facts.push(fact('preemptions', 'preemptions', formatFigure(metrics.preemptions)))
+  if (metrics.preemptions !== undefined) facts.push(fact('preemptions', 'preemptions', figureOrDash(metrics.preemptions)))
   if (metrics.ttftMs) facts.push(fact('serverTtft', 'server TTFT', `p50 ${formatWithUnit(metrics.ttftMs.p50, 'ms')} / p99 ${formatWithUnit(metrics.ttftMs.p99, 'ms')}`))
   if (metrics.queueTimeMs) facts.push(fact('queueTime', 'queue time', `p99 ${formatWithUnit(metrics.queueTimeMs.p99, 'ms')}`))
   if (metrics.specDecode) {
     const { acceptanceRate, meanAcceptedLength } = metrics.specDecode
-    facts.push(fact('specDecode', 'spec accept', `${formatShare(acceptanceRate)}, ${formatFigure(meanAcceptedLength)} tokens/step`))
+    facts.push(fact('specDecode', 'spec accept', `${formatShare(acceptanceRate)}, ${figureOrDash(meanAcceptedLength)} tokens/step`))
   }
   const overhead = finite(metrics.clientOverheadTtftMs?.p50)
   if (overhead !== undefined) {
@@ -81,7 +81,7 @@ export function serverFacts(result: BenchmarkResult): ServerFact[] {
     const client = outputTokenTotal(outputTokens)
     // Without usage the client estimates its count from chunks, so a gap then is the estimate's.
     const counted = result.streaming.tokenCountEstimated ? 'client estimated' : 'client counted'
-    facts.push(fact('generatedTokens', 'server generated', `${formatFigure(metrics.generatedTokens)} tokens (${counted} ${formatFigure(client)})`))
+    facts.push(fact('generatedTokens', 'server generated', `${figureOrDash(metrics.generatedTokens)} tokens (${counted} ${figureOrDash(client)})`))
   }
   return facts
 }

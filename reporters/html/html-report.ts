@@ -1,7 +1,7 @@
 import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
-import { formatChange, formatFigure, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
+import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-figures.ts'
 import { configRows, environmentRows } from '../inventory.ts'
 import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
@@ -59,14 +59,14 @@ function cards(entry: ReportEntry): string {
       out.push(card(`${label} ${statistic}`, formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)))
     }
   }
-  out.push(card('output tokens/s', formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')))
-  out.push(card('requests/s', formatFigure(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')))
-  if (result.goodput) out.push(card('goodput', `${formatFigure(result.goodput.requestsPerSec)} req/s (${formatShare(result.goodput.share)})`))
+  out.push(card('output tokens/s', figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')))
+  out.push(card('requests/s', figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')))
+  if (result.goodput) out.push(card('goodput', `${figureOrDash(result.goodput.requestsPerSec)} req/s (${formatShare(result.goodput.share)})`))
   out.push(card('errors', `${result.counts.failed} / ${result.counts.total}`))
   const gpu = gpuHeadline(result)
   if (gpu.memoryPeakMiB !== undefined) out.push(card('GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB')))
   if (gpu.energyPerOutputTokenJ !== undefined) out.push(card('energy / output token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J')))
-  if (result.cost) out.push(card('cost / 1M output tokens', formatFigure(result.cost.perMillionOutputTokens)))
+  if (result.cost) out.push(card('cost / 1M output tokens', figureOrDash(result.cost.perMillionOutputTokens)))
   return `<div class="cards">${out.join('')}</div>`
 }
 
@@ -154,7 +154,7 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
         xLabel: 'seconds',
         yLabel: 'tokens/s',
         xMin: 0,
-        note: `per ${formatFigure(timeline.windowMs / 1000)} s window; run mean ${formatFigure(result.throughput.outputTokensPerSec)} tok/s`,
+        note: `per ${figureOrDash(timeline.windowMs / 1000)} s window; run mean ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
       }),
       renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, result.durationMs), step: true }], {
         id: 'in-flight-over-time',
@@ -162,7 +162,7 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
         xLabel: 'seconds',
         yLabel: 'requests',
         xMin: 0,
-        note: `most at once in each ${formatFigure(timeline.windowMs / 1000)} s window`,
+        note: `most at once in each ${figureOrDash(timeline.windowMs / 1000)} s window`,
       }),
     )
   } else {
@@ -182,7 +182,7 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
           xLabel: 'seconds',
           yLabel: 'MiB',
           xMin: 0,
-          note: `nvidia-smi every ${formatFigure(result.gpu?.intervalMs ?? 0)} ms`,
+          note: `nvidia-smi every ${figureOrDash(result.gpu?.intervalMs ?? 0)} ms`,
         },
       ),
     )
@@ -221,10 +221,10 @@ function serverSection(result: BenchmarkResult): string {
   }
   const cardsOut: string[] = []
   if (metrics.prefixCache) cardsOut.push(card('prefix-cache hit rate', formatShare(metrics.prefixCache.hitRate)))
-  if (metrics.preemptions !== undefined) cardsOut.push(card('preemptions', formatFigure(metrics.preemptions)))
+  if (metrics.preemptions !== undefined) cardsOut.push(card('preemptions', figureOrDash(metrics.preemptions)))
   const line = serverFactsLine(serverFacts(result).filter((fact) => !SERVER_CARD_FACTS.has(fact.key)))
   const name = serverDialectName(metrics.dialect)
-  const scraped = `${metrics.scrapes} scrapes of ${metrics.url} every ${formatFigure(metrics.intervalMs)} ms${metrics.failedScrapes > 0 ? `, ${metrics.failedScrapes} failed` : ''}`
+  const scraped = `${metrics.scrapes} scrapes of ${metrics.url} every ${figureOrDash(metrics.intervalMs)} ms${metrics.failedScrapes > 0 ? `, ${metrics.failedScrapes} failed` : ''}`
   const chartsOut: string[] = []
   const notes: string[] = []
   const kvCache = serverGaugePoints(metrics.series, 'kvCacheUsage')
@@ -319,8 +319,8 @@ function summaryTable(entries: readonly ReportEntry[]): string {
       latency('ttftMs', 'p99'),
       latency('tpotMs', 'p50'),
       latency('e2eMs', 'p99'),
-      figure(formatFigure(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
-      escapeHtml(formatFigure(result.throughput.requestsPerSec)),
+      figure(figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+      escapeHtml(figureOrDash(result.throughput.requestsPerSec)),
       escapeHtml(`${result.counts.failed}/${result.counts.total}`),
     ]
   })

@@ -1,4 +1,4 @@
-import { formatFigure } from '../format-figures.ts'
+import { figureOrDash } from '../format-figures.ts'
 import { escapeHtml } from './escape-html.ts'
 
 /** One point of a chart, in data units; `label` names it in tooltips (and beside markers). */
@@ -36,7 +36,7 @@ export interface LineChartOptions {
   xMax?: number
   yMin?: number
   yMax?: number
-  /** Tick text. Default: `formatFigure`. */
+  /** Tick text. Default: `figureOrDash`. */
   formatX?: (value: number) => string
   formatY?: (value: number) => string
   /** Shown under the title. */
@@ -93,8 +93,8 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
   const plotWidth = width - MARGIN.left - MARGIN.right
   const plotHeight = height - MARGIN.top - MARGIN.bottom
   const all = series.flatMap((line) => line.points).filter((point) => Number.isFinite(point.x) && Number.isFinite(point.y))
-  const formatX = options.formatX ?? formatFigure
-  const formatY = options.formatY ?? formatFigure
+  const formatX = options.formatX ?? figureOrDash
+  const formatY = options.formatY ?? figureOrDash
   const title = `<figcaption><span class="chart-title">${escapeHtml(options.title)}</span>${options.note ? `<span class="chart-note">${escapeHtml(options.note)}</span>` : ''}</figcaption>`
   if (all.length === 0) {
     return `<figure class="chart" data-chart="${escapeHtml(options.id)}" data-points="0">${title}<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(options.title)}: no data"><text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="empty">no data</text></svg></figure>`

@@ -1,4 +1,4 @@
-import { formatFigure } from '../core/baseline/index.ts'
+import { formatFigure } from '../core/platform/format-figure.ts'
 import type { Check, Verdict } from '../core/baseline/index.ts'
 
 function percent(fraction: number): string {

@@ -276,9 +276,9 @@ describe('formatVerdict', () => {
     expect(formatVerdict(verdict)).toMatchInlineSnapshot(`
       "Baseline comparison: FAIL (1 fail, 2 inconclusive, 1 pass)
         check                 baseline     current  ratio  95% CI          tolerance  n base/cur  status
-        ttftMs p50            120.0 ms    121.5 ms  1.012  [0.987, 1.040]  +10%          500/500  PASS
+        ttftMs p50              120 ms    121.5 ms  1.012  [0.987, 1.040]  +10%          500/500  PASS
         ttftMs p99            201.3 ms    268.9 ms  1.336  [1.201, 1.470]  +10%          500/500  FAIL
-        tpotMs p99            14.20 ms    15.10 ms  1.063  -               +15%           500/50  INCONCLUSIVE
+        tpotMs p99             14.2 ms     15.1 ms  1.063  -               +15%           500/50  INCONCLUSIVE
         outputTokensPerSec  1523 tok/s  1490 tok/s  0.979  [0.949, 1.009]  -5%             60/60  INCONCLUSIVE
 
         tpotMs p99 inconclusive: p99 needs at least 368 samples for a 95% interval, got 50 (baseline 500, current 50)

@@ -1,3 +1,4 @@
+import { formatFigure } from '../../src/core/platform/format-figure.ts'
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { entryStatus } from '../../reporters/report-entry.ts'
 import { tmpdir } from 'node:os'
@@ -58,10 +59,10 @@ describe('judgeBench', () => {
     // The sentence naming the metric, measured and baseline values, ratio, limit and sample sizes.
     const check = slow.verdict?.checks[0]
     expect(check).toBeDefined()
-    const current = (check?.current ?? 0).toPrecision(4)
-    const baseline = (check?.baseline ?? 0).toPrecision(4)
+    const current = formatFigure(check?.current ?? 0)
+    const baseline = formatFigure(check?.baseline ?? 0)
     expect(text).toContain(
-      `ttftMs p50 is ${current} ms, baseline ${baseline} ms: ratio ${check?.ratio?.toFixed(3)} (95% CI [${check?.ciLow?.toFixed(3)}, ${check?.ciHigh?.toFixed(3)}]) is beyond the limit 1.100 (+10%, at most ${((check?.baseline ?? 0) * 1.1).toPrecision(4)} ms); n = 400 baseline / 400 current requests.`,
+      `ttftMs p50 is ${current} ms, baseline ${baseline} ms: ratio ${check?.ratio?.toFixed(3)} (95% CI [${check?.ciLow?.toFixed(3)}, ${check?.ciHigh?.toFixed(3)}]) is beyond the limit 1.100 (+10%, at most ${formatFigure((check?.baseline ?? 0) * 1.1)} ms); n = 400 baseline / 400 current requests.`,
     )
     expect(text).toContain(`Regressed against the baseline recorded `)
     expect(text).toContain(`run \`vitest bench -u\` and commit ${path}`)

@@ -1,12 +1,5 @@
+import { formatFigure } from '../platform/format-figure.ts'
 import type { Check, Verdict } from './verdict.ts'
-
-/** A figure with 4 significant digits, whole numbers from 1000 up (no exponent, no separators). */
-export function formatFigure(value: number): string {
-  if (!Number.isFinite(value)) return String(value)
-  if (Math.abs(value) >= 1000) return Math.round(value).toString()
-  if (value === 0) return '0'
-  return value.toPrecision(4)
-}
 
 function formatTolerance(tolerance: number): string {
   const sign = tolerance < 0 ? '-' : '+'
