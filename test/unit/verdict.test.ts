@@ -1,3 +1,4 @@
+import { formatFigure } from '../../src/core/platform/format-figure.ts'
 import { describe, expect, test } from 'vitest'
 import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts'
 import { baselineEntryFrom, compare, formatVerdict, parseRegressionPolicy, throughputNoiseOf, throughputSeriesFromRequests, throughputSeriesOf } from '../../src/core/baseline/index.ts'
@@ -296,8 +297,8 @@ describe('formatVerdict', () => {
     const check = verdict.checks[0]
     if (!check || check.ciLow === null || check.ciHigh === null || check.ratio === null) throw new Error('expected an interval')
     expect(text.split('\n')[0]).toBe('Baseline comparison: FAIL (1 fail)')
-    expect(text).toContain(`${check.baseline.toPrecision(4)} ms`)
-    expect(text).toContain(`${check.current.toPrecision(4)} ms`)
+    expect(text).toContain(`${formatFigure(check.baseline)} ms`)
+    expect(text).toContain(`${formatFigure(check.current)} ms`)
     expect(text).toContain(check.ratio.toFixed(3))
     expect(text).toContain(`[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`)
     expect(text).toContain('+10%')
