@@ -2,8 +2,9 @@ import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
-import { isRecord } from '../src/core/contract/is-record.ts'
-import { NOT_JUDGED } from '../src/bench/bench-judgement.ts'
+import { NOT_JUDGED, type BaselineState } from '../src/bench/bench-judgement.ts'
+import type { LlmBenchTaskMeta } from '../src/bench/provided.ts'
+import type { LlmBenchSweepTaskMeta } from '../src/bench/sweep-meta.ts'
 
 /** Outcome of the Vitest test that ran a bench. */
 export type BenchTestState = 'passed' | 'failed' | 'skipped' | 'pending'
@@ -23,8 +24,8 @@ export interface ReportEntry {
   sloChecks?: SloCheck[]
   /** Absolute path of the bench file's baseline file. */
   baselinePath?: string
-  /** `compare`, `written`, `updated`, `missing`, `mismatch`, or `not judged` (a disturbed machine lost too many requests to compare or write). */
-  baselineState?: string
+  /** What happened to the bench's baseline entry (see `BaselineState`). */
+  baselineState?: BaselineState
   /** First lines of the assertion error when the test failed. */
   failure?: string
   /** The judge's lines: a baseline written with its trials' spread and the tolerances it supports. */
@@ -60,18 +61,11 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   return 'pass'
 }
 
-/** True when `value` has the shape of a `Verdict` (task meta is untyped across the worker boundary). */
-export function isVerdict(value: unknown): value is Verdict {
-  return isRecord(value) && typeof value.status === 'string' && Array.isArray(value.checks) && typeof value.confidence === 'number'
-}
-
-export { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
-
 /** What a reporter reads from a test case: its name, file, state, meta and errors (a subset of Vitest's `TestCase`). */
 export interface TestCaseLike {
   fullName: string
   module: { moduleId: string; relativeModuleId?: string }
-  meta(): { llmBench?: unknown; llmBenchStarted?: unknown }
+  meta(): { llmBench?: LlmBenchTaskMeta; llmBenchSweep?: LlmBenchSweepTaskMeta; llmBenchStarted?: boolean }
   result(): { state: string; errors?: ReadonlyArray<{ message?: string }> | undefined }
 }
 
@@ -94,7 +88,7 @@ export interface UnmeasuredBench {
 
 /** The bench of `testCase` when it started and left no result (a sweep's result counts); undefined otherwise. */
 export function unmeasuredBenchOf(testCase: TestCaseLike): UnmeasuredBench | undefined {
-  const meta = testCase.meta() as { llmBench?: unknown; llmBenchSweep?: unknown; llmBenchStarted?: unknown }
+  const meta = testCase.meta()
   if (meta.llmBenchStarted !== true || meta.llmBench !== undefined || meta.llmBenchSweep !== undefined) return undefined
   const outcome = testCase.result()
   return {
@@ -107,7 +101,8 @@ export function unmeasuredBenchOf(testCase: TestCaseLike): UnmeasuredBench | und
 /** The entry of a Vitest test case that ran `bench.llm`; undefined for any other test. */
 export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
   const meta = testCase.meta().llmBench
-  if (!isRecord(meta) || !isBenchmarkResult(meta.result)) return undefined
+  // The one shape check: a result written by another version of the package (a merged blob report) may not be readable.
+  if (meta === undefined || !isBenchmarkResult(meta.result)) return undefined
   const outcome = testCase.result()
   const state: BenchTestState = outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
   const entry: ReportEntry = {
@@ -116,11 +111,11 @@ export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
     state,
     result: meta.result,
   }
-  if (isVerdict(meta.verdict)) entry.verdict = meta.verdict
-  if (Array.isArray(meta.sloChecks)) entry.sloChecks = meta.sloChecks as SloCheck[]
-  if (typeof meta.baselinePath === 'string') entry.baselinePath = meta.baselinePath
-  if (typeof meta.baselineState === 'string') entry.baselineState = meta.baselineState
-  if (Array.isArray(meta.notes)) entry.notes = meta.notes.filter((note): note is string => typeof note === 'string')
+  if (meta.verdict) entry.verdict = meta.verdict
+  if (meta.sloChecks) entry.sloChecks = meta.sloChecks
+  if (meta.baselinePath !== undefined) entry.baselinePath = meta.baselinePath
+  if (meta.baselineState !== undefined) entry.baselineState = meta.baselineState
+  if (meta.notes) entry.notes = meta.notes
   const failure = failureOf(outcome)
   if (failure) entry.failure = failure
   return entry

@@ -1,7 +1,8 @@
 import type { CapacityResult, SaturationPoint, ScenarioOutcome, SweepCheck, SweepResult } from '../src/core/sweep/index.ts'
 import { formatSweepHeadlines, formatSweepTable } from '../src/core/sweep/index.ts'
 import type { CurveSpec } from './html/svg-chart.ts'
-import { isBenchmarkResult, type BenchTestState, type ReportEntry, type TestCaseLike } from './report-entry.ts'
+import type { BenchTestState, ReportEntry, TestCaseLike } from './report-entry.ts'
+import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
 
 /** What a sweep found, for the reports: its headlines (knee, capacity, scenario), checks and curve table. */
@@ -50,7 +51,7 @@ export interface SweepReport {
  * working while the sweep format grows; undefined for any other test.
  */
 export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
-  const meta = (testCase.meta() as { llmBenchSweep?: unknown }).llmBenchSweep
+  const meta: unknown = testCase.meta().llmBenchSweep
   if (!isRecord(meta) || !isRecord(meta.result) || !Array.isArray(meta.result.points)) return undefined
   const axis = typeof meta.result.axis === 'string' ? meta.result.axis : 'value'
   const outcome = testCase.result()

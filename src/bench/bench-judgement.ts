@@ -5,6 +5,7 @@ import {
   compare,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
+  type BaselineMatch,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
   type Verdict,
@@ -25,11 +26,7 @@ export interface BenchJudgement {
   sloChecks: SloCheck[]
   verdict?: Verdict
   baselinePath?: string
-  /**
-   * `compare`, `written`, `updated`, `missing`, `mismatch`, or `not judged`: a run on a disturbed
-   * machine that lost too many requests (or whose requests were cut off) to be compared or written.
-   */
-  baselineState?: string
+  baselineState?: BaselineState
   /** Lines for the console (baseline written, inconclusive checks). */
   notes: string[]
 }
@@ -64,6 +61,13 @@ export const DEFAULT_MAX_ERROR_RATE = 0.01
 
 /** The baseline state of a run that was neither compared nor written because the machine was disturbed. */
 export const NOT_JUDGED = 'not judged'
+
+/**
+ * What happened to a bench's baseline entry: the store's match state (`compare`, `written`, `updated`,
+ * `missing`, `mismatch`), or `not judged`: a run on a disturbed machine that lost too many requests
+ * (or whose requests were cut off) to be compared or written.
+ */
+export type BaselineState = BaselineMatch['state'] | typeof NOT_JUDGED
 
 /**
  * The baseline quality gate: a run that would be written as a baseline while its self-check says

@@ -1,8 +1,9 @@
+import type { RegressionPolicy, UpdateMode, Verdict } from '../core/baseline/index.ts'
 import type { SloCheck } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BaselineState } from './bench-judgement.ts'
 
-/** How baselines may be written, as Vitest's snapshot update modes. */
-export type UpdateMode = 'all' | 'new' | 'none'
+export type { UpdateMode }
 
 /** What the plugin hands to every bench file (serialisable, via `provide`/`inject`). */
 export interface LlmBenchProvided {
@@ -17,7 +18,7 @@ export interface LlmBenchProvided {
   /** Launch facts of that server, for the result's environment. */
   server?: BenchmarkResult['environment']['server']
   /** Default baseline policy of the plugin. */
-  tolerance?: Record<string, unknown>
+  tolerance?: RegressionPolicy
   /** True when a reporter shows live progress: benches then send progress artifacts (see `forwardProgress`). */
   progress?: boolean
 }
@@ -27,9 +28,12 @@ export const PROVIDED_KEY = 'vitest-llm-bench' as const
 /** What a bench leaves on its task for reporters. */
 export interface LlmBenchTaskMeta {
   result: BenchmarkResult
-  verdict?: unknown
+  /** The comparison with the stored baseline, when one was compared. */
+  verdict?: Verdict
+  /** Absolute path of the bench file's baseline file. */
   baselinePath?: string
-  baselineState?: string
+  /** What happened to the bench's baseline entry. */
+  baselineState?: BaselineState
   /** SLO limits checked, when the bench set any. */
   sloChecks?: SloCheck[]
   /** The judge's lines for the console: baseline written with its trials' spread, undecided checks. */

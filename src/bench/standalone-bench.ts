@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/contract/errors.ts'
 import { runPlan } from '../core/run.ts'
 import { checkTarget } from '../core/plan/index.ts'
-import { asParsedPolicy, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
+import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import { benchTimeoutMs } from './bench-trials.ts'
@@ -39,7 +39,7 @@ export const BASELINE_DIR_ENV = 'LLM_BENCH_BASELINE_DIR'
 /** The update mode {@link UPDATE_ENV} asks for. Throws {@link OptionsError} for a value it does not know. */
 export function updateModeFromEnv(env: Record<string, string | undefined>): UpdateMode {
   const raw = env[UPDATE_ENV]
-  if (raw === undefined || raw === '') return isCI(env) ? 'none' : 'new'
+  if (raw === undefined || raw === '') return resolveUpdateMode({ update: false, ci: isCI(env) })
   const value = raw.trim().toLowerCase()
   if (value === '1' || value === 'true' || value === 'all') return 'all'
   if (value === 'new') return 'new'

@@ -15,4 +15,4 @@ export { benchFileNamesOf, formatObsoleteBaselines, ObsoleteBaselineReporter, re
 export type { BenchFileNames, ObsoleteBaselines } from './obsolete-baselines.ts'
 export type { BenchSweep, BenchSweepFn, BenchSweepOptions } from './bench-sweep.ts'
 export { DEFAULT_SWEEP_TIMEOUT_MS } from './bench-sweep.ts'
-export type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
+export type { LlmBenchSweepTaskMeta } from '../bench/sweep-meta.ts'

@@ -1,4 +1,5 @@
 import { inject } from 'vitest'
+import { resolveUpdateMode } from '../core/baseline/index.ts'
 import { isCI } from '../bench/ci.ts'
 import { PROVIDED_KEY, type LlmBenchProvided } from '../bench/provided.ts'
 
@@ -14,5 +15,5 @@ export function injectProvided(): LlmBenchProvided {
     // inject() throws outside a Vitest worker that has the plugin: fall through to defaults.
   }
   const ci = isCI()
-  return { update: ci ? 'none' : 'new', ci }
+  return { update: resolveUpdateMode({ update: false, ci }), ci }
 }
