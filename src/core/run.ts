@@ -4,14 +4,13 @@ import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
-import { outputTokenTotal } from './metrics/index.ts'
 import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { resolveServerMetricsOptions, SERVER_NOTE_PREFIX, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide } from './contract/types.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide, WorkloadFacts } from './contract/types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers } from './workers/index.ts'
@@ -160,7 +159,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const metrics = accumulator.finish({ durationMs, cost: run.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
-    const outputTokensTotal = outputTokenTotal(metrics.metrics.outputTokens)
+    const { outputTokensTotal } = metrics
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
 
     const health = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness, generatorLagLimitMs(load))
@@ -247,8 +246,8 @@ async function discoverModel(baseUrl: string, apiKey: string | undefined): Promi
 }
 
 /** The workload's salt, passed to worker threads so they build the same prompts. */
-function saltOf(facts: Record<string, unknown>): string | undefined {
-  return typeof facts.salt === 'string' ? facts.salt : undefined
+function saltOf(facts: WorkloadFacts): string | undefined {
+  return facts.salt ?? undefined
 }
 
 /** Share of the mean gap between planned sends that the sends may lag before the server saw another load. */
@@ -292,9 +291,9 @@ function clientHealth(
   }
 }
 
-function outputShortfall(facts: Record<string, unknown>, actualMean: number, completed: number): string | undefined {
+function outputShortfall(facts: WorkloadFacts, actualMean: number, completed: number): string | undefined {
   const requested = facts.requestedOutputTokensMean
-  if (typeof requested !== 'number' || completed === 0 || requested <= 0) return undefined
+  if (requested === null || completed === 0 || requested <= 0) return undefined
   if (actualMean < requested * 0.95) {
     return `Output was ${((1 - actualMean / requested) * 100).toFixed(0)}% shorter than requested (${actualMean.toFixed(1)} vs ${requested.toFixed(1)} tokens): the model stopped early. Set \`workload.ignoreEos: true\` (vLLM, SGLang) to force the length.`
   }

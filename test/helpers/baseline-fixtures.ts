@@ -100,7 +100,7 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
     errors: [],
     streaming: { streamed: true, evidence: 'probe', nonSseRequests: 0, burstRequests: 0, tokenCountEstimated: false, multiTokenChunks: 0, meanTokensPerChunk: 1 },
     client: { keptUp: spec.keptUp ?? true, warnings: spec.keptUp === false ? ['schedule lag p99 850 ms'] : [] },
-    workload: {},
+    workload: { kind: 'synthetic', seed: 0, salt: null, requestedInputTokensMean: 512, requestedOutputTokensMean: 128, actualInputTokensMean: 512, actualOutputTokensMean: 128 },
     environment: spec.environment ?? environment(),
     config: spec.config ?? DEFAULT_CONFIG,
     histograms,

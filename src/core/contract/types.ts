@@ -496,6 +496,23 @@ export interface TrialFigures {
   throughput: Throughput
 }
 
+/**
+ * What a workload says about itself (`Workload.describe()`, the result's `workload`): the fields
+ * every kind has, typed, and the kind's own (dataset path and hash, length limits, skipped entries).
+ */
+export interface WorkloadFacts {
+  kind: WorkloadOptions['kind']
+  /** The seed its random choices used. */
+  seed: number
+  /** The prompt salt of this run; null: the workload adds none (datasets and prompt lists are sent as written). */
+  salt: string | null
+  /** Mean input tokens the workload asks for, tokens (counted or estimated as `tokenCounter` says). */
+  requestedInputTokensMean: number
+  /** Mean output tokens it asks for (`max_tokens`), tokens; null when it sets none. */
+  requestedOutputTokensMean: number | null
+  [fact: string]: unknown
+}
+
 /** The outcome of {@link runBenchmark}. JSON-serialisable. */
 export interface BenchmarkResult {
   /** 2 since `server` (server-side metrics); readers accept 1, which lacks it. */
@@ -513,7 +530,12 @@ export interface BenchmarkResult {
   cost?: CostResult
   client: ClientHealth
   /** Workload facts: dataset path and hash, salt, requested vs actual lengths. */
-  workload: Record<string, unknown>
+  workload: WorkloadFacts & {
+    /** Mean output tokens of completed requests, tokens. */
+    actualOutputTokensMean: number
+    /** Mean input tokens of completed requests, tokens. */
+    actualInputTokensMean: number
+  }
   environment: EnvironmentInfo
   /** The resolved options (secrets removed). */
   config: Record<string, unknown>

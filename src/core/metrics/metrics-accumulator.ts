@@ -24,6 +24,8 @@ export const CLIENT_LATE_THRESHOLD_MS = 5
 export interface MetricsOutcome extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
   /** How late the client read, over the completed requests the lateness monitor watched. */
   lateness: ClientLateness | undefined
+  /** Output tokens of the completed requests, summed (usage, or the estimate), tokens. */
+  outputTokensTotal: number
   /** Every record added, sorted by `index`; only with `recordRequests`. */
   requests?: RequestRecord[]
 }
@@ -372,6 +374,7 @@ export class MetricsAccumulator {
         : undefined
     const outcome: MetricsOutcome = {
       lateness,
+      outputTokensTotal: this.outputTokensTotal,
       counts: { total: completed + this.failed, completed, failed: this.failed },
       metrics,
       throughput,

@@ -1,4 +1,4 @@
-import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind, PreparedRequest, WorkloadFacts } from '../contract/types.ts'
 
 /** What is sent: one {@link PreparedRequest} per measured index, deterministic given the seed. */
 export interface Workload {
@@ -12,7 +12,7 @@ export interface Workload {
   /** Trace replay only: planned send offsets in milliseconds from the start, non-decreasing. */
   timestampsMs?: number[]
   /** Facts for the result: kind, path, sha256 of the file, seed, salt, requested mean lengths (tokens). */
-  describe(): Record<string, unknown>
+  describe(): WorkloadFacts
 }
 
 /** Counts the tokens of a text (a tokenizer, or an estimate). */
