@@ -2,7 +2,7 @@ import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
-import { NOT_JUDGED, type BaselineState } from '../src/bench/bench-judgement.ts'
+import { NOT_JUDGED, type BaselineState } from '../src/bench/baseline-state.ts'
 import type { LlmBenchTaskMeta } from '../src/bench/provided.ts'
 import type { LlmBenchSweepTaskMeta } from '../src/bench/sweep-meta.ts'
 

@@ -5,11 +5,11 @@ import {
   compare,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
-  type BaselineMatch,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
   type Verdict,
 } from '../core/baseline/index.ts'
+import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
 import { throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
@@ -58,16 +58,6 @@ export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
  * the bench sets its own `slo.errors`: its latencies describe a server that was failing.
  */
 export const DEFAULT_MAX_ERROR_RATE = 0.01
-
-/** The baseline state of a run that was neither compared nor written because the machine was disturbed. */
-export const NOT_JUDGED = 'not judged'
-
-/**
- * What happened to a bench's baseline entry: the store's match state (`compare`, `written`, `updated`,
- * `missing`, `mismatch`), or `not judged`: a run on a disturbed machine that lost too many requests
- * (or whose requests were cut off) to be compared or written.
- */
-export type BaselineState = BaselineMatch['state'] | typeof NOT_JUDGED
 
 /**
  * The baseline quality gate: a run that would be written as a baseline while its self-check says

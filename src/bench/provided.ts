@@ -1,7 +1,7 @@
 import type { RegressionPolicy, UpdateMode, Verdict } from '../core/baseline/index.ts'
 import type { SloCheck } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
-import type { BaselineState } from './bench-judgement.ts'
+import type { BaselineState } from './baseline-state.ts'
 
 export type { UpdateMode }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { serverScenario } from '../../src/core/scenario/index.ts'
 import { connect } from '../../src/core/server/index.ts'
-import { validateBenchSweepOptions } from '../../src/vitest/bench-sweep.ts'
+import { validateBenchSweepOptions } from '../../src/bench/sweep-bench-options.ts'
 
 const workload = { kind: 'synthetic' as const, inputTokens: { mean: 16 }, outputTokens: { mean: 8 } }
 

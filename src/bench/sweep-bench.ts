@@ -1,0 +1,163 @@
+import { dirname } from 'node:path'
+import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
+import { OptionsError } from '../core/contract/errors.ts'
+import type { TargetOptions } from '../core/contract/types.ts'
+import type { RunContext } from '../core/run.ts'
+import { runScenario, type ScenarioSpec } from '../core/scenario/index.ts'
+import { startServer, type RunningServer } from '../core/server/index.ts'
+import {
+  checkSweep,
+  formatSweepHeadlines,
+  formatSweepTable,
+  runSweep,
+  searchCapacity,
+  sweepBaselineEntryOf,
+  sweepCurveOf,
+  type SweepBaselineCurve,
+  type SweepCheck,
+  type SweepPointLoad,
+  type SweepResult,
+} from '../core/sweep/index.ts'
+import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
+import type { LlmBenchProvided } from './provided.ts'
+import type { BenchSweepOptions } from './sweep-bench-options.ts'
+import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
+
+/** The target of one point and how to let go of it; a fresh server per point under `restartServer`. */
+class PointTargets {
+  readonly #options: BenchSweepOptions
+  readonly #shared: LlmBenchProvided
+  #current: AcquiredTarget | undefined
+  #launched: RunningServer | undefined
+
+  constructor(options: BenchSweepOptions, shared: LlmBenchProvided) {
+    this.#options = options
+    this.#shared = shared
+  }
+
+  async first(): Promise<AcquiredTarget> {
+    this.#current = await acquireTarget(this.#options.server, this.#options.target, { url: this.#shared.serverUrl, server: this.#shared.server })
+    return this.#current
+  }
+
+  /** Stops the current server and starts a new one; returns the new target. */
+  async restart(): Promise<TargetOptions> {
+    await this.release()
+    const server = this.#options.server
+    if (server?.kind === 'launch') {
+      // Not through the shared pool: a pooled server outlives its lease for a few seconds, a restart must not.
+      this.#launched = await startServer(server)
+      const model = this.#options.target?.model ?? this.#launched.model
+      const apiKey = this.#options.target?.apiKey ?? this.#launched.apiKey
+      return { ...this.#options.target, baseUrl: this.#launched.baseUrl, ...(model ? { model } : {}), ...(apiKey ? { apiKey } : {}) }
+    }
+    if (server === undefined && this.#shared.serverUrl) {
+      throw new OptionsError(
+        'between.restartServer',
+        "needs a server the bench starts, but it uses the plugin's shared server",
+        'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.',
+      )
+    }
+    return (await this.first()).target
+  }
+
+  async release(): Promise<void> {
+    const current = this.#current
+    const launched = this.#launched
+    this.#current = undefined
+    this.#launched = undefined
+    await current?.release()
+    await launched?.stop()
+  }
+}
+
+/** One sweep bench run: what `bench.llm.sweep` under Vitest (and any runner adapter) does. */
+export interface SweepBenchRun {
+  /** The baseline key: the sweep's name with its describe path. */
+  name: string
+  /** Absolute path of the bench file; its baseline file is `__llm_baselines__/<file name>.json` beside it. */
+  file: string
+  options: BenchSweepOptions
+  provided: LlmBenchProvided
+  /** Stops the run (the runner's timeout). */
+  signal?: AbortSignal
+}
+
+/** What a sweep bench measured and concluded; `failure` is the assertion text when it failed. */
+export interface SweepBenchOutcome {
+  meta: LlmBenchSweepTaskMeta
+  failure?: string
+}
+
+/**
+ * Runs a sweep bench: acquires the target, runs the sweep, search or scenario, records and
+ * compares the baseline, and checks the curve. The failure text names every failed check.
+ */
+export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchOutcome> {
+  const { options, provided: shared, name } = run
+  if (options.between?.restartServer && options.server === undefined && options.target?.baseUrl === undefined && shared.serverUrl) {
+    throw new OptionsError(
+      'between.restartServer',
+      "needs a server the bench starts, but it uses the plugin's shared server",
+      'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.',
+    )
+  }
+  const targets = new PointTargets(options, shared)
+  let result: SweepResult
+  try {
+    const acquired = await targets.first()
+    // Dataset and tokenizer paths written in a bench file are relative to that file.
+    const context: RunContext = { ...acquired.context, baseDir: dirname(run.file) }
+    const restart = options.between?.restartServer === true
+    const common = {
+      target: acquired.target,
+      workload: options.workload,
+      ...(run.signal ? { signal: run.signal } : {}),
+      ...(options.warmup ? { warmup: options.warmup } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.recordRequests !== undefined ? { recordRequests: options.recordRequests } : {}),
+      ...(options.goodput ? { goodput: options.goodput } : {}),
+      ...(options.cost ? { cost: options.cost } : {}),
+      ...(options.serverMetrics !== undefined ? { serverMetrics: options.serverMetrics } : {}),
+      ...(options.saturation ? { saturation: options.saturation } : {}),
+      ...(options.between?.resetPrefixCache ? { between: { resetPrefixCache: true } } : {}),
+      ...(restart ? { beforePoint: async ({ order }: { order: number }) => (order === 0 ? undefined : targets.restart()) } : {}),
+    }
+    if (options.over) result = await runSweep({ ...common, over: options.over, load: options.load as SweepPointLoad }, context)
+    else if (options.capacity) result = await searchCapacity({ ...common, capacity: options.capacity, load: options.load as SweepPointLoad }, context)
+    else result = await runScenario({ ...common, scenario: options.scenario as ScenarioSpec, ...(options.load ? { load: options.load } : {}) }, context)
+  } finally {
+    await targets.release()
+  }
+
+  const blocks: string[] = []
+  const meta: LlmBenchSweepTaskMeta = { result, checks: [] }
+  let baselineCurve: SweepBaselineCurve | undefined
+  if (options.baseline !== false && result.points.some((point) => point.result.counts.completed > 0)) {
+    const path = baselinePathFor(run.file, shared.baselineDir)
+    meta.baselinePath = path
+    const store = await BaselineStore.open(path, { updateMode: shared.update, ci: shared.ci })
+    const entry = sweepBaselineEntryOf(result)
+    if (entry) {
+      const match = store.match(name, entry)
+      meta.baselineState = match.state
+      if (match.state === 'compare') {
+        baselineCurve = sweepCurveOf(match.entry)
+        if (!baselineCurve) blocks.push(`The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${path}.`)
+      } else if (match.state === 'missing' || match.state === 'mismatch') {
+        blocks.push(match.error.message)
+      }
+      // Entries of benches that did not run yet in this session are not obsolete: the plugin decides that at the end of the run.
+      for (const stored of store.names()) store.markChecked(stored)
+      await store.save()
+    }
+  }
+  const checks: SweepCheck[] = checkSweep(result, options.expect, baselineCurve)
+  meta.checks = checks
+  const failed = checks.filter((check) => check.status === 'fail')
+  if (failed.length === 0 && blocks.length === 0) return { meta }
+  const headline = `${name}: ${result.points.length} points in ${(result.durationMs / 1000).toFixed(1)} s`
+  const failures = failed.map((check) => `${check.name}: ${check.message}`).join('\n')
+  const parts = [headline, ...(failures ? [failures] : []), formatSweepHeadlines(result).join('\n'), formatSweepTable(result), ...blocks]
+  return { meta, failure: parts.filter((part) => part !== '').join('\n\n') }
+}
