@@ -1,13 +1,15 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { LoadOptions } from '../contract/types.ts'
-import { planArrivals, plannedArrivalCount } from './plan-arrivals.ts'
-import { rampOf, rampTimeOf, rampValueAt } from './ramp.ts'
+import { arrivalScheduleOf } from './arrival-schedule.ts'
+import { driveClosedLoop } from './closed-loop.ts'
+import { drain } from './drain.ts'
+import { InFlightRequests, type DispatchRequest } from './in-flight.ts'
 import { summarizeLag } from './schedule-lag.ts'
 import type { ScheduleLag } from './schedule-lag.ts'
-import { Waker, yieldToEventLoop } from './waker.ts'
+import { driveScheduledSends, type SendLags } from './scheduled-sends.ts'
+import type { StopReason } from './send-loop.ts'
 
-/** Sends request `index`; resolves when it finished (ok or failed). The signal aborts it (drain grace over or run aborted). */
-export type DispatchRequest = (index: number, plannedAt: number | undefined, signal: AbortSignal) => Promise<void>
+export type { DispatchRequest }
 
 export interface LoadRunOptions {
   load: LoadOptions
@@ -41,7 +43,7 @@ export interface LoadRunOutcome {
   dispatched: number
   /** Requests still in flight when the drain grace ended or the run was aborted, whose signals were aborted. */
   cancelled: number
-  stoppedBy: 'requests' | 'duration' | 'signal' | 'trace-end'
+  stoppedBy: StopReason
   /**
    * Actual minus planned send time, ms (open loop and trace replay only). Always measured against
    * the planned time: under a concurrency cap it includes the wait for a free slot.
@@ -62,17 +64,6 @@ export const SCHEDULE_LAG_WARN_MS = 5
 /** Default time in-flight requests get to finish after the stop, ms. */
 export const DEFAULT_DRAIN_GRACE_MS = 30_000
 /**
- * The scheduler sleeps on a timer until this close to a planned send, then yields to the event
- * loop (setImmediate) until the time comes: timers have a 1 ms granularity and often fire late
- * by about that much, while a setImmediate turn takes microseconds and still lets I/O run.
- */
-const SPIN_WINDOW_MS = 1.5
-/** Sends in a row before the loop lets pending I/O run. */
-const MAX_SENDS_WITHOUT_YIELD = 32
-/** How long aborted requests get to settle before the run gives up on them, ms. */
-const SETTLE_AFTER_ABORT_MS = 5_000
-
-/**
  * Drives `dispatch` with the load's shape until a stop rule holds, then drains.
  *
  * - Closed loop (`concurrency`, no `rate`; neither given means concurrency 1): exactly that many
@@ -84,176 +75,35 @@ const SETTLE_AFTER_ABORT_MS = 5_000
  * Stops after `requests` sends or `durationMs` (open loops: the planned time passes it; closed
  * loops: the wall clock does), whichever comes first, or at the trace's end; then in-flight
  * requests get `drainGraceMs` to finish before their signals abort and they count as cancelled.
- * One loop does all sends, so send order equals index order.
+ * One loop does all sends, so send order equals index order: one driver per schedule kind
+ * ({@link arrivalScheduleOf}), then one drain.
  */
 export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> {
   const { load, seed, dispatch, timestampsMs, signal } = options
-  const trace = timestampsMs !== undefined
-  if (trace) validateTimestamps(timestampsMs)
+  if (timestampsMs !== undefined) validateTimestamps(timestampsMs)
 
   const warnings: string[] = []
   const drainGraceMs = load.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS
-  let offsets: ArrayLike<number> | undefined
-  let limit: number
-  if (trace) {
-    offsets = timestampsMs
-    limit = Math.min(load.requests ?? Infinity, timestampsMs.length)
-    const ignored = (['rate', 'arrival', 'burstiness'] as const).filter((key) => load[key] !== undefined)
-    if (ignored.length > 0) warnings.push(`load.${ignored.join(', load.')} ignored: the trace's timestamps set every send time.`)
-    if (load.requests !== undefined && load.requests > timestampsMs.length) {
-      warnings.push(`load.requests (${load.requests}) exceeds the trace's ${timestampsMs.length} entries: replay stopped at the end of the trace.`)
-    }
-  } else if (load.rate !== undefined && !(load.rate === Infinity && load.requests === undefined)) {
-    limit = plannedArrivalCount(load)
-    offsets = planArrivals(load, seed, limit)
-  } else {
-    // Includes `rate: Infinity` with `concurrency` and no `requests`: a closed loop at the cap.
-    offsets = undefined
-    limit = load.requests ?? Infinity
-  }
-  const openLoop = offsets !== undefined
-  const cap = load.concurrency ?? (openLoop ? Infinity : 1)
-  const concurrencyRamp = !openLoop ? rampOf(load, cap) : undefined
+  const schedule = arrivalScheduleOf(load, seed, timestampsMs, warnings)
+  const openLoop = schedule.kind !== 'closed'
+  const run = new InFlightRequests(dispatch)
+  const lags: SendLags = { all: [], unheld: [], held: 0 }
 
-  const inFlight = new Map<number, AbortController>()
-  const waker = new Waker()
-  const lags: number[] = []
-  const lagsUnheld: number[] = []
-  let held = 0
-  let dispatched = 0
-  let cancelled = 0
-  let stoppedBy: LoadRunOutcome['stoppedBy'] | undefined
-  let failure: { error: unknown } | undefined
-  let firstDispatchAt: number | undefined
-  let lastEndAt: number | undefined
-
-  const onAbort = (): void => waker.wake()
+  const onAbort = (): void => run.waker.wake()
   signal?.addEventListener('abort', onAbort, { once: true })
-
-  const send = (index: number, plannedAt: number | undefined): void => {
-    const controller = new AbortController()
-    inFlight.set(index, controller)
-    dispatched++
-    firstDispatchAt ??= performance.now()
-    let pending: Promise<void>
-    try {
-      pending = Promise.resolve(dispatch(index, plannedAt, controller.signal))
-    } catch (error) {
-      pending = Promise.reject(error)
-    }
-    pending
-      .catch((error: unknown) => {
-        failure ??= { error }
-      })
-      .finally(() => {
-        inFlight.delete(index)
-        lastEndAt = performance.now()
-        waker.wake()
-      })
-  }
-
-  const abortInFlight = (): void => {
-    for (const controller of inFlight.values()) {
-      if (!controller.signal.aborted) {
-        controller.abort()
-        cancelled++
-      }
-    }
-  }
-
   const originAt = performance.now()
   const deadline = load.durationMs !== undefined ? originAt + load.durationMs : Infinity
-  let currentHeld = false
-  let burst = 0
+  let stoppedBy: StopReason | undefined
   try {
-    while (stoppedBy === undefined) {
-      // A long run of sends without a pause (rate Infinity, a large concurrency, catching up after
-      // a stall) would keep responses of earlier requests unread, and so inflate their latencies.
-      if (burst >= MAX_SENDS_WITHOUT_YIELD) {
-        burst = 0
-        await yieldToEventLoop()
-      }
-      if (signal?.aborted) stoppedBy = 'signal'
-      else if (failure) break
-      else if (dispatched >= limit) {
-        const traceEnded = trace && dispatched >= timestampsMs.length && (load.requests === undefined || load.requests > timestampsMs.length)
-        // A duration-only open loop plans exactly the arrivals within its duration.
-        stoppedBy = traceEnded ? 'trace-end' : load.requests === undefined && !trace ? 'duration' : 'requests'
-      } else if (offsets) {
-        const offset = offsets[dispatched] ?? 0
-        if (load.durationMs !== undefined && offset > load.durationMs) {
-          stoppedBy = 'duration'
-          break
-        }
-        const plannedAt = originAt + offset
-        const now = performance.now()
-        if (plannedAt > now) burst = 0
-        if (plannedAt - now > SPIN_WINDOW_MS) await waker.wait(plannedAt - now - SPIN_WINDOW_MS)
-        else if (plannedAt > now) await yieldToEventLoop()
-        else if (inFlight.size >= cap) {
-          // Waiting for a slot past the duration would only send backlog: stop instead.
-          if (now >= deadline) stoppedBy = 'duration'
-          else {
-            currentHeld = true
-            burst = 0
-            await waker.wait(deadline - now)
-          }
-        } else {
-          const lag = now - plannedAt
-          lags.push(lag)
-          if (currentHeld) held++
-          else lagsUnheld.push(lag)
-          currentHeld = false
-          send(dispatched, plannedAt)
-          burst++
-        }
-      } else {
-        const now = performance.now()
-        if (now >= deadline) {
-          stoppedBy = 'duration'
-          break
-        }
-        const elapsed = firstDispatchAt === undefined ? 0 : now - firstDispatchAt
-        const allowed = concurrencyRamp ? Math.max(1, Math.floor(rampValueAt(concurrencyRamp, elapsed) + 1e-9)) : cap
-        if (inFlight.size < allowed) {
-          send(dispatched, undefined)
-          burst++
-        } else {
-          burst = 0
-          let wakeAt = deadline
-          if (concurrencyRamp && elapsed < concurrencyRamp.durationMs && firstDispatchAt !== undefined) {
-            const step = rampTimeOf(concurrencyRamp, allowed + 1)
-            if (step !== undefined) wakeAt = Math.min(wakeAt, firstDispatchAt + step)
-          }
-          await waker.wait(wakeAt - now)
-        }
-      }
-    }
-
-    if (stoppedBy === 'signal' || failure) abortInFlight()
-    else {
-      const graceEnd = performance.now() + drainGraceMs
-      while (inFlight.size > 0 && !signal?.aborted && !failure) {
-        const left = graceEnd - performance.now()
-        if (left <= 0) break
-        await waker.wait(left)
-      }
-      abortInFlight()
-    }
-    const settleEnd = performance.now() + SETTLE_AFTER_ABORT_MS
-    while (inFlight.size > 0) {
-      const left = settleEnd - performance.now()
-      if (left <= 0) {
-        warnings.push(`${inFlight.size} cancelled requests did not settle within ${SETTLE_AFTER_ABORT_MS} ms of their abort signal: the dispatch function ignores it.`)
-        break
-      }
-      await waker.wait(left)
-    }
+    stoppedBy = schedule.kind === 'closed' ? await driveClosedLoop(run, schedule, load, deadline, signal) : await driveScheduledSends(run, schedule, load, originAt, deadline, signal, lags)
+    const unsettled = await drain(run, { abortNow: stoppedBy === 'signal' || run.failure !== undefined, drainGraceMs, signal })
+    if (unsettled) warnings.push(unsettled)
   } finally {
     signal?.removeEventListener('abort', onAbort)
   }
-  if (failure) throw failure.error
+  if (run.failure) throw run.failure.error
 
+  const { cancelled } = run
   if (cancelled > 0) {
     warnings.push(
       stoppedBy === 'signal' || signal?.aborted
@@ -261,22 +111,24 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
         : `${cancelled} requests were still in flight ${drainGraceMs} ms after the stop and were cancelled (load.drainGraceMs).`,
     )
   }
-  const scheduleLagMs = openLoop ? summarizeLag(lags) : undefined
-  const unheldLag = summarizeLag(lagsUnheld)
+  const scheduleLagMs = openLoop ? summarizeLag(lags.all) : undefined
+  const unheldLag = summarizeLag(lags.unheld)
   if (unheldLag && unheldLag.p99 > SCHEDULE_LAG_WARN_MS) {
     warnings.push(
       `Send times lagged the schedule by ${unheldLag.p99.toFixed(1)} ms at p99 (over ${SCHEDULE_LAG_WARN_MS} ms): the client, not the server, shaped the load. Run the load generator on a less busy machine or lower the rate.`,
     )
   }
-  if (held > 0) {
-    warnings.push(`${held} of ${lags.length} requests waited for a free slot under load.concurrency = ${cap}: their send times, and scheduleLagMs, reflect that cap rather than the arrival schedule.`)
+  if (lags.held > 0) {
+    warnings.push(
+      `${lags.held} of ${lags.all.length} requests waited for a free slot under load.concurrency = ${schedule.cap}: their send times, and scheduleLagMs, reflect that cap rather than the arrival schedule.`,
+    )
   }
-  const startedAt = firstDispatchAt ?? originAt
+  const startedAt = run.firstDispatchAt ?? originAt
   const outcome: LoadRunOutcome = {
     startedAt,
     originAt: openLoop ? originAt : startedAt,
-    endedAt: lastEndAt ?? performance.now(),
-    dispatched,
+    endedAt: run.lastEndAt ?? performance.now(),
+    dispatched: run.dispatched,
     cancelled,
     stoppedBy: stoppedBy ?? 'signal',
     warnings,
