@@ -185,8 +185,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         blocks.push(match.error.message)
         break
     }
-    // Entries of benches that did not run yet in this session are not obsolete: the plugin decides that at the end of the run.
-    for (const name of store.names()) store.markChecked(name)
+    // Only this bench's entry: obsolete ones are removed after the run, by reconcileObsoleteBaselines.
     await store.save()
   }
   if (failed) judgement.failure = [headline(input), ...blocks].join('\n\n')

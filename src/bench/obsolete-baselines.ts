@@ -49,7 +49,7 @@ export async function reconcileObsoleteBaselines(files: ReadonlyArray<BenchFileN
     if (obsolete.length === 0) continue
     if (options.update === 'all') {
       for (const name of store.names()) if (file.names.has(name)) store.markChecked(name)
-      const summary = await store.save()
+      const summary = await store.save({ removeObsolete: true })
       found.push({ path, benchFile: file.file, names: summary.removed, removed: true })
     } else {
       found.push({ path, benchFile: file.file, names: obsolete, removed: false })

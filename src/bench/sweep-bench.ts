@@ -147,8 +147,6 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       } else if (match.state === 'missing' || match.state === 'mismatch') {
         blocks.push(match.error.message)
       }
-      // Entries of benches that did not run yet in this session are not obsolete: the plugin decides that at the end of the run.
-      for (const stored of store.names()) store.markChecked(stored)
       await store.save()
     }
   }

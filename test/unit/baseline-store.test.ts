@@ -337,7 +337,7 @@ describe('BaselineStore', () => {
     expect(env.files.size).toBe(0)
   })
 
-  test('-u rewrites run entries, lists obsolete ones, removes them, and keeps benches marked checked', async () => {
+  test('-u rewrites run entries, lists obsolete ones, removes them when asked, and keeps benches marked checked', async () => {
     const env = new MemoryEnvironment()
     const first = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
     for (const name of ['a', 'b', 'c', 'skipped']) first.match(name, entryFor(1))
@@ -355,7 +355,11 @@ describe('BaselineStore', () => {
     expect(match.state).toBe('updated')
     if (match.state === 'updated') expect(match.previous).toEqual(entryFor(1))
     update.markChecked('skipped')
-    expect(await update.save()).toMatchObject({ updated: ['a'], added: [], obsolete: ['b', 'c'], removed: ['b', 'c'], fileWritten: true })
+    // A bench's own save under -u removes nothing: its neighbours may not have run yet.
+    const own = await BaselineStore.open(PATH, { updateMode: 'all', ci: false, environment: env })
+    own.match('a', fresh)
+    expect(await own.save()).toMatchObject({ updated: ['a'], obsolete: ['b', 'c', 'skipped'], removed: [] })
+    expect(await update.save({ removeObsolete: true })).toMatchObject({ updated: ['a'], added: [], obsolete: ['b', 'c'], removed: ['b', 'c'], fileWritten: true })
     const after = await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })
     expect(after.names()).toEqual(['a', 'skipped'])
     expect(after.get('a')).toEqual({ state: 'found', entry: fresh })

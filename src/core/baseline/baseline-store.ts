@@ -41,7 +41,7 @@ export interface BaselineSaveSummary {
   added: string[]
   /** Entries rewritten under `-u`. */
   updated: string[]
-  /** Obsolete entries removed (only under `-u`). */
+  /** Obsolete entries removed (only under `-u` with `removeObsolete`). */
   removed: string[]
   /** Entries in the file for benches that neither ran nor were marked checked this session (kept unless `-u`). */
   obsolete: string[]
@@ -69,9 +69,11 @@ export function baselineMismatchOf(benchName: string, path: string, baseline: Ba
 }
 
 /**
- * The baselines of one bench file, modelled on @vitest/snapshot's `SnapshotState`: open it once
- * per bench file, call {@link match} once per bench, and {@link save} once at the end (e.g. in
- * `afterAll`).
+ * The baselines of one bench file, modelled on @vitest/snapshot's `SnapshotState`: open it, call
+ * {@link match} per bench, and {@link save}. Each bench saves its own entry as it ends (a crash
+ * later in the file loses nothing). Obsolete entries are removed in one place only: after the run,
+ * by whoever knows every name the file registered (`reconcileObsoleteBaselines`), which marks those
+ * checked and saves with `removeObsolete` under `-u`.
  *
  * Entries accumulate in memory and the file is written once, by `save()`, with a read-merge-write:
  * it re-reads the file, applies this session's additions, updates and (under `-u`) removals on top
@@ -171,16 +173,18 @@ export class BaselineStore {
 
   /**
    * Writes this session's changes (see the class notes). Writes nothing when the text would not
-   * change; deletes the file when `-u` removed its last entry.
+   * change; deletes the file when `-u` removed its last entry. Entries that neither ran nor were
+   * marked checked are removed only under `-u` with `removeObsolete` (a bench's own save must not
+   * remove its neighbours, which may simply not have run yet).
    *
    * @throws {BaselineFileError} when the file on disk no longer parses.
    */
-  async save(): Promise<BaselineSaveSummary> {
+  async save(options: { removeObsolete?: boolean } = {}): Promise<BaselineSaveSummary> {
     const text = await this.#environment.readFile(this.path)
     const onDisk = text === null ? {} : parseBaselineFile(text, this.path).entries
     const entries = new Map<string, BaselineEntry>(Object.entries(onDisk))
     const obsolete = [...entries.keys()].filter((name) => !this.#checked.has(name)).sort()
-    const removed = this.updateMode === 'all' ? obsolete : []
+    const removed = this.updateMode === 'all' && options.removeObsolete === true ? obsolete : []
     for (const name of removed) entries.delete(name)
     for (const [name, entry] of this.#pending) entries.set(name, entry)
     const summary: BaselineSaveSummary = {
