@@ -5,9 +5,8 @@ import { validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
 import { checkServerMetricsOptions } from '../server/metrics/index.ts'
+import { WORKLOAD_KINDS } from '../workload/create-workload.ts'
 import { validateWorkers } from '../workers/index.ts'
-
-const WORKLOAD_KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
 
 /**
  * What a run needs apart from its target, every option checked once ({@link planRun}) and every

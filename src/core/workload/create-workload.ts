@@ -8,7 +8,8 @@ import { createSyntheticWorkload } from './synthetic-workload.ts'
 import { createTraceWorkload } from './trace-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
-const KINDS = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+/** The workload kinds, in the order messages list them. */
+export const WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
 
 /**
  * The workload with its relative file paths (`path`, `tokenizer`) resolved against `baseDir`, a
@@ -45,6 +46,10 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
     case 'trace':
       return createTraceWorkload(options, context)
     default:
-      throw new OptionsError('workload.kind', `must be one of ${KINDS.join(', ')}, got ${JSON.stringify((options as { kind?: unknown }).kind)}`, 'Set `kind` to say where the requests come from.')
+      throw new OptionsError(
+        'workload.kind',
+        `must be one of ${WORKLOAD_KINDS.join(', ')}, got ${JSON.stringify((options as { kind?: unknown }).kind)}`,
+        'Set `kind` to say where the requests come from.',
+      )
   }
 }
