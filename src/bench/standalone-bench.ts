@@ -25,6 +25,9 @@ import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
 import { withUpdateCommand } from './with-update-command.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
+import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from './sweep-bench-options.ts'
+import { runSweepBenchmark } from './sweep-bench.ts'
+import { formatSweepTable } from '../core/sweep/index.ts'
 
 /**
  * Environment variable that updates baselines outside Vitest (where there is no `-u`):
@@ -244,6 +247,17 @@ export interface StandaloneBenchLlm extends StandaloneBenchFn {
   skipIf(condition: unknown): StandaloneBenchFn
   /** Runs the bench only when `condition` is truthy. */
   runIf(condition: unknown): StandaloneBenchFn
+  /** `bench.llm.sweep(name, options)`: a curve, a capacity search or an MLPerf scenario, as under Vitest. */
+  sweep: StandaloneSweep
+}
+
+/** `bench.llm.sweep(name, options)` of a runner adapter. */
+export type StandaloneSweepFn = (name: string, options: BenchSweepOptions) => void
+
+/** `bench.llm.sweep` with its variants. */
+export interface StandaloneSweep extends StandaloneSweepFn {
+  skip: StandaloneSweepFn
+  only: StandaloneSweepFn
 }
 
 /** Options of {@link createStandaloneBenchLlm}. */
@@ -288,10 +302,33 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
         timeoutMs,
       )
     }
+  const sweepIn =
+    (mode: 'run' | 'skip' | 'only'): StandaloneSweepFn =>
+    (name, options) => {
+      validateBenchSweepOptions(name, options)
+      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
+      if (file === undefined) {
+        throw new OptionsError('bench file', `cannot tell which file called bench.llm.sweep('${name}')`, 'Call bench.llm.sweep at the top level of a bench file.')
+      }
+      const timeoutMs = options.timeoutMs ?? DEFAULT_SWEEP_TIMEOUT_MS
+      register(
+        mode,
+        name,
+        async () => {
+          const signal = AbortSignal.timeout(timeoutMs)
+          const { meta, failure } = await runSweepBenchmark({ name, file, options, provided: standaloneProvided(settings.env ?? process.env), signal })
+          log(`${name}: ${meta.result.points.length} points in ${(meta.result.durationMs / 1000).toFixed(1)} s${meta.baselineState ? ` · baseline ${meta.baselineState}` : ''}`)
+          log(formatSweepTable(meta.result))
+          if (failure) throw assertionError(withUpdateCommand(failure, settings.updateCommand))
+        },
+        timeoutMs,
+      )
+    }
   return Object.assign(registerIn('run'), {
     skip: registerIn('skip'),
     only: registerIn('only'),
     skipIf: (condition: unknown) => registerIn(condition ? 'skip' : 'run'),
     runIf: (condition: unknown) => registerIn(condition ? 'run' : 'skip'),
+    sweep: Object.assign(sweepIn('run'), { skip: sweepIn('skip'), only: sweepIn('only') }),
   })
 }

@@ -98,4 +98,42 @@ describe.runIf(detectRuntime().name === 'node')('runner adapters', () => {
     expect(accepted.code, accepted.output).toBe(0)
     expect(accepted.output).toContain(`baseline updated: ${baseline} [chat steady]`)
   })
+
+  test.for([...RUNNERS])('$name: bench.llm.sweep records its curve, passes against it, and fails a broken expectation', { timeout: 300_000 }, async (runner, { skip }) => {
+    if (!existsSync(runner.command)) {
+      if (isCI()) throw new Error(`${runner.name} is not installed under node_modules/.bin: run npm install (devDependency ${runner.name})`)
+      skip(`${runner.name} not installed`)
+    }
+    const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-sweep-`))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'curve.bench.ts')
+    await writeFile(
+      file,
+      [
+        `import { bench, simulator } from ${JSON.stringify(join(root, runner.entry))}`,
+        `const floor = Number(process.env.FLOOR ?? '0.001')`,
+        `bench.llm.sweep('curve', {`,
+        `  server: simulator({ seed: 3, prefillBaseMs: 4, decodeBaseMs: 2 }),`,
+        `  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },`,
+        `  over: { concurrency: [1, 2] },`,
+        `  load: { requests: 8 },`,
+        `  expect: { throughput: [{ at: 2, min: floor }] },`,
+        `})`,
+        '',
+      ].join('\n'),
+    )
+    const recorded = await run(runner.command, runner.args(file), {})
+    expect(recorded.code, recorded.output).toBe(0)
+    expect(recorded.output).toMatch(/curve: 2 points in [\d.]+ s · baseline written/)
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'curve.bench.ts.json'), 'utf8')) as { entries: Record<string, { sweep?: { points?: unknown[] } }> }
+    expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
+
+    const same = await run(runner.command, runner.args(file), { CI: 'true' })
+    expect(same.code, same.output).toBe(0)
+    expect(same.output).toMatch(/curve: 2 points in [\d.]+ s · baseline compare/)
+
+    const broken = await run(runner.command, runner.args(file), { CI: 'true', FLOOR: '1000000000' })
+    expect(broken.code, broken.output).not.toBe(0)
+    expect(broken.output).toMatch(/output tokens\/s at concurrency 2: [\d.]+ >= 1000000000/)
+  })
 })

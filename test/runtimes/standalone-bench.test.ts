@@ -188,3 +188,48 @@ describe('createStandaloneBenchLlm', () => {
     }
   })
 })
+
+describe('bench.llm.sweep outside Vitest', () => {
+  test('a curve over concurrency is recorded as one baseline entry, compared on the next run, and a failed expectation fails the test naming the check', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-sweep-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const registered: Array<{ mode: string; name: string; fn: () => Promise<void> }> = []
+    const lines: string[] = []
+    const llm = createStandaloneBenchLlm((mode, name, fn) => registered.push({ mode, name, fn }), {
+      file: join(dir, 'sweep.bench.ts'),
+      env: {},
+      log: (line) => lines.push(line),
+      updateCommand: 'LLM_BENCH_UPDATE=1 bun test',
+    })
+    const sweep = {
+      server: simulator({ seed: 3, prefillBaseMs: 4, decodeBaseMs: 2 }),
+      workload: { kind: 'synthetic' as const, inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
+      over: { concurrency: [1, 2] },
+      load: { requests: 8 },
+    }
+    llm.sweep('curve', sweep)
+    llm.sweep.skip('skipped curve', sweep)
+    llm.sweep('impossible', { ...sweep, expect: { throughput: [{ at: 2, min: 1e9 }] } })
+    expect(registered.map((r) => [r.mode, r.name])).toEqual([
+      ['run', 'curve'],
+      ['skip', 'skipped curve'],
+      ['run', 'impossible'],
+    ])
+    expect(() => llm.sweep('typo', { ...sweep, ovr: {} } as never)).toThrow(OptionsError)
+
+    await registered[0]?.fn()
+    expect(lines[0]).toMatch(/^curve: 2 points in \d+\.\d s · baseline written$/)
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'sweep.bench.ts.json'), 'utf8')) as { entries: Record<string, { sweep?: { points?: unknown[] } }> }
+    expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
+    await registered[0]?.fn()
+    expect(lines.find((line) => line.startsWith('curve: 2 points') && line.endsWith('baseline compare'))).toBeDefined()
+
+    const failure = await registered[2]?.fn().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    )
+    expect(failure?.name).toBe('LlmBenchAssertionError')
+    expect(failure?.message).toMatch(/^impossible: 2 points in /)
+    expect(failure?.message).toMatch(/output tokens\/s at concurrency 2: \d+(?:\.\d+)? >= 1000000000/)
+  })
+})
