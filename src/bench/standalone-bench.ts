@@ -112,8 +112,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const bench = run.plan ?? planBench(run.name, options)
   const { trials } = bench
   // Parsed once: the plugin's tolerance here, the bench's own at collection.
-  const given = bench.policy !== undefined ? bench.policy : run.policy
-  const policy = given === false ? false : asParsedPolicy(given ?? DEFAULT_REGRESSION_POLICY, given === run.policy ? 'llmBench({ tolerance })' : 'baseline')
+  const fromPlugin = bench.policy === undefined && run.policy !== undefined
+  const given = bench.policy ?? run.policy ?? DEFAULT_REGRESSION_POLICY
+  const policy = given === false ? false : asParsedPolicy(given, fromPlugin ? 'llmBench({ tolerance })' : 'baseline')
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
   const plan = policy === false ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
@@ -127,9 +128,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
       if ((results.length > 0 || remeasured > 0) && restart && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
-      const given = { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) }
+      const trialOptions = { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) }
       const measured = await runPlan(
-        { target: checkTarget(acquired.target), run: bench.run, options: given },
+        { target: checkTarget(acquired.target), run: bench.run, options: trialOptions },
         // Dataset and tokenizer paths written in a bench file are relative to that file.
         { ...acquired.context, baseDir: dirname(run.file) },
       )
