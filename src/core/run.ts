@@ -89,7 +89,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   }
 
   const load = run.load
-  const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
+  // Sub-agents add requests beside their session's: an agentic trace's in-flight count has no bound the load knows.
+  const connections =
+    run.workload.kind === 'agentic-trace' ? MAX_OPEN_LOOP_CONNECTIONS : (load.concurrency ?? Math.min(load.requests ?? load.sessions ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS))
   // With workers, each thread has its own client; this thread only coordinates.
   const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
@@ -125,6 +127,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
+          api,
           workload,
           load,
           seed,
@@ -204,6 +207,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
       ...(server ? { server } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
+      ...(phase.sessions ? { sessions: phase.sessions.finish(durationMs) } : {}),
       warnings,
     }
     return result

@@ -98,7 +98,75 @@ export interface TraceWorkload {
   ignoreEos?: boolean
 }
 
-export type WorkloadOptions = SyntheticWorkload | ShareGptWorkload | JsonlWorkload | PromptsWorkload | TraceWorkload
+/** A count or a time drawn per session or turn: normal, clipped to [min, max], rounded for counts; fixed when stddev is 0. */
+export interface NumberDistribution {
+  mean: number
+  /** Standard deviation, in the unit of `mean`. Default 0. */
+  stddev?: number
+  /** Smallest value. Default 1 for counts, 0 for times. */
+  min?: number
+  /** Largest value. Default unbounded. */
+  max?: number
+}
+
+/** Generated sessions: `turns` user messages of `userTokens` each, after an optional shared system prompt. */
+export interface SyntheticSessionSource {
+  kind: 'synthetic'
+  /** Turns per session (a whole number, drawn once per session). */
+  turns: NumberDistribution
+  /** Length of each new user message, tokens (the history re-sent before it is not counted here). */
+  userTokens: TokenLengthDistribution
+  /** `max_tokens` of each turn's reply, tokens. */
+  outputTokens: TokenLengthDistribution
+  /** Length of a system prompt shared by every session of the run (a prefix the cache can share across sessions), tokens. Default 0. */
+  systemPromptTokens?: number
+}
+
+/** Every human turn of each multi-turn ShareGPT conversation, in order; the reply that follows a turn sets its `max_tokens`. */
+export interface ShareGptSessionSource {
+  kind: 'sharegpt'
+  path: string
+  /** `max_tokens` of every turn, tokens. Default: the length of the dataset's reply to that turn. */
+  outputTokens?: number
+  /** Keep at most this many turns of a conversation. Default: all. */
+  maxTurns?: number
+}
+
+/** One session per line: `{"system"?: "...", "turns": [{"user": "...", "max_tokens"?: n, "think_ms"?: n}, ...]}`. */
+export interface JsonlSessionSource {
+  kind: 'jsonl'
+  path: string
+}
+
+/**
+ * Multi-turn sessions (chat): turn k sends the system prompt, every earlier user message with the
+ * model's actual reply to it, then the new user message. A session runs one turn at a time.
+ * Its load counts sessions: `load.concurrency` is users (sessions in flight), `load.rate` session
+ * arrivals per second, `load.sessions` the sessions to run.
+ */
+export interface SessionsWorkload {
+  kind: 'sessions'
+  /** Where the sessions come from. */
+  source: SyntheticSessionSource | ShareGptSessionSource | JsonlSessionSource
+  /** Think time before each turn after the first (a user reading and typing), ms. Default 0; a JSONL turn's `think_ms` overrides it. */
+  thinkTimeMs?: NumberDistribution
+  /** Send `ignore_eos: true` and `min_tokens = max_tokens` (vLLM, SGLang). Default: true for synthetic sessions, false for datasets. */
+  ignoreEos?: boolean
+}
+
+/**
+ * Replay of an agentic trace (JSONL, one request per line; docs/sessions.md): sessions with ids,
+ * think times, tool-result turns and sub-agents that a turn fans out to and waits for. Root
+ * sessions start at their `timestamp`; `load.concurrency` caps the root sessions in flight.
+ */
+export interface AgenticTraceWorkload {
+  kind: 'agentic-trace'
+  path: string
+  /** Send `ignore_eos: true` and `min_tokens` so each request produces the trace's `output_length`. Default true. */
+  ignoreEos?: boolean
+}
+
+export type WorkloadOptions = SyntheticWorkload | ShareGptWorkload | JsonlWorkload | PromptsWorkload | TraceWorkload | SessionsWorkload | AgenticTraceWorkload
 
 /** Arrival process of an open-loop load. */
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma'
@@ -115,8 +183,10 @@ export interface LoadOptions {
   burstiness?: number
   /** Ramp the rate or concurrency from a start value to the target. */
   rampUp?: { from: number; durationMs: number; curve?: 'linear' | 'exponential' }
-  /** Stop after this many measured requests. */
+  /** Stop after this many measured requests (not with session workloads: see `sessions`). */
   requests?: number
+  /** Session workloads only: stop after this many measured sessions. */
+  sessions?: number
   /** Stop dispatching after this many milliseconds of measurement. */
   durationMs?: number
   /** After the stop, how long in-flight requests may finish before they are cancelled, in milliseconds. Default 30000. */
@@ -220,6 +290,11 @@ export interface PreparedRequest {
   timestampMs?: number
   /** Extra body fields, sent as is. */
   extraBody?: Record<string, unknown>
+  /**
+   * Keep the answer text the server streamed in {@link RequestRecord.outputText} (multi-turn
+   * workloads send it back as history). Default false: nothing is decoded or kept.
+   */
+  keepOutputText?: boolean
 }
 
 /** Why a request failed. */
@@ -286,6 +361,37 @@ export interface RequestRecord {
   finishReason?: string
   /** Server timings when the server sends them (llama.cpp `timings`). */
   serverTimings?: Record<string, number>
+  /**
+   * First event that carries output other than reasoning (`text` or `delta.content` non-empty), ms;
+   * TTFO's end. Equals `firstTokenAt` unless the stream began with reasoning; absent when no such
+   * event came (a reply that was all reasoning, a whole JSON body).
+   */
+  firstOutputAt?: number
+  /**
+   * The answer text (`delta.content` for chat, `text` for completions, in order; reasoning left out),
+   * only when the request asked for it (`PreparedRequest.keepOutputText`).
+   */
+  outputText?: string
+  /** Reasoning tokens the server reported (`usage.completion_tokens_details.reasoning_tokens`); part of `outputTokens`. Absent when not reported. */
+  reasoningTokens?: number
+  /**
+   * Tokens of each content-bearing event, aligned with `chunkTimes`, exact: from the cumulative
+   * `usage.completion_tokens` the server sends in every chunk with `stream_options.continuous_usage_stats`
+   * (vLLM, SGLang). Absent when some content event came without it.
+   */
+  chunkTokens?: number[]
+  /** Session workloads: which session (its measured index; warm-up negative) and which turn (1 = the first) this request was. */
+  sessionTurn?: SessionTurnRef
+}
+
+/** Where a request sits in a session workload. */
+export interface SessionTurnRef {
+  /** Measured index of the root session (sub-agent sessions carry their root's index). */
+  session: number
+  /** Turn number within its own session, 1 for the first. */
+  turn: number
+  /** Depth in the fan-out tree: 0 for a root session, 1 for its sub-agents, and so on. */
+  depth: number
 }
 
 /** Summary of one distribution. Units as the metric's name says. */
@@ -323,6 +429,23 @@ export interface BenchmarkMetrics {
   outputTokens: MetricSummary
   /** Input tokens per request. */
   inputTokens: MetricSummary
+  /**
+   * Time to first output, ms: send to the first event with output that is not reasoning (`text` or
+   * `delta.content`; GuideLLM's TTFOT, AIPerf's TTFO). TTFT counts reasoning, so for a reasoning
+   * model TTFO − TTFT is its thinking time. Present only when some streamed request began with
+   * reasoning (otherwise it equals TTFT); replies that were all reasoning have no TTFO (count < TTFT's).
+   */
+  ttfoMs?: MetricSummary
+  /**
+   * Inter-token latency per token, ms: each chunk's gap to the previous chunk divided evenly among
+   * the k tokens it carried (k values of gap / k; vLLM PR 42661), the tokens counted exactly from the
+   * cumulative `usage.completion_tokens` in every chunk (`stream_options.continuous_usage_stats`).
+   * Present only when some request had that usage; `itlMs` stays per chunk. Without it nothing is
+   * estimated here: `streaming.note` gives ITL / `meanTokensPerChunk` as the estimate.
+   */
+  itlPerTokenMs?: MetricSummary
+  /** Reasoning tokens per request (`usage.completion_tokens_details.reasoning_tokens`, part of `outputTokens`). Present only when the server reported them. */
+  reasoningTokens?: MetricSummary
 }
 
 export interface Throughput {
@@ -540,7 +663,7 @@ export interface BenchmarkResult {
   /** The resolved options (secrets removed). */
   config: Record<string, unknown>
   /** Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in microseconds. */
-  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string; ttfoUs?: string; itlPerTokenUs?: string }
   /** The run cut into windows of equal length (throughput noise, charts over time). */
   timeline?: Timeline
   /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */
@@ -554,8 +677,49 @@ export interface BenchmarkResult {
    * rest of the result then describes all trials together (see `mergeTrials`).
    */
   trials?: TrialFigures[]
+  /** Session workloads: per turn number and per session (`counts` and `metrics` above count every turn as one request). */
+  sessions?: SessionsResult
   /** Warnings for humans (early stop, client lag, estimated counts). */
   warnings: string[]
+}
+
+/** The requests of one turn number across sessions. */
+export interface TurnMetrics {
+  /** Turn number, 1 for the first (the last entry may gather every turn from this number on: see `andLater`). */
+  turn: number
+  /** True when this entry holds every turn from `turn` on. */
+  andLater: boolean
+  /** Requests of this turn number sent in the measured phase. */
+  requests: number
+  failed: number
+  /** TTFT of this turn's completed requests, ms: with a prefix cache, later turns find their history cached. */
+  ttftMs: MetricSummary
+  /** Send to last output of this turn's completed requests, ms. */
+  e2eMs: MetricSummary
+  /** Prompt tokens (history included) of this turn's completed requests. */
+  inputTokens: MetricSummary
+}
+
+/** Sessions of a session workload (measured phase; warm-up excluded). */
+export interface SessionsResult {
+  /** Root sessions started. */
+  started: number
+  /** Root sessions whose every turn (sub-agents' included) completed. */
+  completed: number
+  /** Root sessions with a failed turn (their later turns were not sent) or cancelled at the stop. */
+  failed: number
+  /** Sub-agent sessions started by fan-out turns. */
+  subSessions: number
+  /** Completed root sessions per second of the measured duration. */
+  sessionsPerSec: number
+  /** First send to last output of each completed root session, think times and sub-agents included, ms. */
+  durationMs: MetricSummary
+  /** Turns per completed root session (sub-agents' turns included). */
+  turns: MetricSummary
+  /** Sessions whose every turn met the `goodput` limits; absent without `goodput`. */
+  goodput?: { goodSessions: number; share: number }
+  /** One entry per turn number, from 1. */
+  byTurn: TurnMetrics[]
 }
 
 /** Whose metric names a server's `/metrics` used (see docs/server-metrics.md for the mapping). */

@@ -1,7 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { LoadOptions } from '../contract/types.ts'
 
-const KNOWN_KEYS = new Set(['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'durationMs', 'drainGraceMs'])
+const KNOWN_KEYS = new Set(['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'sessions', 'durationMs', 'drainGraceMs'])
 const ARRIVALS = ['constant', 'poisson', 'gamma']
 const CURVES = ['linear', 'exponential']
 
@@ -9,6 +9,8 @@ const CURVES = ['linear', 'exponential']
 export interface LoadValidationContext {
   /** Trace replay: `requests` and `durationMs` become optional, the arrival process is unused. */
   trace?: boolean
+  /** A session workload: the load counts sessions, so `sessions` replaces `requests`. */
+  sessions?: boolean
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value)
@@ -27,7 +29,23 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
       throw new OptionsError(`load.${key}`, 'is not a load option', `Use one of: ${[...KNOWN_KEYS].join(', ')}.`)
     }
   }
-  const { concurrency, rate, arrival, burstiness, rampUp, requests, durationMs, drainGraceMs } = load
+  const { concurrency, rate, arrival, burstiness, rampUp, durationMs, drainGraceMs } = load
+  if (context.sessions && load.requests !== undefined) {
+    throw new OptionsError(
+      'load.requests',
+      'does not apply to a session workload, whose load counts sessions',
+      'Set `load.sessions` (sessions to run) instead; `concurrency` is users, `rate` sessions per second.',
+    )
+  }
+  if (!context.sessions && load.sessions !== undefined) {
+    throw new OptionsError('load.sessions', 'applies only to session workloads (`sessions`, `agentic-trace`)', 'Set `load.requests` (requests to send) instead.')
+  }
+  if (load.sessions !== undefined && (!isNumber(load.sessions) || !Number.isInteger(load.sessions) || load.sessions < 1)) {
+    throw new OptionsError('load.sessions', `must be a whole number >= 1, got ${show(load.sessions)}`, 'Set how many measured sessions to run, e.g. 20.')
+  }
+  // From here on, the stop count is the unit's: requests, or sessions of a session workload.
+  const requests = context.sessions ? load.sessions : load.requests
+  const count = context.sessions ? '`sessions`' : '`requests`'
 
   if (concurrency !== undefined && (!isNumber(concurrency) || !Number.isInteger(concurrency) || concurrency < 1)) {
     throw new OptionsError('load.concurrency', `must be a whole number >= 1, got ${show(concurrency)}`, 'Set the number of requests kept in flight, e.g. 8.')
@@ -65,13 +83,13 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
     throw new OptionsError('load.durationMs', `must be a finite number of milliseconds > 0, got ${show(durationMs)}`, 'Set e.g. `durationMs: 60000` for one minute.')
   }
   if (requests === undefined && durationMs === undefined && !context.trace) {
-    throw new OptionsError('load', 'sets neither `requests` nor `durationMs`, so the run would never stop', 'Set `requests` (e.g. 200), `durationMs` (e.g. 60000), or both (whichever comes first).')
+    throw new OptionsError('load', `sets neither ${count} nor \`durationMs\`, so the run would never stop`, `Set ${count} (e.g. 200), \`durationMs\` (e.g. 60000), or both (whichever comes first).`)
   }
   if (rate === Infinity && requests === undefined && concurrency === undefined && !context.trace) {
     throw new OptionsError(
       'load.rate',
-      'is Infinity without `load.requests` or `load.concurrency`, which would send requests without bound',
-      'Set `load.requests` (all sent at once) or `load.concurrency` (a cap).',
+      `is Infinity without \`load.${count.slice(1, -1)}\` or \`load.concurrency\`, which would send requests without bound`,
+      `Set \`load.${count.slice(1, -1)}\` (all sent at once) or \`load.concurrency\` (a cap).`,
     )
   }
   if (drainGraceMs !== undefined && (!isNumber(drainGraceMs) || drainGraceMs < 0)) {

@@ -5,3 +5,4 @@ export { decodeHistogram, encodeHistogram, LATENCY_UNITS_PER_MS } from './histog
 export { costPerMillionOutputTokens } from './cost.ts'
 export { TimelineAccumulator } from './timeline.ts'
 export { outputTokenTotal } from './output-token-total.ts'
+export { SessionsAccumulator } from './sessions-accumulator.ts'

@@ -5,7 +5,7 @@ import { validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
 import { checkServerMetricsOptions } from '../server/metrics/index.ts'
-import { WORKLOAD_KINDS } from '../workload/create-workload.ts'
+import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workload.ts'
 import { validateWorkers } from '../workers/index.ts'
 
 /**
@@ -53,8 +53,12 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   if (!isRecord(load)) {
     throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
   }
-  validateLoad(load, { trace: workload.kind === 'trace' })
+  const sessions = SESSION_WORKLOAD_KINDS.includes(workload.kind as string)
+  validateLoad(load, { trace: workload.kind === 'trace' || workload.kind === 'agentic-trace', sessions })
   const workers = validateWorkers(options.workers, load)
+  if (sessions && workers > 1) {
+    throw new OptionsError('workers', `${workers} threads cannot share a session workload (a session's turns follow each other on one client)`, 'Leave `workers` out (1) for session workloads.')
+  }
 
   if (warmup !== undefined) validateWarmupOptions(warmup)
   if (seed !== undefined && !Number.isInteger(seed)) {

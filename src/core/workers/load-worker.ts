@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   try {
     const phase = await runMeasuredPhase({
       client,
+      api: target.api,
       workload,
       load,
       seed: share.seed,

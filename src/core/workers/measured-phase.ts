@@ -4,9 +4,10 @@ import { LatenessMonitor } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
 import { runLoad, runWarmup, warmupConcurrency } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
-import { MetricsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
-import type { GoodputLimits, LoadOptions, Progress, RequestRecord, Timeline, WarmupOptions } from '../contract/types.ts'
-import type { Workload } from '../workload/index.ts'
+import { MetricsAccumulator, SessionsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
+import { runSession, type SessionTurnSender } from '../sessions/index.ts'
+import type { ApiKind, GoodputLimits, LoadOptions, PreparedRequest, Progress, RequestRecord, SessionTurnRef, Timeline, WarmupOptions } from '../contract/types.ts'
+import { isSessionWorkload, type SessionWorkload, type Workload } from '../workload/index.ts'
 
 /** p50, p99 and max of a delay, milliseconds. */
 export interface DelaySummary {
@@ -18,6 +19,8 @@ export interface DelaySummary {
 /** What one thread measures: its share of the load, with its own client. */
 export interface MeasuredPhaseOptions {
   client: StreamingClient
+  /** The target's API: how a session's history is sent (messages or one prompt). */
+  api: ApiKind
   workload: Workload
   /** This thread's load (the whole load when one thread runs it). */
   load: LoadOptions
@@ -49,6 +52,8 @@ export interface MeasuredPhase {
   timeline: Timeline | undefined
   /** Event-loop delay of this thread during the measurement, ms (undefined when the runtime cannot measure it). */
   eventLoopDelayMs: DelaySummary | undefined
+  /** Session workloads: the per-turn and per-session figures. */
+  sessions?: SessionsAccumulator
 }
 
 /** Resolution of the event-loop delay monitor, ms: also the floor of what it reports. */
@@ -61,6 +66,12 @@ function createEventLoopMonitor(): ReturnType<typeof monitorEventLoopDelay> | un
     // A runtime without the monitor (some Deno versions): the run goes on without the figure.
     return undefined
   }
+}
+
+/** The load of a session workload as the load driver counts it: `sessions` are its dispatches. */
+function sessionLoad(load: LoadOptions): LoadOptions {
+  const { sessions, ...rest } = load
+  return sessions === undefined ? rest : { ...rest, requests: sessions }
 }
 
 function identity(index: number): number {
@@ -90,6 +101,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
   }
 
   const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
+  const sessions = isSessionWorkload(workload) ? new SessionsAccumulator(options.goodput) : undefined
   const eventLoop = createEventLoopMonitor()
   const lateness = new LatenessMonitor()
   let timeline: TimelineAccumulator | undefined
@@ -99,37 +111,54 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
   const timelineStart = await options.beforeLoad?.()
   eventLoop?.enable()
   lateness.start()
+  // Turns of a session workload are numbered in the order they are sent.
+  let turnIndex = 0
+  const measure = async (request: PreparedRequest, index: number, plannedAt: number | undefined, signal: AbortSignal | undefined, turn: SessionTurnRef | undefined): Promise<RequestRecord> => {
+    const now = performance.now()
+    if (timeline === undefined) {
+      firstDispatch = now
+      timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
+    }
+    timeline.dispatched(now)
+    const record = await client.send(request, { index, plannedAt, ...(signal ? { signal } : {}) })
+    record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
+    if (turn !== undefined) {
+      record.sessionTurn = turn
+      sessions?.addTurn(record)
+    }
+    accumulator.add(record)
+    timeline.finished(record)
+    done++
+    outputTokens += record.outputTokens
+    options.onProgress?.(
+      {
+        done,
+        total: sessions === undefined ? load.requests : undefined,
+        elapsedMs: performance.now() - firstDispatch,
+        outputTokens,
+        ttftMs: record.ok ? timeToFirstTokenMs(record) : undefined,
+      },
+      record,
+    )
+    return record
+  }
   let outcome: LoadRunOutcome
   try {
     outcome = await runLoad({
-      load,
+      // A session workload's load counts sessions: one dispatch runs a whole session.
+      load: sessions ? sessionLoad(load) : load,
       seed: options.seed,
       ...(signal ? { signal } : {}),
       ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
       dispatch: async (local, plannedAt, requestSignal) => {
-        const now = performance.now()
-        if (timeline === undefined) {
-          firstDispatch = now
-          timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
-        }
-        timeline.dispatched(now)
         const index = indexOf(local)
-        const record = await client.send(workload.next(index), { index, plannedAt, signal: requestSignal })
-        record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
-        accumulator.add(record)
-        timeline.finished(record)
-        done++
-        outputTokens += record.outputTokens
-        options.onProgress?.(
-          {
-            done,
-            total: load.requests,
-            elapsedMs: performance.now() - firstDispatch,
-            outputTokens,
-            ttftMs: record.ok ? timeToFirstTokenMs(record) : undefined,
-          },
-          record,
-        )
+        if (sessions === undefined) {
+          await measure(workload.next(index), index, plannedAt, requestSignal, undefined)
+          return
+        }
+        const script = (workload as SessionWorkload).session(index)
+        const sender: SessionTurnSender = { api: options.api, send: (request, ref, planned, signal) => measure(request, turnIndex++, planned, signal, ref) }
+        sessions.sessionEnded(await runSession(script, index, 0, sender, requestSignal, plannedAt))
       },
     })
   } finally {
@@ -137,5 +166,5 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     lateness.stop()
   }
   const eventLoopDelayMs = eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
-  return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs }
+  return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs, ...(sessions ? { sessions } : {}) }
 }

@@ -6,10 +6,14 @@ import { createPromptsWorkload } from './prompts-workload.ts'
 import { createShareGptWorkload } from './sharegpt-workload.ts'
 import { createSyntheticWorkload } from './synthetic-workload.ts'
 import { createTraceWorkload } from './trace-workload.ts'
+import { createAgenticTraceWorkload, createSessionsWorkload } from './sessions-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
 
 /** The workload kinds, in the order messages list them. */
-export const WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace']
+export const WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace', 'sessions', 'agentic-trace']
+
+/** The kinds whose unit is a session (their load counts sessions, see `LoadOptions.sessions`). */
+export const SESSION_WORKLOAD_KINDS: readonly string[] = ['sessions', 'agentic-trace']
 
 /**
  * The workload with its relative file paths (`path`, `tokenizer`) resolved against `baseDir`, a
@@ -18,7 +22,10 @@ export const WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'json
 export function resolveWorkloadPaths(options: WorkloadOptions, baseDir: string | undefined): WorkloadOptions {
   if (baseDir === undefined || typeof options !== 'object' || options === null) return options
   const from = (path: unknown): unknown => (typeof path === 'string' && path !== '' ? resolve(baseDir, path) : path)
-  if (options.kind === 'sharegpt' || options.kind === 'jsonl' || options.kind === 'trace') return { ...options, path: from(options.path) as string }
+  if (options.kind === 'sharegpt' || options.kind === 'jsonl' || options.kind === 'trace' || options.kind === 'agentic-trace') return { ...options, path: from(options.path) as string }
+  if (options.kind === 'sessions' && typeof options.source === 'object' && options.source !== null && options.source.kind !== 'synthetic') {
+    return { ...options, source: { ...options.source, path: from(options.source.path) as string } }
+  }
   if (options.kind === 'synthetic' && options.tokenizer !== undefined) return { ...options, tokenizer: from(options.tokenizer) as string }
   return options
 }
@@ -45,6 +52,10 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       return createPromptsWorkload(options, context)
     case 'trace':
       return createTraceWorkload(options, context)
+    case 'sessions':
+      return createSessionsWorkload(options, context)
+    case 'agentic-trace':
+      return createAgenticTraceWorkload(options, context)
     default:
       throw new OptionsError(
         'workload.kind',

@@ -1,0 +1,82 @@
+import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import type { Workload } from './workload.ts'
+
+/** One turn of a session as the workload scripts it; the history before it is added when it is sent. */
+export interface TurnScript {
+  /** `user`: a user message; `tool`: a tool's result fed back to the model (sent as a user message: see docs/sessions.md). */
+  readonly role: 'user' | 'tool'
+  /** The new message. */
+  readonly content: string
+  /** Tokens of `content` as the workload counted or planned them. */
+  readonly contentTokens: number
+  /** `max_tokens` of the reply; undefined: the server's default. */
+  readonly maxTokens: number | undefined
+  /** Wait after the previous turn (and its sub-agents) ended, before this one is sent, ms. */
+  readonly thinkMs: number
+  /** Sub-agent sessions started together when this turn's reply is complete; the next turn waits for all of them. */
+  readonly spawn: readonly SessionScript[]
+}
+
+/** A session: an optional system prompt and its turns, sent one at a time. */
+export interface SessionScript {
+  /** The session's id (the trace's `session_id`, or `s<index>` for generated and dataset sessions). */
+  readonly id: string
+  /** System prompt sent first in every turn; undefined: none. */
+  readonly system: string | undefined
+  /** Tokens of `system`, as the workload counted them (0 without one). */
+  readonly systemTokens: number
+  /** Send `ignore_eos` and `min_tokens = max_tokens` on every turn. */
+  readonly ignoreEos: boolean
+  readonly turns: readonly TurnScript[]
+}
+
+/** A message of the conversation so far. */
+export interface HistoryMessage {
+  role: 'system' | 'user' | 'assistant'
+  content: string
+}
+
+/**
+ * A workload whose unit is a session. `next(index)` is the first turn of session `index` alone
+ * (the streaming probe and the warm-up send it); `session(index)` the whole script.
+ */
+export interface SessionWorkload extends Workload {
+  readonly unit: 'session'
+  /** The script of root session `index` (deterministic given the seed; datasets cycle, warm-up indices are negative). */
+  session(index: number): SessionScript
+}
+
+/** True when `workload` runs sessions. */
+export function isSessionWorkload(workload: Workload): workload is SessionWorkload {
+  return (workload as Partial<SessionWorkload>).unit === 'session'
+}
+
+/**
+ * The request for a turn: the history (system prompt, earlier messages and the model's actual
+ * replies) and the new message. Chat sends them as `messages`; completions joins their texts with
+ * blank lines into one `prompt`, so the history is a prefix of every later prompt either way.
+ */
+export function turnRequest(api: ApiKind, script: SessionScript, history: readonly HistoryMessage[], turn: TurnScript, historyTokens: number): PreparedRequest {
+  const message: HistoryMessage = { role: 'user', content: turn.content }
+  const request: PreparedRequest =
+    api === 'chat' ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) } : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
+  request.expectedInputTokens = historyTokens + turn.contentTokens
+  request.keepOutputText = true
+  if (turn.maxTokens !== undefined) request.maxTokens = turn.maxTokens
+  if (script.ignoreEos) request.ignoreEos = true
+  return request
+}
+
+/** The first turn of `script` with nothing before it but the system prompt (probe and warm-up). */
+export function firstTurnRequest(api: ApiKind, script: SessionScript): PreparedRequest {
+  const first = script.turns[0]
+  if (first === undefined) throw new Error(`session ${script.id} has no turns`)
+  const request = turnRequest(api, script, systemHistory(script), first, script.systemTokens)
+  delete request.keepOutputText
+  return request
+}
+
+/** The history a session starts with: its system prompt, if any. */
+export function systemHistory(script: SessionScript): HistoryMessage[] {
+  return script.system === undefined ? [] : [{ role: 'system', content: script.system }]
+}
