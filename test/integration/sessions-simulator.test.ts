@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { BenchmarkOptions, BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
@@ -147,5 +148,78 @@ describe('sessions against the simulator', () => {
     await expect(runBenchmark({ ...base, load: { concurrency: 1, requests: 4 } })).rejects.toThrow(/load\.requests.*session workload.*load\.sessions/s)
     await expect(runBenchmark({ ...base, workload: { kind: 'prompts', prompts: ['a'] }, load: { concurrency: 1, sessions: 4 } })).rejects.toThrow(/load\.sessions.*only to session workloads/s)
     await expect(runBenchmark({ ...base, load: { concurrency: 2, sessions: 4 }, workers: 2 })).rejects.toThrow(/workers.*session workload/s)
+  })
+})
+
+describe('agentic trace replay against the simulator', () => {
+  const trace = fileURLToPath(new URL('../fixtures/sessions/agentic-trace.jsonl', import.meta.url))
+
+  it('replays the recorded trace: roots at their timestamps, tool turns after their delay, sub-agents fanned out in parallel and awaited', async () => {
+    const server = await sim({ prefillMsPerToken: 0.2, decodeBaseMs: 3, decodeMsPerSequence: 0, prefixCaching: true })
+    const result = await runBenchmark({
+      target: { baseUrl: server.url, model: 'sim-model' },
+      workload: { kind: 'agentic-trace', path: trace },
+      load: {},
+      serverMetrics: false,
+      recordRequests: true,
+    })
+    const records = result.requests ?? []
+    expect(result.counts).toEqual({ total: 9, completed: 9, failed: 0 })
+    expect(result.sessions).toMatchObject({ started: 2, completed: 2, failed: 0, subSessions: 3 })
+    const find = (session: number, depth: number, turn: number): RequestRecord[] =>
+      records.filter((r) => r.sessionTurn?.session === session && r.sessionTurn.depth === depth && r.sessionTurn.turn === turn)
+    const one = (session: number, depth: number, turn: number): RequestRecord => {
+      const found = find(session, depth, turn)
+      expect(found).toHaveLength(1)
+      return found[0] as RequestRecord
+    }
+    // Planner (root 0): turn 1, then its tool turn 30 ms after.
+    const planner1 = one(0, 0, 1)
+    const planner2 = one(0, 0, 2)
+    expect(planner2.sentAt - planner1.endAt).toBeGreaterThanOrEqual(29)
+    // Two searches start together once the tool turn is answered, and run side by side.
+    const searches = find(0, 1, 1)
+    expect(searches).toHaveLength(2)
+    for (const search of searches) expect(search.sentAt).toBeGreaterThanOrEqual(planner2.endAt)
+    const [a, b] = searches as [RequestRecord, RequestRecord]
+    expect(Math.max(a.sentAt, b.sentAt)).toBeLessThan(Math.min(a.endAt, b.endAt))
+    // search-a's tool turn follows its first 10 ms later; the planner's last turn waits for both searches, then 5 ms.
+    const searchA2 = one(0, 1, 2)
+    expect(searchA2.sentAt - Math.min(a.endAt, b.endAt)).toBeGreaterThanOrEqual(9)
+    const planner3 = one(0, 0, 3)
+    expect(planner3.sentAt - Math.max(searchA2.endAt, a.endAt, b.endAt)).toBeGreaterThanOrEqual(4)
+    // Coder (root 1) starts 40 ms after the planner; its second turn waits for the verifier.
+    const coder1 = one(1, 0, 1)
+    expect(coder1.sentAt - planner1.sentAt).toBeGreaterThanOrEqual(39)
+    const verifier = one(1, 1, 1)
+    expect(verifier.sentAt).toBeGreaterThanOrEqual(coder1.endAt)
+    expect(one(1, 0, 2).sentAt).toBeGreaterThanOrEqual(verifier.endAt)
+    // hash_ids [1] opens both roots: the coder's first prompt finds the planner's block in the prefix cache.
+    const coderEntry = server.schedule.find((e) => Math.abs(e.arrivedAt - coder1.sentAt) < 5 && e.promptTokens === coder1.inputTokens)
+    expect(coderEntry?.cachedPromptTokens).toBeGreaterThanOrEqual(32)
+  })
+
+  it('names the line and the problem in a broken trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'llm-bench-trace-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const write = (name: string, lines: object[]) => {
+      const path = join(dir, name)
+      writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n'))
+      return path
+    }
+    const run = (path: string) =>
+      runBenchmark({ target: { baseUrl: 'http://127.0.0.1:9', model: 'm' }, workload: { kind: 'agentic-trace', path }, load: {}, serverMetrics: false })
+    await expect(run(write('orphan.jsonl', [{ session_id: 'x', parent_session_id: 'nobody', parent_turn: 1, input_length: 4, output_length: 4 }]))).rejects.toThrow(
+      /orphan\.jsonl:1.*"parent_session_id" "nobody" names no session on an earlier line/s,
+    )
+    await expect(run(write('no-ts.jsonl', [{ session_id: 'x', input_length: 4, output_length: 4 }]))).rejects.toThrow(/no-ts\.jsonl:1.*needs "timestamp"/s)
+    await expect(
+      run(
+        write('late-turn.jsonl', [
+          { session_id: 'p', timestamp: 0, input_length: 4, output_length: 4 },
+          { session_id: 'c', parent_session_id: 'p', parent_turn: 3, input_length: 4, output_length: 4 },
+        ]),
+      ),
+    ).rejects.toThrow(/late-turn\.jsonl:2.*"parent_turn" 3, but session "p" has 1 turns/s)
   })
 })
