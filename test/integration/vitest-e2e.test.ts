@@ -3,7 +3,7 @@
 // `vitest bench` CLI in a child process. Covers: baseline written, then compared; a slowed
 // simulator failing with the full message; -u rewriting; CI=true with no baseline; a corrupted
 // baseline file; obsolete entries listed then removed by -u; .only keeping skipped entries; a
-// typo failing at collection; one shared server for several files.
+// typo failing at collection; one shared server for several files; a session bench judged like any other.
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -57,6 +57,16 @@ bench.llm('needs a baseline', { workload: ${WORKLOAD}, load: { concurrency: 1, r
 
 bench.llm.only('picked', { workload: ${WORKLOAD}, load: { concurrency: 1, requests: 5 } })
 bench.llm('not picked', { workload: ${WORKLOAD}, load: { concurrency: 1, requests: 5 } })
+`,
+  // A session bench: 3-turn chats whose history the simulator's prefix cache holds, judged on TTFT like any bench.
+  'sessions.bench.ts': `import { bench, simulator } from 'vitest-llm-bench'
+
+bench.llm('chat sessions', {
+  server: simulator({ ...${FAST_SIM}, prefixCaching: true, speedFactor: Number(process.env.E2E_SPEED ?? 1) }),
+  workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 48 }, outputTokens: { mean: 4 }, systemPromptTokens: 64 } },
+  load: { concurrency: 2, sessions: 10 },
+  baseline: { ttftMs: { p50: '+10%' } },
+})
 `,
   'typo.bench.ts': `import { bench } from 'vitest-llm-bench'
 
@@ -241,6 +251,19 @@ describe('vitest bench with the built package', () => {
     expect(run.output).toMatch(/1 passed \| 1 skipped/)
     expect(run.output).toContain('Removed obsolete baseline entries from __llm_baselines__/only.bench.ts.json: stale')
     expect(Object.keys(await entriesOf('only.bench.ts')).sort()).toEqual(['not picked', 'picked'])
+  })
+
+  test('a session bench records its baseline, passes unchanged and fails slowed, as any bench', async () => {
+    const record = await vitestBench(['sessions.bench'])
+    expect(record.exitCode, record.output).toBe(0)
+    const entry = (await entriesOf('sessions.bench.ts'))['chat sessions']
+    expect(entry?.metrics.ttftMs.p50).toBeGreaterThan(0)
+    const unchanged = await vitestBench(['sessions.bench'])
+    expect(unchanged.exitCode, unchanged.output).toBe(0)
+    expect(unchanged.output).toMatch(/Baseline comparison: (PASS|INCONCLUSIVE)/)
+    const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '1.5' })
+    expect(slowed.exitCode, slowed.output).toBe(1)
+    expect(slowed.output).toMatch(/ttftMs p50 is .* beyond the limit 1\.100/)
   })
 
   test('a misspelt option fails at collection, naming it, before any bench runs', async () => {

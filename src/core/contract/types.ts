@@ -23,6 +23,14 @@ export interface TargetOptions {
   headers?: Record<string, string>
   /** Per-request limit from send to end of stream, in milliseconds. Default 600000 (10 minutes). */
   requestTimeoutMs?: number
+  /**
+   * Ask for usage in every chunk (`stream_options.continuous_usage_stats: true`) to count the tokens
+   * of each chunk exactly: per-token ITL (`itlPerTokenMs`) and exact multi-token chunk counts. Costs
+   * the client a JSON parse per event (the repeated-chunk fast path no longer applies). Default: on
+   * for servers known to support it (vLLM, SGLang, the built-in simulator, by the server's name),
+   * off for others (llama.cpp ignores it; other servers may refuse an unknown option).
+   */
+  continuousUsageStats?: boolean
 }
 
 /** A length distribution in tokens: normal, clipped to [min, max], rounded; fixed when stddev is 0. */
@@ -367,6 +375,8 @@ export interface RequestRecord {
    * event came (a reply that was all reasoning, a whole JSON body).
    */
   firstOutputAt?: number
+  /** Content-bearing events whose output was all reasoning (`delta.reasoning_content`, `delta.reasoning`); absent when none. */
+  reasoningChunks?: number
   /**
    * The answer text (`delta.content` for chat, `text` for completions, in order; reasoning left out),
    * only when the request asked for it (`PreparedRequest.keepOutputText`).
@@ -432,8 +442,8 @@ export interface BenchmarkMetrics {
   /**
    * Time to first output, ms: send to the first event with output that is not reasoning (`text` or
    * `delta.content`; GuideLLM's TTFOT, AIPerf's TTFO). TTFT counts reasoning, so for a reasoning
-   * model TTFO − TTFT is its thinking time. Present only when some streamed request began with
-   * reasoning (otherwise it equals TTFT); replies that were all reasoning have no TTFO (count < TTFT's).
+   * model TTFO − TTFT is its thinking time. Present only when some streamed request carried
+   * reasoning (`RequestRecord.reasoningChunks`; otherwise it equals TTFT); replies that were all reasoning have no TTFO (count < TTFT's).
    */
   ttfoMs?: MetricSummary
   /**
@@ -720,6 +730,8 @@ export interface SessionsResult {
   goodput?: { goodSessions: number; share: number }
   /** One entry per turn number, from 1. */
   byTurn: TurnMetrics[]
+  /** Encoded HDR histograms (as `BenchmarkResult.histograms`, microseconds) that trials merge exactly: session durations, and TTFT and E2E by turn (aligned with `byTurn`). */
+  histograms: { durationUs?: string; ttftUsByTurn: Array<string | null>; e2eUsByTurn: Array<string | null> }
 }
 
 /** Whose metric names a server's `/metrics` used (see docs/server-metrics.md for the mapping). */

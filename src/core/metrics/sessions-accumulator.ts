@@ -97,6 +97,11 @@ export class SessionsAccumulator {
       turns: this.turnsPerSession.summary(),
       ...(this.goodput ? { goodput: { goodSessions: this.goodSessions, share: this.completed > 0 ? this.goodSessions / this.completed : 0 } } : {}),
       byTurn,
+      histograms: {
+        ...(this.durationMs.count > 0 ? { durationUs: this.durationMs.encodedHistogram() } : {}),
+        ttftUsByTurn: this.turns.map((turn) => turn.ttftMs.encodedHistogram() ?? null),
+        e2eUsByTurn: this.turns.map((turn) => turn.e2eMs.encodedHistogram() ?? null),
+      },
     }
   }
 }

@@ -1,7 +1,7 @@
-import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
-import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../contract/types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
+import { mergedLatency, pooled } from './pooled-summary.ts'
+import { mergeSessions } from './merge-sessions.ts'
 import { mergeServerSides, SERVER_NOTE_PREFIX } from '../server/metrics/index.ts'
 
 const LATENCY = [
@@ -11,21 +11,11 @@ const LATENCY = [
   ['e2eMs', 'e2eUs'],
 ] as const
 
-/** Count, min, max, mean and population stddev of several summaries together, exactly (pooled sums). */
-function pooled(parts: readonly MetricSummary[]): Pick<MetricSummary, 'count' | 'min' | 'max' | 'mean' | 'stddev'> {
-  const present = parts.filter((part) => part.count > 0)
-  const count = present.reduce((sum, part) => sum + part.count, 0)
-  if (count === 0) return { count: 0, min: 0, max: 0, mean: 0, stddev: 0 }
-  const mean = present.reduce((sum, part) => sum + part.mean * part.count, 0) / count
-  const squares = present.reduce((sum, part) => sum + part.count * (part.stddev ** 2 + (part.mean - mean) ** 2), 0)
-  return {
-    count,
-    min: Math.min(...present.map((part) => part.min)),
-    max: Math.max(...present.map((part) => part.max)),
-    mean,
-    stddev: Math.sqrt(squares / count),
-  }
-}
+/** Latencies reported only where measured (`ttfoMs`, `itlPerTokenMs`): merged over the trials that have them. */
+const OPTIONAL_LATENCY = [
+  ['ttfoMs', 'ttfoUs'],
+  ['itlPerTokenMs', 'itlPerTokenUs'],
+] as const
 
 /** The self-checks of all trials: the worst figure of each, and every trial's disturbances, named by trial. */
 function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
@@ -97,18 +87,27 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
   const metrics = { ...last.metrics }
   const histograms: BenchmarkResult['histograms'] = {}
   for (const [metric, key] of LATENCY) {
-    const stats = pooled(results.map((r) => r.metrics[metric]))
-    const encoded = results.map((r) => r.histograms[key]).filter((h): h is string => h !== undefined)
-    if (encoded.length === 0 || stats.count === 0) {
-      metrics[metric] = { ...stats, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }
-      continue
-    }
-    const histogram = decodeHistogram(encoded[0] as string)
-    for (const other of encoded.slice(1)) histogram.add(decodeHistogram(other))
-    metrics[metric] = { ...stats, ...histogramPercentiles(histogram, 1000, stats.min, stats.max) }
-    histograms[key] = encodeHistogram(histogram)
+    const merged = mergedLatency(
+      results.map((r) => r.metrics[metric]),
+      results.map((r) => r.histograms[key]),
+    )
+    metrics[metric] = merged.summary
+    if (merged.histogram !== undefined) histograms[key] = merged.histogram
+  }
+  for (const [metric, key] of OPTIONAL_LATENCY) {
+    const parts = results.map((r) => r.metrics[metric]).filter((m): m is MetricSummary => m !== undefined)
+    if (parts.length === 0) continue
+    const merged = mergedLatency(
+      parts,
+      results.map((r) => r.histograms[key]),
+    )
+    metrics[metric] = merged.summary
+    if (merged.histogram !== undefined) histograms[key] = merged.histogram
   }
   for (const metric of ['inputTokens', 'outputTokens'] as const) metrics[metric] = { ...last.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
+  const reasoning = results.map((r) => r.metrics.reasoningTokens).filter((m): m is MetricSummary => m !== undefined)
+  // Token-count percentiles are the last trial's (as for input and output tokens), when it has them.
+  if (reasoning.length > 0) metrics.reasoningTokens = { ...(last.metrics.reasoningTokens ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }), ...pooled(reasoning) }
 
   const merged: BenchmarkResult = {
     ...last,
@@ -144,6 +143,8 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     // Each trial's server notes are replaced by the merged ones (a later trial's "warm cache" was the trial before it).
     merged.warnings = [...merged.warnings.filter((w) => !w.startsWith(SERVER_NOTE_PREFIX)), ...(server.metrics?.notes ?? []).map((note) => `${SERVER_NOTE_PREFIX}${note}`)]
   }
+  const sessions = mergeSessions(results, durationMs)
+  if (sessions) merged.sessions = sessions
   if (last.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
     merged.goodput = { ...last.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }
