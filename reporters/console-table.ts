@@ -6,6 +6,7 @@ import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
 import { configSummary, environmentSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
 import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
+import { sessionsLine } from './sessions-facts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderConsoleTable}. */
@@ -121,6 +122,8 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   // The server's own view of the same window, or why there is none; nothing when scraping was off.
   const server = serverFactsLine(serverFacts(result)) ?? serverMetricsNote(result)
   if (server !== undefined) lines.push(`  ${styles.dim('server')}  ${server}`)
+  const sessions = sessionsLine(result)
+  if (sessions !== undefined) lines.push(`  ${styles.dim('session')} ${sessions}`)
   for (const check of checks) {
     if (check.status !== 'inconclusive' || check.reason === undefined) continue
     lines.push(`  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`)

@@ -6,6 +6,7 @@ import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { runCounts, type RunCounts } from './run-counts.ts'
 import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
+import { sessionsLine } from './sessions-facts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
 
 /** Options of {@link renderMarkdown}. */
@@ -137,6 +138,8 @@ function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   const parts = [`### ${ICON[status]} ${entry.name}`, '', facts.join(' · ')]
   const server = serverFactsLine(serverFacts(result))
   if (server) parts.push('', `Server: ${server}`)
+  const sessions = sessionsLine(result)
+  if (sessions) parts.push('', `Sessions: ${sessions}`)
   const verdict = verdictTable(entry)
   if (verdict) parts.push('', verdict)
   const slo = sloTable(entry.sloChecks)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
+import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator } from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/sim/index.ts'
 
@@ -68,6 +69,8 @@ describe('sessions against the simulator', () => {
     }
     // Recorded results keep no reply text.
     expect((result.requests ?? []).some((r) => r.outputText !== undefined)).toBe(false)
+    // The published schema holds the session figures (as the JSON reporter writes them).
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(result)))).toEqual([])
   })
 
   it('with prefix caching, turns >= 2 have lower TTFT than turn 1 by the prefill of the cached tokens; without, higher', async () => {
@@ -166,6 +169,7 @@ describe('agentic trace replay against the simulator', () => {
     const records = result.requests ?? []
     expect(result.counts).toEqual({ total: 9, completed: 9, failed: 0 })
     expect(result.sessions).toMatchObject({ started: 2, completed: 2, failed: 0, subSessions: 3 })
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(result)))).toEqual([])
     const find = (session: number, depth: number, turn: number): RequestRecord[] =>
       records.filter((r) => r.sessionTurn?.session === session && r.sessionTurn.depth === depth && r.sessionTurn.turn === turn)
     const one = (session: number, depth: number, turn: number): RequestRecord => {
@@ -207,8 +211,7 @@ describe('agentic trace replay against the simulator', () => {
       writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n'))
       return path
     }
-    const run = (path: string) =>
-      runBenchmark({ target: { baseUrl: 'http://127.0.0.1:9', model: 'm' }, workload: { kind: 'agentic-trace', path }, load: {}, serverMetrics: false })
+    const run = (path: string) => runBenchmark({ target: { baseUrl: 'http://127.0.0.1:9', model: 'm' }, workload: { kind: 'agentic-trace', path }, load: {}, serverMetrics: false })
     await expect(run(write('orphan.jsonl', [{ session_id: 'x', parent_session_id: 'nobody', parent_turn: 1, input_length: 4, output_length: 4 }]))).rejects.toThrow(
       /orphan\.jsonl:1.*"parent_session_id" "nobody" names no session on an earlier line/s,
     )

@@ -80,3 +80,16 @@ describe('mergeSessions', () => {
     expect(mergeSessions([{ sessions: new SessionsAccumulator().finish(1) } as BenchmarkResult, {} as BenchmarkResult], 1)).toBeUndefined()
   })
 })
+
+describe('sessionsLine', () => {
+  it('says how many sessions completed, their length, and TTFT p50 by turn; nothing for other workloads', async () => {
+    const { sessionsLine } = await import('../../reporters/sessions-facts.ts')
+    const acc = new SessionsAccumulator({ ttftMs: 100 })
+    const records = [turn(0, 1, 0, 80, 100), turn(0, 2, 600, 20, 40)]
+    for (const record of records) acc.addTurn(record)
+    acc.sessionEnded({ ok: true, turns: 2, subSessions: 0, firstSentAt: 0, lastEndAt: 640, records })
+    const line = sessionsLine({ sessions: acc.finish(1000) } as BenchmarkResult)
+    expect(line).toBe('1/1 sessions completed · 2 turns each · duration p50 0.6 s · goodput 100% of sessions · TTFT p50 by turn 1: 80 ms, 2: 20 ms')
+    expect(sessionsLine({} as BenchmarkResult)).toBeUndefined()
+  })
+})
