@@ -33,7 +33,7 @@ module.exports = {
       name: 'engine-below-run',
       severity: 'error',
       comment: 'Below run.ts and the plan nothing imports them, sweeps or scenarios.',
-      from: { path: '^src/core/(load|client|metrics|workload|telemetry|server|workers|trials|baseline|slo)/' },
+      from: { path: '^src/core/(load|client|metrics|workload|telemetry|server|sessions|workers|trials|baseline|slo)/' },
       to: { path: ['^src/core/(run|index)\\.ts$', '^src/core/(plan|sweep|scenario)/'] },
     },
     {

@@ -27,4 +27,21 @@ describe('llama.cpp', () => {
     baseline: { ttftMs: { p50: '+500%' }, tpotMs: { p50: '+500%' }, outputTokensPerSec: '-85%' },
     timeoutMs: 60_000,
   })
+
+  // Multi-turn chats through the same path: each turn re-sends the history, which the slot's prompt cache holds.
+  bench.llm.runIf(serverPath && modelPath)('chat sessions, 2 users', {
+    server: llamaCpp({
+      bin: serverPath ?? 'llama-server',
+      modelPath: modelPath ?? 'missing.gguf',
+      args: LLAMA_E2E_SERVER_ARGS,
+      ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}),
+    }),
+    workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } } },
+    load: { concurrency: 2, sessions: 6 },
+    warmup: { requests: 2 },
+    seed: 3,
+    slo: { errors: { maxRate: 0 } },
+    baseline: { ttftMs: { p50: '+500%' }, outputTokensPerSec: '-85%' },
+    timeoutMs: 60_000,
+  })
 })

@@ -192,6 +192,38 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     expect(queued.ttft.outsidePromptP50Ms).toBeGreaterThan(0.5 * queued.ttft.clientP50Ms)
   }, 120_000)
 
+  test("sessions: each turn re-sends the history with the model's replies; llama-server finds it in its slot's prompt cache, and TTFT is reported by turn", async () => {
+    // Two users on two slots, 4 turns each: turn k's prompt holds turns 1..k-1 and their replies (under 1024 tokens a slot).
+    const result = await run({
+      workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 4 }, userTokens: { mean: 100 }, outputTokens: { mean: 24 } } },
+      load: { concurrency: 2, sessions: 6 },
+    })
+    expect(result.errors).toEqual([])
+    expect(result.counts).toEqual({ total: 24, completed: 24, failed: 0 })
+    expect(result.sessions).toMatchObject({ started: 6, completed: 6, failed: 0 })
+    const byTurn = result.sessions?.byTurn ?? []
+    expect(byTurn.map((t) => t.requests)).toEqual([6, 6, 6, 6])
+    const records = result.requests ?? []
+    const cachedShares: number[] = []
+    for (const record of records) {
+      const ref = record.sessionTurn!
+      expect(record.serverTimings?.cache_n).toBeDefined()
+      if (ref.turn === 1) continue
+      const before = records.find((r) => r.sessionTurn?.session === ref.session && r.sessionTurn.turn === ref.turn - 1)!
+      // The prompt grew by the reply (re-tokenized: within a few tokens) and the new 100-token message (plus the chat template's tokens).
+      expect(record.inputTokens - before.inputTokens).toBeGreaterThan(before.outputTokens + 100 - 4)
+      expect(record.inputTokens - before.inputTokens).toBeLessThan(before.outputTokens + 100 + 24)
+      // llama-server evaluated only what its slot did not hold: at least the previous prompt was cached.
+      expect(record.serverTimings!.cache_n).toBeGreaterThanOrEqual(before.inputTokens - 4)
+      cachedShares.push(record.serverTimings!.cache_n! / record.inputTokens)
+    }
+    console.log(
+      `[llama.cpp e2e] sessions: TTFT p50 by turn ${byTurn.map((t) => `${t.turn}: ${t.ttftMs.p50.toFixed(2)} ms`).join(', ')}; prompt tokens p50 by turn ${byTurn.map((t) => t.inputTokens.p50).join(', ')}; ` +
+        `cached share of turns >= 2 min ${Math.min(...cachedShares).toFixed(3)}, session duration p50 ${result.sessions?.durationMs.p50.toFixed(1)} ms`,
+    )
+    for (const turn of byTurn) expect(turn.ttftMs.count).toBeGreaterThan(0)
+  }, 120_000)
+
   test('bench.llm against llama-server writes its baseline, then meets it under CI', async () => {
     const baselineDir = mkdtempSync(join(tmpdir(), 'llama-e2e-baselines-'))
     try {
@@ -203,6 +235,8 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       // The baseline belongs to this server build: a llama.cpp upgrade shows as a fingerprint change.
       expect(stored.entries['llama.cpp > tiny model, 2 streams']?.fingerprint).toMatchObject({ serverName: 'llama.cpp', serverVersion: expect.stringMatching(/^b\d+-[0-9a-f]{7,}$/) })
       expect(first.meta?.baselineState).toBe('written')
+      // The session bench beside it: recorded too, with TTFT by turn in its result.
+      expect(stored.entries['llama.cpp > chat sessions, 2 users']).toBeDefined()
 
       // Under CI a missing or mismatched baseline fails, so passing here means it compared and held.
       const second = await childBench(baselineDir, { CI: 'true' })

@@ -1,2 +1,2 @@
 export { runSession } from './run-session.ts'
-export type { SessionOutcome, SessionTurnSender } from './run-session.ts'
+export type { SessionTurnSender } from './run-session.ts'
