@@ -100,9 +100,9 @@ describe('session workloads', () => {
     writeFileSync(path, '{"turns": [{"user": "hi"}]}\n{"turns": [{"user": "hi", "max_tokens": 0}]}\n')
     await expect(sessions({ kind: 'sessions', source: { kind: 'jsonl', path } })).rejects.toThrow(/bad\.jsonl:2.*"turns"\[0\]\.max_tokens must be a whole number >= 1/s)
     await expect(sessions({ kind: 'sessions', source: { kind: 'csv' } as never })).rejects.toThrow(/workload\.source.*'synthetic', 'sharegpt', 'jsonl'/s)
-    await expect(
-      sessions({ kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 2 }, userTokens: { mean: 8 }, outputTokens: { mean: 8 } }, thinkTimeMs: { mean: -1 } }),
-    ).rejects.toThrow(/workload\.thinkTimeMs\.mean.*>= 0/s)
+    await expect(sessions({ kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 2 }, userTokens: { mean: 8 }, outputTokens: { mean: 8 } }, thinkTimeMs: { mean: -1 } })).rejects.toThrow(
+      /workload\.thinkTimeMs\.mean.*>= 0/s,
+    )
     await expect(sessions({ kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 0 }, userTokens: { mean: 8 }, outputTokens: { mean: 8 } } })).rejects.toThrow(
       /workload\.source\.turns\.mean.*whole number >= 1/s,
     )
