@@ -210,9 +210,10 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       expect(record.serverTimings?.cache_n).toBeDefined()
       if (ref.turn === 1) continue
       const before = records.find((r) => r.sessionTurn?.session === ref.session && r.sessionTurn.turn === ref.turn - 1)!
-      // The prompt grew by the reply (re-tokenized: within a few tokens) and the new 100-token message (plus the chat template's tokens).
-      expect(record.inputTokens - before.inputTokens).toBeGreaterThan(before.outputTokens + 100 - 4)
-      expect(record.inputTokens - before.inputTokens).toBeLessThan(before.outputTokens + 100 + 24)
+      // The prompt grew by the reply and the new 100-word message, each once (measured: 159-162 tokens, as llama's
+      // tokenizer cuts some words in two and the noise reply re-tokenizes longer; the template adds a few).
+      expect(record.inputTokens - before.inputTokens).toBeGreaterThan(before.outputTokens + 100)
+      expect(record.inputTokens - before.inputTokens).toBeLessThan(2 * (before.outputTokens + 100))
       // llama-server evaluated only what its slot did not hold: at least the previous prompt was cached.
       expect(record.serverTimings!.cache_n).toBeGreaterThanOrEqual(before.inputTokens - 4)
       cachedShares.push(record.serverTimings!.cache_n! / record.inputTokens)

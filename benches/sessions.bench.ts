@@ -1,0 +1,18 @@
+// Multi-turn chats against a simulator with prefix caching: each turn re-sends the history, which
+// the cache holds, so TTFT by turn (printed on the `session` line) stays low as prompts grow.
+import { bench, simulator } from 'vitest-llm-bench'
+
+bench.llm('chat sessions, 4 users', {
+  server: simulator({ prefixCaching: true, prefillMsPerToken: 0.2, seed: 4 }),
+  workload: {
+    kind: 'sessions',
+    source: { kind: 'synthetic', turns: { mean: 3, stddev: 1, min: 2, max: 5 }, userTokens: { mean: 96, stddev: 16 }, outputTokens: { mean: 16 }, systemPromptTokens: 256 },
+    thinkTimeMs: { mean: 50, stddev: 10 },
+  },
+  load: { concurrency: 4, sessions: 12 },
+  warmup: { requests: 4 },
+  seed: 4,
+  goodput: { ttftMs: 250 },
+  slo: { errors: { maxRate: 0 } },
+  baseline: { ttftMs: { p50: '+15%' }, outputTokensPerSec: '-15%' },
+})
