@@ -1,7 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
 import type { AgenticTraceWorkload } from '../contract/types.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import { readDatasetLines, type DatasetFileFacts } from './dataset-file.ts'
+import { readJsonObjectLines, type DatasetFileFacts } from './dataset-file.ts'
 import type { SessionScript, TurnScript } from './session-script.ts'
 import { TRACE_BLOCK_TOKENS } from './trace-workload.ts'
 import type { WordPromptBuilder } from './word-prompt.ts'
@@ -62,19 +62,7 @@ export async function readAgenticTrace(options: AgenticTraceWorkload, builder: W
   let requests = 0
   let inputSum = 0
   let outputSum = 0
-  const file = await readDatasetLines(path, (text, line) => {
-    if (text.trim() === '') return
-    const fail = (problem: string): never => {
-      throw new WorkloadError(`${problem}. ${FORMAT}`, { path, line })
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      fail(`invalid JSON (${(error as Error).message})`)
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('not a JSON object')
-    const record = value as Record<string, unknown>
+  const file = await readJsonObjectLines(path, FORMAT, (record, line, fail) => {
     const { session_id: sessionId, timestamp, delay = 0, role = 'user', input_length: inputLength, output_length: outputLength, hash_ids: hashIds = [], text: literal } = record
     const { parent_session_id: parentId, parent_turn: parentTurn } = record
     if (!isId(sessionId)) fail(`"session_id" must be a non-empty string or a number, got ${JSON.stringify(sessionId)}`)

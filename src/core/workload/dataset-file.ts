@@ -221,3 +221,28 @@ class JsonArrayScanner {
     if (this.#state !== AFTER) this.#fail('ends before the closing `]` of its array (truncated download?). Download the file again.')
   }
 }
+
+/** Throws a {@link WorkloadError} about the line being read, with the file's format appended. */
+export type LineFailure = (problem: string) => never
+
+/**
+ * Calls `onObject` with each non-blank line of a JSONL file parsed as a JSON object, its 1-based
+ * number and a `fail` that throws a {@link WorkloadError} naming the path, the line, the problem
+ * and `format` (what a line must look like). A line that is not a JSON object fails that way.
+ */
+export async function readJsonObjectLines(path: string, format: string, onObject: (record: Record<string, unknown>, line: number, fail: LineFailure) => void): Promise<DatasetFileFacts> {
+  return readDatasetLines(path, (text, line) => {
+    if (text.trim() === '') return
+    const fail: LineFailure = (problem) => {
+      throw new WorkloadError(`${problem}. ${format}`, { path, line })
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      fail(`invalid JSON (${(error as Error).message})`)
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('not a JSON object')
+    onObject(value as Record<string, unknown>, line, fail)
+  })
+}

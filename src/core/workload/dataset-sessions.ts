@@ -1,7 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
 import type { JsonlSessionSource, ShareGptSessionSource } from '../contract/types.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import { readDatasetLines, readJsonArrayElements, type DatasetFileFacts } from './dataset-file.ts'
+import { readJsonArrayElements, readJsonObjectLines, type DatasetFileFacts } from './dataset-file.ts'
 import type { CountTokens } from './workload.ts'
 
 const SHUFFLE_STREAM = 0x534853
@@ -92,19 +92,8 @@ export async function readJsonlSessions(source: JsonlSessionSource, countTokens:
   const { path } = source
   if (typeof path !== 'string' || path === '') throw new OptionsError('workload.source.path', 'must be the path of a JSONL session file', `Pass a file with one session per line. ${JSONL_FORMAT}`)
   const sessions: DatasetSession[] = []
-  const file = await readDatasetLines(path, (text, line) => {
-    if (text.trim() === '') return
-    const fail = (problem: string): never => {
-      throw new WorkloadError(`${problem}. ${JSONL_FORMAT}`, { path, line })
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      fail(`invalid JSON (${(error as Error).message})`)
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('not a JSON object')
-    const { system, turns } = value as { system?: unknown; turns?: unknown }
+  const file = await readJsonObjectLines(path, JSONL_FORMAT, (value, _line, fail) => {
+    const { system, turns } = value
     if (system !== undefined && (typeof system !== 'string' || system === '')) fail('"system" must be a non-empty string')
     if (!Array.isArray(turns) || turns.length === 0) fail('"turns" must be a non-empty array')
     const read = (turns as unknown[]).map((turn, i): DatasetTurn => {

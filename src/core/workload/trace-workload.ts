@@ -1,7 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
 import type { PreparedRequest, TraceWorkload } from '../contract/types.ts'
-import { readDatasetLines } from './dataset-file.ts'
+import { readJsonObjectLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { newRunSalt } from './run-salt.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
@@ -39,19 +39,8 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
   const countTokens = context.countTokens ?? estimateTokens
   const records: TraceRecord[] = []
   let previous = -Infinity
-  const facts = await readDatasetLines(path, (text, line) => {
-    if (text.trim() === '') return
-    const fail = (problem: string): never => {
-      throw new WorkloadError(`${problem}. ${FORMAT}`, { path, line })
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      fail(`invalid JSON (${(error as Error).message})`)
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('not a JSON object')
-    const { timestamp, input_length: inputLength, output_length: outputLength, hash_ids: hashIds = [] } = value as Record<string, unknown>
+  const facts = await readJsonObjectLines(path, FORMAT, (value, _line, fail) => {
+    const { timestamp, input_length: inputLength, output_length: outputLength, hash_ids: hashIds = [] } = value
     if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0) fail(`"timestamp" must be a number of milliseconds >= 0, got ${JSON.stringify(timestamp)}`)
     if ((timestamp as number) < previous) fail(`"timestamp" ${String(timestamp)} is earlier than the line before (${previous})`)
     if (typeof inputLength !== 'number' || !Number.isInteger(inputLength) || inputLength < 1) fail(`"input_length" must be a whole number >= 1, got ${JSON.stringify(inputLength)}`)
