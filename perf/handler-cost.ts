@@ -25,12 +25,22 @@ function sse(data: unknown): string {
 const base = { id: 'chatcmpl-0123456789abcdef0123456789abcdef', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'perf-model' }
 const WORDS = [' the', ' quick', ' brown', ' fox', ' jumps', ' over', ' a', ' lazy', ' dog', ',', ' and', ' é', '"quoted"']
 
+/** How the replayed stream reports usage: once at the end, or in every chunk too (`continuous_usage_stats`, vLLM's shape). */
+type UsageShape = 'final' | 'continuous'
+
 /** One response as undici hands it over: one buffer per HTTP chunk (one event each, as vLLM writes them). */
-function vllmStream(tokens: number): Uint8Array[] {
-  const chunks = [sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })]
+function vllmStream(tokens: number, usage: UsageShape = 'final'): Uint8Array[] {
+  const running = (completion: number) => (usage === 'continuous' ? { usage: { prompt_tokens: 16, total_tokens: 16 + completion, completion_tokens: completion } } : {})
+  const chunks = [sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], ...running(0) })]
   for (let i = 0; i < tokens; i++) {
     const last = i === tokens - 1
-    chunks.push(sse({ ...base, choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length] }, logprobs: null, finish_reason: last ? 'length' : null, ...(last ? { stop_reason: null } : {}) }] }))
+    chunks.push(
+      sse({
+        ...base,
+        choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length] }, logprobs: null, finish_reason: last ? 'length' : null, ...(last ? { stop_reason: null } : {}) }],
+        ...running(i + 1),
+      }),
+    )
   }
   chunks.push(sse({ ...base, choices: [], usage: { prompt_tokens: 16, completion_tokens: tokens, total_tokens: 16 + tokens } }) + 'data: [DONE]\n\n')
   return chunks.map((text) => Buffer.from(text))
@@ -58,15 +68,19 @@ function replayDispatcher(chunks: Uint8Array[], chunksPerRead: number): RequestC
   }
 }
 
-/** Replays `requests` streams of `tokens` events and returns the cost per event. */
-export async function measureHandlerCost(tokens: number, chunksPerRead: number, requests: number): Promise<HandlerCostRow> {
-  const chunks = vllmStream(tokens)
+/**
+ * Replays `requests` streams of `tokens` events and returns the cost per event. `usage: 'continuous'`
+ * puts the running usage in every chunk (no two chunks alike: every event is parsed);
+ * `keepOutputText` collects the answer text as a multi-turn workload asks.
+ */
+export async function measureHandlerCost(tokens: number, chunksPerRead: number, requests: number, options: { usage?: UsageShape; keepOutputText?: boolean } = {}): Promise<HandlerCostRow> {
+  const chunks = vllmStream(tokens, options.usage)
   const context: RequestContext = { dispatcher: replayDispatcher(chunks, chunksPerRead), url: 'http://replay/v1/chat/completions', timeoutMs: 600_000, apiKey: undefined }
-  const options = { method: 'POST', path: '/v1/chat/completions', headers: {}, body: '{}' } as Dispatcher.DispatchOptions
+  const dispatchOptions = { method: 'POST', path: '/v1/chat/completions', headers: {}, body: '{}' } as Dispatcher.DispatchOptions
   const accumulator = new MetricsAccumulator()
   const run = async (count: number): Promise<void> => {
     for (let i = 0; i < count; i++) {
-      const record = await new StreamingRequest(context, options, { index: i }, 16).send()
+      const record = await new StreamingRequest(context, dispatchOptions, { index: i }, 16, options.keepOutputText === true).send()
       if (!record.ok || record.chunkTimes.length !== tokens) throw new Error(`replay failed: ${JSON.stringify(record.error ?? record.chunkTimes.length)}`)
       accumulator.add(record)
     }
@@ -75,7 +89,8 @@ export async function measureHandlerCost(tokens: number, chunksPerRead: number, 
   const start = performance.now()
   await run(requests)
   const us = (performance.now() - start) * 1000
-  return { shape: 'vLLM chat chunks', tokens, chunksPerRead, usPerEvent: us / (requests * tokens) }
+  const shape = `vLLM chat chunks${options.usage === 'continuous' ? ', usage in every chunk' : ''}${options.keepOutputText === true ? ', output text kept' : ''}`
+  return { shape, tokens, chunksPerRead, usPerEvent: us / (requests * tokens) }
 }
 
 export function formatHandlerCostRows(rows: HandlerCostRow[]): string {
@@ -93,6 +108,8 @@ export async function runHandlerCost(): Promise<HandlerCostRow[]> {
   ] as const) {
     rows.push(await measureHandlerCost(tokens, perRead, requests))
   }
+  rows.push(await measureHandlerCost(256, 1, 2000, { keepOutputText: true }))
+  rows.push(await measureHandlerCost(256, 1, 2000, { usage: 'continuous' }))
   return rows
 }
 

@@ -2,7 +2,7 @@ import type { Check } from '../src/core/baseline/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
-import { checkOf, gpuHeadline, LATENCY_LABELS } from './headline-figures.ts'
+import { checkOf, gpuHeadline, reportedLatencies } from './headline-figures.ts'
 import { configSummary, environmentSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'
 import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
@@ -97,12 +97,12 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
 
   const checks = entry.verdict?.checks ?? []
   const rows: string[][] = [['metric', 'p50', 'p99', 'vs baseline'].map((cell) => styles.dim(cell))]
-  for (const { metric, label } of LATENCY_LABELS) {
-    const summaryOf = result.metrics[metric]
-    if (summaryOf.count === 0) continue
+  for (const { metric, label, summary: summaryOf } of reportedLatencies(result)) {
     const metricChecks = checks.filter((check) => check.metric === metric)
     rows.push([label, formatWithUnit(summaryOf.p50, 'ms'), formatWithUnit(summaryOf.p99, 'ms'), checksText(styles, metricChecks, true)])
   }
+  const reasoning = result.metrics.reasoningTokens
+  if (reasoning !== undefined && reasoning.count > 0) rows.push(['reasoning tokens', formatWithUnit(reasoning.p50, 'tok'), formatWithUnit(reasoning.p99, 'tok'), ''])
   const output = checkOf(checks, 'outputTokensPerSec', 'value')
   rows.push(['output tokens/s', formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'), '', output ? checkText(styles, output, false) : ''])
   const requests = checkOf(checks, 'requestsPerSec', 'value')

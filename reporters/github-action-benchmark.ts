@@ -46,7 +46,7 @@ function pointOf(entry: ReportEntry, figure: HeadlineFigure, value: number): Git
   const metric = figure.check?.metric
   if (metric && metric in entry.result.metrics) {
     const summary = entry.result.metrics[metric as keyof typeof entry.result.metrics]
-    extra.push(`n=${summary.count}`)
+    extra.push(`n=${summary?.count ?? 0}`)
   } else {
     extra.push(`n=${entry.result.counts.completed} requests`)
   }

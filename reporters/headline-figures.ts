@@ -1,5 +1,6 @@
 import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
+import { formatWithUnit } from './format-figures.ts'
 
 /** A headline figure of a result: what the console, CSV, Markdown and dashboards show. */
 export interface HeadlineFigure {
@@ -24,6 +25,54 @@ export const LATENCY_LABELS: ReadonlyArray<{ metric: LatencyMetric; label: strin
   { metric: 'itlMs', label: 'ITL' },
   { metric: 'e2eMs', label: 'E2E' },
 ]
+
+/** Latencies a result has only where measured, each shown after the metric it refines; no baseline judges them. */
+const MEASURED_LATENCY_LABELS: ReadonlyArray<{ metric: 'ttfoMs' | 'itlPerTokenMs'; label: string; after: LatencyMetric }> = [
+  // Streams with reasoning: time to the first answer token.
+  { metric: 'ttfoMs', label: 'TTFO', after: 'ttftMs' },
+  // Usage in every chunk: exact tokens per chunk.
+  { metric: 'itlPerTokenMs', label: 'ITL per token', after: 'itlMs' },
+]
+
+/** One latency a result reports (count > 0), with its label; `judged` when a baseline can check it. */
+export interface ReportedLatency {
+  metric: LatencyMetric | 'ttfoMs' | 'itlPerTokenMs'
+  label: string
+  summary: MetricSummary
+  judged: boolean
+}
+
+/** Every latency the result reports, in report order: TTFT, TTFO, TPOT, ITL, ITL per token, E2E (those measured). */
+export function reportedLatencies(result: BenchmarkResult): ReportedLatency[] {
+  const out: ReportedLatency[] = []
+  for (const { metric, label } of LATENCY_LABELS) {
+    const summary = result.metrics[metric]
+    if (summary.count > 0) out.push({ metric, label, summary, judged: true })
+    for (const extra of MEASURED_LATENCY_LABELS) {
+      const measured = extra.after === metric ? result.metrics[extra.metric] : undefined
+      if (measured !== undefined && measured.count > 0) out.push({ metric: extra.metric, label: extra.label, summary: measured, judged: false })
+    }
+  }
+  return out
+}
+
+/**
+ * One line on reasoning and per-token timing, or undefined when the result has neither: TTFO beside
+ * TTFT (their difference is the thinking time), reasoning tokens, per-token ITL beside per-chunk ITL.
+ */
+export function tokenTimingLine(result: BenchmarkResult): string | undefined {
+  const m = result.metrics
+  const parts: string[] = []
+  if (m.ttfoMs !== undefined && m.ttfoMs.count > 0) {
+    parts.push(`TTFO p50 ${formatWithUnit(m.ttfoMs.p50, 'ms')}, p99 ${formatWithUnit(m.ttfoMs.p99, 'ms')} (TTFT p50 ${formatWithUnit(m.ttftMs.p50, 'ms')}: reasoning counts in TTFT, not in TTFO)`)
+  }
+  if (m.reasoningTokens !== undefined && m.reasoningTokens.count > 0)
+    parts.push(`reasoning tokens mean ${formatWithUnit(m.reasoningTokens.mean, 'tok')} of ${formatWithUnit(m.outputTokens.mean, 'tok')} output`)
+  if (m.itlPerTokenMs !== undefined && m.itlPerTokenMs.count > 0) {
+    parts.push(`ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`)
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined
+}
 
 /** Throughputs in report order, with their display names and units. */
 export const THROUGHPUT_LABELS: ReadonlyArray<{ metric: ThroughputMetric; label: string; unit: string }> = [

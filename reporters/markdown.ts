@@ -1,7 +1,7 @@
 import type { Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
-import { checkLabel, checkOf, gpuHeadline } from './headline-figures.ts'
+import { checkLabel, checkOf, gpuHeadline, tokenTimingLine } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { runCounts, type RunCounts } from './run-counts.ts'
@@ -140,6 +140,8 @@ function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   if (server) parts.push('', `Server: ${server}`)
   const sessions = sessionsLine(result)
   if (sessions) parts.push('', `Sessions: ${sessions}`)
+  const tokenTiming = tokenTimingLine(result)
+  if (tokenTiming) parts.push('', `Reasoning and per-token timing: ${tokenTiming}`)
   const verdict = verdictTable(entry)
   if (verdict) parts.push('', verdict)
   const slo = sloTable(entry.sloChecks)

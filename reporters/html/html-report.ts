@@ -2,7 +2,7 @@ import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
-import { checkLabel, checkOf, gpuHeadline, LATENCY_LABELS } from '../headline-figures.ts'
+import { checkLabel, checkOf, gpuHeadline, reportedLatencies } from '../headline-figures.ts'
 import { configRows, environmentRows } from '../inventory.ts'
 import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
 import { runCounts } from '../run-counts.ts'
@@ -53,10 +53,9 @@ function cards(entry: ReportEntry): string {
   const { result } = entry
   const checks = entry.verdict?.checks
   const out: string[] = []
-  for (const { metric, label } of LATENCY_LABELS) {
-    if (result.metrics[metric].count === 0) continue
+  for (const { metric, label, summary } of reportedLatencies(result)) {
     for (const statistic of ['p50', 'p99'] as const) {
-      out.push(card(`${label} ${statistic}`, formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)))
+      out.push(card(`${label} ${statistic}`, formatWithUnit(summary[statistic], 'ms'), checkOf(checks, metric, statistic)))
     }
   }
   out.push(card('output tokens/s', figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')))

@@ -1,5 +1,5 @@
 import { StreamingClient, listModels, probeStreaming, waitForReady } from './client/index.ts'
-import { withModel } from './client/target.ts'
+import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
@@ -87,13 +87,15 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     ...hostEnv,
     server: { ...serverFacts, model, ...context.server },
   }
+  // Per-chunk token counts (continuous usage) where the server is known to send them, unless the options decided.
+  const clientTarget = withServerName(target, environment.server.name)
 
   const load = run.load
   // Sub-agents add requests beside their session's: an agentic trace's in-flight count has no bound the load knows.
   const connections =
     run.workload.kind === 'agentic-trace' ? MAX_OPEN_LOOP_CONNECTIONS : (load.concurrency ?? Math.min(load.requests ?? load.sessions ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS))
   // With workers, each thread has its own client; this thread only coordinates.
-  const client = workers === 1 ? new StreamingClient(target, { connections: Math.max(1, connections) }) : undefined
+  const client = workers === 1 ? new StreamingClient(clientTarget, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
@@ -119,7 +121,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     // run left (a second attempt could hit the first one's blocks).
     const beforeProbe = await scraper?.scrape()
     let afterFirstProbe: ServerMetricsScrape | undefined
-    const probe = await probeServerStreaming(client ?? new StreamingClient(target, { connections: 1 }), workload, options.signal, client === undefined, async (attempt) => {
+    const probe = await probeServerStreaming(client ?? new StreamingClient(clientTarget, { connections: 1 }), workload, options.signal, client === undefined, async (attempt) => {
       if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
     })
     afterFirstProbe ??= await scraper?.scrape()
@@ -141,7 +143,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
         })
       : await runWorkers({
           workers,
-          target,
+          target: clientTarget,
           workload: workloadOptions,
           salt: saltOf(workloadFacts),
           load,

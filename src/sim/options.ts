@@ -55,6 +55,16 @@ export interface SimulatorOptions {
   maxModelLen?: number
   /** Tokens per streamed chunk (speculative decoding emulation): each step emits this many tokens per sequence in one event. Default 1. */
   tokensPerChunk?: number
+  /**
+   * Reasoning tokens per reply (a thinking model, chat API): the first `reasoningTokens` output tokens
+   * stream as `delta.reasoning_content` before the answer's `delta.content` (a chunk crossing the
+   * boundary carries both), and the usage reports them in `completion_tokens_details.reasoning_tokens`.
+   * They are part of the output length and take decode steps like any token, so the first answer
+   * token comes `ceil((reasoningTokens + 1) / tokensPerChunk) − 1` steps after the first token. A
+   * reply shorter than this is all reasoning. `/v1/completions` streams them as `text` (vLLM's
+   * completions endpoint has no reasoning parser). Default 0.
+   */
+  reasoningTokens?: number
   /** Injected faults. Default none. */
   faults?: SimulatorFaultOptions
   /** Keep a per-request log of what the simulator did (`RunningSimulator.schedule`). Default false (memory stays flat). */
@@ -101,6 +111,7 @@ export interface ResolvedSimulatorOptions {
   defaultMaxTokens: number
   maxModelLen: number
   tokensPerChunk: number
+  reasoningTokens: number
   faults: Required<SimulatorFaultOptions>
   recordSchedule: boolean
   apiKey: string | undefined
@@ -125,6 +136,7 @@ export const SIMULATOR_DEFAULTS = {
   defaultMaxTokens: 64,
   maxModelLen: 32768,
   tokensPerChunk: 1,
+  reasoningTokens: 0,
   prefixCaching: false,
   blockTokens: 16,
   kvCacheTokens: 262144,
@@ -147,6 +159,12 @@ function nonNegative(option: string, value: number | undefined, fallback: number
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
   if (!Number.isInteger(v) || v < 1) throw new OptionsError(option, `must be an integer >= 1, got ${String(value)}`, 'Pass a whole number of at least 1 or leave it out for the default.')
+  return v
+}
+
+function nonNegativeInteger(option: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v < 0) throw new OptionsError(option, `must be an integer >= 0, got ${String(value)}`, 'Pass a whole number, or leave it out for the default.')
   return v
 }
 
@@ -194,6 +212,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     defaultMaxTokens: positiveInteger('defaultMaxTokens', options.defaultMaxTokens, d.defaultMaxTokens),
     maxModelLen: positiveInteger('maxModelLen', options.maxModelLen, d.maxModelLen),
     tokensPerChunk: positiveInteger('tokensPerChunk', options.tokensPerChunk, d.tokensPerChunk),
+    reasoningTokens: nonNegativeInteger('reasoningTokens', options.reasoningTokens, d.reasoningTokens),
     faults: {
       httpErrorRate: rate('faults.httpErrorRate', f.httpErrorRate),
       httpErrorStatus,

@@ -20,12 +20,18 @@ export interface TokenUsage {
   total_tokens: number
   /** Sent only when prefix caching is modelled (vLLM with `--enable-prompt-tokens-details`). */
   prompt_tokens_details?: { cached_tokens: number }
+  /** Sent only when reasoning is modelled (`reasoningTokens`), as OpenAI reports it. */
+  completion_tokens_details?: { reasoning_tokens: number }
 }
 
-/** `cachedTokens` given: the usage also reports `prompt_tokens_details.cached_tokens`. */
-export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number): TokenUsage {
+/**
+ * `cachedTokens` given: the usage also reports `prompt_tokens_details.cached_tokens`;
+ * `reasoningTokens` given: `completion_tokens_details.reasoning_tokens`.
+ */
+export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number, reasoningTokens?: number): TokenUsage {
   const usage: TokenUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
   if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens }
+  if (reasoningTokens !== undefined) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens }
   return usage
 }
 
@@ -40,25 +46,29 @@ function chunkObject(identity: ResponseIdentity): 'chat.completion.chunk' | 'tex
   return identity.api === 'chat' ? 'chat.completion.chunk' : 'text_completion'
 }
 
-/** The first chat chunk: role only, empty content. The completions API has no such chunk. */
-export function roleChunk(identity: ResponseIdentity): unknown {
+/** The first chat chunk: role only, empty content. The completions API has no such chunk. `usage`: continuous usage (0 completion tokens so far). */
+export function roleChunk(identity: ResponseIdentity, usage?: TokenUsage): unknown {
   return {
     id: identity.id,
     object: 'chat.completion.chunk',
     created: identity.created,
     model: identity.model,
     choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    ...(usage === undefined ? {} : { usage }),
   }
 }
 
-/** A chunk carrying output text; the last one carries the finish reason. */
-export function tokenChunk(identity: ResponseIdentity, text: string, finishReason: string | null): unknown {
+/**
+ * A chunk carrying output: `text` (the answer) and, chat only, `reasoning` before it in
+ * `delta.reasoning_content` (a chunk crossing from reasoning to answer carries both); the last one
+ * carries the finish reason. `usage`: the cumulative usage so far (`continuous_usage_stats`).
+ */
+export function tokenChunk(identity: ResponseIdentity, text: string, finishReason: string | null, reasoning = '', usage?: TokenUsage): unknown {
   const ending = finishReason === null ? {} : { stop_reason: null }
+  const delta = reasoning === '' ? { content: text } : text === '' ? { reasoning_content: reasoning } : { reasoning_content: reasoning, content: text }
   const choice =
-    identity.api === 'chat'
-      ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finishReason, ...ending }
-      : { index: 0, text, logprobs: null, finish_reason: finishReason, ...ending }
-  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [choice] }
+    identity.api === 'chat' ? { index: 0, delta, logprobs: null, finish_reason: finishReason, ...ending } : { index: 0, text: reasoning + text, logprobs: null, finish_reason: finishReason, ...ending }
+  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [choice], ...(usage === undefined ? {} : { usage }) }
 }
 
 /** The `stream_options.include_usage` chunk: no choices, only usage. */
@@ -66,8 +76,8 @@ export function usageChunk(identity: ResponseIdentity, usage: TokenUsage): unkno
   return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [], usage }
 }
 
-/** A whole (non-streamed) completion. */
-export function completionBody(identity: ResponseIdentity, text: string, finishReason: string, usage: TokenUsage): unknown {
+/** A whole (non-streamed) completion; `reasoning` (chat) goes to `message.reasoning_content`. */
+export function completionBody(identity: ResponseIdentity, text: string, finishReason: string, usage: TokenUsage, reasoning = ''): unknown {
   if (identity.api === 'chat') {
     return {
       id: identity.id,
@@ -77,7 +87,7 @@ export function completionBody(identity: ResponseIdentity, text: string, finishR
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: [] },
+          message: { role: 'assistant', content: text, reasoning_content: reasoning === '' ? null : reasoning, tool_calls: [] },
           logprobs: null,
           finish_reason: finishReason,
           stop_reason: null,
@@ -92,7 +102,7 @@ export function completionBody(identity: ResponseIdentity, text: string, finishR
     object: 'text_completion',
     created: identity.created,
     model: identity.model,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null, prompt_logprobs: null }],
+    choices: [{ index: 0, text: reasoning + text, logprobs: null, finish_reason: finishReason, stop_reason: null, prompt_logprobs: null }],
     usage,
   }
 }

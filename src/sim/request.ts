@@ -10,6 +10,8 @@ export interface CompletionRequest {
   stream: boolean
   /** `stream_options.include_usage`. */
   includeUsage: boolean
+  /** `stream_options.continuous_usage_stats` with `include_usage` (as vLLM requires both): usage in every chunk. */
+  continuousUsage: boolean
   promptTokens: number
   /**
    * The prompt as `promptTokens` token strings, for prefix-cache block hashes; present only when
@@ -154,10 +156,12 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') return badRequest('stream must be a boolean.', 'stream')
   const stream = body.stream === true
   let includeUsage = false
+  let continuousUsage = false
   if (body.stream_options !== undefined && body.stream_options !== null) {
     if (!stream) return badRequest('Stream options can only be defined when `stream=True`.', 'stream_options')
     if (!isRecord(body.stream_options)) return badRequest('stream_options must be an object.', 'stream_options')
     includeUsage = body.stream_options.include_usage === true
+    continuousUsage = includeUsage && body.stream_options.continuous_usage_stats === true
   }
 
   const maxField = body.max_tokens !== undefined && body.max_tokens !== null ? 'max_tokens' : 'max_completion_tokens'
@@ -182,6 +186,6 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
 
   return {
     ok: true,
-    request: { api, model, stream, includeUsage, promptTokens, promptTokenTexts: prompt.texts, maxTokens, minTokens, ignoreEos: body.ignore_eos === true, contentKey },
+    request: { api, model, stream, includeUsage, continuousUsage, promptTokens, promptTokenTexts: prompt.texts, maxTokens, minTokens, ignoreEos: body.ignore_eos === true, contentKey },
   }
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { completionBody, errorBody, roleChunk, SSE_DONE, sseEvent, streamErrorEvent, tokenChunk, usageChunk, usageOf } from './protocol.ts'
-import type { ResponseIdentity } from './protocol.ts'
+import type { ResponseIdentity, TokenUsage } from './protocol.ts'
 
 /**
  * How a response reaches the client: `stream` writes each event as it is produced, `burst`
@@ -23,20 +23,40 @@ export class CompletionResponder {
   readonly #identity: ResponseIdentity
   readonly #mode: ResponseMode
   readonly #includeUsage: boolean
+  readonly #continuousUsage: boolean
+  /** Reasoning tokens of the reply, reported in the usage; undefined when reasoning is not modelled. */
+  readonly #reasoningTokens: number | undefined
   readonly #promptTokens: number
   readonly #finishReason: string
   /** Prefix-cache hits to report in the usage; undefined when prefix caching is not modelled. */
   #cachedTokens: number | undefined
   #buffer = ''
+  #reasoningBuffer = ''
   #emittedTokens = 0
   #started = false
 
-  /** `reportCachedTokens`: the usage carries `prompt_tokens_details.cached_tokens` (set by {@link cached}, 0 until then). */
-  constructor(options: { res: ServerResponse; identity: ResponseIdentity; mode: ResponseMode; includeUsage: boolean; promptTokens: number; finishReason: string; reportCachedTokens?: boolean }) {
+  /**
+   * `reportCachedTokens`: the usage carries `prompt_tokens_details.cached_tokens` (set by {@link cached}, 0 until then).
+   * `continuousUsage`: every chunk carries the usage so far (`stream_options.continuous_usage_stats`).
+   * `reasoningTokens`: the reply's reasoning tokens, reported in `completion_tokens_details.reasoning_tokens`.
+   */
+  constructor(options: {
+    res: ServerResponse
+    identity: ResponseIdentity
+    mode: ResponseMode
+    includeUsage: boolean
+    continuousUsage?: boolean
+    reasoningTokens?: number
+    promptTokens: number
+    finishReason: string
+    reportCachedTokens?: boolean
+  }) {
     this.#res = options.res
     this.#identity = options.identity
     this.#mode = options.mode
     this.#includeUsage = options.includeUsage
+    this.#continuousUsage = options.continuousUsage === true
+    this.#reasoningTokens = options.reasoningTokens
     this.#promptTokens = options.promptTokens
     this.#finishReason = options.finishReason
     this.#cachedTokens = options.reportCachedTokens === true ? 0 : undefined
@@ -54,21 +74,24 @@ export class CompletionResponder {
     this.#res.flushHeaders()
   }
 
-  /** `count` tokens of output `text`; `last` ends the response. */
-  tokens(text: string, count: number, last: boolean): void {
+  /** `count` tokens of output: `reasoning` text (chat) then answer `text`; `last` ends the response. */
+  tokens(text: string, count: number, last: boolean, reasoning = ''): void {
     if (this.#res.destroyed) return
     this.#emittedTokens += count
     if (this.#mode === 'json') {
       this.#buffer += text
-      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, usageOf(this.#promptTokens, this.#emittedTokens, this.#cachedTokens)))
+      this.#reasoningBuffer += reasoning
+      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer))
       return
     }
     let events = ''
-    if (!this.#started && this.#identity.api === 'chat') events += sseEvent(roleChunk(this.#identity))
+    if (!this.#started && this.#identity.api === 'chat') events += sseEvent(roleChunk(this.#identity, this.#continuousUsage ? usageOf(this.#promptTokens, 0) : undefined))
     this.#started = true
-    events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null))
+    // As vLLM: a chunk's continuous usage is the running total, without the details of the final one.
+    const usage = this.#continuousUsage ? usageOf(this.#promptTokens, this.#emittedTokens) : undefined
+    events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null, reasoning, usage))
     if (last) {
-      if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, usageOf(this.#promptTokens, this.#emittedTokens, this.#cachedTokens)))
+      if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, this.#finalUsage()))
       events += SSE_DONE
     }
     if (this.#mode === 'stream') {
@@ -81,6 +104,10 @@ export class CompletionResponder {
       this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(this.#buffer) })
       this.#res.end(this.#buffer)
     }
+  }
+
+  #finalUsage(): TokenUsage {
+    return usageOf(this.#promptTokens, this.#emittedTokens, this.#cachedTokens, this.#reasoningTokens)
   }
 
   /** Ends the response with a mid-stream fault. */

@@ -179,11 +179,16 @@ class Simulator {
     }
 
     const mode: ResponseMode = config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
+    // The first output tokens are the reply's reasoning (chat only: vLLM's completions have no reasoning parser).
+    const reasoningTokens = request.api === 'chat' ? Math.min(config.reasoningTokens, plan.completionTokens) : 0
+    let emittedTokens = 0
     const responder = new CompletionResponder({
       res,
       identity,
       mode,
       includeUsage: request.includeUsage,
+      continuousUsage: request.continuousUsage,
+      ...(reasoningTokens > 0 ? { reasoningTokens } : {}),
       promptTokens: request.promptTokens,
       finishReason: plan.finishReason,
       reportCachedTokens: config.prefixCaching,
@@ -209,15 +214,19 @@ class Simulator {
         },
         emit: (count, last, at) => {
           tracker.emitted(count, last, at)
+          let reasoning = ''
           let text = ''
-          for (let i = 0; i < count; i++) text += nextToken()
+          for (let i = 0; i < count; i++) {
+            if (emittedTokens++ < reasoningTokens) reasoning += nextToken()
+            else text += nextToken()
+          }
           if (entry) {
             if (entry.firstTokenAt === undefined) entry.firstTokenAt = entry.prefillEndedAt = at
             entry.chunkTimes.push(at)
             for (let i = 0; i < count; i++) entry.tokenTimes.push(at)
             if (last) entry.finishedAt = at
           }
-          responder.tokens(text, count, last)
+          responder.tokens(text, count, last, reasoning)
         },
         stalled: () => {
           if (entry) entry.fault = 'stall'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget } from '../../src/core/client/index.ts'
+import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget, withServerName } from '../../src/core/client/index.ts'
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 
@@ -18,6 +18,29 @@ describe('buildRequestBody', () => {
       ignore_eos: true,
       min_tokens: 128,
     })
+  })
+
+  test('continuous usage: stream_options also asks for usage in every chunk, only when the target says so', () => {
+    const body = (target: ResolvedTarget) => buildRequestBody(target, { messages: [{ role: 'user', content: 'x' }] }).stream_options
+    expect(body({ ...chat, continuousUsageStats: true })).toEqual({ include_usage: true, continuous_usage_stats: true })
+    expect(body({ ...completions, continuousUsageStats: true })).toEqual({ include_usage: true, continuous_usage_stats: true })
+    expect(body({ ...chat, continuousUsageStats: false })).toEqual({ include_usage: true })
+    // Not decided yet (no server facts): not sent.
+    expect(body(chat)).toEqual({ include_usage: true })
+  })
+
+  test('continuous usage by default for vLLM, SGLang and the simulator only; an explicit option wins', () => {
+    const decided = (options: { continuousUsageStats?: boolean }, name: string | undefined) => withServerName(resolveTarget({ baseUrl: 'http://h:1', ...options }, 'm'), name).continuousUsageStats
+    expect(decided({}, 'vllm')).toBe(true)
+    expect(decided({}, 'sglang')).toBe(true)
+    expect(decided({}, 'vitest-llm-bench-sim')).toBe(true)
+    // llama.cpp reads only include_usage (tools/server/server-task.cpp) and would gain nothing; unknown servers may refuse it.
+    expect(decided({}, 'llama.cpp')).toBe(false)
+    expect(decided({}, 'TensorRT-LLM')).toBe(false)
+    expect(decided({}, undefined)).toBe(false)
+    expect(decided({ continuousUsageStats: true }, 'llama.cpp')).toBe(true)
+    expect(decided({ continuousUsageStats: false }, 'vllm')).toBe(false)
+    expect(() => resolveTarget({ baseUrl: 'http://h:1', continuousUsageStats: 'yes' as unknown as boolean }, 'm')).toThrow(OptionsError)
   })
 
   test('completions: prompt instead of messages', () => {

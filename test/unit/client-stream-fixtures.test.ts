@@ -45,6 +45,8 @@ const cases: Expectation[] = [
   { fixture: 'several-events-one-write', ok: true, contentWrites: [0, 0, 0, 1, 1], outputTokens: 5, inputTokens: 6, usageReported: true, streamed: true, finishReason: 'stop' },
   { fixture: 'usage-only-final-chunk', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 9, usageReported: true, streamed: true, finishReason: 'stop' },
   { fixture: 'no-usage', expectedInputTokens: 32, ok: true, contentWrites: [0, 1, 2], outputTokens: 3, inputTokens: 32, usageReported: false, streamed: true, finishReason: 'stop' },
+  { fixture: 'reasoning-continuous-usage', ok: true, contentWrites: [1, 2, 3, 4, 5], outputTokens: 9, inputTokens: 12, usageReported: true, streamed: true, finishReason: 'stop' },
+  { fixture: 'reasoning-field-held-token', ok: true, contentWrites: [0, 1, 3], outputTokens: 7, inputTokens: 3, usageReported: true, streamed: true, finishReason: 'length' },
   { fixture: 'multi-token-chunks', ok: true, contentWrites: [0, 1, 2, 3], outputTokens: 10, inputTokens: 20, usageReported: true, streamed: true, finishReason: 'length' },
   { fixture: 'completions-text', api: 'completions', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 1, usageReported: true, streamed: true, finishReason: 'length' },
   {

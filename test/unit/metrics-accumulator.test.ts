@@ -384,6 +384,8 @@ describe('MetricsAccumulator: merge and snapshots', () => {
     expect(actual.goodput?.goodRequests).toBe(expected.goodput?.goodRequests)
     for (const [name, summary] of Object.entries(expected.metrics)) {
       const other = actual.metrics[name as keyof MetricsOutcome['metrics']]
+      expect(other, name).toBeDefined()
+      if (other === undefined) continue
       for (const [field, value] of Object.entries(summary)) {
         expect(other[field as keyof typeof other], `${name}.${field}`).toBeCloseTo(value as number, 6)
       }

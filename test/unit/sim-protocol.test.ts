@@ -73,6 +73,55 @@ describe('streaming chat completions', () => {
   })
 })
 
+describe('reasoning and continuous usage', () => {
+  test('reasoningTokens: the first tokens stream as delta.reasoning_content, the boundary chunk carries both, usage reports them', async () => {
+    const thinker = await startSimulator({ speedFactor: 0, reasoningTokens: 4, tokensPerChunk: 3 })
+    try {
+      const res = await post(`${thinker.url}/v1/chat/completions`, chatBody('x', { max_tokens: 10, ignore_eos: true }))
+      const chunks = eventJson(res)
+      const deltas = chunks.slice(1, -1).map((c) => (c.choices as Array<{ delta: Record<string, string> }>)[0]?.delta ?? {})
+      const count = (text: string | undefined) => (text === undefined ? 0 : countSimulatorTokens(text))
+      // 10 tokens in chunks of 3: [r r r] [r c c] [c c c] [c]
+      expect(deltas.map((d) => [count(d.reasoning_content), count(d.content)])).toEqual([
+        [3, 0],
+        [1, 2],
+        [0, 3],
+        [0, 1],
+      ])
+      expect(Object.keys(deltas[0] ?? {})).toEqual(['reasoning_content'])
+      expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 10, total_tokens: 11, completion_tokens_details: { reasoning_tokens: 4 } })
+      // Without streaming: the reasoning in message.reasoning_content, the answer in content.
+      const whole = await post(`${thinker.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 6, ignore_eos: true })
+      const body = JSON.parse(whole.text) as { choices: Array<{ message: { content: string; reasoning_content: string } }>; usage: Record<string, unknown> }
+      expect(countSimulatorTokens(body.choices[0]?.message.reasoning_content ?? '')).toBe(4)
+      expect(countSimulatorTokens(body.choices[0]?.message.content ?? '')).toBe(2)
+      expect(body.usage.completion_tokens_details).toEqual({ reasoning_tokens: 4 })
+      // A reply shorter than the reasoning is all reasoning; completions stream it as text.
+      const short = eventJson(await post(`${thinker.url}/v1/chat/completions`, chatBody('x', { max_tokens: 2, ignore_eos: true })))
+      expect(short.at(-1)?.usage).toMatchObject({ completion_tokens: 2, completion_tokens_details: { reasoning_tokens: 2 } })
+      const text = eventJson(await post(`${thinker.url}/v1/completions`, { prompt: 'x', stream: true, max_tokens: 5, ignore_eos: true, stream_options: { include_usage: true } }))
+      expect(text.slice(0, -1).every((c) => typeof (c.choices as Array<{ text?: string }>)[0]?.text === 'string')).toBe(true)
+      expect(text.at(-1)?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 })
+    } finally {
+      await thinker.close()
+    }
+  })
+
+  test('continuous_usage_stats (with include_usage, as vLLM): every chunk carries the running usage', async () => {
+    const spec = await startSimulator({ speedFactor: 0, tokensPerChunk: 3 })
+    try {
+      const body = (options: Record<string, unknown>) => ({ messages: [{ role: 'user', content: 'x' }], stream: true, max_tokens: 10, ignore_eos: true, stream_options: options })
+      const chunks = eventJson(await post(`${spec.url}/v1/chat/completions`, body({ include_usage: true, continuous_usage_stats: true })))
+      expect(chunks.map((c) => (c.usage as { completion_tokens: number } | undefined)?.completion_tokens)).toEqual([0, 3, 6, 9, 10, 10])
+      expect(chunks[1]?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 })
+      const withoutIncludeUsage = eventJson(await post(`${spec.url}/v1/chat/completions`, body({ continuous_usage_stats: true })))
+      expect(withoutIncludeUsage.some((c) => 'usage' in c)).toBe(false)
+    } finally {
+      await spec.close()
+    }
+  })
+})
+
 describe('streaming completions', () => {
   test('text chunks (no role chunk, as vLLM), finish_reason, usage, [DONE]', async () => {
     const res = await post(`${sim.url}/v1/completions`, { model: 'sim-model', prompt: 'alpha beta gamma', max_tokens: 5, ignore_eos: true, stream: true, stream_options: { include_usage: true } })

@@ -19,7 +19,7 @@ export const THROUGHPUT_METRICS = ['outputTokensPerSec', 'requestsPerSec', 'tota
 export type ThroughputMetric = (typeof THROUGHPUT_METRICS)[number]
 
 /** Where each latency metric's histogram lives in `BenchmarkResult.histograms` (microseconds). */
-export const HISTOGRAM_KEY: Record<LatencyMetric, keyof BenchmarkResult['histograms']> = {
+export const HISTOGRAM_KEY: Record<LatencyMetric, keyof BaselineEntry['histograms'] & keyof BenchmarkResult['histograms']> = {
   ttftMs: 'ttftUs',
   tpotMs: 'tpotUs',
   itlMs: 'itlUs',

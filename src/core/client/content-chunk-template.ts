@@ -7,20 +7,24 @@
  * it, up to its opening quote, and the text after it, from its closing quote). An event that
  * starts with the one, ends with the other and holds a valid JSON string body in between is the
  * same JSON as the template but for that string: its parse would give the same fields, so only
- * the string's emptiness has to be read. Anything else (another shape, an escape out of place)
+ * the string's emptiness has to be read (and, when the output text is kept, the string itself: the
+ * raw JSON string body, decoded only when it holds an escape); the slot's field tells reasoning
+ * from answer. Anything else (another shape, an escape out of place)
  * does not match and is parsed in full, as before. Parsing cost per event goes from a JSON.parse
  * of the whole chunk (~1 µs for vLLM's ~200 bytes) to two string compares and a scan of the text.
  */
 import { OUTPUT_FIELDS } from './output-fields.ts'
-import { choiceCarriesOutput, firstChoice } from './sse-event.ts'
+import { choiceCarriesNonReasoningOutput, choiceCarriesOutput, firstChoice } from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
 
 /** {@link ContentChunkTemplate.match}: the event does not have the template's shape. */
 export const NO_MATCH = 0
-/** The event has the template's shape and carries output. */
-export const MATCH_WITH_OUTPUT = 1
+/** The event has the template's shape and carries output that is not reasoning (the answer; maybe reasoning too). */
+export const MATCH_WITH_ANSWER = 1
 /** The event has the template's shape and carries no output (an empty string). */
 export const MATCH_WITHOUT_OUTPUT = 2
+/** The event has the template's shape and carries output, all of it reasoning. */
+export const MATCH_WITH_REASONING = 3
 
 /** Shapes learned in a row without a match before a stream is read by JSON.parse alone. */
 const LEARN_ATTEMPTS = 3
@@ -36,12 +40,13 @@ interface OutputSlot {
   holder: (choice: ChoiceFields) => Fields | undefined
   field: string
   key: string
+  reasoning: boolean
 }
 
 const ownText = (choice: ChoiceFields): Fields => choice
 const delta = (choice: ChoiceFields): Fields | undefined => (typeof choice.delta === 'object' && choice.delta !== null ? choice.delta : undefined)
 /** The output fields of a streamed chunk ({@link OUTPUT_FIELDS}), with their keys in the raw JSON. */
-const OUTPUT_SLOTS: OutputSlot[] = OUTPUT_FIELDS.map(({ place, field }) => ({ holder: place === 'choice' ? ownText : delta, field, key: `"${field}":"` }))
+const OUTPUT_SLOTS: OutputSlot[] = OUTPUT_FIELDS.map(({ place, field, reasoning }) => ({ holder: place === 'choice' ? ownText : delta, field, key: `"${field}":"`, reasoning }))
 
 /** The first output field of `choice` holding a non-empty string. */
 function outputSlotOf(choice: unknown): OutputSlot | undefined {
@@ -95,8 +100,10 @@ export class ContentChunkTemplate {
   private suffix = ''
   /** The chunk the template was learned from: every field but the output string. */
   private chunk: ChunkLike | undefined = undefined
-  /** True when a field other than the slot already makes the choice carry output. */
+  /** True when a field other than the slot already makes the choice carry output (reasoning only: see {@link learn}). */
   private carriesWithoutSlot = false
+  /** True when the slot holds reasoning text. */
+  private slotIsReasoning = false
   private attemptsLeft = LEARN_ATTEMPTS
 
   /** The fully parsed chunk a match stands for (its fields other than the output string). */
@@ -104,7 +111,7 @@ export class ContentChunkTemplate {
     return this.chunk
   }
 
-  /** {@link NO_MATCH}, {@link MATCH_WITH_OUTPUT} or {@link MATCH_WITHOUT_OUTPUT}. */
+  /** {@link NO_MATCH}, {@link MATCH_WITH_ANSWER}, {@link MATCH_WITH_REASONING} or {@link MATCH_WITHOUT_OUTPUT}. */
   match(data: string): number {
     if (this.chunk === undefined) return NO_MATCH
     const start = this.prefix.length
@@ -114,13 +121,29 @@ export class ContentChunkTemplate {
     if (end < start || data.lastIndexOf(this.prefix, 0) !== 0 || data.indexOf(this.suffix, end) !== end) return NO_MATCH
     if (jsonStringEnd(data, start, end + 1) !== end) return NO_MATCH
     this.attemptsLeft = LEARN_ATTEMPTS
-    return end > start || this.carriesWithoutSlot ? MATCH_WITH_OUTPUT : MATCH_WITHOUT_OUTPUT
+    if (end > start) return this.slotIsReasoning ? MATCH_WITH_REASONING : MATCH_WITH_ANSWER
+    return this.carriesWithoutSlot ? MATCH_WITH_REASONING : MATCH_WITHOUT_OUTPUT
+  }
+
+  /**
+   * The answer text of `data`, an event {@link match} found to be {@link MATCH_WITH_ANSWER}: the
+   * slot's JSON string body, decoded by JSON.parse only when it holds an escape (else it is the
+   * text itself). Called only when the output text is kept.
+   */
+  answerText(data: string): string {
+    const start = this.prefix.length
+    const end = data.length - this.suffix.length
+    const body = data.slice(start, end)
+    // The prefix ends with the opening quote and the suffix starts with the closing one.
+    return body.indexOf('\\') < 0 ? body : (JSON.parse(data.slice(start - 1, end + 1)) as string)
   }
 
   /**
    * Learns the shape of `data`, a content-bearing event already parsed into `chunk`. Gives up
-   * (keeps no template) when the output string cannot be located for certain; after a few shapes
-   * in a row that never matched, stops trying for this stream.
+   * (keeps no template) when the output string cannot be located for certain, or when a field
+   * other than the slot carries answer text (a match could not tell that answer's events apart:
+   * such rare shapes are left to JSON.parse); after a few shapes in a row that never matched,
+   * stops trying for this stream.
    */
   learn(data: string, chunk: ChunkLike): void {
     if (this.attemptsLeft <= 0) return
@@ -146,7 +169,9 @@ export class ContentChunkTemplate {
     const holder = probeChoice === undefined ? undefined : slot.holder(probeChoice)
     if (holder === undefined || holder[slot.field] !== PROBE_DECODED) return
     holder[slot.field] = ''
+    if (choiceCarriesNonReasoningOutput(probeChoice)) return
     this.carriesWithoutSlot = choiceCarriesOutput(probeChoice)
+    this.slotIsReasoning = slot.reasoning
     this.prefix = flatCopy(prefix)
     this.suffix = flatCopy(suffix)
     this.chunk = chunk

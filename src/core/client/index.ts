@@ -1,5 +1,5 @@
 export { StreamingClient } from './streaming-client.ts'
-export { resolveTarget, normalizeBaseUrl } from './target.ts'
+export { resolveTarget, normalizeBaseUrl, withServerName } from './target.ts'
 export type { ResolvedTarget } from './target.ts'
 export { buildRequestBody, endpointPath } from './request-body.ts'
 export { listModels } from './models.ts'

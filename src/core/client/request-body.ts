@@ -14,7 +14,8 @@ function promptOf(req: PreparedRequest): string {
 
 /**
  * The JSON body of one streaming request. Always streams and asks for usage
- * (`stream_options.include_usage`) so output tokens are exact; with `ignoreEos` it adds
+ * (`stream_options.include_usage`) so output tokens are exact, in every chunk too
+ * (`continuous_usage_stats`) when the target says so (tokens per chunk exact); with `ignoreEos` it adds
  * `ignore_eos: true` and `min_tokens = maxTokens` (vLLM, SGLang) so the server produces
  * exactly the requested length. `extraBody` is merged last and wins.
  */
@@ -26,7 +27,7 @@ export function buildRequestBody(target: ResolvedTarget, req: PreparedRequest): 
     body.prompt = promptOf(req)
   }
   body.stream = true
-  body.stream_options = { include_usage: true }
+  body.stream_options = target.continuousUsageStats === true ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true }
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens
   if (req.ignoreEos === true) {
     body.ignore_eos = true

@@ -46,6 +46,36 @@ export function choiceCarriesOutput(choice: unknown): boolean {
   return isNonEmptyString(delta.content) || isNonEmptyString(delta.reasoning_content) || isNonEmptyString(delta.reasoning)
 }
 
+/**
+ * True when a choice carries output that is not reasoning: non-empty `text` or `delta.content`
+ * (the `OUTPUT_FIELDS` not marked `reasoning`). TTFO's event; held to the table by a test.
+ */
+export function choiceCarriesNonReasoningOutput(choice: unknown): boolean {
+  if (typeof choice !== 'object' || choice === null) return false
+  const c = choice as ChoiceLike
+  if (isNonEmptyString(c.text)) return true
+  const delta = c.delta
+  return typeof delta === 'object' && delta !== null && isNonEmptyString(delta.content)
+}
+
+/** The output text of a streamed choice that is not reasoning: `text` then `delta.content`, '' when neither is a string. */
+export function nonReasoningTextOf(choice: unknown): string {
+  if (typeof choice !== 'object' || choice === null) return ''
+  const c = choice as ChoiceLike
+  const text = typeof c.text === 'string' ? c.text : ''
+  const delta = c.delta
+  return typeof delta === 'object' && delta !== null && typeof delta.content === 'string' ? text + delta.content : text
+}
+
+/** The same for a whole (non-streamed) choice: `text` then `message.content`. */
+export function completionNonReasoningTextOf(choice: unknown): string {
+  if (typeof choice !== 'object' || choice === null) return ''
+  const c = choice as ChoiceLike
+  const text = typeof c.text === 'string' ? c.text : ''
+  const message = c.message
+  return typeof message === 'object' && message !== null && typeof message.content === 'string' ? text + message.content : text
+}
+
 /** True when a whole (non-streamed) `chat.completion` / `text_completion` choice carries output: the same fields, in `message`. */
 export function completionChoiceCarriesOutput(choice: unknown): boolean {
   if (typeof choice !== 'object' || choice === null) return false
@@ -103,6 +133,22 @@ export function usageTokens(usage: unknown): { completion: number; prompt: numbe
   if (typeof u.completion_tokens !== 'number' || !Number.isFinite(u.completion_tokens)) return undefined
   const prompt = typeof u.prompt_tokens === 'number' && Number.isFinite(u.prompt_tokens) ? u.prompt_tokens : undefined
   return { completion: u.completion_tokens, prompt }
+}
+
+/** `usage.completion_tokens` as a finite number, else undefined (no allocation: read once per event with continuous usage). */
+export function completionTokensOf(usage: unknown): number | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined
+  const tokens = (usage as { completion_tokens?: unknown }).completion_tokens
+  return typeof tokens === 'number' && Number.isFinite(tokens) ? tokens : undefined
+}
+
+/** `usage.completion_tokens_details.reasoning_tokens` (OpenAI's field, vLLM and others follow it) as a finite number >= 0, else undefined. */
+export function reasoningTokensOf(usage: unknown): number | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined
+  const details = (usage as { completion_tokens_details?: unknown }).completion_tokens_details
+  if (typeof details !== 'object' || details === null) return undefined
+  const tokens = (details as { reasoning_tokens?: unknown }).reasoning_tokens
+  return typeof tokens === 'number' && Number.isFinite(tokens) && tokens >= 0 ? tokens : undefined
 }
 
 /** The numeric fields of llama.cpp's `timings` object (`prompt_ms`, `predicted_per_second`, ...), or undefined when none. */

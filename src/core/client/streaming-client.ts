@@ -62,7 +62,7 @@ export class StreamingClient {
       const problem = error instanceof Error ? error.message : String(error)
       return Promise.reject(new OptionsError('workload', `request ${meta.index} cannot be sent as JSON (${problem})`, 'Remove values JSON cannot hold (BigInt, cycles) from extraBody.'))
     }
-    const handler = new StreamingRequest(this.context, { method: 'POST', path: this.path, headers: this.headers, body }, meta, request.expectedInputTokens)
+    const handler = new StreamingRequest(this.context, { method: 'POST', path: this.path, headers: this.headers, body }, meta, request.expectedInputTokens, request.keepOutputText === true)
     return handler.send()
   }
 

@@ -5,9 +5,22 @@ import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
 import type { RequestFailure, RequestRecord } from '../contract/types.ts'
 import { cancelledFailure, errorCodeOf, httpFailure, incompleteFailure, malformedFailure, networkFailure, redactFailure, streamErrorFailure, timeoutFailure } from './failure.ts'
-import { ContentChunkTemplate, MATCH_WITH_OUTPUT, NO_MATCH } from './content-chunk-template.ts'
+import { ContentChunkTemplate, MATCH_WITH_ANSWER, MATCH_WITHOUT_OUTPUT, NO_MATCH } from './content-chunk-template.ts'
 import { currentReadTick } from './read-tick.ts'
-import { choiceCarriesOutput, completionChoiceCarriesOutput, finishReasonOf, firstChoice, serverTimingsOf, streamErrorOf, usageTokens } from './sse-event.ts'
+import {
+  choiceCarriesNonReasoningOutput,
+  choiceCarriesOutput,
+  completionChoiceCarriesOutput,
+  completionNonReasoningTextOf,
+  completionTokensOf,
+  finishReasonOf,
+  firstChoice,
+  nonReasoningTextOf,
+  reasoningTokensOf,
+  serverTimingsOf,
+  streamErrorOf,
+  usageTokens,
+} from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
 
 /** What a request needs from its client; one object shared by every request of a client. */
@@ -60,6 +73,18 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private sentAt = 0
   private headersAt: number | undefined = undefined
   private readonly chunkTimes: number[] = []
+  /** First event with answer (non-reasoning) output. */
+  private firstOutputAt: number | undefined = undefined
+  /** Output events that carried reasoning only. */
+  private reasoningChunks = 0
+  /** The answer text so far; undefined unless the request asked to keep it (then nothing is decoded or joined). */
+  private outputText: string | undefined
+  /**
+   * Cumulative `usage.completion_tokens` at each output event (continuous usage), aligned with
+   * `chunkTimes`; undefined before the first one, null once an output event came without it
+   * (then none is kept: a stream without continuous usage allocates nothing here).
+   */
+  private chunkUsage: number[] | null | undefined = undefined
   private firstContentTick = -1
   private lastContentTick = -1
   private readTick = 0
@@ -81,11 +106,13 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private settled = false
   private timer: ReturnType<typeof setTimeout> | undefined = undefined
 
-  constructor(context: RequestContext, options: Dispatcher.DispatchOptions, meta: RequestMeta, expectedInputTokens: number | undefined) {
+  /** `keepOutputText`: collect the answer text into {@link RequestRecord.outputText} (`PreparedRequest.keepOutputText`). */
+  constructor(context: RequestContext, options: Dispatcher.DispatchOptions, meta: RequestMeta, expectedInputTokens: number | undefined, keepOutputText = false) {
     this.context = context
     this.options = options
     this.meta = meta
     this.expectedInputTokens = expectedInputTokens
+    this.outputText = keepOutputText ? '' : undefined
     this.record = new Promise<RequestRecord>((resolve) => {
       this.resolveRecord = resolve
     })
@@ -235,8 +262,13 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     const matched = template.match(data)
     if (matched !== NO_MATCH) {
       // The same JSON as the learned chunk but for its output string: same fields, no parse.
-      if (matched === MATCH_WITH_OUTPUT) this.contentEvent(now)
-      this.readFields(template.learnedChunk as ChunkLike)
+      const learned = template.learnedChunk as ChunkLike
+      if (matched !== MATCH_WITHOUT_OUTPUT) {
+        const answer = matched === MATCH_WITH_ANSWER
+        this.outputEvent(now, answer, learned.usage)
+        if (answer && this.outputText !== undefined) this.outputText += template.answerText(data)
+      }
+      this.readFields(learned)
       return
     }
     let chunk: unknown
@@ -256,17 +288,27 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.fail(streamErrorFailure(streamError), now)
       return
     }
-    if (choiceCarriesOutput(firstChoice(c))) {
-      this.contentEvent(now)
+    const choice = firstChoice(c)
+    if (choiceCarriesOutput(choice)) {
+      const answer = choiceCarriesNonReasoningOutput(choice)
+      this.outputEvent(now, answer, c.usage)
+      if (answer && this.outputText !== undefined) this.outputText += nonReasoningTextOf(choice)
       template.learn(data, c)
     }
     this.readFields(c)
   }
 
-  private contentEvent(now: number): void {
+  /** An event that carries output (`answer`: some of it is not reasoning), with the chunk's `usage`. */
+  private outputEvent(now: number, answer: boolean, usage: unknown): void {
     this.chunkTimes.push(now)
+    if (!answer) this.reasoningChunks++
+    else if (this.firstOutputAt === undefined) this.firstOutputAt = now
     if (this.firstContentTick < 0) this.firstContentTick = this.readTick
     this.lastContentTick = this.readTick
+    if (this.chunkUsage === null) return
+    const tokens = completionTokensOf(usage)
+    if (tokens === undefined) this.chunkUsage = null
+    else (this.chunkUsage ??= []).push(tokens)
   }
 
   private readFields(c: ChunkLike): void {
@@ -316,7 +358,9 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.usage = c.usage
     this.timings = c.timings
     this.finishReason = finishReasonOf(c, undefined)
-    const carries = completionChoiceCarriesOutput(firstChoice(c))
+    const choice = firstChoice(c)
+    if (this.outputText !== undefined) this.outputText = completionNonReasoningTextOf(choice)
+    const carries = completionChoiceCarriesOutput(choice)
     this.settle(undefined, now, carries ? 1 : 0)
   }
 
@@ -354,10 +398,37 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     }
     if (failure !== undefined) record.error = redactFailure(failure, this.context.apiKey)
     if (this.finishReason !== undefined) record.finishReason = this.finishReason
+    if (this.firstOutputAt !== undefined) record.firstOutputAt = this.firstOutputAt
+    if (this.reasoningChunks > 0) record.reasoningChunks = this.reasoningChunks
+    if (this.outputText !== undefined) record.outputText = this.outputText
+    const reasoningTokens = reasoningTokensOf(this.usage)
+    if (reasoningTokens !== undefined) record.reasoningTokens = reasoningTokens
+    const chunkTokens = chunkTokensOf(this.chunkUsage, chunkTimes.length)
+    if (chunkTokens !== undefined) record.chunkTokens = chunkTokens
     const serverTimings = serverTimingsOf(this.timings)
     if (serverTimings !== undefined) record.serverTimings = serverTimings
     this.resolveRecord(record)
   }
+}
+
+/**
+ * Tokens of each output event from the cumulative counts at each (continuous usage): the
+ * difference to the previous event's count (the first event's count is its own). Tokens that
+ * produced no text (held back by the detokenizer, a stop token) thereby count with the next output
+ * event, as the server reports them. Undefined when some output event had no count or a count
+ * went down: then nothing is exact.
+ */
+function chunkTokensOf(cumulative: number[] | null | undefined, events: number): number[] | undefined {
+  if (cumulative === null || cumulative === undefined || cumulative.length !== events || events === 0) return undefined
+  const tokens: number[] = []
+  let previous = 0
+  for (let i = 0; i < events; i++) {
+    const count = cumulative[i] as number
+    if (count < previous) return undefined
+    tokens.push(count - previous)
+    previous = count
+  }
+  return tokens
 }
 
 function streamErrorOfData(data: string): string {

@@ -18,6 +18,12 @@ export interface ResolvedTarget {
   headers: Record<string, string>
   /** Limit from send to end of stream, in milliseconds. */
   requestTimeoutMs: number
+  /**
+   * Send `stream_options.continuous_usage_stats: true` (usage in every chunk). Undefined: not decided
+   * yet (`target.continuousUsageStats` left out), {@link withServerName} decides from the server's
+   * name; until then it is not sent.
+   */
+  continuousUsageStats?: boolean
 }
 
 /**
@@ -65,9 +71,35 @@ export function planTarget(t: TargetOptions): PlannedTarget {
     throw new OptionsError('target.requestTimeoutMs', `${String(requestTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 600000 (10 minutes).')
   }
   const apiKey = t.apiKey !== undefined && t.apiKey !== '' ? t.apiKey : apiKeyFromEnvironment()
+  if (t.continuousUsageStats !== undefined && typeof t.continuousUsageStats !== 'boolean') {
+    throw new OptionsError(
+      'target.continuousUsageStats',
+      `${JSON.stringify(t.continuousUsageStats)} is not true or false`,
+      'Give true to ask for usage in every chunk, false never to, or leave it out to ask servers known to support it (vLLM, SGLang, the simulator).',
+    )
+  }
   const planned: PlannedTarget = { baseUrl, model: t.model, api, headers: { ...t.headers }, requestTimeoutMs }
   if (apiKey !== undefined) planned.apiKey = apiKey
+  if (t.continuousUsageStats !== undefined) planned.continuousUsageStats = t.continuousUsageStats
   return planned
+}
+
+/**
+ * Servers known to honour `stream_options.continuous_usage_stats`, by the name `getServerFacts`
+ * (or a launch) gives them: vLLM and SGLang send usage in every chunk (vLLM only with
+ * `include_usage`, which is always sent); the built-in simulator as vLLM. llama.cpp reads only
+ * `include_usage` and ignores the rest, so it is left off there too: it would gain nothing.
+ */
+const CONTINUOUS_USAGE_SERVERS: ReadonlySet<string> = new Set(['vllm', 'sglang', 'vitest-llm-bench-sim'])
+
+/**
+ * The target with `continuousUsageStats` decided: as given in the options, else on for a server
+ * known to support it (`serverName`: `EnvironmentInfo.server.name`), off otherwise. Call it once
+ * the server's facts are known, before the client is made.
+ */
+export function withServerName(target: ResolvedTarget, serverName: string | undefined): ResolvedTarget {
+  if (target.continuousUsageStats !== undefined) return target
+  return { ...target, continuousUsageStats: serverName !== undefined && CONTINUOUS_USAGE_SERVERS.has(serverName.toLowerCase()) }
 }
 
 /** A planned target with the model chosen (given, or listed by the server). */

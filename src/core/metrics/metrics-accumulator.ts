@@ -7,7 +7,7 @@ import { ErrorTable, OTHER_MESSAGES } from './error-table.ts'
 import { meetsGoodputLimits, sameGoodputLimits } from './goodput.ts'
 import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'
 import { emptySummary } from './summarize-histogram.ts'
-import { endToEndMs, forEachInterTokenLatencyMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
+import { endToEndMs, forEachInterTokenLatencyMs, forEachPerTokenInterTokenLatencyMs, timePerOutputTokenMs, timeToFirstOutputMs, timeToFirstTokenMs } from './request-latency.ts'
 
 /** Options of {@link MetricsAccumulator}. */
 export interface MetricsAccumulatorOptions {
@@ -30,10 +30,10 @@ export interface MetricsOutcome extends Pick<BenchmarkResult, 'counts' | 'metric
   requests?: RequestRecord[]
 }
 
-type DistributionName = 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'inputTokens' | 'outputTokens' | 'clientLateMs'
+type DistributionName = 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'itlMs' | 'itlPerTokenMs' | 'e2eMs' | 'inputTokens' | 'outputTokens' | 'reasoningTokens' | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
-export const METRICS_SNAPSHOT_VERSION = 2
+export const METRICS_SNAPSHOT_VERSION = 3
 
 /** A {@link MetricsAccumulator} as plain JSON, to move between worker threads (structured clone or JSON). */
 export interface MetricsSnapshot {
@@ -54,6 +54,14 @@ export interface MetricsSnapshot {
   /** Output tokens of those same requests. */
   outputTokensWithUsage: number
   multiTokenChunks: number
+  /** Completed streamed requests with reasoning events (`reasoningChunks`): TTFO is reported when there are any. */
+  reasoningRequests: number
+  /** Completed streamed requests that had output but no answer output (all reasoning): no TTFO. */
+  noAnswerRequests: number
+  /** Completed requests whose usage reported reasoning tokens. */
+  reasoningReportedRequests: number
+  /** Completed streamed requests with exact tokens per chunk (continuous usage). */
+  chunkTokenRequests: number
   goodRequests: number
   /** Completed requests whose client lateness exceeded {@link CLIENT_LATE_THRESHOLD_MS}. */
   lateRequests: number
@@ -78,6 +86,10 @@ const COUNTER_NAMES = [
   'chunksWithUsage',
   'outputTokensWithUsage',
   'multiTokenChunks',
+  'reasoningRequests',
+  'noAnswerRequests',
+  'reasoningReportedRequests',
+  'chunkTokenRequests',
   'goodRequests',
   'lateRequests',
   'negativeValues',
@@ -88,11 +100,14 @@ type CounterName = (typeof COUNTER_NAMES)[number]
 
 const DISTRIBUTION_SCALES: Record<DistributionName, { unitsPerValue: number; highestTrackable: number }> = {
   ttftMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  ttfoMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
   tpotMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
   itlMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
+  itlPerTokenMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
   e2eMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
   inputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
   outputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
+  reasoningTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
   clientLateMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
 }
 
@@ -114,8 +129,11 @@ function newDistributions(): Record<DistributionName, Distribution> {
  *
  * Definitions (DESIGN.md), all per completed request; failed requests count in `counts.failed`
  * and `errors` and in no distribution, token sum or throughput:
- * - TTFT, E2E, TPOT and ITL as request-latency.ts defines them, the one place they are written
- *   (a role-only chunk never counts; TPOT only with outputTokens >= 2; ITL one gap per chunk).
+ * - TTFT, TTFO, E2E, TPOT, ITL and per-token ITL as request-latency.ts defines them, the one place
+ *   they are written (a role-only chunk never counts; TPOT only with outputTokens >= 2; ITL one gap
+ *   per chunk; per-token ITL only from requests with exact tokens per chunk). `ttfoMs` is reported
+ *   when some stream carried reasoning (else it equals TTFT and is left out); `itlPerTokenMs`
+ *   when some request had tokens per chunk; `reasoningTokens` when some usage reported them.
  * - inputTokens / outputTokens: per-request counts (usage, or estimates when `usageReported` is false).
  * - Throughputs: completed requests, their output tokens, their input plus output tokens, each
  *   divided by the caller's `durationMs` (first measured dispatch to last completion).
@@ -147,12 +165,19 @@ export class MetricsAccumulator {
   private chunksWithUsage = 0
   private outputTokensWithUsage = 0
   private multiTokenChunks = 0
+  private reasoningRequests = 0
+  private noAnswerRequests = 0
+  private reasoningReportedRequests = 0
+  private chunkTokenRequests = 0
   private goodRequests = 0
   private lateRequests = 0
   private negativeValues = 0
   private nonFiniteValues = 0
   // Bound once, so that visiting ITL gaps allocates nothing per request.
   private readonly recordInterTokenLatency = (gapMs: number): void => this.recordValue(this.distributions.itlMs, gapMs)
+  private readonly recordPerTokenLatency = (perTokenMs: number, tokens: number): void => {
+    for (let i = 0; i < tokens; i++) this.recordValue(this.distributions.itlPerTokenMs, perTokenMs)
+  }
 
   constructor(options: MetricsAccumulatorOptions = {}) {
     this.recordRequests = options.recordRequests ?? false
@@ -179,6 +204,10 @@ export class MetricsAccumulator {
     d.inputTokens.record(inputTokens)
     d.outputTokens.record(outputTokens)
     if (!record.usageReported) this.usageMissingRequests += 1
+    if (record.reasoningTokens !== undefined) {
+      this.reasoningReportedRequests += 1
+      d.reasoningTokens.record(this.tokenCount(record.reasoningTokens))
+    }
     this.recordValue(d.e2eMs, endToEndMs(record))
     if (this.goodputLimits !== undefined && meetsGoodputLimits(record, this.goodputLimits)) this.goodRequests += 1
 
@@ -193,16 +222,31 @@ export class MetricsAccumulator {
     if (record.readInOneBurst) this.burstRequests += 1
     const ttft = timeToFirstTokenMs(record)
     if (ttft !== undefined) this.recordValue(d.ttftMs, ttft)
+    const ttfo = timeToFirstOutputMs(record)
+    if (ttfo !== undefined) this.recordValue(d.ttfoMs, ttfo)
+    if (record.reasoningChunks !== undefined && record.reasoningChunks > 0) {
+      this.reasoningRequests += 1
+      if (record.firstOutputAt === undefined) this.noAnswerRequests += 1
+    }
     const tpot = timePerOutputTokenMs(record)
     if (tpot !== undefined) this.recordValue(d.tpotMs, tpot)
     forEachInterTokenLatencyMs(record, this.recordInterTokenLatency)
     const chunks = record.chunkTimes.length
+    const chunkTokens = record.chunkTokens
+    if (chunkTokens !== undefined && chunkTokens.length === chunks) {
+      this.chunkTokenRequests += 1
+      forEachPerTokenInterTokenLatencyMs(record, this.recordPerTokenLatency)
+    }
     if (record.usageReported && chunks > 0) {
       this.chunksWithUsage += chunks
       this.outputTokensWithUsage += outputTokens
-      // Only the surplus is known, not how it is spread: count as if each multi-token chunk carried
-      // one extra token (exact when no chunk carries more than two).
-      this.multiTokenChunks += Math.min(chunks, Math.max(0, outputTokens - chunks))
+      if (chunkTokens !== undefined && chunkTokens.length === chunks) {
+        for (let i = 0; i < chunks; i++) if ((chunkTokens[i] as number) > 1) this.multiTokenChunks += 1
+      } else {
+        // Only the surplus is known, not how it is spread: count as if each multi-token chunk carried
+        // one extra token (exact when no chunk carries more than two).
+        this.multiTokenChunks += Math.min(chunks, Math.max(0, outputTokens - chunks))
+      }
     }
   }
 
@@ -308,10 +352,24 @@ export class MetricsAccumulator {
       notes.push(`${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`)
     }
     const meanTokensPerChunk = this.chunksWithUsage > 0 ? this.outputTokensWithUsage / this.chunksWithUsage : 0
+    const streamedCompleted = completed - notSse
+    const perToken = streamed && this.chunkTokenRequests > 0
     if (this.multiTokenChunks > 0) {
-      notes.push(
-        `about ${this.multiTokenChunks} content-bearing chunks carried more than one token (mean ${meanTokensPerChunk.toFixed(2)} tokens per chunk, e.g. speculative decoding): ITL is per chunk, TPOT per token`,
-      )
+      const chunksLine = `content-bearing chunks carried more than one token (mean ${meanTokensPerChunk.toFixed(2)} tokens per chunk, e.g. speculative decoding)`
+      if (this.chunkTokenRequests >= streamedCompleted) {
+        notes.push(`${this.multiTokenChunks} ${chunksLine}, counted from per-chunk usage: ITL is per chunk, itlPerTokenMs and TPOT per token`)
+      } else if (perToken) {
+        notes.push(
+          `about ${this.multiTokenChunks} ${chunksLine}: ITL is per chunk, TPOT per token; itlPerTokenMs comes from the ${this.chunkTokenRequests} of ${streamedCompleted} streamed requests whose chunks carried usage`,
+        )
+      } else {
+        notes.push(
+          `about ${this.multiTokenChunks} ${chunksLine}: ITL is per chunk, TPOT per token; per-token ITL is not measured (no usage in each chunk: stream_options.continuous_usage_stats, target.continuousUsageStats), ITL / ${meanTokensPerChunk.toFixed(2)} estimates it`,
+        )
+      }
+    }
+    if (streamed && this.noAnswerRequests > 0) {
+      notes.push(`${this.noAnswerRequests} of ${streamedCompleted} streamed replies were reasoning only (no answer text, e.g. max_tokens reached while thinking): they have a TTFT but no TTFO`)
     }
     if (this.usageMissingRequests > 0) {
       warnings.push(`${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`)
@@ -346,6 +404,10 @@ export class MetricsAccumulator {
       outputTokens: d.outputTokens.summary(),
       inputTokens: d.inputTokens.summary(),
     }
+    const ttfo = streamed && this.reasoningRequests > 0
+    if (ttfo) metrics.ttfoMs = d.ttfoMs.summary()
+    if (perToken) metrics.itlPerTokenMs = d.itlPerTokenMs.summary()
+    if (this.reasoningReportedRequests > 0) metrics.reasoningTokens = d.reasoningTokens.summary()
 
     const histograms: BenchmarkResult['histograms'] = {}
     const e2eUs = d.e2eMs.encodedHistogram()
@@ -357,6 +419,10 @@ export class MetricsAccumulator {
       if (ttftUs !== undefined) histograms.ttftUs = ttftUs
       if (tpotUs !== undefined) histograms.tpotUs = tpotUs
       if (itlUs !== undefined) histograms.itlUs = itlUs
+      const ttfoUs = ttfo ? d.ttfoMs.encodedHistogram() : undefined
+      const itlPerTokenUs = perToken ? d.itlPerTokenMs.encodedHistogram() : undefined
+      if (ttfoUs !== undefined) histograms.ttfoUs = ttfoUs
+      if (itlPerTokenUs !== undefined) histograms.itlPerTokenUs = itlPerTokenUs
     }
 
     const late = d.clientLateMs.summary()

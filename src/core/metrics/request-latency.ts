@@ -18,6 +18,17 @@ export function timeToFirstTokenMs(record: RequestRecord, origin: number = recor
 }
 
 /**
+ * Time to first output: `firstOutputAt - sentAt`, where `firstOutputAt` is the first event carrying
+ * output that is not reasoning (non-empty `text` or `delta.content`; GuideLLM's TTFOT, AIPerf's
+ * TTFO). TTFT counts reasoning, TTFO does not: for a reasoning model the difference is the thinking
+ * time. Undefined when no such event came (the whole reply was reasoning); `origin` as in
+ * {@link timeToFirstTokenMs}.
+ */
+export function timeToFirstOutputMs(record: RequestRecord, origin: number = record.sentAt): number | undefined {
+  return record.firstOutputAt === undefined ? undefined : record.firstOutputAt - origin
+}
+
+/**
  * End-to-end latency: `endAt - sentAt`, where `endAt` is the last content-bearing event (usage-only
  * chunks and `[DONE]` do not move it); `origin` as in {@link timeToFirstTokenMs}.
  */
@@ -43,4 +54,28 @@ export function timePerOutputTokenMs(record: RequestRecord): number | undefined 
 export function forEachInterTokenLatencyMs(record: RequestRecord, visit: (gapMs: number) => void): void {
   const times = record.chunkTimes
   for (let i = 1; i < times.length; i++) visit((times[i] as number) - (times[i - 1] as number))
+}
+
+/**
+ * Calls `visit` with the per-token inter-token latency of each content-bearing event after the
+ * first, from the exact tokens per event (`chunkTokens`, continuous usage): an event carrying k
+ * tokens that came `gap` ms after the previous event that carried any gives k latencies of
+ * `gap / k` (vLLM PR 42661's per-token ITL, also SGLang's bench_serving with speculative decoding),
+ * passed once as `visit(gap / k, k)`. The first event's tokens are in TTFT and give none (as the
+ * per-chunk ITL has no gap before the first chunk); an event of 0 tokens gives none, its wait
+ * counts in the next token's gap. Over one request the latencies sum to `endAt - firstTokenAt`
+ * when the last event carries tokens. Nothing without `chunkTokens` (no estimate here).
+ */
+export function forEachPerTokenInterTokenLatencyMs(record: RequestRecord, visit: (perTokenMs: number, tokens: number) => void): void {
+  const tokens = record.chunkTokens
+  const times = record.chunkTimes
+  if (tokens === undefined || tokens.length !== times.length || times.length < 2) return
+  let previous = times[0] as number
+  for (let i = 1; i < times.length; i++) {
+    const k = tokens[i] as number
+    if (!(k > 0)) continue
+    const at = times[i] as number
+    visit((at - previous) / k, k)
+    previous = at
+  }
 }

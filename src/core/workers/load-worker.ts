@@ -32,6 +32,7 @@ function shiftRecord(record: RequestRecord, shift: number): void {
   if (record.plannedAt !== undefined) record.plannedAt += shift
   if (record.headersAt !== undefined) record.headersAt += shift
   if (record.firstTokenAt !== undefined) record.firstTokenAt += shift
+  if (record.firstOutputAt !== undefined) record.firstOutputAt += shift
   const times = record.chunkTimes
   for (let i = 0; i < times.length; i++) times[i] = (times[i] as number) + shift
 }
