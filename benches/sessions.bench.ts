@@ -14,5 +14,7 @@ bench.llm('chat sessions, 4 users', {
   seed: 4,
   goodput: { ttftMs: 250 },
   slo: { errors: { maxRate: 0 } },
-  baseline: { ttftMs: { p50: '+15%' }, outputTokensPerSec: '-15%' },
+  // Gated on E2E: four users' turns meet in the batch now and then, so TTFT is two-humped and its p50
+  // moves between runs (the closed loop of chat.bench.ts says the same); TTFT by turn is reported.
+  baseline: { e2eMs: { p50: '+15%' } },
 })

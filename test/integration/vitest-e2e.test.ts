@@ -58,14 +58,17 @@ bench.llm('needs a baseline', { workload: ${WORKLOAD}, load: { concurrency: 1, r
 bench.llm.only('picked', { workload: ${WORKLOAD}, load: { concurrency: 1, requests: 5 } })
 bench.llm('not picked', { workload: ${WORKLOAD}, load: { concurrency: 1, requests: 5 } })
 `,
-  // A session bench: 3-turn chats whose history the simulator's prefix cache holds, judged on TTFT like any bench.
+  // A session bench: 3-turn chats whose history the simulator's prefix cache holds, judged like any bench. On E2E:
+  // two users' turns collide in the batch now and then, which makes TTFT two-humped (p50 43, p99 72 ms) and its
+  // p50 interval too wide to decide 1.5x (measured: [0.727, 3.067], as the closed loop of chat.bench.ts says).
+  // Measured E2E p50 79 ms, p99 83 ms.
   'sessions.bench.ts': `import { bench, simulator } from 'vitest-llm-bench'
 
 bench.llm('chat sessions', {
   server: simulator({ ...${FAST_SIM}, prefixCaching: true, speedFactor: Number(process.env.E2E_SPEED ?? 1) }),
   workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 48 }, outputTokens: { mean: 4 }, systemPromptTokens: 64 } },
-  load: { concurrency: 2, sessions: 10 },
-  baseline: { ttftMs: { p50: '+10%' } },
+  load: { concurrency: 2, sessions: 30 },
+  baseline: { e2eMs: { p50: '+10%' } },
 })
 `,
   'typo.bench.ts': `import { bench } from 'vitest-llm-bench'
@@ -260,11 +263,11 @@ describe('vitest bench with the built package', () => {
     expect(entry?.metrics.ttftMs.p50).toBeGreaterThan(0)
     const unchanged = await vitestBench(['sessions.bench'])
     expect(unchanged.exitCode, unchanged.output).toBe(0)
-    expect(unchanged.output).toMatch(/Baseline comparison: (PASS|INCONCLUSIVE)/)
+    expect(unchanged.output).toMatch(/baseline (pass|inconclusive)/)
     const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '1.5' })
     expect(slowed.exitCode, slowed.output).toBe(1)
-    expect(slowed.output).toMatch(/ttftMs p50 is .* beyond the limit 1\.100/)
-  })
+    expect(slowed.output).toMatch(/e2eMs p50 is .* beyond the limit 1\.100/)
+  }, 300_000)
 
   test('a misspelt option fails at collection, naming it, before any bench runs', async () => {
     const run = await vitestBench(['typo.bench'])
