@@ -36,4 +36,15 @@ describe('llama.cpp', () => {
     baseline: { ttftMs: { p50: '+10%', p99: '+10%' }, tpotMs: { p50: '+10%' } },
     timeoutMs: 600_000,
   })
+  // Multi-turn chats: each turn re-sends the history, which the slot's prompt cache holds (4 users on 4 slots).
+  bench.llm('sessions, 4 users', {
+    server: server(),
+    workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } } },
+    load: { concurrency: 4, sessions: Math.round(requests / 3) },
+    warmup: { requests: 8 },
+    seed: 3,
+    ...serverMetrics,
+    baseline: { e2eMs: { p50: '+10%' }, outputTokensPerSec: '-5%' },
+    timeoutMs: 600_000,
+  })
 })
