@@ -3,11 +3,13 @@ import { CliUsageError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
+import { mergeCommand } from './cli/merge-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
 
 /** Subcommands by name. Add a command here. */
 export const cliCommands: Record<string, CliCommand> = {
   sim: simulatorCommand,
+  merge: mergeCommand,
 }
 
 const PROGRAM = 'vitest-llm-bench'

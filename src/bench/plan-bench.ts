@@ -2,6 +2,7 @@ import { asParsedPolicy, DEFAULT_REGRESSION_POLICY, undecidableGates, type Parse
 import { closestName } from '../core/platform/did-you-mean.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { checkTarget, planRun, type RunPlan } from '../core/plan/index.ts'
+import { segmentFromEnv } from './segment-env.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
@@ -50,7 +51,7 @@ export interface BenchPlan {
  *
  * @throws {OptionsError} naming the option and how to fix it.
  */
-export function planBench(name: unknown, options: unknown): BenchPlan {
+export function planBench(name: unknown, options: unknown, env: Record<string, string | undefined> = process.env): BenchPlan {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm('what is measured', { workload, load }).")
   }
@@ -69,7 +70,9 @@ export function planBench(name: unknown, options: unknown): BenchPlan {
   // The base URL is only known once the server runs: a target that names one is checked now, the
   // rest of it when the server is up (the plan's target is made per trial).
   if (typeof target?.baseUrl === 'string') checkTarget(target)
-  const run = planRun(options as unknown as BenchLlmOptions & { load: NonNullable<BenchLlmOptions['load']> })
+  // A host of a load split over machines runs its segment (docs/distributed.md); the environment says which.
+  const segment = segmentFromEnv(env)
+  const run = planRun({ ...(options as unknown as BenchLlmOptions & { load: NonNullable<BenchLlmOptions['load']> }), ...(segment ? { segment } : {}) })
   if (options.slo !== undefined) validateSloOptions(options.slo as SloOptions)
   const policy = options.baseline === undefined || options.baseline === false ? options.baseline : asParsedPolicy(options.baseline as RegressionPolicy, 'baseline')
   if (options.timeoutMs !== undefined) {

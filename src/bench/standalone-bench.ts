@@ -24,6 +24,8 @@ import { acquireTarget } from './bench-target.ts'
 import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
 import { withUpdateCommand } from './with-update-command.ts'
+import { writeSegmentFile } from './segment-file.ts'
+import { NOT_JUDGED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from './sweep-bench-options.ts'
 import { runSweepBenchmark } from './sweep-bench.ts'
@@ -116,7 +118,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const given = bench.policy ?? run.policy ?? DEFAULT_REGRESSION_POLICY
   const policy = given === false ? false : asParsedPolicy(given, fromPlugin ? 'llmBench({ tolerance })' : 'baseline')
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
-  const plan = policy === false ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
+  // A segment (one host's slice of a load over several machines) measures once and is judged after the merge.
+  const segment = bench.run.segment
+  const plan = policy === false || segment ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
@@ -156,6 +160,11 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged
     await run.afterRun?.()
     const serverEnded = acquired.serverEnded()
+    if (segment) {
+      const path = await writeSegmentFile(run.file, run.name, policy, bench.slo, result)
+      const note = `segment ${segment.index} of ${segment.count}: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>); written to ${path}`
+      return { result, judgement: { failure: undefined, sloChecks: [], notes: [note], baselineState: NOT_JUDGED } }
+    }
     let judgement: BenchJudgement
     try {
       judgement = await judgeBench({

@@ -10,10 +10,10 @@ import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { resolveServerMetricsOptions, SERVER_NOTE_PREFIX, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, ServerSide, WorkloadFacts } from './contract/types.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, SegmentInfo, SegmentOptions, ServerSide, WorkloadFacts } from './contract/types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
-import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers } from './workers/index.ts'
+import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
@@ -103,7 +103,10 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
+  const share = run.segment ? segmentShare(load, run.warmup, seed, workload.timestampsMs, run.segment) : undefined
   const beforeLoad = async () => {
+    // Every host of a segmented run starts its measured load at the same wall-clock time.
+    if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
     const inProcess = context.server?.name === 'vitest-llm-bench-sim'
     hostLoad = startHostLoad({
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
@@ -131,13 +134,14 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           client,
           api,
           workload,
-          load,
+          load: share?.load ?? load,
           seed,
-          warmup: run.warmup,
+          warmup: share ? share.warmup : run.warmup,
           signal: options.signal,
           recordRequests: run.recordRequests,
           goodput: run.goodput,
-          timestampsMs: workload.timestampsMs,
+          timestampsMs: share ? share.timestampsMs : workload.timestampsMs,
+          ...(share ? { indexOf: share.indexOf } : {}),
           beforeLoad,
           onProgress: options.onProgress,
         })
@@ -210,6 +214,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(server ? { server } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       ...(phase.sessions ? { sessions: phase.sessions.finish(durationMs) } : {}),
+      ...(run.segment ? { segment: segmentInfo(run.segment, seed, outcome.originAt) } : {}),
       warnings,
     }
     return result
@@ -304,4 +309,11 @@ function outputShortfall(facts: WorkloadFacts, actualMean: number, completed: nu
     return `Output was ${((1 - actualMean / requested) * 100).toFixed(0)}% shorter than requested (${actualMean.toFixed(1)} vs ${requested.toFixed(1)} tokens): the model stopped early. Set \`workload.ignoreEos: true\` (vLLM, SGLang) to force the length.`
   }
   return undefined
+}
+
+/** What a segment's result says about its slice: the origin on the wall clock (from the monotonic origin), and how late it was. */
+function segmentInfo(segment: SegmentOptions, seed: number, originAt: number): SegmentInfo {
+  const originEpochMs = performance.timeOrigin + originAt
+  const startAtMs = segment.startAtMs ?? null
+  return { index: segment.index, count: segment.count, seed, startAtMs, originEpochMs, startLagMs: startAtMs === null ? null : originEpochMs - startAtMs }
 }

@@ -15,7 +15,7 @@ export { bootstrapQuantileDistribution, minSamplesForQuantile } from './quantile
 export { ratioInterval } from './ratio-interval.ts'
 export type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
 export { DEFAULT_REGRESSION_POLICY, parseRegressionPolicy } from './regression-policy.ts'
-export { asParsedPolicy } from './parsed-policy.ts'
+export { asParsedPolicy, restoreParsedPolicy } from './parsed-policy.ts'
 export { roundFigure, roundFigures } from './stable-json.ts'
 export type { ThroughputSeries } from './throughput-noise.ts'
 export { throughputNoiseOf, throughputSeriesFromRequests, throughputSeriesOf } from './throughput-noise.ts'

@@ -240,6 +240,21 @@ export interface ServerMetricsOptions {
   timeoutMs?: number
 }
 
+/**
+ * One host's part of a load split over several machines (docs/distributed.md): every host plans the
+ * same global schedule from the same seed and options and runs its disjoint slice; the results merge
+ * exactly afterwards. Set by the harness from `LLM_BENCH_SEGMENT=i/N` (or `JOB_COMPLETION_INDEX` with
+ * `LLM_BENCH_SEGMENTS`) and `LLM_BENCH_START_AT`.
+ */
+export interface SegmentOptions {
+  /** This host's segment, 1..count. */
+  index: number
+  /** Segments in all. */
+  count: number
+  /** Wall-clock time (epoch ms) at which every host starts its measured load; undefined: each starts when ready. */
+  startAtMs?: number
+}
+
 /** Options of {@link runBenchmark}. */
 export interface BenchmarkOptions {
   target: TargetOptions
@@ -266,6 +281,8 @@ export interface BenchmarkOptions {
    * Must not exceed `load.concurrency` or `load.requests`. Default 1 (this thread only).
    */
   workers?: number
+  /** Run only this host's segment of the load (several machines, one load). Default: the whole load. */
+  segment?: SegmentOptions
 }
 
 /** Progress of a running benchmark. */
@@ -689,8 +706,26 @@ export interface BenchmarkResult {
   trials?: TrialFigures[]
   /** Session workloads: per turn number and per session (`counts` and `metrics` above count every turn as one request). */
   sessions?: SessionsResult
+  /** A segmented run: which slice of the global load this result holds, and how its start went (see `mergeSegments`). */
+  segment?: SegmentInfo
   /** Warnings for humans (early stop, client lag, estimated counts). */
   warnings: string[]
+}
+
+/** What a segment's result says about its slice (issue 19): enough for a merge to check that the slices belong together. */
+export interface SegmentInfo {
+  /** This segment, 1..count. */
+  index: number
+  /** Segments in all. */
+  count: number
+  /** The seed of the global plan. */
+  seed: number
+  /** The shared start (epoch ms), null when none was set. */
+  startAtMs: number | null
+  /** Wall-clock time (epoch ms, this host's clock) of the load's origin: where this host's planned offsets count from. */
+  originEpochMs: number
+  /** How late the origin was after `startAtMs`, ms (this host's clock); null without a shared start. */
+  startLagMs: number | null
 }
 
 /** The requests of one turn number across sessions. */

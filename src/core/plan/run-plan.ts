@@ -1,6 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
-import type { BenchmarkOptions, CostOptions, GoodputLimits, LoadOptions, ServerMetricsOptions, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
+import type { BenchmarkOptions, CostOptions, GoodputLimits, LoadOptions, SegmentOptions, ServerMetricsOptions, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
 import { validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
@@ -31,6 +31,32 @@ export interface RunPlan {
   readonly workers: number
   /** Keep every request record in the result. Default false. */
   readonly recordRequests: boolean
+  /** This host's segment of a load split over machines, checked; undefined: the whole load. */
+  readonly segment: SegmentOptions | undefined
+}
+
+const whole = (value: unknown, min: number): value is number => typeof value === 'number' && Number.isInteger(value) && value >= min
+
+/** Checks `segment` against the load: every segment must get something to do. */
+function checkSegment(segment: unknown, load: LoadOptions, workers: number): SegmentOptions | undefined {
+  if (segment === undefined) return undefined
+  const fix = 'Set LLM_BENCH_SEGMENT=i/N (1 <= i <= N), or JOB_COMPLETION_INDEX (0-based) with LLM_BENCH_SEGMENTS=N.'
+  if (!isRecord(segment)) throw new OptionsError('segment', 'must be an object { index, count, startAtMs? }', fix)
+  const { index, count, startAtMs } = segment
+  if (!whole(count, 1)) throw new OptionsError('segment.count', `must be a whole number >= 1, got ${String(count)}`, fix)
+  if (!whole(index, 1) || index > count) throw new OptionsError('segment.index', `must be a whole number from 1 to ${count}, got ${String(index)}`, fix)
+  if (startAtMs !== undefined && !(typeof startAtMs === 'number' && Number.isFinite(startAtMs) && startAtMs > 0)) {
+    throw new OptionsError('segment.startAtMs', `must be a wall-clock time in epoch milliseconds, got ${String(startAtMs)}`, 'Set LLM_BENCH_START_AT to e.g. $(( $(date +%s) * 1000 + 60000 )): one minute from now, the same on every host.')
+  }
+  if (workers > 1) throw new OptionsError('workers', `${workers} threads and a segment cannot be combined`, 'Leave `workers` out on a segmented run, or run more segments.')
+  if (load.rate === undefined && load.concurrency !== undefined && load.concurrency < count) {
+    throw new OptionsError('segment.count', `${count} segments cannot share load.concurrency = ${load.concurrency}`, `Use at most ${load.concurrency} segments, or raise the concurrency.`)
+  }
+  const total = load.sessions ?? load.requests
+  if (total !== undefined && total < count) {
+    throw new OptionsError('segment.count', `${count} segments cannot share ${total} ${load.sessions !== undefined ? 'sessions' : 'requests'}`, 'Use fewer segments, or send more.')
+  }
+  return { index, count, ...(startAtMs !== undefined ? { startAtMs } : {}) }
 }
 
 /**
@@ -86,5 +112,6 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
     serverMetrics: serverMetrics as ServerMetricsOptions | false | undefined,
     workers,
     recordRequests: options.recordRequests === true,
+    segment: checkSegment(options.segment, load as unknown as LoadOptions, workers),
   }
 }

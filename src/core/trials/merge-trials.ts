@@ -49,7 +49,7 @@ function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
   return merged
 }
 
-function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
+export function mergeErrors(lists: readonly ErrorCount[][]): ErrorCount[] {
   const merged = new Map<string, ErrorCount>()
   for (const list of lists) {
     for (const error of list) {

@@ -1,0 +1,71 @@
+import type { LoadOptions, SegmentOptions, WarmupOptions } from '../contract/types.ts'
+import { planArrivals, plannedArrivalCount } from '../load/index.ts'
+import { globalIndexOf, shareOfCount, shareOfTimestamps } from './split-load.ts'
+
+/** One host's slice of a segmented load: what its runner runs, and which global index each local dispatch is. */
+export interface SegmentShare {
+  /** This host's load as the load driver takes it (a planned slice carries its own offsets in `timestampsMs`). */
+  load: LoadOptions
+  /** This host's warm-up (its share of the warm-up requests). */
+  warmup: WarmupOptions | undefined
+  /** Planned send offsets of this host's dispatches, ms from the shared start: open loops and traces; undefined for a closed loop. */
+  timestampsMs: number[] | undefined
+  /** The global index (workload item, session) of this host's dispatch `local`: `local × count + (index − 1)`. */
+  indexOf(local: number): number
+}
+
+/**
+ * This host's deterministic, disjoint slice of one global schedule (issue 19's segments): the same
+ * seed and options give every host the same global plan, of which segment i of N takes
+ * - open loop: the global arrivals k with k mod N = i − 1, at their global offsets;
+ * - trace replay (a trace or an agentic trace): the trace's entries the same way;
+ * - closed loop: its share of the concurrency, of the requests (or sessions) and of a ramp's start.
+ * Dispatch `local` of the slice is global index `local × N + i − 1` (a session for a session
+ * workload: a session never spans hosts). Warm-up requests are shared like requests.
+ */
+export function segmentShare(load: LoadOptions, warmup: WarmupOptions | undefined, seed: number, workloadTimestamps: number[] | undefined, segment: SegmentOptions): SegmentShare {
+  const slot = segment.index - 1
+  const { count } = segment
+  // The unit's stop count: requests, or sessions of a session workload.
+  const total = load.sessions ?? load.requests
+  const countKey = load.sessions !== undefined ? 'sessions' : 'requests'
+  const warmupShare = warmup === undefined ? undefined : { ...warmup, ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}) }
+  const indexOf = (local: number): number => globalIndexOf(local, slot, count)
+  const kept = (from: LoadOptions): LoadOptions => {
+    const out: LoadOptions = {}
+    if (from.durationMs !== undefined) out.durationMs = from.durationMs
+    if (from.drainGraceMs !== undefined) out.drainGraceMs = from.drainGraceMs
+    if (from.concurrency !== undefined) out.concurrency = Math.max(1, shareOfCount(from.concurrency, slot, count))
+    return out
+  }
+
+  if (workloadTimestamps !== undefined) {
+    const planned = total === undefined ? workloadTimestamps : workloadTimestamps.slice(0, total)
+    return { load: kept(load), warmup: warmupShare, timestampsMs: shareOfTimestamps(planned, slot, count), indexOf }
+  }
+  if (load.rate !== undefined) {
+    const { sessions: _sessions, ...asRequests } = load
+    const global = planArrivals(asRequests, seed, plannedArrivalCount(total === undefined ? asRequests : { ...asRequests, requests: total }))
+    return { load: kept(load), warmup: warmupShare, timestampsMs: shareOfTimestamps(global, slot, count), indexOf }
+  }
+  const share: LoadOptions = { ...load }
+  if (load.concurrency !== undefined) share.concurrency = shareOfCount(load.concurrency, slot, count)
+  if (total !== undefined) share[countKey] = shareOfCount(total, slot, count)
+  if (load.rampUp !== undefined) share.rampUp = { ...load.rampUp, from: load.rampUp.from / count }
+  return { load: share, warmup: warmupShare, timestampsMs: undefined, indexOf }
+}
+
+/** Waits until the wall clock reaches `startAtMs` (epoch ms); at once when it has passed or `signal` aborts. */
+export function waitForStart(startAtMs: number, signal: AbortSignal | undefined): Promise<void> {
+  const wait = startAtMs - Date.now()
+  if (wait <= 0 || signal?.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, Math.min(wait, 2_147_483_647))
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}
