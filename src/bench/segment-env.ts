@@ -32,22 +32,28 @@ export function segmentFromEnv(env: Record<string, string | undefined> = process
     count = Number(match[2])
   } else if (total !== undefined && total !== '') {
     count = wholeNumber(total)
-    if (count === undefined) throw new OptionsError(SEGMENTS_ENV, `must be the number of segments, got ${JSON.stringify(total)}`, 'e.g. LLM_BENCH_SEGMENTS=4, the Job\'s completions.')
+    if (count === undefined) throw new OptionsError(SEGMENTS_ENV, `must be the number of segments, got ${JSON.stringify(total)}`, "e.g. LLM_BENCH_SEGMENTS=4, the Job's completions.")
     const zeroBased = jobIndex === undefined ? undefined : wholeNumber(jobIndex)
     if (zeroBased === undefined) {
-      throw new OptionsError(JOB_INDEX_ENV, `must be this pod's 0-based index with ${SEGMENTS_ENV} set, got ${JSON.stringify(jobIndex)}`, 'Run in a Kubernetes Job with completionMode: Indexed, or set LLM_BENCH_SEGMENT=i/N.')
+      throw new OptionsError(
+        JOB_INDEX_ENV,
+        `must be this pod's 0-based index with ${SEGMENTS_ENV} set, got ${JSON.stringify(jobIndex)}`,
+        'Run in a Kubernetes Job with completionMode: Indexed, or set LLM_BENCH_SEGMENT=i/N.',
+      )
     }
     index = zeroBased + 1
   }
   const startText = env[START_AT_ENV]
   if (index === undefined || count === undefined) {
-    if (startText !== undefined && startText !== '') throw new OptionsError(START_AT_ENV, `is set but no segment is (${SEGMENT_ENV} or ${SEGMENTS_ENV})`, `Set ${SEGMENT_ENV}=i/N on every host, or unset ${START_AT_ENV}.`)
+    if (startText !== undefined && startText !== '')
+      throw new OptionsError(START_AT_ENV, `is set but no segment is (${SEGMENT_ENV} or ${SEGMENTS_ENV})`, `Set ${SEGMENT_ENV}=i/N on every host, or unset ${START_AT_ENV}.`)
     return undefined
   }
   let startAtMs: number | undefined
   if (startText !== undefined && startText !== '') {
     startAtMs = wholeNumber(startText)
-    if (startAtMs === undefined) throw new OptionsError(START_AT_ENV, `must be epoch milliseconds, got ${JSON.stringify(startText)}`, 'e.g. LLM_BENCH_START_AT=$(( ($(date +%s) + 120) * 1000 )), the same on every host.')
+    if (startAtMs === undefined)
+      throw new OptionsError(START_AT_ENV, `must be epoch milliseconds, got ${JSON.stringify(startText)}`, 'e.g. LLM_BENCH_START_AT=$(( ($(date +%s) + 120) * 1000 )), the same on every host.')
   }
   return { index, count, ...(startAtMs !== undefined ? { startAtMs } : {}) }
 }

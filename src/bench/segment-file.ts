@@ -27,7 +27,14 @@ export interface SegmentFile {
 const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)
 
 /** Writes a segment's file into `LLM_BENCH_SEGMENT_DIR` (default `llm-bench-segments/`) and returns its path. */
-export async function writeSegmentFile(file: string, name: string, policy: ParsedRegressionPolicy | false, slo: SloOptions | undefined, result: BenchmarkResult, env: Record<string, string | undefined> = process.env): Promise<string> {
+export async function writeSegmentFile(
+  file: string,
+  name: string,
+  policy: ParsedRegressionPolicy | false,
+  slo: SloOptions | undefined,
+  result: BenchmarkResult,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
   const dir = resolve(env[SEGMENT_DIR_ENV] || DEFAULT_SEGMENT_DIR)
   await mkdir(dir, { recursive: true })
   const segment = result.segment

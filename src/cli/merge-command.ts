@@ -42,6 +42,7 @@ async function runMerge(flags: CliFlagValues, io: CliIo): Promise<number> {
     return 1
   }
   const update = flags.update === true ? 'all' : isCI() ? 'none' : 'new'
+  const baselineDir = typeof flags['baseline-dir'] === 'string' ? resolve(flags['baseline-dir']) : process.env.LLM_BENCH_BASELINE_DIR
   const ci = isCI()
   const merged: MergedBench[] = []
   let failed = false
@@ -62,7 +63,7 @@ async function runMerge(flags: CliFlagValues, io: CliIo): Promise<number> {
         result,
         slo: first.slo,
         policy,
-        provided: { update, ci, ...(process.env.LLM_BENCH_BASELINE_DIR ? { baselineDir: process.env.LLM_BENCH_BASELINE_DIR } : {}) },
+        provided: { update, ci, ...(baselineDir ? { baselineDir } : {}) },
       })
       verdict = judgement.verdict?.status ?? judgement.baselineState ?? 'no baseline'
       if (judgement.verdict) entry.verdict = judgement.verdict
@@ -91,9 +92,10 @@ async function runMerge(flags: CliFlagValues, io: CliIo): Promise<number> {
 export const mergeCommand: CliCommand = {
   summary: 'Merge the segment results of a load split over machines, then judge them against the baselines',
   flags: {
-    dir: { type: 'string', description: 'Folder holding every host\'s segment files (subfolders too)', default: 'llm-bench-segments' },
+    dir: { type: 'string', description: "Folder holding every host's segment files (subfolders too)", default: 'llm-bench-segments' },
     out: { type: 'string', description: 'Write the merged results (JSON) here' },
     update: { type: 'boolean', description: 'Record the merged results as the baselines (as vitest bench -u)', default: false },
+    'baseline-dir': { type: 'string', description: 'Folder of the baseline files, as llmBench({ baselineDir }) (default LLM_BENCH_BASELINE_DIR, else __llm_baselines__ beside each bench file)' },
   },
   run: runMerge,
 }

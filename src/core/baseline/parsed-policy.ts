@@ -19,7 +19,8 @@ export function asParsedPolicy(policy: RegressionPolicy | ParsedRegressionPolicy
  */
 export function restoreParsedPolicy(value: unknown, source: string): ParsedRegressionPolicy {
   const policy = value as Partial<ParsedRegressionPolicy> | null
-  const numbers = policy !== null && typeof policy === 'object' && [policy.confidence, policy.assumedThroughputNoise, policy.throughputNoiseFloor].every((n) => typeof n === 'number' && Number.isFinite(n))
+  const numbers =
+    policy !== null && typeof policy === 'object' && [policy.confidence, policy.assumedThroughputNoise, policy.throughputNoiseFloor].every((n) => typeof n === 'number' && Number.isFinite(n))
   if (!numbers || !Array.isArray(policy.latency) || !Array.isArray(policy.throughput)) {
     throw new OptionsError('policy', `in ${source} is not a regression policy written by vitest-llm-bench`, 'Merge segment files written by the same version of vitest-llm-bench.')
   }

@@ -46,7 +46,11 @@ function checkSegment(segment: unknown, load: LoadOptions, workers: number): Seg
   if (!whole(count, 1)) throw new OptionsError('segment.count', `must be a whole number >= 1, got ${String(count)}`, fix)
   if (!whole(index, 1) || index > count) throw new OptionsError('segment.index', `must be a whole number from 1 to ${count}, got ${String(index)}`, fix)
   if (startAtMs !== undefined && !(typeof startAtMs === 'number' && Number.isFinite(startAtMs) && startAtMs > 0)) {
-    throw new OptionsError('segment.startAtMs', `must be a wall-clock time in epoch milliseconds, got ${String(startAtMs)}`, 'Set LLM_BENCH_START_AT to e.g. $(( $(date +%s) * 1000 + 60000 )): one minute from now, the same on every host.')
+    throw new OptionsError(
+      'segment.startAtMs',
+      `must be a wall-clock time in epoch milliseconds, got ${String(startAtMs)}`,
+      'Set LLM_BENCH_START_AT to e.g. $(( $(date +%s) * 1000 + 60000 )): one minute from now, the same on every host.',
+    )
   }
   if (workers > 1) throw new OptionsError('workers', `${workers} threads and a segment cannot be combined`, 'Leave `workers` out on a segmented run, or run more segments.')
   if (load.rate === undefined && load.concurrency !== undefined && load.concurrency < count) {

@@ -67,11 +67,15 @@ function refusalsOf(results: readonly BenchmarkResult[]): string[] {
   results.forEach((r, i) => {
     const s = infos[i] as SegmentInfo
     if (s.startLagMs !== null && s.startLagMs > SEGMENT_START_LAG_LIMIT_MS) {
-      refusals.push(`segment ${s.index} fell behind its schedule: it started ${Math.round(s.startLagMs)} ms after LLM_BENCH_START_AT (limit ${SEGMENT_START_LAG_LIMIT_MS} ms). Set the start further ahead, after every host is ready.`)
+      refusals.push(
+        `segment ${s.index} fell behind its schedule: it started ${Math.round(s.startLagMs)} ms after LLM_BENCH_START_AT (limit ${SEGMENT_START_LAG_LIMIT_MS} ms). Set the start further ahead, after every host is ready.`,
+      )
     }
     if (!r.client.keptUp) {
       const lag = r.client.generatorLagMs?.p99
-      refusals.push(`segment ${s.index} fell behind its schedule: its load generator did not keep up${lag !== undefined ? ` (send lag p99 ${lag.toFixed(1)} ms)` : ''}. Give that host more CPU or a smaller share.`)
+      refusals.push(
+        `segment ${s.index} fell behind its schedule: its load generator did not keep up${lag !== undefined ? ` (send lag p99 ${lag.toFixed(1)} ms)` : ''}. Give that host more CPU or a smaller share.`,
+      )
     }
   })
   return refusals
@@ -159,6 +163,10 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
       ...first.client,
       keptUp: ordered.every((r) => r.client.keptUp),
       warnings: [...new Set(ordered.flatMap((r) => r.client.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
+      // Every host's disturbances, named by segment: the baseline quality gate and the verdict read them.
+      ...(first.client.selfCheck
+        ? { selfCheck: { ...first.client.selfCheck, disturbed: ordered.flatMap((r) => (r.client.selfCheck?.disturbed ?? []).map((why) => `segment ${r.segment?.index}: ${why}`)) } }
+        : {}),
     },
     histograms,
     ...(timeline ? { timeline } : {}),

@@ -1,0 +1,116 @@
+// Issue 19's must-show: one load over four `vitest bench` processes (segments 1..4 of one seeded
+// plan, started together at LLM_BENCH_START_AT), merged by `vitest-llm-bench merge`: counts exact,
+// every planned request sent once, merged percentiles those of all the requests together; with one
+// segment gone, the merge refuses and names it.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runCli } from '../../src/cli.ts'
+import type { CliIo } from '../../src/cli/cli-command.ts'
+import { readSegmentFiles } from '../../src/bench/segment-file.ts'
+import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const SEGMENTS = 4
+let sim: RunningSimulator
+let work = ''
+
+/** One `vitest bench` process running segment `index` of 4. */
+function segmentProcess(index: number, startAtMs: number): Promise<{ code: number | null; output: string }> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
+  Object.assign(env, {
+    SEGMENTS_E2E_URL: sim.url,
+    LLM_BENCH_SEGMENT: `${index}/${SEGMENTS}`,
+    LLM_BENCH_START_AT: String(startAtMs),
+    LLM_BENCH_SEGMENT_DIR: join(work, 'segments', `host-${index}`),
+    LLM_BENCH_BASELINE_DIR: join(work, 'baselines'),
+    CI: '',
+  })
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'test/fixtures/segments/segments.vitest.config.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output: output.slice(-3000) })))
+}
+
+async function merge(...args: string[]): Promise<{ code: number; out: string }> {
+  let out = ''
+  const io: CliIo = { out: (line) => (out += `${line}\n`), err: (line) => (out += `${line}\n`), stopRequested: () => new Promise(() => {}) }
+  const code = await runCli(['merge', '--dir', join(work, 'segments'), '--baseline-dir', join(work, 'baselines'), ...args], io)
+  return { code, out }
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'llm-bench-segments-'))
+  sim = await startSimulator({ prefillBaseMs: 5, decodeBaseMs: 2, decodeMsPerSequence: 0.1 })
+})
+
+afterAll(async () => {
+  await sim?.close()
+  if (work) rmSync(work, { recursive: true, force: true })
+})
+
+describe('one load over four vitest bench processes', () => {
+  test('four segments merge into the planned load: counts exact, each request once, percentiles of all requests together; the verdict runs on the merge', async () => {
+    // Far enough ahead for four Vitest processes to start on two cores.
+    const startAtMs = Date.now() + 12_000
+    const runs = await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segmentProcess(i + 1, startAtMs)))
+    for (const run of runs) expect(run.code, run.output).toBe(0)
+
+    const files = await readSegmentFiles(join(work, 'segments'))
+    expect(files.map((f) => f.segment.result.segment?.index).sort()).toEqual([1, 2, 3, 4])
+    const results = files.map((f) => f.segment.result)
+    for (const result of results) {
+      expect(result.segment?.startAtMs).toBe(startAtMs)
+      // Every host started its load within 250 ms of the shared start.
+      expect(result.segment?.startLagMs).toBeLessThan(250)
+    }
+    // Each planned request was sent once, by the segment that owns it (k mod 4).
+    const indices = results.flatMap((r) => (r.requests ?? []).map((q) => q.index)).sort((a, b) => a - b)
+    expect(indices).toEqual(Array.from({ length: 80 }, (_, i) => i))
+    for (const r of results) for (const q of r.requests ?? []) expect(q.index % SEGMENTS).toBe((r.segment?.index ?? 0) - 1)
+
+    // The four processes share this machine's two cores, so each segment's self-check names the others as
+    // disturbance and the quality gate would refuse to record: forced here, as LLM_BENCH_FORCE_BASELINE documents.
+    process.env.LLM_BENCH_FORCE_BASELINE = '1'
+    const first = await merge('--update', '--out', join(work, 'merged.json')).finally(() => delete process.env.LLM_BENCH_FORCE_BASELINE)
+    expect(first.code, first.out).toBe(0)
+    expect(first.out).toContain('merged from 4 segments of 4')
+    expect(first.out).toContain('baseline written')
+    const merged = (JSON.parse(readFileSync(join(work, 'merged.json'), 'utf8')) as { merged: Array<{ result: BenchmarkResult; refusals: string[] }> }).merged
+    expect(merged).toHaveLength(1)
+    const result = merged[0]!.result
+    expect(merged[0]!.refusals).toEqual([])
+    expect(result.counts).toEqual({ total: 80, completed: 80, failed: 0 })
+    // The merged histograms are those of one accumulator fed every request of every host.
+    const all = new MetricsAccumulator()
+    for (const r of results) for (const q of r.requests ?? []) all.add(q)
+    const together = all.finish({ durationMs: result.durationMs }).metrics
+    for (const metric of ['ttftMs', 'e2eMs', 'itlMs'] as const) {
+      for (const statistic of ['count', 'p50', 'p90', 'p99', 'min', 'max'] as const) expect(result.metrics[metric][statistic]).toBe(together[metric][statistic])
+      expect(result.metrics[metric].mean).toBeCloseTo(together[metric].mean, 6)
+    }
+
+    // The same segments again: the merged result is compared with the baseline the first merge wrote.
+    const second = await merge()
+    expect(second.code, second.out).toBe(0)
+    expect(second.out).toMatch(/baseline (pass|inconclusive)/)
+
+    // A host that never delivered (killed): the merge refuses and names the segment.
+    await rm(join(work, 'segments', 'host-4'), { recursive: true, force: true })
+    const missing = await merge()
+    expect(missing.code).toBe(1)
+    expect(missing.out).toContain('segment 4 of 4 is missing')
+  }, 240_000)
+})
