@@ -18,6 +18,7 @@ import type { ServerEnded } from './bench-target.ts'
 import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
 import { spreadNotes } from '../core/baseline/index.ts'
 import { describeRegressions } from './regression-summary.ts'
+import type { SegmentJudge } from './segment-judge.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
 export interface BenchJudgement {
@@ -29,6 +30,8 @@ export interface BenchJudgement {
   baselineState?: BaselineState
   /** Lines for the console (baseline written, inconclusive checks). */
   notes: string[]
+  /** A segment of a load over several machines is judged after the merge, with these. */
+  deferred?: SegmentJudge
 }
 
 export interface JudgeInput {

@@ -2,6 +2,7 @@ import type { RegressionPolicy, UpdateMode, Verdict } from '../core/baseline/ind
 import type { SloCheck } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { BaselineState } from './baseline-state.ts'
+import type { SegmentJudge } from './segment-judge.ts'
 
 export type { UpdateMode }
 
@@ -38,6 +39,8 @@ export interface LlmBenchTaskMeta {
   sloChecks?: SloCheck[]
   /** The judge's lines for the console: baseline written with its trials' spread, undecided checks. */
   notes?: string[]
+  /** A segment of a load over several machines: what judging the merged result needs (`vitest --merge-reports`). */
+  segmentJudge?: SegmentJudge
 }
 
 declare module 'vitest' {

@@ -163,7 +163,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     if (segment) {
       const path = await writeSegmentFile(run.file, run.name, policy, bench.slo, result)
       const note = `segment ${segment.index} of ${segment.count}: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>); written to ${path}`
-      return { result, judgement: { failure: undefined, sloChecks: [], notes: [note], baselineState: NOT_JUDGED } }
+      return { result, judgement: { failure: undefined, sloChecks: [], notes: [note], baselineState: NOT_JUDGED, deferred: { policy, slo: bench.slo } } }
     }
     let judgement: BenchJudgement
     try {

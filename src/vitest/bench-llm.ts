@@ -49,6 +49,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     ...(judgement.baselinePath ? { baselinePath: judgement.baselinePath } : {}),
     ...(judgement.baselineState ? { baselineState: judgement.baselineState } : {}),
     ...(notes.length > 0 ? { notes } : {}),
+    ...(judgement.deferred ? { segmentJudge: judgement.deferred } : {}),
   }
   if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, update))
 }

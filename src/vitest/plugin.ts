@@ -6,6 +6,7 @@ import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/i
 import type { BenchServer } from '../bench/bench-options.ts'
 import { isCI } from '../bench/ci.ts'
 import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
+import { SegmentMergeReporter } from './segment-merge-reporter.ts'
 import { PROVIDED_KEY, type UpdateMode } from '../bench/provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
@@ -65,6 +66,15 @@ function watchAsked(argv: readonly string[]): boolean {
 
 // One obsolete-baseline reporter per Vitest instance, however many projects use the plugin.
 const obsoleteReporters = new WeakMap<Vitest, ObsoleteBaselineReporter>()
+// One merge of segmented runs per Vitest instance (`vitest --merge-reports`), with the first project's baseline folder.
+const segmentReporters = new WeakMap<Vitest, { baselineDir: string | undefined }>()
+
+function addSegmentMergeReporter(vitest: Vitest, line: 4 | 5, baselineDir: string | undefined): void {
+  if (segmentReporters.has(vitest)) return
+  const settings = { baselineDir }
+  segmentReporters.set(vitest, settings)
+  reporterList(vitest, line).push(new SegmentMergeReporter(vitest, () => settings.baselineDir))
+}
 
 function obsoleteReporterOf(vitest: Vitest, line: 4 | 5): ObsoleteBaselineReporter {
   let reporter = obsoleteReporters.get(vitest)
@@ -124,6 +134,7 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
       if (bench) (project.config as { maxWorkers: number }).maxWorkers = 1
       SHARED_SERVER.spec = options.server
       obsoleteReporterOf(vitest, line).addProject(project, options.baselineDir)
+      addSegmentMergeReporter(vitest, line, options.baselineDir)
     },
   }
 }

@@ -21,6 +21,27 @@ const SEGMENTS = 4
 let sim: RunningSimulator
 let work = ''
 
+interface ChildRun {
+  code: number | null
+  output: string
+}
+
+/** `vitest <args>` with the segments config, in a child process with a clean environment plus `extra`. */
+function vitestChild(args: string[], extra: Record<string, string>): Promise<ChildRun> {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
+  Object.assign(env, { SEGMENTS_E2E_URL: sim.url, LLM_BENCH_BASELINE_DIR: join(work, 'baselines'), CI: '' }, extra)
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), ...args, '--config', 'test/fixtures/segments/segments.vitest.config.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output: output.slice(-4000) })))
+}
+
 /** One `vitest bench` process running segment `index` of 4. */
 function segmentProcess(index: number, startAtMs: number): Promise<{ code: number | null; output: string }> {
   const env: Record<string, string> = {}
@@ -112,5 +133,37 @@ describe('one load over four vitest bench processes', () => {
     const missing = await merge()
     expect(missing.code).toBe(1)
     expect(missing.out).toContain('segment 4 of 4 is missing')
+  }, 240_000)
+
+  test("through Vitest's blob reports: vitest --merge-reports merges the four segments and judges them; without one, it fails naming it", async () => {
+    const blobs = join(work, 'blobs')
+    const startAtMs = Date.now() + 12_000
+    const runs = await Promise.all(
+      Array.from({ length: SEGMENTS }, (_, i) =>
+        vitestChild(['bench', '--run', '--reporter=blob', `--outputFile.blob=${join(blobs, `blob-${i + 1}.json`)}`], {
+          LLM_BENCH_SEGMENT: `${i + 1}/${SEGMENTS}`,
+          LLM_BENCH_START_AT: String(startAtMs),
+          LLM_BENCH_SEGMENT_DIR: join(work, 'blob-segments'),
+          LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'),
+        }),
+      ),
+    )
+    for (const run of runs) expect(run.code, run.output).toBe(0)
+    const mergeReports = (args: string[], extra: Record<string, string> = {}) => vitestChild(['--merge-reports', blobs, ...args], { LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'), ...extra })
+    // Recorded from the merge (-u); forced as above: the four processes shared two cores.
+    const record = await mergeReports(['-u'], { LLM_BENCH_FORCE_BASELINE: '1' })
+    expect(record.code, record.output).toBe(0)
+    expect(record.output).toContain('merged from 4 segments of 4')
+    expect(record.output).toContain('80/80 requests completed')
+    expect(record.output).toContain('baseline written')
+    const entries = JSON.parse(readFileSync(join(work, 'blob-baselines', 'segments.e2e-bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
+    expect(Object.keys(entries.entries)).toEqual(['one load over four hosts'])
+    const compare = await mergeReports([])
+    expect(compare.code, compare.output).toBe(0)
+    expect(compare.output).toMatch(/baseline (pass|inconclusive)/)
+    await rm(join(blobs, 'blob-4.json'))
+    const missing = await mergeReports([])
+    expect(missing.code, missing.output).toBe(1)
+    expect(missing.output).toContain('segment 4 of 4 is missing')
   }, 240_000)
 })
