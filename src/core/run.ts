@@ -1,4 +1,5 @@
-import { StreamingClient, listModels, probeStreaming, waitForReady } from './client/index.ts'
+import { StreamingClient, listModels, measureClockOffset, probeStreaming, waitForReady } from './client/index.ts'
+import type { ClockOffset } from './client/clock-offset.ts'
 import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
@@ -104,6 +105,8 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
   const share = run.segment ? segmentShare(load, run.warmup, seed, workload.timestampsMs, run.segment) : undefined
+  // Every host of a segmented run reads the one server's clock, so the merge can put their origins on it.
+  const clock = run.segment ? await measureClockOffset(baseUrl, { apiKey: target.apiKey, headers: target.headers, signal: options.signal }) : undefined
   const beforeLoad = async () => {
     // Every host of a segmented run starts its measured load at the same wall-clock time.
     if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
@@ -214,7 +217,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(server ? { server } : {}),
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       ...(phase.sessions ? { sessions: phase.sessions.finish(durationMs) } : {}),
-      ...(run.segment ? { segment: segmentInfo(run.segment, seed, outcome.originAt) } : {}),
+      ...(run.segment ? { segment: segmentInfo(run.segment, seed, outcome.originAt, clock) } : {}),
       warnings,
     }
     return result
@@ -312,8 +315,11 @@ function outputShortfall(facts: WorkloadFacts, actualMean: number, completed: nu
 }
 
 /** What a segment's result says about its slice: the origin on the wall clock (from the monotonic origin), and how late it was. */
-function segmentInfo(segment: SegmentOptions, seed: number, originAt: number): SegmentInfo {
+function segmentInfo(segment: SegmentOptions, seed: number, originAt: number, clock: ClockOffset | { note: string } | undefined): SegmentInfo {
   const originEpochMs = performance.timeOrigin + originAt
   const startAtMs = segment.startAtMs ?? null
-  return { index: segment.index, count: segment.count, seed, startAtMs, originEpochMs, startLagMs: startAtMs === null ? null : originEpochMs - startAtMs }
+  const info: SegmentInfo = { index: segment.index, count: segment.count, seed, startAtMs, originEpochMs, startLagMs: startAtMs === null ? null : originEpochMs - startAtMs, clock: null }
+  if (clock && 'offsetMs' in clock) info.clock = { offsetMs: clock.offsetMs, accuracyMs: clock.accuracyMs }
+  else info.clockNote = clock?.note ?? 'not measured'
+  return info
 }

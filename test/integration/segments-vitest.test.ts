@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../../src/cli.ts'
 import type { CliIo } from '../../src/cli/cli-command.ts'
 import { readSegmentFiles } from '../../src/bench/segment-file.ts'
+import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator } from '../../src/core/contract/json-schema/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
@@ -93,6 +94,11 @@ describe('one load over four vitest bench processes', () => {
     expect(files.map((f) => f.segment.result.segment?.index).sort()).toEqual([1, 2, 3, 4])
     const results = files.map((f) => f.segment.result)
     for (const result of results) {
+      expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, result)).toEqual([])
+      // One machine: the server's clock is this one, and each host measured it so (its Date headers).
+      const clock = result.segment?.clock
+      expect(clock?.accuracyMs).toBeLessThan(100)
+      expect(Math.abs(clock?.offsetMs ?? Infinity)).toBeLessThanOrEqual((clock?.accuracyMs ?? 0) + 5)
       expect(result.segment?.startAtMs).toBe(startAtMs)
       // Every host started its load within 250 ms of the shared start.
       expect(result.segment?.startLagMs).toBeLessThan(250)
@@ -108,11 +114,13 @@ describe('one load over four vitest bench processes', () => {
     const first = await merge('--update', '--out', join(work, 'merged.json')).finally(() => delete process.env.LLM_BENCH_FORCE_BASELINE)
     expect(first.code, first.out).toBe(0)
     expect(first.out).toContain('merged from 4 segments of 4')
+    expect(first.out).toMatch(/segments placed on the server's clock \(its Date headers\): their origins agree within ±\d/)
     expect(first.out).toContain('baseline written')
     const merged = (JSON.parse(readFileSync(join(work, 'merged.json'), 'utf8')) as { merged: Array<{ result: BenchmarkResult; refusals: string[] }> }).merged
     expect(merged).toHaveLength(1)
     const result = merged[0]!.result
     expect(merged[0]!.refusals).toEqual([])
+    console.log(`[segments e2e] ${result.warnings[1]}; clock accuracy per host ${results.map((r) => r.segment?.clock?.accuracyMs.toFixed(1)).join(', ')} ms`)
     expect(result.counts).toEqual({ total: 80, completed: 80, failed: 0 })
     // The merged histograms are those of one accumulator fed every request of every host.
     const all = new MetricsAccumulator()

@@ -32,7 +32,7 @@ function segmentResult(index: number, count: number, records: RequestRecord[], i
     config: { workload: { kind: 'synthetic' }, load: { rate: 10, requests: 40 }, target: { api: 'chat', model: 'm' }, segment: { index, count } },
     histograms: outcome.histograms,
     warnings: [],
-    segment: { index, count, seed: 5, startAtMs: 1_764_000_000_000, originEpochMs: 1_764_000_000_010 + index, startLagMs: 10 + index, ...info },
+    segment: { index, count, seed: 5, startAtMs: 1_764_000_000_000, originEpochMs: 1_764_000_000_010 + index, startLagMs: 10 + index, clock: null, clockNote: 'not measured', ...info },
   }
 }
 
@@ -62,7 +62,20 @@ describe('mergeSegments', () => {
     expect(result.durationMs).toBe(1003)
     expect(result.segment).toBeUndefined()
     expect(result.client.selfCheck?.disturbed).toEqual(['segment 2: other processes used 1.0 of 2 cores'])
-    expect(result.warnings[0]).toBe('merged from 4 segments of 4')
+    expect(result.warnings.slice(0, 2)).toEqual([
+      'merged from 4 segments of 4',
+      "segments placed on the hosts' own clocks (not measured): the merged duration and windows are as good as their NTP sync",
+    ])
+  })
+
+  it("with every host's offset to the server's clock, origins are placed on the server's clock, and the accuracy is stated", () => {
+    const { results } = fourSegments()
+    // Host 4's clock runs 500 ms behind the server's, the others on time: its origin moves 500 ms later.
+    const clocked = results.map((r) => ({ ...r, segment: { ...(r.segment as SegmentInfo), clock: { offsetMs: r.segment?.index === 4 ? 500 : 0, accuracyMs: r.segment?.index === 2 ? 12 : 3 } } }))
+    const { result, refusals } = mergeSegments(clocked)
+    expect(refusals).toEqual([])
+    expect(result.durationMs).toBe(1503)
+    expect(result.warnings[1]).toBe("segments placed on the server's clock (its Date headers): their origins agree within ±24 ms")
   })
 
   it('refuses a verdict, saying why: a missing segment, a duplicate, another seed, start or configuration, a late start, a client that fell behind', () => {

@@ -726,6 +726,14 @@ export interface SegmentInfo {
   originEpochMs: number
   /** How late the origin was after `startAtMs`, ms (this host's clock); null without a shared start. */
   startLagMs: number | null
+  /**
+   * The server's clock minus this host's, ms, measured from the server's `Date` headers before the
+   * load, with its accuracy (the true offset lies within `offsetMs ± accuracyMs`); a merge places
+   * every host's origin on the server's clock with it. Null, with `note` saying why, when not measured.
+   */
+  clock: { offsetMs: number; accuracyMs: number } | null
+  /** Why `clock` is null. */
+  clockNote?: string
 }
 
 /** The requests of one turn number across sessions. */

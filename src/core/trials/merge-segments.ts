@@ -1,4 +1,5 @@
 import type { BenchmarkResult, MetricSummary, SegmentInfo, Timeline } from '../contract/types.ts'
+import { formatFigure } from '../platform/format-figure.ts'
 import { mergeErrors } from './merge-trials.ts'
 import { mergeSessions } from './merge-sessions.ts'
 import { mergedLatency, pooled } from './pooled-summary.ts'
@@ -117,7 +118,13 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
   const first = ordered[0]
   if (first === undefined) throw new RangeError('mergeSegments needs at least one result')
   const refusals = refusalsOf(ordered)
-  const origins = ordered.map((r) => r.segment?.originEpochMs ?? Date.parse(r.startedAt))
+  // On the server's clock when every host measured its offset to it, else on the hosts' own clocks.
+  const clocks = ordered.map((r) => r.segment?.clock ?? null)
+  const onServerClock = clocks.every((c) => c !== null)
+  const origins = ordered.map((r, i) => (r.segment?.originEpochMs ?? Date.parse(r.startedAt)) + (onServerClock ? (clocks[i]?.offsetMs ?? 0) : 0))
+  const alignment = onServerClock
+    ? `segments placed on the server's clock (its Date headers): their origins agree within ±${formatFigure(2 * Math.max(...clocks.map((c) => c?.accuracyMs ?? 0)))} ms`
+    : `segments placed on the hosts' own clocks (${[...new Set(ordered.map((r) => r.segment?.clockNote ?? 'not measured'))].join('; ')}): the merged duration and windows are as good as their NTP sync`
   const start = Math.min(...origins)
   const end = Math.max(...ordered.map((r, i) => (origins[i] as number) + r.durationMs))
   const durationMs = Math.max(0, end - start)
@@ -171,7 +178,7 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
     histograms,
     ...(timeline ? { timeline } : {}),
     ...(sessions ? { sessions } : {}),
-    warnings: [`merged from ${ordered.length} segments of ${first.segment?.count ?? '?'}`, ...new Set(ordered.flatMap((r) => r.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
+    warnings: [`merged from ${ordered.length} segments of ${first.segment?.count ?? '?'}`, alignment, ...new Set(ordered.flatMap((r) => r.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
   }
   if (first.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
