@@ -27,8 +27,8 @@ interface ChildRun {
   output: string
 }
 
-/** `vitest <args>` with the segments config, in a child process with a clean environment plus `extra`. */
-function vitestChild(args: string[], extra: Record<string, string>): Promise<ChildRun> {
+/** `vitest <args>` with the segments config, in a child process with a clean environment plus `extra`; `killAfterMs` stops it (SIGTERM) that long after its start. */
+function vitestChild(args: string[], extra: Record<string, string>, killAfterMs?: number): Promise<ChildRun> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
   Object.assign(env, { SEGMENTS_E2E_URL: sim.url, LLM_BENCH_BASELINE_DIR: join(work, 'baselines'), CI: '' }, extra)
@@ -40,7 +40,13 @@ function vitestChild(args: string[], extra: Record<string, string>): Promise<Chi
   let output = ''
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr.on('data', (d: Buffer) => (output += d.toString()))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output: output.slice(-4000) })))
+  const killer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGTERM'), killAfterMs)
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(killer)
+      resolve({ code, output: output.slice(-4000) })
+    }),
+  )
 }
 
 /** One `vitest bench` process running segment `index` of 4. */
@@ -145,19 +151,28 @@ describe('one load over four vitest bench processes', () => {
 
   test("through Vitest's blob reports: vitest --merge-reports merges the four segments and judges them; without one, it fails naming it", async () => {
     const blobs = join(work, 'blobs')
-    const startAtMs = Date.now() + 12_000
-    const runs = await Promise.all(
-      Array.from({ length: SEGMENTS }, (_, i) =>
-        vitestChild(['bench', '--run', '--reporter=blob', `--outputFile.blob=${join(blobs, `blob-${i + 1}.json`)}`], {
-          LLM_BENCH_SEGMENT: `${i + 1}/${SEGMENTS}`,
-          LLM_BENCH_START_AT: String(startAtMs),
-          LLM_BENCH_SEGMENT_DIR: join(work, 'blob-segments'),
-          LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'),
-        }),
-      ),
-    )
+    /** Four hosts writing blob reports into `folder`; host `killed` is stopped before the shared start. */
+    const hosts = (folder: string, killed?: number) => {
+      const startAtMs = Date.now() + 12_000
+      return Promise.all(
+        Array.from({ length: SEGMENTS }, (_, i) =>
+          vitestChild(
+            ['bench', '--run', '--reporter=blob', `--outputFile.blob=${join(folder, `blob-${i + 1}.json`)}`],
+            {
+              LLM_BENCH_SEGMENT: `${i + 1}/${SEGMENTS}`,
+              LLM_BENCH_START_AT: String(startAtMs),
+              LLM_BENCH_SEGMENT_DIR: join(work, 'blob-segments'),
+              LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'),
+            },
+            i + 1 === killed ? 8_000 : undefined,
+          ),
+        ),
+      )
+    }
+    const runs = await hosts(blobs)
     for (const run of runs) expect(run.code, run.output).toBe(0)
-    const mergeReports = (args: string[], extra: Record<string, string> = {}) => vitestChild(['--merge-reports', blobs, ...args], { LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'), ...extra })
+    const mergeReports = (args: string[], extra: Record<string, string> = {}, folder = blobs) =>
+      vitestChild(['--merge-reports', folder, ...args], { LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'), ...extra })
     // Recorded from the merge (-u); forced as above: the four processes shared two cores.
     const record = await mergeReports(['-u'], { LLM_BENCH_FORCE_BASELINE: '1' })
     expect(record.code, record.output).toBe(0)
@@ -169,8 +184,10 @@ describe('one load over four vitest bench processes', () => {
     const compare = await mergeReports([])
     expect(compare.code, compare.output).toBe(0)
     expect(compare.output).toMatch(/baseline (pass|inconclusive)/)
-    await rm(join(blobs, 'blob-4.json'))
-    const missing = await mergeReports([])
+    // A run whose fourth host is killed (SIGTERM) before the shared start: three blobs, and the merge refuses, naming it.
+    const killedRun = await hosts(join(work, 'blobs-killed'), 4)
+    expect(killedRun.map((run) => run.code === 0)).toEqual([true, true, true, false])
+    const missing = await mergeReports([], {}, join(work, 'blobs-killed'))
     expect(missing.code, missing.output).toBe(1)
     expect(missing.output).toContain('segment 4 of 4 is missing')
   }, 240_000)
