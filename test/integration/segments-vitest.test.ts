@@ -50,26 +50,12 @@ function vitestChild(args: string[], extra: Record<string, string>, killAfterMs?
 }
 
 /** One `vitest bench` process running segment `index` of 4. */
-function segmentProcess(index: number, startAtMs: number): Promise<{ code: number | null; output: string }> {
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
-  Object.assign(env, {
-    SEGMENTS_E2E_URL: sim.url,
+function segmentProcess(index: number, startAtMs: number): Promise<ChildRun> {
+  return vitestChild(['bench', '--run'], {
     LLM_BENCH_SEGMENT: `${index}/${SEGMENTS}`,
     LLM_BENCH_START_AT: String(startAtMs),
     LLM_BENCH_SEGMENT_DIR: join(work, 'segments', `host-${index}`),
-    LLM_BENCH_BASELINE_DIR: join(work, 'baselines'),
-    CI: '',
   })
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'test/fixtures/segments/segments.vitest.config.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output: output.slice(-3000) })))
 }
 
 async function merge(...args: string[]): Promise<{ code: number; out: string }> {

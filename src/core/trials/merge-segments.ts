@@ -1,8 +1,8 @@
-import type { BenchmarkResult, MetricSummary, SegmentInfo, Timeline } from '../contract/types.ts'
+import type { BenchmarkResult, SegmentInfo, Timeline } from '../contract/types.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 import { mergeErrors } from './merge-trials.ts'
 import { mergeSessions } from './merge-sessions.ts'
-import { mergedLatency, pooled } from './pooled-summary.ts'
+import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
 
 /** A segment that started more than this many ms after the shared start fell behind its schedule. */
 export const SEGMENT_START_LAG_LIMIT_MS = 250
@@ -13,15 +13,6 @@ export interface MergedSegments {
   /** Why no verdict may be drawn from `result`, one line each (a missing segment, one that fell behind, one that disagrees); empty when it may. */
   refusals: string[]
 }
-
-const LATENCY = [
-  ['ttftMs', 'ttftUs'],
-  ['tpotMs', 'tpotUs'],
-  ['itlMs', 'itlUs'],
-  ['e2eMs', 'e2eUs'],
-  ['ttfoMs', 'ttfoUs'],
-  ['itlPerTokenMs', 'itlPerTokenUs'],
-] as const
 
 /** JSON with sorted keys: two configs written in another key order compare equal. */
 function canonical(value: unknown): string {
@@ -132,19 +123,7 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
   const perSecond = (amount: number): number => (durationMs > 0 ? amount / (durationMs / 1000) : 0)
   const completed = sum((r) => r.counts.completed)
 
-  const metrics = { ...first.metrics }
-  const histograms: BenchmarkResult['histograms'] = {}
-  for (const [metric, key] of LATENCY) {
-    const parts = ordered.map((r) => r.metrics[metric]).filter((m): m is MetricSummary => m !== undefined)
-    if (parts.length === 0) continue
-    const merged = mergedLatency(
-      parts,
-      ordered.map((r) => r.histograms[key]),
-    )
-    metrics[metric] = merged.summary
-    if (merged.histogram !== undefined) histograms[key] = merged.histogram
-  }
-  for (const metric of ['inputTokens', 'outputTokens'] as const) metrics[metric] = { ...first.metrics[metric], ...pooled(ordered.map((r) => r.metrics[metric])) }
+  const { metrics, histograms } = mergeMetrics(ordered, first)
 
   const outputTokens = sum((r) => r.throughput.outputTokensPerSec * (r.durationMs / 1000))
   const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
@@ -159,13 +138,7 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
     metrics,
     throughput: { requestsPerSec: perSecond(completed), outputTokensPerSec: perSecond(outputTokens), totalTokensPerSec: perSecond(totalTokens) },
     errors: mergeErrors(ordered.map((r) => r.errors)),
-    streaming: {
-      ...first.streaming,
-      streamed: ordered.every((r) => r.streaming.streamed),
-      nonSseRequests: sum((r) => r.streaming.nonSseRequests),
-      burstRequests: sum((r) => r.streaming.burstRequests),
-      multiTokenChunks: sum((r) => r.streaming.multiTokenChunks),
-    },
+    streaming: mergeStreaming(ordered, first),
     client: {
       ...first.client,
       keptUp: ordered.every((r) => r.client.keptUp),

@@ -1,21 +1,8 @@
-import type { BenchmarkResult, ErrorCount, MetricSummary, SelfCheck } from '../contract/types.ts'
+import type { BenchmarkResult, ErrorCount, SelfCheck } from '../contract/types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
-import { mergedLatency, pooled } from './pooled-summary.ts'
+import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
 import { mergeSessions } from './merge-sessions.ts'
 import { mergeServerSides, SERVER_NOTE_PREFIX } from '../server/metrics/index.ts'
-
-const LATENCY = [
-  ['ttftMs', 'ttftUs'],
-  ['tpotMs', 'tpotUs'],
-  ['itlMs', 'itlUs'],
-  ['e2eMs', 'e2eUs'],
-] as const
-
-/** Latencies reported only where measured (`ttfoMs`, `itlPerTokenMs`): merged over the trials that have them. */
-const OPTIONAL_LATENCY = [
-  ['ttfoMs', 'ttfoUs'],
-  ['itlPerTokenMs', 'itlPerTokenUs'],
-] as const
 
 /** The self-checks of all trials: the worst figure of each, and every trial's disturbances, named by trial. */
 function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
@@ -84,30 +71,7 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
   const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
   const perSecond = (amount: number): number => (durationMs > 0 ? amount / (durationMs / 1000) : 0)
 
-  const metrics = { ...last.metrics }
-  const histograms: BenchmarkResult['histograms'] = {}
-  for (const [metric, key] of LATENCY) {
-    const merged = mergedLatency(
-      results.map((r) => r.metrics[metric]),
-      results.map((r) => r.histograms[key]),
-    )
-    metrics[metric] = merged.summary
-    if (merged.histogram !== undefined) histograms[key] = merged.histogram
-  }
-  for (const [metric, key] of OPTIONAL_LATENCY) {
-    const parts = results.map((r) => r.metrics[metric]).filter((m): m is MetricSummary => m !== undefined)
-    if (parts.length === 0) continue
-    const merged = mergedLatency(
-      parts,
-      results.map((r) => r.histograms[key]),
-    )
-    metrics[metric] = merged.summary
-    if (merged.histogram !== undefined) histograms[key] = merged.histogram
-  }
-  for (const metric of ['inputTokens', 'outputTokens'] as const) metrics[metric] = { ...last.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
-  const reasoning = results.map((r) => r.metrics.reasoningTokens).filter((m): m is MetricSummary => m !== undefined)
-  // Token-count percentiles are the last trial's (as for input and output tokens), when it has them.
-  if (reasoning.length > 0) metrics.reasoningTokens = { ...(last.metrics.reasoningTokens ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }), ...pooled(reasoning) }
+  const { metrics, histograms } = mergeMetrics(results, last)
 
   const merged: BenchmarkResult = {
     ...last,
@@ -117,13 +81,7 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     metrics,
     throughput: { requestsPerSec: perSecond(completed), outputTokensPerSec: perSecond(outputTokens), totalTokensPerSec: perSecond(totalTokens) },
     errors: mergeErrors(results.map((r) => r.errors)),
-    streaming: {
-      ...last.streaming,
-      streamed: results.every((r) => r.streaming.streamed),
-      nonSseRequests: sum((r) => r.streaming.nonSseRequests),
-      burstRequests: sum((r) => r.streaming.burstRequests),
-      multiTokenChunks: sum((r) => r.streaming.multiTokenChunks),
-    },
+    streaming: mergeStreaming(results, last),
     client: {
       ...last.client,
       keptUp: results.every((r) => r.client.keptUp),
