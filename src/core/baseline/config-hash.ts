@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { stableStringify } from './stable-json.ts'
+import { stableStringify } from '../platform/stable-stringify.ts'
 
 /**
  * The part of a run's resolved options that decides what a baseline measured: the workload, the

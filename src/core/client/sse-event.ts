@@ -58,22 +58,23 @@ export function choiceCarriesNonReasoningOutput(choice: unknown): boolean {
   return typeof delta === 'object' && delta !== null && isNonEmptyString(delta.content)
 }
 
-/** The output text of a streamed choice that is not reasoning: `text` then `delta.content`, '' when neither is a string. */
-export function nonReasoningTextOf(choice: unknown): string {
+/** `text` then the `content` of `choice[holder]`, '' when neither is a string: the answer text, reasoning left out. */
+function answerTextIn(choice: unknown, holder: 'delta' | 'message'): string {
   if (typeof choice !== 'object' || choice === null) return ''
   const c = choice as ChoiceLike
   const text = typeof c.text === 'string' ? c.text : ''
-  const delta = c.delta
-  return typeof delta === 'object' && delta !== null && typeof delta.content === 'string' ? text + delta.content : text
+  const fields = c[holder]
+  return typeof fields === 'object' && fields !== null && typeof fields.content === 'string' ? text + fields.content : text
+}
+
+/** The output text of a streamed choice that is not reasoning: `text` then `delta.content`, '' when neither is a string. */
+export function nonReasoningTextOf(choice: unknown): string {
+  return answerTextIn(choice, 'delta')
 }
 
 /** The same for a whole (non-streamed) choice: `text` then `message.content`. */
 export function completionNonReasoningTextOf(choice: unknown): string {
-  if (typeof choice !== 'object' || choice === null) return ''
-  const c = choice as ChoiceLike
-  const text = typeof c.text === 'string' ? c.text : ''
-  const message = c.message
-  return typeof message === 'object' && message !== null && typeof message.content === 'string' ? text + message.content : text
+  return answerTextIn(choice, 'message')
 }
 
 /** True when a whole (non-streamed) `chat.completion` / `text_completion` choice carries output: the same fields, in `message`. */
@@ -128,11 +129,10 @@ export function streamErrorOf(chunk: ChunkLike): string | undefined {
 
 /** `usage.completion_tokens` and `usage.prompt_tokens` when a usage object gives them as numbers. */
 export function usageTokens(usage: unknown): { completion: number; prompt: number | undefined } | undefined {
-  if (typeof usage !== 'object' || usage === null) return undefined
-  const u = usage as { completion_tokens?: unknown; prompt_tokens?: unknown }
-  if (typeof u.completion_tokens !== 'number' || !Number.isFinite(u.completion_tokens)) return undefined
-  const prompt = typeof u.prompt_tokens === 'number' && Number.isFinite(u.prompt_tokens) ? u.prompt_tokens : undefined
-  return { completion: u.completion_tokens, prompt }
+  const completion = completionTokensOf(usage)
+  if (completion === undefined) return undefined
+  const prompt = (usage as { prompt_tokens?: unknown }).prompt_tokens
+  return { completion, prompt: typeof prompt === 'number' && Number.isFinite(prompt) ? prompt : undefined }
 }
 
 /** `usage.completion_tokens` as a finite number, else undefined (no allocation: read once per event with continuous usage). */

@@ -232,15 +232,16 @@ export class MetricsAccumulator {
     if (tpot !== undefined) this.recordValue(d.tpotMs, tpot)
     forEachInterTokenLatencyMs(record, this.recordInterTokenLatency)
     const chunks = record.chunkTimes.length
-    const chunkTokens = record.chunkTokens
-    if (chunkTokens !== undefined && chunkTokens.length === chunks) {
+    // Exact tokens per chunk (continuous usage), aligned with the chunks: per-token ITL and an exact multi-token count.
+    const chunkTokens = record.chunkTokens !== undefined && record.chunkTokens.length === chunks ? record.chunkTokens : undefined
+    if (chunkTokens !== undefined) {
       this.chunkTokenRequests += 1
       forEachPerTokenInterTokenLatencyMs(record, this.recordPerTokenLatency)
     }
     if (record.usageReported && chunks > 0) {
       this.chunksWithUsage += chunks
       this.outputTokensWithUsage += outputTokens
-      if (chunkTokens !== undefined && chunkTokens.length === chunks) {
+      if (chunkTokens !== undefined) {
         for (let i = 0; i < chunks; i++) if ((chunkTokens[i] as number) > 1) this.multiTokenChunks += 1
       } else {
         // Only the surplus is known, not how it is spread: count as if each multi-token chunk carried

@@ -1,7 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import type { BenchmarkOptions, CostOptions, GoodputLimits, LoadOptions, SegmentOptions, ServerMetricsOptions, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
-import { validateLoad, validateWarmupOptions } from '../load/index.ts'
+import { stopCountOf, validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
 import { checkServerMetricsOptions } from '../server/metrics/index.ts'
@@ -56,9 +56,9 @@ function checkSegment(segment: unknown, load: LoadOptions, workers: number): Seg
   if (load.rate === undefined && load.concurrency !== undefined && load.concurrency < count) {
     throw new OptionsError('segment.count', `${count} segments cannot share load.concurrency = ${load.concurrency}`, `Use at most ${load.concurrency} segments, or raise the concurrency.`)
   }
-  const total = load.sessions ?? load.requests
-  if (total !== undefined && total < count) {
-    throw new OptionsError('segment.count', `${count} segments cannot share ${total} ${load.sessions !== undefined ? 'sessions' : 'requests'}`, 'Use fewer segments, or send more.')
+  const stop = stopCountOf(load)
+  if (stop.count !== undefined && stop.count < count) {
+    throw new OptionsError('segment.count', `${count} segments cannot share ${stop.count} ${stop.unit}`, 'Use fewer segments, or send more.')
   }
   return { index, count, ...(startAtMs !== undefined ? { startAtMs } : {}) }
 }

@@ -1,5 +1,6 @@
 import type { BenchmarkResult, SegmentInfo, Timeline } from '../contract/types.ts'
 import { formatFigure } from '../platform/format-figure.ts'
+import { stableStringify } from '../platform/stable-stringify.ts'
 import { mergeErrors } from './merge-trials.ts'
 import { mergeSessions } from './merge-sessions.ts'
 import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
@@ -14,20 +15,10 @@ export interface MergedSegments {
   refusals: string[]
 }
 
-/** JSON with sorted keys: two configs written in another key order compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
-}
-
 /** What every segment of one plan shares: the workload, the global load, the endpoint and model (not the segment, the URL or secrets). */
 function planOf(result: BenchmarkResult): string {
   const config = result.config as { workload?: unknown; load?: unknown; target?: { api?: unknown; model?: unknown } }
-  return canonical({ workload: config.workload, load: config.load, api: config.target?.api, model: config.target?.model })
+  return stableStringify({ workload: config.workload, load: config.load, api: config.target?.api, model: config.target?.model })
 }
 
 /** Checks that the results are the N segments of one plan, each on schedule; one line per problem. */

@@ -1,5 +1,5 @@
 import type { LoadOptions, SegmentOptions, WarmupOptions } from '../contract/types.ts'
-import { planArrivals, plannedArrivalCount } from '../load/index.ts'
+import { planArrivals, plannedArrivalCount, stopCountOf } from '../load/index.ts'
 import { globalIndexOf, shareOfCount, shareOfTimestamps } from './split-load.ts'
 
 /** One host's slice of a segmented load: what its runner runs, and which global index each local dispatch is. */
@@ -27,8 +27,7 @@ export function segmentShare(load: LoadOptions, warmup: WarmupOptions | undefine
   const slot = segment.index - 1
   const { count } = segment
   // The unit's stop count: requests, or sessions of a session workload.
-  const total = load.sessions ?? load.requests
-  const countKey = load.sessions !== undefined ? 'sessions' : 'requests'
+  const { count: total, unit: countKey } = stopCountOf(load)
   const warmupShare = warmup === undefined ? undefined : { ...warmup, ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}) }
   const indexOf = (local: number): number => globalIndexOf(local, slot, count)
   const kept = (from: LoadOptions): LoadOptions => {
