@@ -1,5 +1,5 @@
 import { formatFigure } from '../core/platform/format-figure.ts'
-import type { Check, Verdict } from '../core/baseline/index.ts'
+import { changedLead, type Check, type Verdict } from '../core/baseline/index.ts'
 
 function percent(fraction: number): string {
   return `${Number((fraction * 100).toPrecision(4))}%`
@@ -31,9 +31,14 @@ export function describeFailedCheck(check: Check, confidence: number): string {
   )
 }
 
-/** One line per failed check of `verdict` (empty when none failed), then what moved on the server side when its metrics say. */
+/**
+ * One line per failed check of `verdict` (empty when none failed), each led by what changed in the
+ * software under test when it did (`vllm 0.10.1 -> 0.11.0: ttftMs p50 is …`), then what moved on
+ * the server side when its metrics say.
+ */
 export function describeRegressions(verdict: Verdict): string[] {
-  const lines = verdict.checks.filter((check) => check.status === 'fail').map((check) => describeFailedCheck(check, verdict.confidence))
+  const changed = changedLead(verdict)
+  const lines = verdict.checks.filter((check) => check.status === 'fail').map((check) => `${changed}${describeFailedCheck(check, verdict.confidence)}`)
   if (lines.length > 0 && verdict.server) lines.push(`Server side, baseline -> this run: ${verdict.server}.`)
   return lines
 }

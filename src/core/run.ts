@@ -84,9 +84,12 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) }),
     getServerFacts(baseUrl, { apiKey: target.apiKey }).catch(() => undefined),
   ])
+  // The server is named for what it answers it is; how it was started (connected, docker, …) is reported apart.
+  const { name: startedAs, ...launched } = context.server ?? {}
+  const name = serverFacts?.name ?? startedAs
   const environment: EnvironmentInfo = {
     ...hostEnv,
-    server: { ...serverFacts, model, ...context.server },
+    server: { ...serverFacts, model, ...launched, ...(name ? { name } : {}), ...(startedAs ? { startedAs } : {}) },
   }
   // Per-chunk token counts (continuous usage) where the server is known to send them, unless the options decided.
   const clientTarget = withServerName(target, environment.server.name)

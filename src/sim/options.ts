@@ -31,6 +31,8 @@ export interface SimulatorOptions {
   model?: string
   /** Seed of output lengths, output text, request ids and faults. Default 0. */
   seed?: number
+  /** What `GET /version` answers, as a server upgrade would change it (e.g. `0.11.0`). Default `sim-<package version>`. */
+  version?: string
   /** Multiplies every modeled delay: 1 = nominal, 2 = twice as slow, 0 = no modeled delay (steps run back to back). Default 1. */
   speedFactor?: number
   /** Most sequences decoded together (vLLM `--max-num-seqs`); further requests wait in a FIFO queue. Default 32. */
@@ -102,6 +104,7 @@ export interface ResolvedSimulatorOptions {
   host: string
   model: string
   seed: number
+  version: string | undefined
   speedFactor: number
   maxRunningSequences: number
   prefillBaseMs: number
@@ -148,7 +151,7 @@ export const SIMULATOR_DEFAULTS = {
     stallRate: 0,
     stallMs: 1000,
   },
-} as const satisfies Omit<ResolvedSimulatorOptions, 'recordSchedule' | 'apiKey' | 'bufferMode'>
+} as const satisfies Omit<ResolvedSimulatorOptions, 'recordSchedule' | 'apiKey' | 'bufferMode' | 'version'>
 
 function nonNegative(option: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
@@ -203,6 +206,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     host: options.host ?? d.host,
     model,
     seed,
+    version: options.version,
     speedFactor: nonNegative('speedFactor', options.speedFactor, d.speedFactor),
     maxRunningSequences: positiveInteger('maxRunningSequences', options.maxRunningSequences, d.maxRunningSequences),
     prefillBaseMs: nonNegative('prefillBaseMs', options.prefillBaseMs, d.prefillBaseMs),

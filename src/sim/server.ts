@@ -122,7 +122,7 @@ class Simulator {
       res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text) })
       res.end(text)
     } else if (path === '/version') {
-      sendJson(res, 200, { version: `sim-${packageVersion()}` })
+      sendJson(res, 200, { version: this.config.version ?? `sim-${packageVersion()}` })
     } else if (path === '/v1/models') {
       sendJson(res, 200, modelList(this.config.model, this.config.maxModelLen, this.#created))
     } else if (route.api) {

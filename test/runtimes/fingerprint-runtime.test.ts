@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
-import { diffFingerprints, fingerprintOf } from '../../src/core/baseline/index.ts'
+import { diffMachine, fingerprintOf } from '../../src/core/baseline/index.ts'
 import { collectEnvironment } from '../../src/core/telemetry/index.ts'
 import { detectRuntime } from '../../src/core/platform/runtime.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
@@ -27,10 +27,10 @@ describe('fingerprint', () => {
 
   test('another runtime is a change; another minor or patch release of the same one is not', () => {
     const node = fingerprintOf(on({ name: 'node', version: '24.1.0' }))
-    expect(diffFingerprints(node, fingerprintOf(on({ name: 'bun', version: '1.4.5' })))).toEqual(['runtime node 24.1.0 -> bun 1.4.5'])
-    expect(diffFingerprints(node, fingerprintOf(on({ name: 'deno', version: '2.9.6' })))).toEqual(['runtime node 24.1.0 -> deno 2.9.6'])
-    expect(diffFingerprints(node, fingerprintOf(on({ name: 'node', version: '26.0.0' })))).toEqual(['runtime node 24.1.0 -> node 26.0.0'])
-    expect(diffFingerprints(node, fingerprintOf(on({ name: 'node', version: '24.21.0' })))).toEqual([])
+    expect(diffMachine(node, fingerprintOf(on({ name: 'bun', version: '1.4.5' })))).toEqual(['runtime node 24.1.0 -> bun 1.4.5'])
+    expect(diffMachine(node, fingerprintOf(on({ name: 'deno', version: '2.9.6' })))).toEqual(['runtime node 24.1.0 -> deno 2.9.6'])
+    expect(diffMachine(node, fingerprintOf(on({ name: 'node', version: '26.0.0' })))).toEqual(['runtime node 24.1.0 -> node 26.0.0'])
+    expect(diffMachine(node, fingerprintOf(on({ name: 'node', version: '24.21.0' })))).toEqual([])
   })
 
   test('the environment a run collects names the runtime running it', async () => {

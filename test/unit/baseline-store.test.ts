@@ -8,7 +8,7 @@ import {
   baselinePathFor,
   BaselineStore,
   decideMissingBaseline,
-  diffFingerprints,
+  diffMachine,
   fingerprintOf,
   formatBaselineFile,
   hashConfig,
@@ -376,7 +376,7 @@ describe('BaselineStore', () => {
     expect((await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })).names()).toEqual(['first', 'second'])
   })
 
-  test('a fingerprint change is a mismatch naming what changed and how to refresh', async () => {
+  test('a machine change is a mismatch naming what changed and how to refresh; a server upgrade alone is compared', async () => {
     const env = new MemoryEnvironment()
     const store = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
     store.match('chat', entryFor(1))
@@ -387,8 +387,10 @@ describe('BaselineStore', () => {
     expect(match.state).toBe('mismatch')
     if (match.state !== 'mismatch') return
     expect(match.error).toBeInstanceOf(BaselineMismatchError)
-    expect(match.error.environmentChanges).toEqual(['GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200', 'vllm 0.10.1 -> 0.11.0'])
-    expect(match.error.message).toContain('GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200; vllm 0.10.1 -> 0.11.0')
+    expect(match.error.environmentChanges).toEqual(['GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200'])
+    expect(match.error.message).toContain('recorded on another machine: GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200.')
+    const upgraded = entryFor(1, { environment: environment({ serverVersion: '0.11.0' }) })
+    expect(reopened.match('chat', upgraded).state).toBe('compare')
     expect(match.error.message).toContain(`run \`vitest bench -u\` on the new hardware and commit ${PATH}`)
     // Under -u the new hardware's entry replaces it.
     const update = await BaselineStore.open(PATH, { updateMode: 'all', ci: false, environment: env })
@@ -412,12 +414,12 @@ describe('BaselineStore', () => {
 describe('fingerprints', () => {
   test('GPU count, driver, runtime major and unknown fields count as changes; a runtime patch does not', () => {
     const base = fingerprintOf(environment())
-    expect(diffFingerprints(base, fingerprintOf(environment({ nodeVersion: '24.9.1' })))).toEqual([])
-    expect(diffFingerprints(base, fingerprintOf(environment({ nodeVersion: '22.12.0' })))).toEqual(['runtime node 24.1.0 -> node 22.12.0'])
-    expect(diffFingerprints(base, fingerprintOf(environment({ gpus: 2 })))).toEqual(['GPU 1 x NVIDIA A100-SXM4-80GB -> 2 x NVIDIA A100-SXM4-80GB'])
-    expect(diffFingerprints(base, fingerprintOf(environment({ driver: '560.28.03' })))).toEqual(['NVIDIA driver 550.54.15 -> 560.28.03'])
+    expect(diffMachine(base, fingerprintOf(environment({ nodeVersion: '24.9.1' })))).toEqual([])
+    expect(diffMachine(base, fingerprintOf(environment({ nodeVersion: '22.12.0' })))).toEqual(['runtime node 24.1.0 -> node 22.12.0'])
+    expect(diffMachine(base, fingerprintOf(environment({ gpus: 2 })))).toEqual(['GPU 1 x NVIDIA A100-SXM4-80GB -> 2 x NVIDIA A100-SXM4-80GB'])
+    expect(diffMachine(base, fingerprintOf(environment({ driver: '560.28.03' })))).toEqual(['NVIDIA driver 550.54.15 -> 560.28.03'])
     const noGpu = fingerprintOf({ ...environment(), gpus: [] })
-    expect(diffFingerprints(base, noGpu)).toEqual(['GPU NVIDIA A100-SXM4-80GB -> none', 'NVIDIA driver 550.54.15 -> unknown'])
+    expect(diffMachine(base, noGpu)).toEqual(['GPU NVIDIA A100-SXM4-80GB -> none', 'NVIDIA driver 550.54.15 -> unknown'])
     expect(fingerprintOf(environment())).toEqual({
       gpuModel: 'NVIDIA A100-SXM4-80GB',
       gpuCount: 1,

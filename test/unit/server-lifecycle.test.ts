@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { ServerStartError, ServerUnavailableError } from '../../src/core/contract/errors.ts'
 import { command, connect, vllm, type PresetOptions } from '../../src/core/server/presets.ts'
+import type { ServerSpec } from '../../src/core/server/server-spec.ts'
 import { ServerPool } from '../../src/core/server/server-pool.ts'
 import { stopTrackedServers, trackedServerCount } from '../../src/core/server/shutdown-hooks.ts'
 import { startServer, withServer } from '../../src/core/server/start-server.ts'
@@ -91,6 +92,32 @@ describe('launching a server', () => {
     const serialised = JSON.stringify(result)
     expect(serialised).not.toContain(API_KEY)
     expect(serialised).not.toContain(HF_TOKEN)
+  })
+
+  test('a vLLM launched through command([...]) or connected to is named vllm, started as such, and asked for per-chunk usage', async () => {
+    const file = path.join(logDir, 'named.bench.ts')
+    const bench = (server: ServerSpec, name: string) =>
+      runStandaloneBench({
+        name,
+        file,
+        options: { server, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } }, load: { concurrency: 1, requests: 3 }, baseline: false },
+        provided: { update: 'none', ci: true },
+      })
+    const env = { FAKE_SERVER_MODE: 'ok', FAKE_SERVER_VERSION: '0.10.1' }
+    const launched = await bench(command([process.execPath, fakeServerScript, marker, '--port', '{port}'], { env, logDir, stopGraceMs: 500 }), 'command')
+    expect(launched.judgement.failure).toBeUndefined()
+    expect(launched.result.environment.server).toMatchObject({ name: 'vllm', version: '0.10.1', startedAs: path.basename(process.execPath) })
+    expect(logOf(marker)).toContain('stream_options {"include_usage":true,"continuous_usage_stats":true}')
+
+    const running = await startServer(fakeSpec('ok', { env: { FAKE_SERVER_VERSION: '0.10.1' } }), quiet)
+    try {
+      const connected = await bench(connect(running.baseUrl), 'connected')
+      expect(connected.judgement.failure).toBeUndefined()
+      expect(connected.result.environment.server).toMatchObject({ name: 'vllm', version: '0.10.1', startedAs: 'connected' })
+      expect(connected.result.environment.server.launch).toBeUndefined()
+    } finally {
+      await running.stop()
+    }
   })
 
   test('a launched server killed during the run fails the bench with its exit and last log lines; no baseline is written', async () => {

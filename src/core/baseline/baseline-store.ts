@@ -3,7 +3,7 @@ import type { BaselineEntry } from './baseline-entry.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'
 import { diffConfigs } from './config-hash.ts'
-import { diffFingerprints } from './fingerprint.ts'
+import { diffMachine } from './fingerprint.ts'
 import { NodeBaselineEnvironment } from './node-baseline-environment.ts'
 import type { UpdateMode } from './update-mode.ts'
 import { decideMissingBaseline } from './update-mode.ts'
@@ -52,11 +52,11 @@ export interface BaselineSaveSummary {
 }
 
 /**
- * Why the baseline cannot be compared with the current entry: other hardware or software (see
- * `diffFingerprints`) or another workload/load (`configHash`). Undefined when they match.
+ * Why the baseline cannot be compared with the current entry: another machine (see
+ * `diffMachine`) or another workload/load (`configHash`). Undefined when they match.
  */
 export function baselineMismatchOf(benchName: string, path: string, baseline: BaselineEntry, current: BaselineEntry): BaselineMismatchError | undefined {
-  const environmentChanges = diffFingerprints(baseline.fingerprint, current.fingerprint)
+  const environmentChanges = diffMachine(baseline.fingerprint, current.fingerprint)
   let configChanges: string[] = []
   if (baseline.configHash !== current.configHash) {
     configChanges = baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []

@@ -1,4 +1,5 @@
 import { describeServerChange, serverContextOf } from './server-context.ts'
+import { diffSoftware, fingerprintOf } from './fingerprint.ts'
 import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import type { BenchmarkResult } from '../contract/types.ts'
@@ -208,7 +209,8 @@ function overallStatus(checks: readonly Check[]): VerdictStatus {
  * Means: normal approximation. Throughputs: the run-level ratio with the noise of both runs (see
  * docs/verdicts.md). A check fails only when its whole interval lies beyond the tolerance.
  *
- * Does not check fingerprints or configs: `BaselineStore.match` does that first.
+ * Does not check the machine or the config: `BaselineStore.match` does that first. What changed in the
+ * software under test (server, version, model) is compared and named in `Verdict.changed`.
  *
  * @throws {OptionsError} when the policy is invalid.
  * @throws {MetricsDataError} when a stored histogram does not decode.
@@ -277,5 +279,6 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
     notes.push(`${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`)
   }
   const server = describeServerChange(baseline.server, serverContextOf(result))
-  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}) }
+  const changed = diffSoftware(baseline.fingerprint, fingerprintOf(result.environment))
+  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}), ...(changed.length > 0 ? { changed } : {}) }
 }

@@ -1,8 +1,9 @@
 import type { EnvironmentInfo } from '../contract/types.ts'
 
 /**
- * What a baseline was measured on. Latency and throughput only compare within one fingerprint:
- * another GPU, driver, server version or model makes a new baseline, not a regression.
+ * What a baseline was measured on, in two parts: the machine (GPU, driver, runtime, CPU: a change
+ * means no relative verdict, see {@link diffMachine}) and the software under test (server, version,
+ * model: compared and named, see {@link diffSoftware}).
  * Fields that could not be detected are absent. The host name is left out on purpose (CI runners
  * change names, not hardware).
  */
@@ -60,13 +61,14 @@ function majorVersion(version: string): string {
 }
 
 /**
- * What differs between the fingerprint a baseline was recorded with and the current one, one
- * human-readable change per entry, e.g. `GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200` or
- * `vllm 0.10.1 -> 0.11.0`. Empty when they match. A field known on one side only counts as a
- * change (shown as `unknown`): a baseline from an H200 must not be compared with a run whose GPU
- * could not be detected. The runtime compares by name and major version only.
+ * What differs in the machine between the fingerprint a baseline was recorded with and the current
+ * one: GPU model and count, NVIDIA driver, the load generator's runtime (name and major version)
+ * and CPU model. One human-readable change per entry, e.g. `GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200`.
+ * Empty when they match. A field known on one side only counts as a change (shown as `unknown`): a
+ * baseline from an H200 must not be compared with a run whose GPU could not be detected. A machine
+ * change means no relative verdict: the figures measure another machine.
  */
-export function diffFingerprints(baseline: Fingerprint, current: Fingerprint): string[] {
+export function diffMachine(baseline: Fingerprint, current: Fingerprint): string[] {
   const changes: string[] = []
   if (baseline.gpuModel !== current.gpuModel || baseline.gpuCount !== current.gpuCount) {
     const withCount = baseline.gpuCount !== current.gpuCount && baseline.gpuCount > 0 && current.gpuCount > 0
@@ -75,6 +77,21 @@ export function diffFingerprints(baseline: Fingerprint, current: Fingerprint): s
   if (baseline.driverVersion !== current.driverVersion) {
     changes.push(`NVIDIA driver ${show(baseline.driverVersion)} -> ${show(current.driverVersion)}`)
   }
+  if (baseline.runtimeName !== current.runtimeName || majorVersion(baseline.runtimeVersion) !== majorVersion(current.runtimeVersion)) {
+    changes.push(`runtime ${baseline.runtimeName} ${baseline.runtimeVersion} -> ${current.runtimeName} ${current.runtimeVersion}`)
+  }
+  if (baseline.cpuModel !== current.cpuModel) changes.push(`CPU ${show(baseline.cpuModel)} -> ${show(current.cpuModel)}`)
+  return changes
+}
+
+/**
+ * What differs in the software under test: the server's name and version (llama.cpp: its build)
+ * and the model it serves, e.g. `vllm 0.10.1 -> 0.11.0`. Empty when they match. These are what a
+ * team compares (an upgrade, another build, another quantization), so a change here is judged and
+ * named in the verdict, never refused.
+ */
+export function diffSoftware(baseline: Fingerprint, current: Fingerprint): string[] {
+  const changes: string[] = []
   if (baseline.serverName !== current.serverName) {
     const before = [show(baseline.serverName), baseline.serverVersion].filter(Boolean).join(' ')
     const after = [show(current.serverName), current.serverVersion].filter(Boolean).join(' ')
@@ -83,9 +100,5 @@ export function diffFingerprints(baseline: Fingerprint, current: Fingerprint): s
     changes.push(`${show(current.serverName)} ${show(baseline.serverVersion)} -> ${show(current.serverVersion)}`)
   }
   if (baseline.model !== current.model) changes.push(`model ${show(baseline.model)} -> ${show(current.model)}`)
-  if (baseline.runtimeName !== current.runtimeName || majorVersion(baseline.runtimeVersion) !== majorVersion(current.runtimeVersion)) {
-    changes.push(`runtime ${baseline.runtimeName} ${baseline.runtimeVersion} -> ${current.runtimeName} ${current.runtimeVersion}`)
-  }
-  if (baseline.cpuModel !== current.cpuModel) changes.push(`CPU ${show(baseline.cpuModel)} -> ${show(current.cpuModel)}`)
   return changes
 }

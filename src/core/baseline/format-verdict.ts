@@ -14,6 +14,11 @@ function label(check: Check): string {
   return check.statistic === 'value' ? check.metric : `${check.metric} ${check.statistic}`
 }
 
+/** What changed in the software under test, as the lead of a verdict line (`vllm 0.10.1 -> 0.11.0: `); empty when nothing did. */
+export function changedLead(verdict: Verdict): string {
+  return verdict.changed && verdict.changed.length > 0 ? `${verdict.changed.join('; ')}: ` : ''
+}
+
 /**
  * One readable block: a headline with the overall status, then one row per check with baseline,
  * current, ratio, confidence interval, tolerance and sample sizes side by side in aligned columns,
@@ -25,7 +30,7 @@ export function formatVerdict(verdict: Verdict): string {
     .map((status) => [status, verdict.checks.filter((check) => check.status === status).length] as const)
     .filter(([, count]) => count > 0)
     .map(([status, count]) => `${count} ${status}`)
-  const headline = `Baseline comparison: ${verdict.status.toUpperCase()}${counts.length > 0 ? ` (${counts.join(', ')})` : ' (no checks)'}`
+  const headline = `Baseline comparison: ${changedLead(verdict)}${verdict.status.toUpperCase()}${counts.length > 0 ? ` (${counts.join(', ')})` : ' (no checks)'}`
   const header = ['check', 'baseline', 'current', 'ratio', `${level} CI`, 'tolerance', 'n base/cur', 'status']
   const rows = verdict.checks.map((check) => [
     label(check),

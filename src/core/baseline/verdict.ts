@@ -53,4 +53,9 @@ export interface Verdict {
   notes: string[]
   /** What the server's own metrics say moved between the baseline and this run (context, never judged); absent when either side has no server metrics. */
   server?: string
+  /**
+   * What changed in the software under test between the baseline and this run, e.g. `vllm 0.10.1 -> 0.11.0`
+   * or `llama.cpp b7000-aaaa -> b7001-bbbb` (see `diffSoftware`); absent when it is the same software.
+   */
+  changed?: string[]
 }

@@ -78,7 +78,7 @@ export class BaselineMissingError extends LlmBenchError {
 }
 
 /**
- * A stored baseline was measured on other hardware or software, or with another workload or
+ * A stored baseline was measured on another machine, or with another workload or
  * load: comparing against it would be meaningless.
  */
 export class BaselineMismatchError extends LlmBenchError {
@@ -87,7 +87,7 @@ export class BaselineMismatchError extends LlmBenchError {
   readonly benchName: string
   /** The baseline file holding the entry. */
   readonly path: string
-  /** Environment changes, one per line, e.g. `GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200`. */
+  /** Machine changes, one per line, e.g. `GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200` (a server upgrade is compared, not refused). */
   readonly environmentChanges: string[]
   /** Workload, load or target changes, e.g. `load.concurrency 16 -> 32`; empty when the config matches. */
   readonly configChanges: string[]
@@ -95,8 +95,8 @@ export class BaselineMismatchError extends LlmBenchError {
     const parts: string[] = []
     if (environmentChanges.length > 0) {
       parts.push(
-        `The baseline for '${benchName}' in ${path} was recorded on other hardware or software: ${environmentChanges.join('; ')}. ` +
-          `Comparing across them would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path}.`,
+        `The baseline for '${benchName}' in ${path} was recorded on another machine: ${environmentChanges.join('; ')}. ` +
+          `Comparing across machines would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path}.`,
       )
     }
     if (configChanges.length > 0) {

@@ -575,7 +575,16 @@ export interface EnvironmentInfo {
   /** GPU inventory; empty when no NVIDIA driver was found. */
   gpus: Array<{ index: number; name: string; uuid?: string; memoryTotalMiB?: number; driverVersion?: string; cudaVersion?: string }>
   server: {
+    /**
+     * What the server is, as it answers (`vllm`, `sglang`, `llama.cpp`, the `server` header, `owned_by`);
+     * the launch name (`startedAs`) only where the server does not say.
+     */
     name?: string
+    /**
+     * How it was started: `connected` (it was running), or the launch's name (`vllm`, `sglang`, `llama.cpp`,
+     * a command's name such as `docker`). Absent for a `target` given by URL.
+     */
+    startedAs?: string
     version?: string
     model?: string
     maxContextTokens?: number

@@ -1,0 +1,70 @@
+// A server upgrade is judged, not refused: the simulator reports /version 0.10.1 when the baseline
+// is recorded, 0.11.0 afterwards; unchanged timing is compared and passes, twice as slow fails, and
+// both name the change. Another GPU (the machine) is still refused.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { startSimulator } from '../../src/sim/index.ts'
+import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-upgrade-'))
+const file = path.join(dir, 'upgrade.bench.ts')
+const baselineFile = path.join(dir, '__llm_baselines__', 'upgrade.bench.ts.json')
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** One bench run against a simulator reporting `version`, with every modeled delay times `speedFactor`. */
+async function benchOn(version: string, speedFactor: number) {
+  const sim = await startSimulator({ ...AA_SIMULATOR, version, speedFactor })
+  try {
+    return await runStandaloneBench({
+      name: 'upgrade',
+      file,
+      options: {
+        target: { baseUrl: sim.url },
+        workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 4 } },
+        load: { concurrency: 1, requests: 40 },
+        warmup: { requests: 4 },
+        seed: 11,
+        baseline: { ttftMs: { p50: '+10%' } },
+      },
+      provided: { update: 'new', ci: false },
+    })
+  } finally {
+    await sim.close()
+  }
+}
+
+describe('a server upgrade against a stored baseline', () => {
+  test('compared and named: unchanged timing does not fail, twice as slow fails; a GPU change is refused', async () => {
+    const recorded = await benchOn('0.10.1', 1)
+    expect(recorded.judgement.baselineState).toBe('written')
+    expect(recorded.result.environment.server).toMatchObject({ name: 'vitest-llm-bench-sim', version: '0.10.1' })
+
+    const same = await benchOn('0.11.0', 1)
+    expect(same.judgement.baselineState).toBe('compare')
+    expect(same.judgement.verdict?.changed).toEqual(['vitest-llm-bench-sim 0.10.1 -> 0.11.0'])
+    expect(same.judgement.verdict?.status).not.toBe('fail')
+    expect(same.judgement.failure).toBeUndefined()
+
+    const slower = await benchOn('0.11.0', 2)
+    expect(slower.judgement.baselineState).toBe('compare')
+    expect(slower.judgement.verdict?.status).toBe('fail')
+    expect(slower.judgement.failure).toContain('Baseline comparison: vitest-llm-bench-sim 0.10.1 -> 0.11.0: FAIL')
+    expect(slower.judgement.failure).toMatch(/- vitest-llm-bench-sim 0\.10\.1 -> 0\.11\.0: ttftMs p50 is [\d.]+ ms, baseline [\d.]+ ms: ratio/)
+
+    // The stored entry as if recorded on an H200: a machine change, refused before any comparison.
+    const stored = JSON.parse(readFileSync(baselineFile, 'utf8')) as { entries: Record<string, { fingerprint: Record<string, unknown> }> }
+    const entry = stored.entries.upgrade
+    if (entry === undefined) throw new Error('the baseline entry was not written')
+    entry.fingerprint = { ...entry.fingerprint, gpuModel: 'NVIDIA H200', gpuCount: 1 }
+    writeFileSync(baselineFile, JSON.stringify(stored))
+    const moved = await benchOn('0.11.0', 1)
+    expect(moved.judgement.baselineState).toBe('mismatch')
+    expect(moved.judgement.failure).toContain('recorded on another machine: GPU NVIDIA H200 -> none')
+  })
+})
