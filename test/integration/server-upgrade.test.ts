@@ -17,8 +17,20 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** One bench run against a simulator reporting `version`, with every modeled delay times `speedFactor`. */
+/**
+ * One bench run against a simulator reporting `version`, with every modeled delay times `speedFactor`;
+ * measured again (at most 4 times) while the machine was disturbed (steal, other processes), as a user
+ * would re-run it: a disturbed run is refused as a baseline and judged inconclusive by design.
+ */
 async function benchOn(version: string, speedFactor: number) {
+  let outcome = await benchOnce(version, speedFactor)
+  for (let attempt = 1; attempt < 4 && (outcome.result.client.selfCheck?.disturbed.length ?? 0) > 0; attempt++) {
+    outcome = await benchOnce(version, speedFactor)
+  }
+  return outcome
+}
+
+async function benchOnce(version: string, speedFactor: number) {
   const sim = await startSimulator({ ...AA_SIMULATOR, version, speedFactor })
   try {
     return await runStandaloneBench({
@@ -66,5 +78,5 @@ describe('a server upgrade against a stored baseline', () => {
     const moved = await benchOn('0.11.0', 1)
     expect(moved.judgement.baselineState).toBe('mismatch')
     expect(moved.judgement.failure).toContain('recorded on another machine: GPU NVIDIA H200 -> none')
-  })
+  }, 300_000)
 })
