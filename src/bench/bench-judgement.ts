@@ -5,6 +5,7 @@ import {
   compare,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
+  type BaselineEntry,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
   type Verdict,
@@ -53,7 +54,7 @@ export interface JudgeInput {
   env?: Record<string, string | undefined>
 }
 
-/** Set to 1 to record a baseline from a run whose self-check says the machine was disturbed. */
+/** Set to 1 to record a run whose self-check says the machine was disturbed as a trusted (not provisional) baseline. */
 export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
 
 /**
@@ -63,18 +64,22 @@ export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
 export const DEFAULT_MAX_ERROR_RATE = 0.01
 
 /**
- * The baseline quality gate: a run that would be written as a baseline while its self-check says
- * the client or machine was disturbed is refused (a failure naming why and how to force it), so
- * that no later comparison measures against a busy machine's numbers.
+ * The recording rule, one for every bench: a run measured while its self-check says the machine was
+ * disturbed is still written, as a provisional entry (`BaselineEntry.provisional`), and says so in
+ * one line: what disturbed it and how it becomes trusted. With the force switch it is written as a
+ * trusted entry. Undefined when this run writes no entry or was measured on a quiet machine.
  */
-function disturbedRecording(input: JudgeInput, exists: boolean): string | undefined {
-  const writes = input.provided.update === 'all' || (!exists && input.provided.update === 'new')
-  const disturbed = input.result.client.selfCheck?.disturbed ?? []
-  if (!writes || disturbed.length === 0) return undefined
-  if ((input.env ?? process.env)[FORCE_BASELINE_ENV] === '1') return undefined
+function provisionalRecording(input: JudgeInput, entry: BaselineEntry, exists: boolean): string | undefined {
+  const writes = input.provided.update === 'all' || (input.provided.update === 'new' && !input.provided.ci && !exists)
+  if (!writes || entry.provisional === undefined) return undefined
+  if ((input.env ?? process.env)[FORCE_BASELINE_ENV] === '1') {
+    const reasons = entry.provisional
+    delete entry.provisional
+    return `baseline recorded as trusted although the machine was disturbed (${reasons.join('; ')}): ${FORCE_BASELINE_ENV}=1`
+  }
   return (
-    `Not recorded as a baseline: the machine was disturbed while this run measured (${disturbed.join('; ')}). ` +
-    `Every later run would be compared with these numbers. Run it again on a quiet machine, or set ${FORCE_BASELINE_ENV}=1 to record it anyway.`
+    `baseline recorded provisionally: the machine was disturbed while this run measured (${entry.provisional.join('; ')}). ` +
+    'No verdict passes against it; the next run on a quiet machine replaces it (`vitest bench`, or `-u`).'
   )
 }
 
@@ -143,11 +148,8 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci })
     const series = throughputSeriesOf(input.result)
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
-    const refusal = disturbedRecording(input, store.get(input.name).state === 'found')
-    if (refusal !== undefined) {
-      judgement.failure = [headline(input), ...blocks, refusal].join('\n\n')
-      return judgement
-    }
+    const stored = store.get(input.name)
+    const provisional = provisionalRecording(input, entry, stored.state === 'found')
     const match = store.match(input.name, entry)
     judgement.baselineState = match.state
     switch (match.state) {
@@ -180,6 +182,10 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       case 'written':
       case 'updated':
         notes.push(`baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`)
+        if (provisional !== undefined) notes.push(provisional)
+        if (match.state === 'updated' && match.previous.provisional !== undefined && input.provided.update !== 'all') {
+          notes.push(`replaced the provisional baseline recorded ${match.previous.recordedAt} (${match.previous.provisional.join('; ')}) with this quiet run's`)
+        }
         notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_REGRESSION_POLICY, trials.max))
         break
       case 'missing':

@@ -20,6 +20,7 @@ import {
 } from '../core/sweep/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
 import type { LlmBenchProvided } from './provided.ts'
+import { FORCE_BASELINE_ENV } from './bench-judgement.ts'
 import type { BenchSweepOptions } from './sweep-bench-options.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 
@@ -133,15 +134,28 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   const blocks: string[] = []
   const meta: LlmBenchSweepTaskMeta = { result, checks: [] }
   let baselineCurve: SweepBaselineCurve | undefined
+  let provisionalBaseline: string[] | undefined
+  const recording: SweepCheck[] = []
   if (options.baseline !== false && result.points.some((point) => point.result.counts.completed > 0)) {
     const path = baselinePathFor(run.file, shared.baselineDir)
     meta.baselinePath = path
     const store = await BaselineStore.open(path, { updateMode: shared.update, ci: shared.ci })
     const entry = sweepBaselineEntryOf(result)
     if (entry) {
+      const forced = process.env[FORCE_BASELINE_ENV] === '1'
+      if (forced) delete entry.provisional
       const match = store.match(name, entry)
       meta.baselineState = match.state
+      if ((match.state === 'written' || match.state === 'updated') && entry.provisional !== undefined) {
+        const shown = entry.provisional.slice(0, 3).join('; ') + (entry.provisional.length > 3 ? `; and ${entry.provisional.length - 3} more` : '')
+        recording.push({
+          name: 'baseline',
+          status: 'skip',
+          message: `recorded provisionally: the machine was disturbed (${shown}); no check passes against it until a quiet run replaces it (\`vitest bench\`, or \`-u\`)`,
+        })
+      }
       if (match.state === 'compare') {
+        provisionalBaseline = match.entry.provisional
         baselineCurve = sweepCurveOf(match.entry)
         if (!baselineCurve) blocks.push(`The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${path}.`)
       } else if (match.state === 'missing' || match.state === 'mismatch') {
@@ -150,7 +164,19 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       await store.save()
     }
   }
-  const checks: SweepCheck[] = checkSweep(result, options.expect, baselineCurve)
+  const checks: SweepCheck[] = [...recording, ...checkSweep(result, options.expect, baselineCurve)]
+  if (provisionalBaseline !== undefined) {
+    // One rule with bench.llm: against a baseline recorded while the machine was disturbed nothing passes.
+    for (const [i, check] of checks.entries()) {
+      if (check.status === 'pass' && check.name.endsWith('vs baseline')) {
+        checks[i] = {
+          ...check,
+          status: 'skip',
+          message: `${check.message}; not a pass: the baseline was recorded while the machine was disturbed (${provisionalBaseline[0] ?? ''}), record it again on a quiet machine`,
+        }
+      }
+    }
+  }
   meta.checks = checks
   const failed = checks.filter((check) => check.status === 'fail')
   if (failed.length === 0 && blocks.length === 0) return { meta }

@@ -175,6 +175,36 @@ describe('sweep baselines', () => {
     expect(sweepBaselineEntryOf(makeSweep([{ value: 8, outputTokensPerSec: 500 }]))?.configHash).not.toBe(a?.configHash)
   })
 
+  it('is provisional when any point was measured disturbed (not only the best one), and a quiet local sweep replaces it', async () => {
+    const busy = makeSweep([
+      { value: 8, outputTokensPerSec: 500 },
+      { value: 16, outputTokensPerSec: 900 },
+    ])
+    const slow = busy.points[0]
+    if (!slow) throw new Error('no point')
+    slow.result = { ...slow.result, client: { ...slow.result.client, selfCheck: { cores: 2, loadAverage1m: 3, stealShare: 0.07, disturbed: ['the hypervisor took 7.0 % of the CPU (steal)'] } } }
+    const entry = sweepBaselineEntryOf(busy)
+    expect(entry?.provisional).toEqual([`${busy.axis} 8: the hypervisor took 7.0 % of the CPU (steal)`])
+    expect(sweepBaselineEntryOf(baselineSweep)?.provisional).toBeUndefined()
+    const environment = new MemoryEnvironment()
+    const path = '/bench/__llm_baselines__/busy-sweep.bench.ts.json'
+    const first = await BaselineStore.open(path, { updateMode: 'new', ci: false, environment })
+    if (!entry) throw new Error('no entry')
+    expect(first.match('curve', entry).state).toBe('written')
+    await first.save()
+    const quiet = sweepBaselineEntryOf(
+      makeSweep([
+        { value: 8, outputTokensPerSec: 500 },
+        { value: 16, outputTokensPerSec: 900 },
+      ]),
+    )
+    if (!quiet) throw new Error('no entry')
+    const underCi = await BaselineStore.open(path, { updateMode: 'none', ci: true, environment })
+    expect(underCi.match('curve', quiet).state).toBe('compare')
+    const local = await BaselineStore.open(path, { updateMode: 'new', ci: false, environment })
+    expect(local.match('curve', quiet).state).toBe('updated')
+  })
+
   it('stores the curve beside the highest-throughput point and reads it back from the file', async () => {
     const environment = new MemoryEnvironment()
     const path = '/bench/__llm_baselines__/sweep.bench.ts.json'

@@ -75,6 +75,12 @@ export interface BaselineEntry {
   selfCheck?: SelfCheck
   /** The server's own figures when it was recorded (context for a verdict, never judged). */
   server?: ServerContext
+  /**
+   * Present when the run was measured on a disturbed machine: what disturbed it (as its self-check
+   * named it). A verdict against such an entry never passes (a slowed baseline can hide a slowdown);
+   * a quiet local run replaces it (see `BaselineStore.match`). Absent for a quiet or forced recording.
+   */
+  provisional?: string[]
 }
 
 /** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */
@@ -133,6 +139,7 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     histograms,
     trials: trialsOf(result),
     ...(result.client.selfCheck ? { selfCheck: result.client.selfCheck } : {}),
+    ...((result.client.selfCheck?.disturbed.length ?? 0) > 0 ? { provisional: [...(result.client.selfCheck?.disturbed ?? [])] } : {}),
   }
   const server = serverContextOf(result)
   if (server) entry.server = server

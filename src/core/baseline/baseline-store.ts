@@ -130,6 +130,8 @@ export class BaselineStore {
    * - missing: recorded (`written`) under `-u` or `new` outside CI, else `missing` with the error to throw;
    * - `-u`: recorded (`updated`), whatever the stored entry was;
    * - fingerprint or config differs: `mismatch` with the error to throw (nothing recorded);
+   * - a provisional stored entry (recorded while the machine was disturbed) and a quiet current run,
+   *   outside CI with update mode `new`: recorded (`updated`), so the first quiet run makes it trusted;
    * - else `compare` against the stored entry.
    */
   match(name: string, current: BaselineEntry): BaselineMatch {
@@ -147,6 +149,10 @@ export class BaselineStore {
     }
     const mismatch = baselineMismatchOf(name, this.path, stored, current)
     if (mismatch) return { state: 'mismatch', entry: stored, error: mismatch }
+    if (this.updateMode === 'new' && !this.ci && stored.provisional !== undefined && current.provisional === undefined) {
+      this.#record(name, current, false)
+      return { state: 'updated', entry: current, previous: stored }
+    }
     return { state: 'compare', entry: stored }
   }
 

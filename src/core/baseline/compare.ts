@@ -272,6 +272,15 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
       if (check.status !== 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
+  if (baseline.provisional !== undefined) {
+    // A baseline measured on a disturbed machine is slower than the server was: a fail against it
+    // stands (the run is slower still), a pass cannot (the slowed baseline can hide a slowdown).
+    const why = `the baseline was recorded while the machine was disturbed (${baseline.provisional.join('; ')}) and can hide a slowdown`
+    notes.push(`${why[0]?.toUpperCase()}${why.slice(1)}: no check passes against it. Run the bench on a quiet machine to replace it (\`vitest bench\` replaces a provisional entry, \`-u\` any).`)
+    for (const [i, check] of checks.entries()) {
+      if (check.status === 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
+    }
+  }
   const overhead = result.server?.metrics?.clientOverheadTtftMs
   const ttftGate = checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
   const overheadLine = overhead && ttftGate ? overheadNote(overhead, result.metrics.ttftMs.p50, ttftGate.tolerance) : undefined

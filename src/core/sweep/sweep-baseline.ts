@@ -32,6 +32,10 @@ export function sweepBaselineEntryOf(result: SweepResult, options: { recordedAt?
   for (const point of result.points) if (best && point.result.throughput[metric] > best.result.throughput[metric]) best = point
   if (!best) return undefined
   const entry = baselineEntryFrom(best.result, { config: result.config, ...(options.recordedAt ? { recordedAt: options.recordedAt } : {}) })
+  // The curve holds every point: the entry is provisional when any of them was measured disturbed.
+  const provisional = result.points.flatMap((point) => (point.result.client.selfCheck?.disturbed ?? []).map((why) => `${result.axis} ${point.value}: ${why}`))
+  if (provisional.length > 0) entry.provisional = provisional
+  else delete entry.provisional
   const curve: SweepBaselineCurve = { kind: result.kind, axis: result.axis, points: result.curve }
   if (result.knee) curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
   if (result.capacity) curve.capacity = result.capacity.rate === undefined ? {} : { rate: result.capacity.rate }
