@@ -44,6 +44,13 @@ module.exports = {
       to: { path: '^src/core/(baseline|slo|trials|workers)/' },
     },
     {
+      name: 'verdict-judges-numbers',
+      severity: 'error',
+      comment: 'The paired verdict judges ratios it is given: no telemetry, server, load or run imports (DESIGN.md).',
+      from: { path: '^src/core/verdict/' },
+      to: { path: ['^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan)/', '^src/core/(run|index)\\.ts$'] },
+    },
+    {
       name: 'sweep-below-scenario',
       severity: 'error',
       from: { path: '^src/core/sweep/' },

@@ -1,0 +1,159 @@
+import { normalQuantile, studentTQuantile } from '../baseline/special-functions.ts'
+import type { VerdictStatus } from '../baseline/verdict.ts'
+
+/** One pair's figure for one gate: the variant's statistic over the control's, measured side by side. */
+export interface PairRatio {
+  /** variant / control, > 0. */
+  ratio: number
+  /** The within-run confidence interval of that ratio (from the two runs' own samples); null when none could be computed. */
+  ciLow: number | null
+  ciHigh: number | null
+}
+
+/** A gate judged on pairs: which statistic, and how far the variant may move it. */
+export interface PairedGate {
+  /** e.g. `ttftMs`, `outputTokensPerSec`. */
+  metric: string
+  /** e.g. `p50`, or `value` for a run-level throughput. */
+  statistic: string
+  /** `ms`, `tok/s` or `req/s`. */
+  unit: string
+  /**
+   * Signed fraction the variant may differ from the control by: +0.1 lets a latency be 10 % higher,
+   * -0.05 lets a throughput be 5 % lower. The limit on the ratio is 1 + tolerance (an equivalence margin).
+   */
+  tolerance: number
+}
+
+/** A gate's paired verdict. */
+export interface PairedCheck extends PairedGate {
+  status: VerdictStatus
+  /** Geometric mean of the pairs' ratios (variant / control). */
+  ratio: number
+  /** Confidence interval of that ratio; null with fewer than 2 pairs. */
+  ciLow: number | null
+  ciHigh: number | null
+  /** Pairs the check is based on. */
+  pairs: number
+  /**
+   * What set the interval's width: the spread between pairs (a paired t interval on the log-ratios)
+   * or, where wider, the runs' own sampling error (their within-run intervals, combined).
+   */
+  width: 'between pairs' | 'within runs'
+  /** Why the check is inconclusive, or what it could not use. */
+  reason?: string
+  /**
+   * For an inconclusive check: about how many pairs in all would decide at the noise measured
+   * (the ratio and the spread staying as they are); absent when none up to 200 would (the ratio is at the limit).
+   */
+  pairsToDecide?: number
+}
+
+const tQuantiles = new Map<string, number>()
+/** Student's t quantile, remembered: a sequence asks for the same few (confidence, pairs) again and again. */
+function tQuantile(p: number, df: number): number {
+  const key = `${p}:${df}`
+  let value = tQuantiles.get(key)
+  if (value === undefined) {
+    value = studentTQuantile(p, df)
+    tQuantiles.set(key, value)
+  }
+  return value
+}
+
+/** Beyond this many pairs an estimate of the pairs needed is not worth stating. */
+const MAX_PAIRS_TO_DECIDE = 200
+
+/**
+ * Judges one gate on paired ratios. The statistic is the mean of the pairs' log-ratios, so a ratio
+ * and its inverse weigh the same; its interval is the paired t interval on those log-ratios, widened
+ * to the within-run interval when the runs' own sampling error is larger (a pair of short runs that
+ * happen to agree must not look more certain than either run is).
+ *
+ * Why a t interval rather than a signed-rank one: with the 3 to 6 pairs a pull request can afford,
+ * the Wilcoxon signed-rank interval cannot reach 95 % (the smallest two-sided p-value of 3 pairs is
+ * 0.25, of 5 pairs 0.0625); the t interval can, and log-ratios of run-level statistics are close
+ * enough to normal for it (each is a quantile or a mean over hundreds of requests).
+ *
+ * Pass: the whole interval is within the tolerance; fail: the whole interval is beyond it;
+ * inconclusive otherwise, with about how many pairs would decide.
+ */
+export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], confidence: number): PairedCheck {
+  const logs = ratios.filter((r) => r.ratio > 0 && Number.isFinite(r.ratio)).map((r) => Math.log(r.ratio))
+  const n = logs.length
+  const mean = n > 0 ? logs.reduce((sum, x) => sum + x, 0) / n : 0
+  const base = { ...gate, ratio: Math.exp(mean), pairs: n }
+  if (n < 2) {
+    return { ...base, status: 'inconclusive', ciLow: null, ciHigh: null, width: 'between pairs', reason: `${n} pair${n === 1 ? '' : 's'}: a paired interval needs 2 at least` }
+  }
+  const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (n - 1))
+  const tail = 1 - (1 - confidence) / 2
+  const between = (tQuantile(tail, n - 1) * sd) / Math.sqrt(n)
+  const z = normalQuantile(tail)
+  // Each pair's within-run standard error of its log-ratio, from its interval's width.
+  const withinSe = ratios.map((r) => (r.ciLow !== null && r.ciHigh !== null && r.ciLow > 0 && r.ciHigh > 0 ? (Math.log(r.ciHigh) - Math.log(r.ciLow)) / (2 * z) : undefined))
+  const known = withinSe.filter((se): se is number => se !== undefined)
+  const within = known.length === withinSe.length ? (z * Math.sqrt(known.reduce((sum, se) => sum + se * se, 0))) / n : undefined
+  const half = Math.max(between, within ?? 0)
+  const low = mean - half
+  const high = mean + half
+  const limit = Math.log1p(gate.tolerance)
+  const higherIsWorse = gate.tolerance >= 0
+  const fail = higherIsWorse ? low > limit : high < limit
+  const pass = higherIsWorse ? high <= limit : low >= limit
+  const status: VerdictStatus = fail ? 'fail' : pass ? 'pass' : 'inconclusive'
+  const check: PairedCheck = { ...base, status, ciLow: Math.exp(low), ciHigh: Math.exp(high), width: within !== undefined && within > between ? 'within runs' : 'between pairs' }
+  if (within === undefined) check.reason = 'some runs had too few samples for a within-run interval: the interval is from the pairs alone'
+  if (status === 'inconclusive') {
+    // The interval shrinks as 1/sqrt(pairs) at the per-pair noise measured (between pairs, or within runs where larger).
+    const perPair = Math.max(sd, within !== undefined ? (within * Math.sqrt(n)) / z : 0)
+    const distance = Math.abs(mean - limit)
+    if (distance > 1e-12) {
+      // From the normal approximation up, to where the t interval at that count clears the limit.
+      let pairs = Math.max(n + 1, Math.ceil(((z * perPair) / distance) ** 2))
+      while (pairs < MAX_PAIRS_TO_DECIDE && (tQuantile(tail, pairs - 1) * perPair) / Math.sqrt(pairs) >= distance) pairs++
+      if (pairs < MAX_PAIRS_TO_DECIDE) check.pairsToDecide = pairs
+    }
+    const interval = `[${check.ciLow?.toFixed(3)}, ${check.ciHigh?.toFixed(3)}]`
+    check.reason = [`the interval ${interval} straddles the limit ${(1 + gate.tolerance).toFixed(3)}`, check.reason].filter(Boolean).join('; ')
+  }
+  return check
+}
+
+/** Limits of a paired comparison's sequence of pairs. */
+export interface PairLimits {
+  /** Pairs measured before any verdict. */
+  min: number
+  /** Pairs at most. */
+  max: number
+  /** Milliseconds the pairs may take in all; another pair starts only if one more of the longest so far fits. */
+  budgetMs: number
+}
+
+/**
+ * The confidence each look of a sequence must reach so that the sequence as a whole keeps
+ * `confidence`: a verdict is looked at after every pair from `min` to `max`, and each look is
+ * another chance of a false fail. Bonferroni over the looks (conservative: the looks are
+ * correlated). Measured on synthetic data (test/unit/paired-verdict.test.ts), a true ratio at the
+ * limit failed 6.2 % of jobs of 3 to 6 pairs at 95 % per look, against 2.5 % nominal.
+ */
+export function sequentialConfidence(confidence: number, limits: Pick<PairLimits, 'min' | 'max'>): number {
+  const looks = Math.max(1, limits.max - Math.max(limits.min, 2) + 1)
+  return 1 - (1 - confidence) / looks
+}
+
+/**
+ * Whether to measure another pair: not before `min` pairs are in, then only while a check is
+ * inconclusive, fewer than `max` pairs were measured and one more pair (as long as the longest so
+ * far) fits the budget. `why` says why it stopped.
+ */
+export function nextPair(checks: readonly PairedCheck[], measured: { pairs: number; elapsedMs: number; longestPairMs: number }, limits: PairLimits): { another: boolean; why: string } {
+  if (measured.pairs < limits.min) return { another: true, why: `${measured.pairs} of at least ${limits.min} pairs` }
+  const undecided = checks.filter((check) => check.status === 'inconclusive').length
+  if (undecided === 0) return { another: false, why: `every gate decided after ${measured.pairs} pairs` }
+  if (measured.pairs >= limits.max) return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after the most pairs allowed (${limits.max})` }
+  if (measured.elapsedMs + measured.longestPairMs > limits.budgetMs) {
+    return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided; another pair would pass the time budget (${Math.round(limits.budgetMs / 1000)} s)` }
+  }
+  return { another: true, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after ${measured.pairs} pairs` }
+}
