@@ -34,6 +34,9 @@ const stillRunning = (): undefined => undefined
 // Consecutive benches of one file that name the same launch config share its server: it stops
 // a few seconds after the last of them (and in any case when the process exits).
 const pool = new ServerPool({ idleTimeoutMs: 5_000 })
+// A side-by-side comparison starts every trial's server afresh and stops it before the next arm's
+// starts: two vLLM servers at once would not fit one GPU's memory.
+const freshPool = new ServerPool({ idleTimeoutMs: 0 })
 
 /**
  * Resolves where a bench sends its load, in order: `target.baseUrl`, the bench's `server`, the
@@ -43,6 +46,7 @@ export async function acquireTarget(
   server: BenchServer | undefined,
   target: Partial<TargetOptions> | undefined,
   shared: { url?: string; server?: RunContext['server'] } | undefined,
+  options: { fresh?: boolean } = {},
 ): Promise<AcquiredTarget> {
   const noop = async () => {}
   if (target?.baseUrl) {
@@ -60,10 +64,11 @@ export async function acquireTarget(
   if (server === undefined) {
     return { target: { ...target, baseUrl: shared?.url as string }, context: { server: shared?.server }, serverEnded: stillRunning, release: noop }
   }
-  return launched(server, target, await pool.acquire(server))
+  const from = options.fresh ? freshPool : pool
+  return launched(server, target, await from.acquire(server), from)
 }
 
-function launched(server: ServerSpec, target: Partial<TargetOptions> | undefined, running: RunningServer): AcquiredTarget {
+function launched(server: ServerSpec, target: Partial<TargetOptions> | undefined, running: RunningServer, from: ServerPool): AcquiredTarget {
   const model = target?.model ?? running.model
   return {
     target: { ...target, baseUrl: running.baseUrl, ...(model ? { model } : {}), ...(running.apiKey && !target?.apiKey ? { apiKey: running.apiKey } : {}) },
@@ -76,7 +81,7 @@ function launched(server: ServerSpec, target: Partial<TargetOptions> | undefined
       const how = running.exitedOnItsOwn
       return how === undefined ? undefined : { name: running.name, how, logTail: running.logTail(ENDED_LOG_LINES), logPath: running.logPath }
     },
-    ...(running.owned ? { restart: async () => launched(server, target, await pool.restart(server)) } : {}),
-    release: () => pool.release(running),
+    ...(running.owned ? { restart: async () => launched(server, target, await from.restart(server), from) } : {}),
+    release: () => from.release(running),
   }
 }

@@ -1,4 +1,5 @@
 import { OptionsError } from '../core/contract/errors.ts'
+import { closestName } from '../core/platform/did-you-mean.ts'
 
 /**
  * Faults injected per request. Each rate is the probability (0..1) that a request gets that
@@ -177,8 +178,43 @@ function rate(option: string, value: number | undefined): number {
   return v
 }
 
-/** Fills in defaults and validates; throws {@link OptionsError} naming the bad option. */
+const SIMULATOR_OPTION_KEYS = [
+  'port',
+  'host',
+  'model',
+  'seed',
+  'version',
+  'speedFactor',
+  'maxRunningSequences',
+  'prefillBaseMs',
+  'prefillMsPerToken',
+  'decodeBaseMs',
+  'decodeMsPerSequence',
+  'defaultMaxTokens',
+  'maxModelLen',
+  'tokensPerChunk',
+  'reasoningTokens',
+  'faults',
+  'recordSchedule',
+  'apiKey',
+  'bufferMode',
+  'prefixCaching',
+  'blockTokens',
+  'kvCacheTokens',
+] as const satisfies ReadonlyArray<keyof SimulatorOptions>
+const FAULT_OPTION_KEYS = ['httpErrorRate', 'httpErrorStatus', 'dropConnectionRate', 'errorEventRate', 'stallRate', 'stallMs'] as const satisfies ReadonlyArray<keyof SimulatorFaultOptions>
+
+/** A name that is no option: a fault rate written beside `faults` instead of in it is the likeliest (nothing would fail). */
+function unknownOption(key: string, known: readonly string[], prefix: string): OptionsError {
+  const fault = prefix === '' && (FAULT_OPTION_KEYS as readonly string[]).includes(key)
+  const guess = fault ? `faults.${key}` : closestName(key, known)
+  return new OptionsError(`${prefix}${key}`, `is not a simulator option`, `${guess ? `Did you mean \`${prefix}${guess}\`? ` : ''}Options: ${known.join(', ')}.`)
+}
+
+/** Fills in defaults and validates; throws {@link OptionsError} naming the bad option (an unknown one too). */
 export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
+  for (const key of Object.keys(options)) if (!(SIMULATOR_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, SIMULATOR_OPTION_KEYS, '')
+  for (const key of Object.keys(options.faults ?? {})) if (!(FAULT_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, FAULT_OPTION_KEYS, 'faults.')
   const d = SIMULATOR_DEFAULTS
   const port = options.port ?? d.port
   if (!Number.isInteger(port) || port < 0 || port > 65535)

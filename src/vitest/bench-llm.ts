@@ -7,6 +7,7 @@ import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
 import { planBench, warnUndecidableGates, type BenchPlan } from '../bench/plan-bench.ts'
 import { sweep } from './bench-sweep.ts'
+import { compareBench } from './bench-compare.ts'
 import { benchRegistrar } from './register-bench.ts'
 import { benchTimeoutMs } from '../bench/bench-trials.ts'
 import { benchUpdateCommand } from './update-command.ts'
@@ -93,6 +94,7 @@ export const llm: BenchLlm = Object.assign(register('run'), {
   skipIf: (condition: unknown) => register(condition ? 'skip' : 'run'),
   runIf: (condition: unknown) => register(condition ? 'run' : 'skip'),
   sweep,
+  compare: compareBench,
 })
 
 /** `bench.llm` and its variants. */

@@ -1,0 +1,135 @@
+import { asParsedPolicy, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import { OptionsError } from '../core/contract/errors.ts'
+import { isRecord } from '../core/contract/is-record.ts'
+import { closestName } from '../core/platform/did-you-mean.ts'
+import type { PairLimits } from '../core/verdict/index.ts'
+import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
+import { planBench, type BenchPlan } from './plan-bench.ts'
+
+/**
+ * Options of `bench.llm.compare(name, options)`: the same load on two or more servers, measured
+ * side by side in counterbalanced pairs (each trial on a freshly started server where the bench
+ * launches it), every variant judged against the control on the pairs' ratios.
+ */
+export interface BenchCompareOptions extends Omit<BenchLlmOptions, 'server' | 'slo' | 'baseline' | 'trials' | 'resetPrefixCache'> {
+  /** The arms, by label: `{ default: llamaCpp({...}), 'ub 1': llamaCpp({ args: ['-ub', '1'] }) }`. At least two. */
+  variants: Record<string, BenchServer>
+  /** The label every other variant is judged against. */
+  control: string
+  /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default {@link DEFAULT_COMPARE_POLICY}. */
+  baseline?: RegressionPolicy
+  /** Pairs to measure: `min` before any verdict (default 3, at least 2), then more while a gate is undecided, up to `max` (default 6). */
+  pairs?: { min?: number; max?: number }
+  /** Milliseconds all pairs may take; another pair starts only if one as long as the longest so far fits. Default 1800000 (30 min). */
+  budgetMs?: number
+  /** What an undecided gate does to the bench: `warn` (passes, prints why), `fail`, or `pass`. Default `warn`. */
+  onInconclusive?: 'warn' | 'fail' | 'pass'
+  /** Test timeout, milliseconds. Default: `budgetMs` plus 10 minutes (for the last pair). */
+  timeoutMs?: number
+}
+
+/**
+ * Gates of a comparison that sets none: medians and throughput, whose paired ratios a few pairs can
+ * decide. Tails are left to absolute SLOs (a p99 of one run moves 64 % between fresh llama-server
+ * starts, docs/verdicts.md).
+ */
+export const DEFAULT_COMPARE_POLICY: RegressionPolicy = {
+  ttftMs: { p50: '+10%' },
+  tpotMs: { p50: '+10%' },
+  outputTokensPerSec: '-5%',
+}
+
+/** Pairs, budget and what an undecided gate does, when the options leave them out. */
+export const COMPARE_DEFAULTS = { minPairs: 3, maxPairs: 6, budgetMs: 1_800_000, onInconclusive: 'warn' } as const
+/** Added to the budget for the test's own timeout: the last pair may start just inside it. */
+const LAST_PAIR_MS = 600_000
+
+/** One arm, planned. */
+export interface CompareArm {
+  label: string
+  server: BenchServer
+  /** `bench.llm`'s plan of the shared options on this arm's server. */
+  plan: BenchPlan
+}
+
+/** The options of `bench.llm.compare`, parsed once, at collection. */
+export interface ComparePlan {
+  /** The control first, then the variants in the order given. */
+  arms: CompareArm[]
+  control: string
+  policy: ParsedRegressionPolicy
+  limits: PairLimits
+  onInconclusive: 'warn' | 'fail' | 'pass'
+  /** The test's timeout, milliseconds. */
+  timeoutMs: number
+}
+
+const OWN_KEYS = ['variants', 'control', 'baseline', 'pairs', 'budgetMs', 'onInconclusive'] as const
+const SHARED_KEYS = ['target', 'workload', 'load', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'serverMetrics', 'workers', 'timeoutMs'] as const
+const KEYS: readonly string[] = [...OWN_KEYS, ...SHARED_KEYS]
+
+function count(value: unknown, option: string, fallback: number, least: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < least) {
+    throw new OptionsError(option, `must be an integer >= ${least}, got ${JSON.stringify(value)}`, `e.g. \`pairs: { min: ${COMPARE_DEFAULTS.minPairs}, max: ${COMPARE_DEFAULTS.maxPairs} }\`.`)
+  }
+  return value
+}
+
+/**
+ * Validates `bench.llm.compare`'s options at collection: its own (variants, control, pairs, budget,
+ * gates) and, for every variant, the shared options as `bench.llm` would check them on that server.
+ *
+ * @throws {OptionsError} naming the option and how to fix it.
+ */
+export function planCompare(name: unknown, options: unknown): ComparePlan {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm.compare('what is compared', { variants, control, workload, load }).")
+  }
+  if (!isRecord(options)) throw new OptionsError('options', `bench.llm.compare('${name}', options) needs an options object`, 'Pass `{ variants, control, workload, load }` at least.')
+  for (const key of Object.keys(options)) {
+    if (KEYS.includes(key)) continue
+    const guess = closestName(key, KEYS)
+    throw new OptionsError(key, `is not an option of bench.llm.compare('${name}')`, `${guess ? `Did you mean \`${guess}\`? ` : ''}Options: ${KEYS.join(', ')}.`)
+  }
+  const variants = options.variants
+  if (!isRecord(variants) || Object.keys(variants).length < 2) {
+    throw new OptionsError('variants', 'must name two servers at least', "e.g. `variants: { default: llamaCpp({ model }), 'ub 1': llamaCpp({ model, args: ['-ub', '1'] }) }`.")
+  }
+  const labels = Object.keys(variants)
+  const control = options.control
+  if (typeof control !== 'string' || !labels.includes(control)) {
+    throw new OptionsError(
+      'control',
+      `must be one of the variants' labels (${labels.map((l) => `'${l}'`).join(', ')}), got ${JSON.stringify(control)}`,
+      'The control is what every other variant is judged against.',
+    )
+  }
+  const shared = Object.fromEntries(SHARED_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]))
+  const order = [control, ...labels.filter((label) => label !== control)]
+  const arms = order.map((label) => {
+    const server = variants[label] as BenchServer
+    try {
+      return { label, server, plan: planBench(name, { ...shared, server, baseline: false }) }
+    } catch (error) {
+      if (error instanceof OptionsError && error.option === 'server') {
+        throw new OptionsError(`variants['${label}']`, 'is not a server spec', 'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).')
+      }
+      throw error
+    }
+  })
+  const pairs = options.pairs
+  if (pairs !== undefined && !isRecord(pairs)) throw new OptionsError('pairs', 'must be an object', 'e.g. `pairs: { min: 3, max: 6 }`.')
+  for (const key of Object.keys(pairs ?? {})) if (key !== 'min' && key !== 'max') throw new OptionsError(`pairs.${key}`, 'is not a pairs option', 'Options: min, max.')
+  const min = count(pairs?.min, 'pairs.min', COMPARE_DEFAULTS.minPairs, 2)
+  const max = count(pairs?.max, 'pairs.max', Math.max(min, COMPARE_DEFAULTS.maxPairs), min)
+  const budgetMs = options.budgetMs ?? COMPARE_DEFAULTS.budgetMs
+  if (typeof budgetMs !== 'number' || !(budgetMs > 0)) throw new OptionsError('budgetMs', `must be a positive number of milliseconds, got ${JSON.stringify(budgetMs)}`, 'e.g. `budgetMs: 20 * 60_000`.')
+  const onInconclusive = options.onInconclusive ?? COMPARE_DEFAULTS.onInconclusive
+  if (!['warn', 'fail', 'pass'].includes(onInconclusive as string)) {
+    throw new OptionsError('onInconclusive', `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`, "e.g. `onInconclusive: 'fail'` for a strict gate.")
+  }
+  const policy = asParsedPolicy((options.baseline as RegressionPolicy | undefined) ?? DEFAULT_COMPARE_POLICY, 'baseline')
+  const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS
+  return { arms, control, policy, limits: { min, max, budgetMs }, onInconclusive: onInconclusive as ComparePlan['onInconclusive'], timeoutMs }
+}

@@ -1,0 +1,86 @@
+// bench.llm.compare on the simulator: variants measured side by side in counterbalanced pairs, each
+// trial on a fresh simulator; an A/A pair never fails, twice as slow fails in the minimum pairs, and
+// a variant that returns errors fails the bench whatever the machine is doing.
+import path from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { planCompare } from '../../src/bench/compare-bench-options.ts'
+import { formatCompareTable, runCompareBench } from '../../src/bench/compare-bench.ts'
+import type { BenchCompareOptions } from '../../src/bench/compare-bench-options.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
+import { OptionsError } from '../../src/core/contract/errors.ts'
+import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
+
+const file = path.join(import.meta.dirname, 'compare.bench.ts')
+
+function options(variants: BenchCompareOptions['variants'], extra: Partial<BenchCompareOptions> = {}): BenchCompareOptions {
+  return {
+    variants,
+    control: 'default',
+    workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 8 } },
+    load: { concurrency: 2, requests: 40 },
+    warmup: { requests: 4 },
+    seed: 3,
+    ...extra,
+  }
+}
+
+async function run(name: string, opts: BenchCompareOptions) {
+  return runCompareBench({ name, file, options: opts, plan: planCompare(name, opts) })
+}
+
+describe('bench.llm.compare on the simulator', () => {
+  test('twice as slow fails on every median gate after the minimum 3 pairs, in the order A B, B A, A B', async () => {
+    const { result, failure } = await run('2x', options({ default: simulator(AA_SIMULATOR), slow: simulator({ ...AA_SIMULATOR, speedFactor: 2 }) }))
+    expect(result.order).toEqual([
+      ['default', 'slow'],
+      ['slow', 'default'],
+      ['default', 'slow'],
+    ])
+    expect(result.trials.map((trial) => `${trial.pair}${trial.label[0]}`)).toEqual(['1d', '1s', '2s', '2d', '3d', '3s'])
+    expect(result.stopped).toBe('every gate decided after 3 pairs')
+    const slow = result.variants[0]
+    expect(slow?.label).toBe('slow')
+    expect(slow?.status).toBe('fail')
+    const ttft = slow?.checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
+    expect(ttft?.status).toBe('fail')
+    expect(ttft?.ratio).toBeGreaterThan(1.6)
+    expect(ttft?.ciLow).toBeGreaterThan(1.1)
+    expect(failure).toMatch(
+      /^2x: side by side, 3 pairs \(every gate decided after 3 pairs\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
+    )
+    expect(formatCompareTable(result)).toMatch(
+      /^side by side: 3 pairs in [\d.]+ s \(every gate decided after 3 pairs\); order default slow \| slow default \| default slow; 98\.75 % per look\nvariant +gate/,
+    )
+  }, 180_000)
+
+  test('A/A: the same server twice never fails; the table has one row per gate', async () => {
+    const { result, failure, notes } = await run('aa', options({ default: simulator(AA_SIMULATOR), again: simulator(AA_SIMULATOR) }))
+    expect(failure).toBeUndefined()
+    expect(result.variants[0]?.status).not.toBe('fail')
+    expect(result.variants[0]?.checks.map((check) => `${check.metric} ${check.statistic}`)).toEqual(['ttftMs p50', 'tpotMs p50', 'outputTokensPerSec value'])
+    for (const check of result.variants[0]?.checks ?? []) expect(check.ratio).toBeGreaterThan(0.8)
+    // The headline, the column names and one row per gate.
+    expect(notes[0]?.split('\n')).toHaveLength(5)
+    expect(result.order.length).toBeGreaterThanOrEqual(3)
+  }, 240_000)
+
+  test('a variant whose server returns errors fails the bench at once, naming it and the error', async () => {
+    const { failure, result } = await run('faulty', options({ default: simulator(AA_SIMULATOR), faulty: simulator({ ...AA_SIMULATOR, faults: { httpErrorRate: 0.3, httpErrorStatus: 500 } }) }))
+    expect(failure).toMatch(/^faulty: faulty: \d+ of \d+ requests failed, above the 1 % a compared trial may lose \(most often \d+ x http/)
+    expect(result.trials).toHaveLength(2)
+  }, 60_000)
+
+  test('options are checked at collection, naming the option', () => {
+    const base = options({ default: simulator(AA_SIMULATOR), other: simulator(AA_SIMULATOR) })
+    expect(() => planCompare('x', { ...base, control: 'nope' })).toThrow(/Invalid option `control`: must be one of the variants' labels \('default', 'other'\)/)
+    expect(() => planCompare('x', { ...base, variants: { default: simulator() } })).toThrow(/`variants`: must name two servers at least/)
+    expect(() => planCompare('x', { ...base, pairs: { min: 1 } })).toThrow(/`pairs.min`: must be an integer >= 2/)
+    expect(() => planCompare('x', { ...base, pair: 3 } as never)).toThrow(/Did you mean `pairs`\?/)
+    expect(() => planCompare('x', { ...base, variants: { default: simulator(), bad: { kind: 'nope' } as never } })).toThrow(OptionsError)
+    expect(() => planCompare('x', { ...base, load: { concurrency: -1, requests: 4 } })).toThrow(/load\.concurrency/)
+    const plan = planCompare('x', base)
+    expect(plan.limits).toEqual({ min: 3, max: 6, budgetMs: 1_800_000 })
+    expect(plan.arms.map((arm) => arm.label)).toEqual(['default', 'other'])
+    expect(plan.timeoutMs).toBe(2_400_000)
+  })
+})

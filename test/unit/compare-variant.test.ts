@@ -1,0 +1,57 @@
+import { describe, expect, test } from 'vitest'
+import { judgeVariant, type CompareTrial } from '../../src/bench/compare-bench.ts'
+import { planCompare } from '../../src/bench/compare-bench-options.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import { lognormalSamples, makeResult } from '../helpers/baseline-fixtures.ts'
+import { seededRandom } from '../helpers/metrics-fixtures.ts'
+
+const plan = planCompare('ttft', {
+  variants: { default: simulator(), next: simulator() },
+  control: 'default',
+  workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+  load: { concurrency: 1, requests: 400 },
+  baseline: { ttftMs: { p50: '+10%' } },
+})
+
+function run(seed: number, scale: number, disturbed: string[] = []): BenchmarkResult {
+  const result = makeResult({ ttftMs: lognormalSamples(seededRandom(seed), 400, 100 * scale, 0.2) })
+  return { ...result, client: { ...result.client, selfCheck: { cores: 2, loadAverage1m: 1, disturbed } } }
+}
+
+function trials(pairs: [BenchmarkResult, BenchmarkResult][]): CompareTrial[] {
+  return pairs.flatMap(([control, variant], i) => [
+    { label: 'default', pair: i + 1, position: 2 * i + 1, result: control },
+    { label: 'next', pair: i + 1, position: 2 * i + 2, result: variant },
+  ])
+}
+
+describe('judgeVariant', () => {
+  test('a pair disturbed on one arm only is left out and named; one disturbed on both arms is kept', () => {
+    const busy = ['the hypervisor took 9.0 % of the CPU (steal)']
+    const verdict = judgeVariant(
+      'next',
+      plan,
+      trials([
+        [run(1, 1), run(2, 1.5)],
+        [run(3, 1, busy), run(4, 1.5, busy)],
+        [run(5, 1), run(6, 1.5, busy)],
+        [run(7, 1), run(8, 1.5)],
+      ]),
+      0.95,
+    )
+    expect(verdict.voided).toEqual(['pair 3 left out: only next was measured on a disturbed machine (the hypervisor took 9.0 % of the CPU (steal))'])
+    expect(verdict.bothDisturbed).toBe(1)
+    const ttft = verdict.checks[0]
+    expect(ttft).toMatchObject({ metric: 'ttftMs', statistic: 'p50', pairs: 3, status: 'fail' })
+    expect(ttft?.ratio).toBeGreaterThan(1.35)
+    expect(ttft?.control).toBeGreaterThan(90)
+    expect(ttft?.variant).toBeGreaterThan(135)
+  })
+
+  test('the same runs in both arms pass', () => {
+    const same = judgeVariant('next', plan, trials([1, 3, 5].map((seed) => [run(seed, 1), run(seed + 100, 1)] as [BenchmarkResult, BenchmarkResult])), 0.95)
+    expect(same.status).toBe('pass')
+    expect(same.voided).toEqual([])
+  })
+})
