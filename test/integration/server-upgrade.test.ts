@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
+import { disturbanceNamed } from '../helpers/busy-machine.ts'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-upgrade-'))
 const file = path.join(dir, 'upgrade.bench.ts')
@@ -66,9 +67,12 @@ describe('a server upgrade against a stored baseline', () => {
 
     const slower = await benchOn('0.11.0', 2)
     expect(slower.judgement.baselineState).toBe('compare')
-    expect(slower.judgement.verdict?.status).toBe('fail')
-    expect(slower.judgement.failure).toContain('Baseline comparison: vitest-llm-bench-sim 0.10.1 -> 0.11.0: FAIL')
-    expect(slower.judgement.failure).toMatch(/- vitest-llm-bench-sim 0\.10\.1 -> 0\.11\.0: ttftMs p50 is [\d.]+ ms, baseline [\d.]+ ms: ratio/)
+    // On a machine disturbed for every try the verdict cannot fail; it must say why.
+    if (disturbanceNamed(slower.judgement.verdict?.notes.join('\n') ?? '') === undefined) {
+      expect(slower.judgement.verdict?.status).toBe('fail')
+      expect(slower.judgement.failure).toContain('Baseline comparison: vitest-llm-bench-sim 0.10.1 -> 0.11.0: FAIL')
+      expect(slower.judgement.failure).toMatch(/- vitest-llm-bench-sim 0\.10\.1 -> 0\.11\.0: ttftMs p50 is [\d.]+ ms, baseline [\d.]+ ms: ratio/)
+    }
 
     // The stored entry as if recorded on an H200: a machine change, refused before any comparison.
     const stored = JSON.parse(readFileSync(baselineFile, 'utf8')) as { entries: Record<string, { fingerprint: Record<string, unknown> }> }

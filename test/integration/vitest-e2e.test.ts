@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { disturbanceNamed } from '../helpers/busy-machine.ts'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const vitestBin = join(repo, 'node_modules', 'vitest', 'vitest.mjs')
@@ -200,6 +201,8 @@ describe('vitest bench with the built package', () => {
 
   test('a slowed simulator fails with exit code 1 and a message naming metric, limit, baseline, ratio and n', async () => {
     const run = await vitestBenchUntilFailed(['chat'], { E2E_SPEED: '1.5' })
+    // On a disturbed machine (every try) the verdict cannot fail: it must say why.
+    if (run.exitCode === 0 && disturbanceNamed(run.output) !== undefined) return
     expect(run.exitCode, run.output).toBe(1)
     // A fail is confirmed on 3 trials of 30 requests, against a baseline of 5.
     expect(run.output).toContain('chat > small > ttft p50: 90 of 90 requests completed')
@@ -265,6 +268,7 @@ describe('vitest bench with the built package', () => {
     expect(unchanged.exitCode, unchanged.output).toBe(0)
     expect(unchanged.output).toMatch(/baseline (pass|inconclusive)/)
     const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '1.5' })
+    if (slowed.exitCode === 0 && disturbanceNamed(slowed.output) !== undefined) return
     expect(slowed.exitCode, slowed.output).toBe(1)
     expect(slowed.output).toMatch(/e2eMs p50 is .* beyond the limit 1\.100/)
   }, 300_000)
