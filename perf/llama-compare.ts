@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
+import { parseArgs, stripVTControlCharacters } from 'node:util'
 
 const { values } = parseArgs({
   options: {
@@ -49,7 +49,7 @@ try {
       },
     })
     const seconds = (performance.now() - started) / 1000
-    const text = `${out.stdout}\n${out.stderr}`.replace(/\x1b\[[0-9;]*m/g, '')
+    const text = stripVTControlCharacters(`${out.stdout}\n${out.stderr}`)
     const head = /side by side: (\d+) pairs in ([\d.]+) s \(([^)]*)\)/.exec(text)
     const rows = text.split('\n').filter((line) => /^\s*(\S.*?)\s{2,}(ttftMs|tpotMs|outputTokensPerSec|e2eMs)/.test(line))
     const statuses = rows.map((row) => row.trim().split(/\s+/).at(-1) ?? '?')
@@ -65,4 +65,6 @@ try {
   for (const hog of hogs) hog.kill('SIGKILL')
 }
 const runs = Number(values.runs)
-console.log(`variant "${values.variant || 'none (A/A)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`)
+console.log(
+  `variant "${values.variant || 'none (A/A)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
+)

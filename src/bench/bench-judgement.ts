@@ -105,6 +105,21 @@ function unjudgeable(input: JudgeInput): string | undefined {
   return undefined
 }
 
+/**
+ * Failures a disturbed machine can cause: a request that outlived its timeout or the drain. A status
+ * code, an error event, a malformed or cut-off stream or a dropped connection come from the server,
+ * on any machine.
+ */
+const MACHINE_FAILURES: ReadonlySet<string> = new Set(['timeout', 'cancelled'])
+
+/** More of the server's own failures than a run may have, whatever the machine was doing. */
+function serverErrorsBeyondLimit(input: JudgeInput): boolean {
+  const { result } = input
+  if (input.slo?.errors !== undefined || result.counts.total === 0) return false
+  const fromServer = result.errors.filter((error) => !MACHINE_FAILURES.has(error.kind)).reduce((sum, error) => sum + error.count, 0)
+  return fromServer / result.counts.total > DEFAULT_MAX_ERROR_RATE
+}
+
 function headline(input: JudgeInput): string {
   const { result } = input
   return `${input.name}: ${result.counts.completed} of ${result.counts.total} requests completed in ${(result.durationMs / 1000).toFixed(1)} s`
@@ -133,7 +148,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
   const cannotJudge = unjudgeable(input)
   const disturbed = input.result.client.selfCheck?.disturbed ?? []
-  if (cannotJudge !== undefined && input.serverEnded === undefined && disturbed.length > 0) {
+  if (cannotJudge !== undefined && input.serverEnded === undefined && disturbed.length > 0 && !serverErrorsBeyondLimit(input)) {
     // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's.
     notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
     // Reports show it as inconclusive, never as a pass.

@@ -30,6 +30,8 @@ import { planBench, type BenchPlan } from './plan-bench.ts'
 import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from './sweep-bench-options.ts'
 import { runSweepBenchmark } from './sweep-bench.ts'
 import { formatSweepTable } from '../core/sweep/index.ts'
+import { planCompare, type BenchCompareOptions } from './compare-bench-options.ts'
+import { runCompareBench } from './compare-bench.ts'
 
 /**
  * Environment variable that updates baselines outside Vitest (where there is no `-u`):
@@ -259,6 +261,17 @@ export interface StandaloneBenchLlm extends StandaloneBenchFn {
   runIf(condition: unknown): StandaloneBenchFn
   /** `bench.llm.sweep(name, options)`: a curve, a capacity search or an MLPerf scenario, as under Vitest. */
   sweep: StandaloneSweep
+  /** `bench.llm.compare(name, options)`: variants side by side, as under Vitest. */
+  compare: StandaloneCompare
+}
+
+/** `bench.llm.compare(name, options)` of a runner adapter. */
+export type StandaloneCompareFn = (name: string, options: BenchCompareOptions) => void
+
+/** `bench.llm.compare` with its variants. */
+export interface StandaloneCompare extends StandaloneCompareFn {
+  skip: StandaloneCompareFn
+  only: StandaloneCompareFn
 }
 
 /** `bench.llm.sweep(name, options)` of a runner adapter. */
@@ -334,11 +347,32 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
         timeoutMs,
       )
     }
+  const compareIn =
+    (mode: 'run' | 'skip' | 'only'): StandaloneCompareFn =>
+    (name, options) => {
+      const plan = planCompare(name, options)
+      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
+      if (file === undefined) {
+        throw new OptionsError('bench file', `cannot tell which file called bench.llm.compare('${name}')`, 'Call bench.llm.compare at the top level of a bench file.')
+      }
+      register(
+        mode,
+        name,
+        async () => {
+          const signal = AbortSignal.timeout(plan.timeoutMs)
+          const { failure, notes } = await runCompareBench({ name, file, options, plan, signal })
+          for (const note of notes) log(note)
+          if (failure) throw assertionError(failure)
+        },
+        plan.timeoutMs,
+      )
+    }
   return Object.assign(registerIn('run'), {
     skip: registerIn('skip'),
     only: registerIn('only'),
     skipIf: (condition: unknown) => registerIn(condition ? 'skip' : 'run'),
     runIf: (condition: unknown) => registerIn(condition ? 'run' : 'skip'),
     sweep: Object.assign(sweepIn('run'), { skip: sweepIn('skip'), only: sweepIn('only') }),
+    compare: Object.assign(compareIn('run'), { skip: compareIn('skip'), only: compareIn('only') }),
   })
 }

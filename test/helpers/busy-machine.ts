@@ -1,3 +1,5 @@
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+
 /**
  * A slowed server must fail against a stored baseline, except on a disturbed machine, where the
  * verdict turns every fail into inconclusive and names the disturbance (by design: a CI host with
@@ -11,4 +13,13 @@ const DISTURBED = /the machine was disturbed while this run measured \((.+?)\)(?
 /** What disturbed the run, when `text` is a verdict that could not fail because of it; else undefined. */
 export function disturbanceNamed(text: string): string | undefined {
   return DISTURBED.exec(text)?.[1]
+}
+
+/**
+ * Skips the rest of a test whose bounds only hold on a quiet machine when the run's self-check says
+ * the machine was disturbed, naming what disturbed it (a skip, not a pass: the report shows it).
+ */
+export function skipWhenDisturbed(ctx: { skip: (note?: string) => never }, result: Pick<BenchmarkResult, 'client'>): void {
+  const disturbed = result.client.selfCheck?.disturbed ?? []
+  if (disturbed.length > 0) ctx.skip(`the machine was disturbed (${disturbed.join('; ')}): a quiet machine's bounds are not asserted`)
 }

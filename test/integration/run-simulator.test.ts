@@ -1,5 +1,6 @@
 import { Agent, get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { BenchmarkOptions, RequestRecord } from '../../src/core/contract/types.ts'
@@ -44,7 +45,7 @@ describe('runBenchmark against the simulator', () => {
     await sim.close()
   })
 
-  it('measures TTFT within a loopback round trip (+1 ms) and TPOT within 1 ms of what the simulator did, at concurrency 1', async () => {
+  it('measures TTFT within a loopback round trip (+1 ms) and TPOT within 1 ms of what the simulator did, at concurrency 1', async (ctx) => {
     sim.schedule.length = 0
     const result = await runBenchmark(
       {
@@ -83,6 +84,8 @@ describe('runBenchmark against the simulator', () => {
     })
     // The client can only see an event after the simulator wrote it: differences are >= 0.
     expect(Math.min(...ttftDiff)).toBeGreaterThanOrEqual(0)
+    // Sub-millisecond bounds are a quiet machine's: on a disturbed one (the self-check says so) they are not asserted.
+    skipWhenDisturbed(ctx, result)
     // TTFT adds the request's trip to the server and the first event's trip back (client and
     // simulator share one event loop here). The reference is a bare round trip (`GET /health`)
     // measured right after, on this machine, now: on the 2-core development machine TTFT exceeded

@@ -222,7 +222,8 @@ describe('bench.llm.sweep outside Vitest', () => {
     const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'sweep.bench.ts.json'), 'utf8')) as { entries: Record<string, { sweep?: { points?: unknown[] } }> }
     expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
     await registered[0]?.fn()
-    expect(lines.find((line) => line.startsWith('curve: 2 points') && line.endsWith('baseline compare'))).toBeDefined()
+    // Compared; or, when the first sweep was measured disturbed (a provisional entry), replaced by this quiet one.
+    expect(lines.find((line) => line.startsWith('curve: 2 points') && /baseline (compare|updated)$/.test(line))).toBeDefined()
 
     const failure = await registered[2]?.fn().then(
       () => undefined,
@@ -232,4 +233,35 @@ describe('bench.llm.sweep outside Vitest', () => {
     expect(failure?.message).toMatch(/^impossible: 2 points in /)
     expect(failure?.message).toMatch(/output tokens\/s at concurrency 2: \d+(?:\.\d+)? >= 1000000000/)
   })
+})
+
+describe('bench.llm.compare outside Vitest', () => {
+  test('variants side by side: twice as slow fails the registered test, naming the variant, gate and pairs', async () => {
+    const registered: Array<{ mode: string; name: string; fn: () => Promise<void> }> = []
+    const lines: string[] = []
+    const llm = createStandaloneBenchLlm((mode, name, fn) => registered.push({ mode, name, fn }), { file: join(tmpdir(), 'compare.bench.ts'), env: {}, log: (line) => lines.push(line) })
+    const sim = { seed: 3, prefillBaseMs: 20, decodeBaseMs: 4 }
+    const options = {
+      variants: { default: simulator(sim), slow: simulator({ ...sim, speedFactor: 2 }) },
+      control: 'default',
+      workload: { kind: 'synthetic' as const, inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 2, requests: 30 },
+      baseline: { ttftMs: { p50: '+10%' as const } },
+      // More pairs only if one was left out (one arm measured on a disturbed machine).
+      pairs: { min: 2, max: 4 },
+    }
+    llm.compare('two servers', options)
+    llm.compare.skip('skipped', options)
+    expect(registered.map((r) => [r.mode, r.name])).toEqual([
+      ['run', 'two servers'],
+      ['skip', 'skipped'],
+    ])
+    expect(() => llm.compare('typo', { ...options, contrl: 'default' } as never)).toThrow(/Did you mean `control`\?/)
+    const failure = await registered[0]?.fn().then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    )
+    expect(failure?.name).toBe('LlmBenchAssertionError')
+    expect(failure?.message).toMatch(/^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/)
+  }, 60_000)
 })

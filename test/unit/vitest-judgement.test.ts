@@ -85,8 +85,17 @@ describe('judgeBench', () => {
     // 1 failure in 401 (0.25 %) is within the default; a bench's own error SLO replaces the default.
     const few = await judgeBench(input(file, { ...failing, counts: { total: 401, completed: 400, failed: 1 } }))
     expect(few.failure).toBeUndefined()
-    // On a disturbed machine the same failures are not judged, and not failed: the machine is named.
-    const busy: BenchmarkResult = { ...failing, client: { ...failing.client, selfCheck: { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] } } }
+    // On a disturbed machine, failures the machine can cause (timeouts, requests cut off at the drain)
+    // are not judged, and not failed: the machine is named.
+    const selfCheck = { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] }
+    const busy: BenchmarkResult = {
+      ...failing,
+      errors: [
+        { kind: 'timeout', message: 'request timed out after 30000 ms', count: 6 },
+        { kind: 'cancelled', message: 'cancelled at the drain', count: 4 },
+      ],
+      client: { ...failing.client, selfCheck },
+    }
     const busyFile = join(dir, 'failing-busy.bench.ts')
     const onBusy = await judgeBench(input(busyFile, busy))
     expect(onBusy.failure).toBeUndefined()
@@ -96,6 +105,12 @@ describe('judgeBench', () => {
     expect(onBusy.baselineState).toBe('not judged')
     expect(entryStatus({ name: 'x', file: 'x.bench.ts', state: 'passed', result: busy, baselineState: onBusy.baselineState })).toBe('inconclusive')
     await expect(readFile(baselinePathFor(busyFile), 'utf8')).rejects.toThrow(/ENOENT/)
+    // The server's own failures (a refused connection, a status code, an error event) count on any machine.
+    for (const kind of ['network', 'http', 'stream-error', 'incomplete'] as const) {
+      const serverFaults: BenchmarkResult = { ...failing, errors: [{ kind, message: `${kind} failure`, count: 10 }], client: { ...failing.client, selfCheck } }
+      const judgedBusy = await judgeBench(input(join(dir, `server-${kind}.bench.ts`), serverFaults))
+      expect(judgedBusy.failure, kind).toContain('10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged')
+    }
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
     expect(own.baselineState).toBe('written')
