@@ -172,7 +172,7 @@ _runtimes_one() {
   if CI=true LLM_BENCH_SIM_SPEED=2 LLM_BENCH_BASELINES="$baselines" $vitest bench --run --config "$config" "${RUNTIMES_BENCHES[@]}" >"${log}-slowed.txt" 2>&1; then
     # The verdict turns failures into "inconclusive" when the load generator was starved of CPU,
     # or the machine was disturbed (other processes, steal, a slower machine than at recording).
-    if grep -q "could not keep up\|The machine was disturbed" "${log}-slowed.txt"; then
+    if grep -q "could not keep up\|The machine was disturbed\|of the CPU (steal), which can move" "${log}-slowed.txt"; then
       bench_steps+=("2x slower inconclusive: the client could not keep up or the machine was disturbed (named in the log)")
     else
       bench_steps+=("2x slower NOT caught"); bench_failed=$((bench_failed + 1)); tail -40 "${log}-slowed.txt"; _runtimes_reasons "${log}-slowed.txt" "${rt} 2x slower"

@@ -9,10 +9,12 @@ import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 // As the verdict's note ("The machine was disturbed … (X): failures are reported as inconclusive") or an
 // inconclusive check's reason on the console ("… measured (X); …").
 const DISTURBED = /the machine was disturbed while this run measured \((.+?)\)(?=[:;]|$)/im
+// Steal below the disturbance limit: a fail it can explain is inconclusive, and says so.
+const STEAL = /(the hypervisor took [\d.]+ % of the CPU \(steal\)), which can move this/i
 
 /** What disturbed the run, when `text` is a verdict that could not fail because of it; else undefined. */
 export function disturbanceNamed(text: string): string | undefined {
-  return DISTURBED.exec(text)?.[1]
+  return DISTURBED.exec(text)?.[1] ?? STEAL.exec(text)?.[1]
 }
 
 /**
