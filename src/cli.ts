@@ -1,3 +1,5 @@
+// First, for its side effect: a Node.js too old stops here, saying which it found.
+import './core/platform/supported-node.ts'
 import { closestName } from './core/platform/did-you-mean.ts'
 import { CliUsageError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'

@@ -1,5 +1,7 @@
 // `vitest-llm-bench/core`: benchmarks, sweeps and scenarios from any script (no Vitest), and the
 // errors they throw. Every name here is listed in docs/api.md; test/unit/public-api.test.ts holds them to it.
+// First, for its side effect: a Node.js too old stops the import here, saying which it found.
+import './platform/supported-node.ts'
 export { runBenchmark } from './run.ts'
 export type { RunContext } from './run.ts'
 export { resolveBenchmark, validateOptions } from './plan/index.ts'

@@ -1,3 +1,5 @@
+// First, for its side effect: a Node.js too old stops the config's import here, saying which it found.
+import '../core/platform/supported-node.ts'
 import { fileURLToPath } from 'node:url'
 // From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
 import type { Plugin } from 'vitest/config'
