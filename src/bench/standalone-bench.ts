@@ -191,7 +191,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
 
 /**
  * Disturbed trials measured again while a baseline is recorded, at most: a machine busy for longer
- * is refused by the quality gate rather than measured on (with two CPU hogs, 5 re-measures per bench
+ * gives a provisional baseline rather than being measured on (with two CPU hogs, 5 re-measures per bench
  * made a `-u` of two 100-request benches take 653 s).
  */
 const MAX_REMEASURED_TRIALS = 2
@@ -201,6 +201,10 @@ async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Prom
   const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci })
   const found = store.get(run.name)
   if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined }
+  // A provisional entry that a quiet local run will replace is measured as a recording is (its trials).
+  if (found.state === 'found' && found.entry.provisional !== undefined && run.provided.update === 'new' && !run.provided.ci) {
+    return { trials: trials.record, compareWith: undefined }
+  }
   if (found.state === 'found') return { trials: 1, compareWith: found.entry }
   // Missing: recorded now, unless this run may not write (CI), where it fails after one trial.
   return { trials: run.provided.update === 'none' ? 1 : trials.record, compareWith: undefined }

@@ -1,5 +1,5 @@
 /** bench.llm outside Vitest: update flag, bench-file discovery, and registration on a runner's `test`. */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
@@ -187,6 +187,39 @@ describe('createStandaloneBenchLlm', () => {
       expect(judgement.failure).toContain('Regressed against the baseline')
     }
   })
+})
+
+describe('a provisional baseline outside Vitest', () => {
+  test('a local run measures it again as a recording (its trials), and replaces it when quiet', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-provisional-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const file = join(dir, 'chat.bench.ts')
+    const options: BenchLlmOptions = {
+      server: simulator({ seed: 3, prefillBaseMs: 6, decodeBaseMs: 3 }),
+      workload: { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: { mean: 12 } },
+      load: { concurrency: 2, requests: 20 },
+      seed: 1,
+      baseline: { tpotMs: { p50: '+20%' } },
+      trials: { record: 2, max: 3 },
+    }
+    await runStandaloneBench({ name: 'chat', file, options, provided: { update: 'all', ci: false } })
+    // The stored entry as if it had been recorded on a disturbed machine.
+    const path = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
+    const stored = JSON.parse(await readFile(path, 'utf8')) as { entries: Record<string, { provisional?: string[] }> }
+    const entry = stored.entries.chat
+    if (entry === undefined) throw new Error('no entry written')
+    entry.provisional = ['the hypervisor took 9.0 % of the CPU (steal)']
+    await writeFile(path, JSON.stringify(stored))
+    const { result, judgement } = await runStandaloneBench({ name: 'chat', file, options, provided: { update: 'new', ci: false } })
+    // Two trials, as a recording takes (a compared run would take one first).
+    expect(result.trials).toHaveLength(2)
+    if ((result.client.selfCheck?.disturbed.length ?? 0) === 0) {
+      expect(judgement.baselineState).toBe('updated')
+      expect(judgement.notes.join('\n')).toContain('replaced the provisional baseline recorded')
+    } else {
+      expect(judgement.baselineState).toBe('compare')
+    }
+  }, 60_000)
 })
 
 describe('bench.llm.sweep outside Vitest', () => {
