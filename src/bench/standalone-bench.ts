@@ -156,7 +156,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
-      if (compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status === 'pass') break
+      const status = compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status
+      // Against a provisional entry nothing passes: more trials can only confirm a fail.
+      if (status === 'pass' || (plan.compareWith.provisional !== undefined && status !== 'fail')) break
     }
     const merged = mergeTrials(results)
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged

@@ -93,7 +93,9 @@ describe('each option group is parsed once', () => {
     // Two trials ran (the baseline records 2): nothing was parsed again.
     expect(counts()).toEqual(once)
     // The target is known once the simulator runs, and checked once per trial (a restarted server may have another port).
-    expect(vi.mocked(checkTarget).mock.calls.length).toBe(2)
+    // On a disturbed machine a recording measures a disturbed trial again, twice at most.
+    expect(vi.mocked(checkTarget).mock.calls.length).toBeGreaterThanOrEqual(2)
+    expect(vi.mocked(checkTarget).mock.calls.length).toBeLessThanOrEqual(4)
     expect(vi.mocked(resolveBenchmark)).not.toHaveBeenCalled()
 
     vi.clearAllMocks()
