@@ -10,6 +10,7 @@ import {
   type RegressionPolicy,
   type Verdict,
 } from '../core/baseline/index.ts'
+import { canonicalConfig } from '../core/plan/index.ts'
 import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
 import { throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
@@ -160,7 +161,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   if (input.policy !== false && input.result.counts.completed > 0 && cannotJudge === undefined) {
     const path = baselinePathFor(input.file, input.provided.baselineDir)
     judgement.baselinePath = path
-    const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci })
+    const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci, identity: canonicalConfig })
     const series = throughputSeriesOf(input.result)
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
     const stored = store.get(input.name)

@@ -8,7 +8,7 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { OptionsError } from '../core/contract/errors.ts'
 import { runPlan } from '../core/run.ts'
-import { checkTarget } from '../core/plan/index.ts'
+import { canonicalConfig, checkTarget } from '../core/plan/index.ts'
 import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -200,7 +200,7 @@ const MAX_REMEASURED_TRIALS = 2
 
 /** How many trials to measure first, and the entry to compare with when more may follow. */
 async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Promise<{ trials: number; compareWith: BaselineEntry | undefined }> {
-  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci })
+  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci, identity: canonicalConfig })
   const found = store.get(run.name)
   if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined }
   // A provisional entry that a quiet local run will replace is measured as a recording is (its trials).

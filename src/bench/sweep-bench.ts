@@ -1,4 +1,5 @@
 import { dirname } from 'node:path'
+import { canonicalConfig } from '../core/plan/index.ts'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import type { TargetOptions } from '../core/contract/types.ts'
@@ -139,7 +140,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   if (options.baseline !== false && result.points.some((point) => point.result.counts.completed > 0)) {
     const path = baselinePathFor(run.file, shared.baselineDir)
     meta.baselinePath = path
-    const store = await BaselineStore.open(path, { updateMode: shared.update, ci: shared.ci })
+    const store = await BaselineStore.open(path, { updateMode: shared.update, ci: shared.ci, identity: canonicalConfig })
     const entry = sweepBaselineEntryOf(result)
     if (entry) {
       const forced = process.env[FORCE_BASELINE_ENV] === '1'

@@ -4,7 +4,7 @@ import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
 import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
-import { resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
+import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
@@ -49,6 +49,11 @@ function isLocalHost(baseUrl: string): boolean {
   }
 }
 
+/** The workload and load with every default the run applies written out: the result's config says what ran. */
+function resolvedIdentity(options: BenchmarkOptions): { workload: unknown; load: unknown } {
+  const { workload, load } = canonicalConfig({ workload: options.workload, load: options.load })
+  return { workload, load }
+}
 /**
  * Runs one benchmark against an OpenAI-compatible server and returns its {@link BenchmarkResult}.
  * Options are validated before anything is sent; failures of single requests are counted in the
@@ -213,7 +218,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       client: client_,
       workload: { ...workloadFacts, actualOutputTokensMean: metrics.metrics.outputTokens.mean, actualInputTokensMean: metrics.metrics.inputTokens.mean },
       environment,
-      config: redactConfig({ ...options, target: { ...options.target, baseUrl, model, api } }),
+      config: redactConfig({ ...options, ...resolvedIdentity(options), target: { ...options.target, baseUrl, model, api } }),
       histograms: metrics.histograms,
       ...(timeline ? { timeline } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),

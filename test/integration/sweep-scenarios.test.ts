@@ -43,7 +43,7 @@ describe('MLPerf scenarios against the simulator', () => {
   it('Offline sends every request at once and reports the measured output throughput', async () => {
     const result = await runScenario({ target: { baseUrl: sim.url }, workload, scenario: offlineScenario({ requests: 48 }), recordRequests: true }, { skipGpu: true })
     const run = result.points[0]?.result
-    expect(run?.config.load).toEqual({ requests: 48, concurrency: 48 })
+    expect(run?.config.load).toEqual({ requests: 48, concurrency: 48, drainGraceMs: 30000 })
     // All 48 were in flight before the first one ended.
     const records = run?.requests ?? []
     expect(Math.max(...records.map((record) => record.sentAt))).toBeLessThan(Math.min(...records.map((record) => record.endAt)))

@@ -2,7 +2,7 @@ import { BaselineMismatchError, type BaselineMissingError } from '../contract/er
 import type { BaselineEntry } from './baseline-entry.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'
-import { diffConfigs } from './config-hash.ts'
+import { diffConfigs, hashConfig, type BaselineConfig } from './config-hash.ts'
 import { diffMachine } from './fingerprint.ts'
 import { NodeBaselineEnvironment } from './node-baseline-environment.ts'
 import type { UpdateMode } from './update-mode.ts'
@@ -16,6 +16,19 @@ export interface BaselineStoreOptions {
   ci: boolean
   /** File access. Default: {@link NodeBaselineEnvironment}. */
   environment?: BaselineEnvironment
+  /**
+   * A config with every default written out (the plan's `canonicalConfig`): stored entries are read
+   * through it, so one recorded before defaults were written out, or with a default spelled out,
+   * still matches the same load. Default: configs are compared as stored.
+   */
+  identity?: (config: BaselineConfig) => BaselineConfig
+}
+
+/** `entry` keyed by `identity(entry.config)`; an entry without a stored config (over 4 KB) keeps its hash. */
+function withIdentity(entry: BaselineEntry, identity: ((config: BaselineConfig) => BaselineConfig) | undefined): BaselineEntry {
+  if (identity === undefined || entry.config === undefined) return entry
+  const config = identity(entry.config)
+  return { ...entry, config, configHash: hashConfig(config) }
 }
 
 /** A stored entry looked up by name. */
@@ -88,6 +101,7 @@ export class BaselineStore {
   readonly updateMode: UpdateMode
   readonly ci: boolean
   readonly #environment: BaselineEnvironment
+  readonly #identity: ((config: BaselineConfig) => BaselineConfig) | undefined
   readonly #stored: Map<string, BaselineEntry>
   readonly #pending = new Map<string, BaselineEntry>()
   readonly #added = new Set<string>()
@@ -97,6 +111,7 @@ export class BaselineStore {
     this.path = path
     this.updateMode = options.updateMode
     this.ci = options.ci
+    this.#identity = options.identity
     this.#environment = environment
     this.#stored = stored
   }
@@ -110,7 +125,8 @@ export class BaselineStore {
   static async open(path: string, options: BaselineStoreOptions): Promise<BaselineStore> {
     const environment = options.environment ?? new NodeBaselineEnvironment()
     const text = await environment.readFile(path)
-    const stored = new Map<string, BaselineEntry>(text === null ? [] : Object.entries(parseBaselineFile(text, path).entries))
+    const entries = text === null ? [] : Object.entries(parseBaselineFile(text, path).entries)
+    const stored = new Map<string, BaselineEntry>(entries.map(([name, entry]) => [name, withIdentity(entry, options.identity)]))
     return new BaselineStore(path, options, environment, stored)
   }
 
@@ -134,8 +150,9 @@ export class BaselineStore {
    *   outside CI with update mode `new`: recorded (`updated`), so the first quiet run makes it trusted;
    * - else `compare` against the stored entry.
    */
-  match(name: string, current: BaselineEntry): BaselineMatch {
+  match(name: string, given: BaselineEntry): BaselineMatch {
     this.#checked.add(name)
+    const current = withIdentity(given, this.#identity)
     const stored = this.#stored.get(name)
     if (stored === undefined) {
       const decision = decideMissingBaseline(name, this.path, { updateMode: this.updateMode, ci: this.ci })

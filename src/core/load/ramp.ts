@@ -1,5 +1,8 @@
 import type { LoadOptions } from '../contract/types.ts'
 
+/** `rampUp.curve` when left out. */
+export const DEFAULT_RAMP_CURVE = 'linear'
+
 /** A ramp from `from` to `to` over `durationMs`, then flat at `to`. */
 export interface Ramp {
   from: number
@@ -12,7 +15,7 @@ export interface Ramp {
 export function rampOf(load: LoadOptions, target: number): Ramp | undefined {
   const rampUp = load.rampUp
   if (!rampUp) return undefined
-  return { from: rampUp.from, to: target, durationMs: rampUp.durationMs, curve: rampUp.curve ?? 'linear' }
+  return { from: rampUp.from, to: target, durationMs: rampUp.durationMs, curve: rampUp.curve ?? DEFAULT_RAMP_CURVE }
 }
 
 /** The ramped value at `tMs` after the start. */

@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { LoadOptions } from '../contract/types.ts'
+import { DEFAULT_RAMP_CURVE } from './ramp.ts'
 
 const KNOWN_KEYS = new Set(['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'sessions', 'durationMs', 'drainGraceMs'])
 const ARRIVALS = ['constant', 'poisson', 'gamma']
@@ -106,7 +107,7 @@ function validateRampUp(load: LoadOptions, context: LoadValidationContext): void
   if (context.trace) {
     throw new OptionsError('load.rampUp', 'cannot be combined with trace replay, whose timestamps fix every send time', 'Remove `load.rampUp`.')
   }
-  const curve = rampUp.curve ?? 'linear'
+  const curve = rampUp.curve ?? DEFAULT_RAMP_CURVE
   if (!CURVES.includes(curve)) {
     throw new OptionsError('load.rampUp.curve', `must be ${CURVES.join(' or ')}, got ${show(curve)}`, 'Leave it out for a linear ramp.')
   }

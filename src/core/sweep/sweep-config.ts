@@ -1,5 +1,6 @@
 import { baselineConfigOf } from '../baseline/index.ts'
 import type { BenchmarkResult } from '../contract/types.ts'
+import { canonicalConfig } from '../plan/index.ts'
 import type { SweepPointLoad } from './sweep-options.ts'
 
 /**
@@ -10,5 +11,5 @@ import type { SweepPointLoad } from './sweep-options.ts'
  */
 export function sweepConfigOf(first: BenchmarkResult | undefined, load: SweepPointLoad, extra: Record<string, unknown>): Record<string, unknown> {
   const base: Record<string, unknown> = first ? { ...baselineConfigOf(first.config) } : {}
-  return { ...base, load: { ...load }, ...extra }
+  return canonicalConfig({ ...base, load: { ...load }, ...extra }) as Record<string, unknown>
 }

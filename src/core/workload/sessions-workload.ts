@@ -66,7 +66,7 @@ export async function createSessionsWorkload(options: SessionsWorkload, context:
     )
   }
   const thinkTime = options.thinkTimeMs === undefined ? NO_THINK_TIME : resolveNumberDistribution('workload.thinkTimeMs', options.thinkTimeMs, false)
-  const ignoreEos = ignoreEosOf(options, options.source.kind === 'synthetic')
+  const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
   const counter = context.countTokens ? 'given by the caller' : 'estimate (GPT-2 pre-tokens)'
   const base = { kind: 'sessions' as const, seed: context.seed, source: options.source.kind, thinkTimeMs: thinkTime, ignoreEos, tokenCounter: counter }
@@ -103,7 +103,7 @@ export async function createSessionsWorkload(options: SessionsWorkload, context:
 
 /** Replay of an agentic trace ({@link AgenticTraceWorkload}): root sessions at their timestamps, sub-agents on fan-out. */
 export async function createAgenticTraceWorkload(options: AgenticTraceWorkload, context: WorkloadContext): Promise<SessionWorkload> {
-  const ignoreEos = ignoreEosOf(options, true)
+  const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
   const salt = context.salt ?? newRunSalt()
   const builder = new WordPromptBuilder(countTokens, salt)

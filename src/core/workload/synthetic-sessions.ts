@@ -10,6 +10,9 @@ const SESSION_STREAM = 0x534553
 const SYSTEM_STREAM = 0x535953
 const TEXT_STREAM = 0x545854
 
+/** `systemPromptTokens` when left out: no system prompt, tokens. */
+export const DEFAULT_SYSTEM_PROMPT_TOKENS = 0
+
 /** Generated sessions, each from its own seeded stream (session `i` is the same whatever else runs). */
 export interface SyntheticSessions {
   session(index: number): SessionScript
@@ -27,7 +30,7 @@ export function syntheticSessions(source: SyntheticSessionSource, builder: WordP
   const turns = resolveNumberDistribution('workload.source.turns', source.turns, true)
   const user = resolveLengthDistribution('workload.source.userTokens', source.userTokens)
   const output = resolveLengthDistribution('workload.source.outputTokens', source.outputTokens)
-  const systemPromptTokens = source.systemPromptTokens ?? 0
+  const systemPromptTokens = source.systemPromptTokens ?? DEFAULT_SYSTEM_PROMPT_TOKENS
   if (typeof systemPromptTokens !== 'number' || !Number.isInteger(systemPromptTokens) || systemPromptTokens < 0) {
     throw new OptionsError('workload.source.systemPromptTokens', `must be a whole number of tokens >= 0, got ${String(systemPromptTokens)}`, 'Use 0 (the default) for no system prompt.')
   }

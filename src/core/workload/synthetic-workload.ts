@@ -14,6 +14,9 @@ const LENGTH_STREAM = 0x4c454e
 const TEXT_STREAM = 0x545854
 const PREFIX_STREAM = 0x505258
 
+/** `sharedPrefixTokens` when left out: no shared prefix, tokens. */
+export const DEFAULT_SHARED_PREFIX_TOKENS = 0
+
 /**
  * Prompts of common words with normally distributed input and output lengths.
  *
@@ -29,11 +32,11 @@ const PREFIX_STREAM = 0x505258
 export async function createSyntheticWorkload(options: SyntheticWorkload, context: WorkloadContext): Promise<Workload> {
   const input = resolveLengthDistribution('workload.inputTokens', options.inputTokens)
   const output = resolveLengthDistribution('workload.outputTokens', options.outputTokens)
-  const sharedPrefixTokens = options.sharedPrefixTokens ?? 0
+  const sharedPrefixTokens = options.sharedPrefixTokens ?? DEFAULT_SHARED_PREFIX_TOKENS
   if (typeof sharedPrefixTokens !== 'number' || !Number.isInteger(sharedPrefixTokens) || sharedPrefixTokens < 0) {
     throw new OptionsError('workload.sharedPrefixTokens', `must be a whole number of tokens >= 0, got ${String(sharedPrefixTokens)}`, 'Use 0 (the default) for no shared prefix.')
   }
-  const ignoreEos = ignoreEosOf(options, true)
+  const ignoreEos = ignoreEosOf(options)
   let counterName = 'estimate (GPT-2 pre-tokens)'
   let countTokens = context.countTokens ?? estimateTokens
   if (context.countTokens) counterName = 'given by the caller'

@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind, PreparedRequest, WorkloadOptions } from '../contract/types.ts'
 
 /** A single-turn request: `messages` with one user turn for chat, `prompt` for completions. */
 export function promptRequest(api: ApiKind, text: string): PreparedRequest {
@@ -7,12 +7,14 @@ export function promptRequest(api: ApiKind, text: string): PreparedRequest {
 }
 
 /**
- * `ignoreEos` of a dataset or prompts workload: false unless set (the model may stop early, as a
- * `vllm bench serve` dataset run without `--ignore-eos`); `fallback` true for generated lengths
- * (synthetic, trace), which are the point of those workloads.
+ * `ignoreEos` of `workload`, as given or its default: true where the lengths are generated or
+ * recorded and are the point of the workload (synthetic, trace, agentic trace, synthetic
+ * sessions); false for datasets and prompts (the model may stop early, as a `vllm bench serve`
+ * dataset run without `--ignore-eos`).
  */
-export function ignoreEosOf(options: { ignoreEos?: unknown }, fallback = false): boolean {
-  const value = options.ignoreEos
+export function ignoreEosOf(workload: WorkloadOptions): boolean {
+  const fallback = workload.kind === 'sessions' ? workload.source.kind === 'synthetic' : ['synthetic', 'trace', 'agentic-trace'].includes(workload.kind)
+  const value: unknown = workload.ignoreEos
   if (value !== undefined && typeof value !== 'boolean') {
     throw new OptionsError('workload.ignoreEos', `must be true or false, got ${JSON.stringify(value)}`, `Leave it out for ${String(fallback)}.`)
   }

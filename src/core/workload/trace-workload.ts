@@ -35,7 +35,7 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
   if (typeof path !== 'string' || path === '') {
     throw new OptionsError('workload.path', 'must be the path of a mooncake trace (JSONL)', 'Pass the path of the trace file.')
   }
-  const ignoreEos = ignoreEosOf(options, true)
+  const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
   const records: TraceRecord[] = []
   let previous = -Infinity

@@ -1,0 +1,94 @@
+import { isRecord } from '../contract/is-record.ts'
+import type { LoadOptions, WorkloadOptions } from '../contract/types.ts'
+import type { BaselineConfig } from '../baseline/index.ts'
+import { arrivalKindOf, DEFAULT_DRAIN_GRACE_MS, DEFAULT_RAMP_CURVE } from '../load/index.ts'
+import { DEFAULT_PROMPTS_MAX_TOKENS, DEFAULT_SHARED_PREFIX_TOKENS, DEFAULT_SYSTEM_PROMPT_TOKENS, ignoreEosOf, resolveLengthDistribution, resolveNumberDistribution } from '../workload/index.ts'
+
+type Json = Record<string, unknown>
+
+/** A resolved distribution as JSON: `max: Infinity` (unbounded) is left out, as JSON cannot hold it. */
+function bounded(distribution: { mean: number; stddev: number; min: number; max: number }): Json {
+  const { mean, stddev, min, max } = distribution
+  return { mean, stddev, min, ...(max === Infinity ? {} : { max }) }
+}
+
+function lengths(value: unknown): unknown {
+  return isRecord(value) ? bounded(resolveLengthDistribution('', value as never)) : value
+}
+
+/** A count (`whole`) or time given as a number or a distribution, resolved. */
+function distribution(value: unknown, whole: boolean): unknown {
+  return isRecord(value) || typeof value === 'number' ? bounded(resolveNumberDistribution('', value as never, whole)) : value
+}
+
+/**
+ * The load as the run applies it: the arrival process of an open loop named (`burstiness` only for
+ * gamma), the ramp's curve and the drain grace written out.
+ */
+function canonicalLoad(load: Json, openLoop: boolean): Json {
+  const out: Json = { ...load, drainGraceMs: load.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS }
+  if (openLoop) {
+    const arrival = arrivalKindOf(load as LoadOptions)
+    out.arrival = arrival
+    if (arrival === 'gamma') out.burstiness = load.burstiness ?? 1
+    else delete out.burstiness
+  }
+  if (isRecord(load.rampUp)) out.rampUp = { ...load.rampUp, curve: load.rampUp.curve ?? DEFAULT_RAMP_CURVE }
+  return out
+}
+
+function canonicalSessionSource(source: Json): Json {
+  if (source.kind !== 'synthetic') return source
+  return {
+    ...source,
+    turns: distribution(source.turns, true),
+    userTokens: lengths(source.userTokens),
+    outputTokens: lengths(source.outputTokens),
+    systemPromptTokens: source.systemPromptTokens ?? DEFAULT_SYSTEM_PROMPT_TOKENS,
+  }
+}
+
+/** The workload as the run sends it: every distribution's defaults, `ignoreEos` and its kind's other defaults written out. */
+function canonicalWorkload(workload: Json): Json {
+  const out: Json = { ...workload, ignoreEos: ignoreEosOf(workload as unknown as WorkloadOptions) }
+  switch (workload.kind) {
+    case 'synthetic':
+      out.inputTokens = lengths(workload.inputTokens)
+      out.outputTokens = lengths(workload.outputTokens)
+      out.sharedPrefixTokens = workload.sharedPrefixTokens ?? DEFAULT_SHARED_PREFIX_TOKENS
+      break
+    case 'prompts':
+      out.maxTokens = workload.maxTokens ?? DEFAULT_PROMPTS_MAX_TOKENS
+      break
+    case 'sessions': {
+      if (isRecord(workload.source)) out.source = canonicalSessionSource(workload.source)
+      // No think time and a think time of exactly 0 are the same sessions.
+      const think = workload.thinkTimeMs === undefined ? undefined : distribution(workload.thinkTimeMs, false)
+      if (think === undefined || (isRecord(think) && think.mean === 0 && think.stddev === 0)) delete out.thinkTimeMs
+      else out.thinkTimeMs = think
+      break
+    }
+  }
+  return out
+}
+
+/**
+ * The identity of what a baseline measured: `config` with every default the run applies written
+ * out, so a default spelled out or left out is the same baseline (`{ rate: 10 }` and
+ * `{ rate: 10, arrival: 'poisson', drainGraceMs: 30000 }` are one entry). The defaults are the
+ * stages' own (`ignoreEosOf`, `resolveLengthDistribution`, `arrivalKindOf`, ...), so the identity
+ * cannot drift from what is sent. Idempotent; a config it cannot read (a file edited by hand) is
+ * returned as it is, and then matches only itself.
+ */
+export function canonicalConfig(config: BaselineConfig): BaselineConfig {
+  try {
+    const out: BaselineConfig = { ...config }
+    // A rate sweep or capacity search leaves `rate` out of its load: the swept axis makes it open.
+    const sweptRate = (isRecord(config.sweep) && config.sweep.rate !== undefined) || config.capacity !== undefined
+    if (isRecord(config.load)) out.load = canonicalLoad(config.load, config.load.rate !== undefined || sweptRate)
+    if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
+    return out
+  } catch {
+    return config
+  }
+}
