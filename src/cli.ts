@@ -5,6 +5,7 @@ import { CliUsageError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
+import { abCommand } from './cli/ab-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
 
@@ -12,6 +13,7 @@ import { simulatorCommand } from './cli/simulator-command.ts'
 export const cliCommands: Record<string, CliCommand> = {
   sim: simulatorCommand,
   merge: mergeCommand,
+  ab: abCommand,
 }
 
 const PROGRAM = 'vitest-llm-bench'
@@ -20,11 +22,11 @@ const PROGRAM = 'vitest-llm-bench'
 export function cliUsage(commandName?: string): string {
   const command = commandName === undefined ? undefined : cliCommands[commandName]
   if (commandName !== undefined && command) {
-    const lines = [`Usage: ${PROGRAM} ${commandName} [flags]`, '', command.summary, '', 'Flags:']
+    const lines = [`Usage: ${PROGRAM} ${commandName} [flags]${command.operands ? ` ${command.operands}` : ''}`, '', command.summary, '', 'Flags:']
     for (const [name, flag] of Object.entries(command.flags)) {
       const value = flag.type === 'boolean' ? '' : ` <${flag.choices ? flag.choices.join('|') : flag.type}>`
       const fallback = flag.default === undefined ? '' : ` (default ${String(flag.default)})`
-      lines.push(`  --${name}${value}`.padEnd(34) + ` ${flag.description}${fallback}`)
+      lines.push(`  ${flag.short ? `-${flag.short}, ` : ''}--${name}${value}`.padEnd(34) + ` ${flag.description}${fallback}`)
     }
     return lines.join('\n')
   }
@@ -97,12 +99,13 @@ export async function runCli(argv: readonly string[], io: CliIo = processCliIo()
     return 0
   }
   let flags: CliFlagValues
+  const operands: string[] = []
   try {
-    flags = parseCliFlags(name, command, rest)
+    flags = parseCliFlags(name, command, rest, operands)
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error
     io.err(`${PROGRAM} ${name}: ${error.message}\n\n${cliUsage(name)}`)
     return 2
   }
-  return command.run(flags, io)
+  return command.run(flags, io, operands)
 }

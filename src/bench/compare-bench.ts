@@ -98,7 +98,8 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
     longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
     variants = labels.filter((label) => label !== plan.control).map((label) => judgeVariant(label, plan, trials, confidence))
     const next = nextPair(
-      variants.flatMap((variant) => variant.checks),
+      // A variant that failed or passed is decided: only an undecided one is worth another pair.
+      variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
       { pairs: pair + 1, elapsedMs: performance.now() - started, longestPairMs },
       plan.limits,
     )
@@ -148,7 +149,7 @@ async function measureArm(run: CompareBenchRun, arm: CompareArm): Promise<Benchm
 }
 
 /** A trial that cannot be part of a comparison: its server was failing (a busy machine does not excuse errors here). */
-function faultOf(label: string, result: BenchmarkResult): string | undefined {
+export function faultOf(label: string, result: BenchmarkResult): string | undefined {
   const { failed, total, completed } = result.counts
   if (completed === 0) {
     const top = result.errors[0]
@@ -164,7 +165,7 @@ function faultOf(label: string, result: BenchmarkResult): string | undefined {
 const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfCheck?.disturbed ?? []
 
 /** One variant against the control on every pair measured so far (a pair only one arm of which was measured disturbed is left out, named). */
-export function judgeVariant(label: string, plan: ComparePlan, trials: readonly CompareTrial[], confidence: number): CompareVariantVerdict {
+export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 'policy'>, trials: readonly CompareTrial[], confidence: number): CompareVariantVerdict {
   const voided: string[] = []
   let bothDisturbed = 0
   const perGate = new Map<string, { ratios: PairRatio[]; control: number[]; variant: number[]; gate: { metric: string; statistic: string; unit: string; tolerance: number } }>()

@@ -2,6 +2,7 @@ import { asParsedPolicy, DEFAULT_REGRESSION_POLICY, undecidableGates, type Parse
 import { closestName } from '../core/platform/did-you-mean.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { checkTarget, planRun, type RunPlan } from '../core/plan/index.ts'
+import { armFromEnv, type ArmRun } from './arm-env.ts'
 import { segmentFromEnv } from './segment-env.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
@@ -41,6 +42,8 @@ export interface BenchPlan {
   readonly policy: ParsedRegressionPolicy | false | undefined
   /** Trials to record and compare, with their defaults. */
   readonly trials: ResolvedTrials
+  /** The arm of an `ab` run this process measures (one trial, written for `ab` to judge); undefined: a bench run as usual. */
+  readonly arm: ArmRun | undefined
 }
 
 /**
@@ -96,7 +99,7 @@ export function planBench(name: unknown, options: unknown, env: Record<string, s
     }
     if (server.kind === 'simulator') resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
-  return { run, slo: options.slo as SloOptions | undefined, policy, trials }
+  return { run, slo: options.slo as SloOptions | undefined, policy, trials, arm: armFromEnv(env) }
 }
 
 /** Checks the options of `bench.llm` (see {@link planBench}). Throws {@link OptionsError}. */
@@ -115,7 +118,8 @@ export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
  * @throws {OptionsError} in strict mode, naming the gate and what to gate instead.
  */
 export function warnUndecidableGates(name: string, plan: BenchPlan, env: Record<string, string | undefined> = process.env, warn: (line: string) => void = (line) => console.warn(line)): void {
-  if (plan.policy === false) return
+  // An arm of `ab` is judged by `ab`'s paired gates, not by these.
+  if (plan.policy === false || plan.arm) return
   const warnings = undecidableGates(plan.policy ?? DEFAULT_REGRESSION_POLICY, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1') throw new OptionsError('baseline', `of bench.llm('${name}') cannot decide: ${warnings.join(' ')}`, `Change the gates, or unset ${STRICT_GATES_ENV}.`)

@@ -44,25 +44,31 @@ export async function writeSegmentFile(
   return path
 }
 
-/** Every segment file under `dir` (subfolders too: one per host's downloaded artifact), in path order. */
-export async function readSegmentFiles(dir: string): Promise<Array<{ path: string; segment: SegmentFile }>> {
+/** Every file under `dir` (subfolders too) whose JSON `kind` is `kind`, in path order; `hint` says where such files come from. */
+export async function readKindFiles<T>(dir: string, kind: string, hint: string): Promise<Array<{ path: string; content: T }>> {
   let names: string[]
   try {
     names = (await readdir(dir, { recursive: true })).filter((name) => name.endsWith('.json')).sort()
   } catch (error) {
-    throw new WorkloadError(`cannot be read (${(error as Error).message}). Give the folder the hosts' ${DEFAULT_SEGMENT_DIR}/ were collected into.`, { path: dir })
+    throw new WorkloadError(`cannot be read (${(error as Error).message}). ${hint}`, { path: dir })
   }
-  const out: Array<{ path: string; segment: SegmentFile }> = []
+  const out: Array<{ path: string; content: T }> = []
   for (const name of names) {
     const path = join(dir, name)
     let value: unknown
     try {
       value = JSON.parse(await readFile(path, 'utf8'))
     } catch (error) {
-      throw new WorkloadError(`is not valid JSON (${(error as Error).message}). A segment file is written whole by a segmented bench; copy it again.`, { path })
+      throw new WorkloadError(`is not valid JSON (${(error as Error).message}). It is written whole by a bench; measure it again.`, { path })
     }
-    if ((value as { kind?: unknown } | null)?.kind !== 'vitest-llm-bench-segment') continue
-    out.push({ path, segment: value as SegmentFile })
+    if ((value as { kind?: unknown } | null)?.kind !== kind) continue
+    out.push({ path, content: value as T })
   }
   return out
+}
+
+/** Every segment file under `dir` (subfolders too: one per host's downloaded artifact), in path order. */
+export async function readSegmentFiles(dir: string): Promise<Array<{ path: string; segment: SegmentFile }>> {
+  const files = await readKindFiles<SegmentFile>(dir, 'vitest-llm-bench-segment', `Give the folder the hosts' ${DEFAULT_SEGMENT_DIR}/ were collected into.`)
+  return files.map(({ path, content }) => ({ path, segment: content }))
 }

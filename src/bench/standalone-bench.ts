@@ -25,6 +25,8 @@ import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
 import { withUpdateCommand } from './with-update-command.ts'
 import { writeSegmentFile } from './segment-file.ts'
+import { writeArmFile } from './arm-file.ts'
+import { armFromEnv } from './arm-env.ts'
 import { NOT_JUDGED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from './sweep-bench-options.ts'
@@ -122,7 +124,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
   // A segment (one host's slice of a load over several machines) measures once and is judged after the merge.
   const segment = bench.run.segment
-  const plan = policy === false || segment ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
+  // An arm of an `ab` run measures one trial; `ab` judges the pairs.
+  const { arm } = bench
+  const plan = policy === false || segment || arm ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
@@ -168,6 +172,13 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       const path = await writeSegmentFile(run.file, run.name, policy, bench.slo, result)
       const note = `segment ${segment.index} of ${segment.count}: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>); written to ${path}`
       return { result, judgement: { failure: undefined, sloChecks: [], notes: [note], baselineState: NOT_JUDGED, deferred: { policy, slo: bench.slo } } }
+    }
+    if (arm) {
+      const path = await writeArmFile(arm, run.file, run.name, bench.policy ?? (fromPlugin ? policy : undefined), bench.slo, result)
+      return {
+        result,
+        judgement: { failure: undefined, sloChecks: [], notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`], baselineState: NOT_JUDGED },
+      }
     }
     let judgement: BenchJudgement
     try {
@@ -331,9 +342,12 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
         timeoutMs,
       )
     }
+  // `ab` measures `bench.llm` benches only: a sweep or a comparison of its own is skipped in its arms.
+  const inArm = (mode: 'run' | 'skip' | 'only') => (armFromEnv(settings.env ?? process.env) ? 'skip' : mode)
   const sweepIn =
-    (mode: 'run' | 'skip' | 'only'): StandaloneSweepFn =>
+    (given: 'run' | 'skip' | 'only'): StandaloneSweepFn =>
     (name, options) => {
+      const mode = inArm(given)
       validateBenchSweepOptions(name, options)
       const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
       if (file === undefined) {
@@ -354,8 +368,9 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
       )
     }
   const compareIn =
-    (mode: 'run' | 'skip' | 'only'): StandaloneCompareFn =>
+    (given: 'run' | 'skip' | 'only'): StandaloneCompareFn =>
     (name, options) => {
+      const mode = inArm(given)
       const plan = planCompare(name, options)
       const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
       if (file === undefined) {

@@ -22,6 +22,8 @@ export interface CliFlag {
   max?: number
   /** The only accepted values, as written on the command line (any flag type but boolean). */
   choices?: readonly string[]
+  /** One letter also accepted as `-<letter> value` (as Vitest's `-t <name>`). */
+  short?: string
 }
 
 export type CliFlagValues = Record<string, CliFlagValue | undefined>
@@ -31,8 +33,10 @@ export interface CliCommand {
   /** One line for the command list. */
   summary: string
   flags: Record<string, CliFlag>
-  /** Resolves with the exit code. */
-  run(flags: CliFlagValues, io: CliIo): Promise<number>
+  /** What the arguments that are no flag are, for the usage line (e.g. `[bench files]`); unset: none are accepted. */
+  operands?: string
+  /** Resolves with the exit code; `operands` are the arguments that are no flag, in order. */
+  run(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number>
 }
 
 function flagValue(command: string, name: string, flag: CliFlag, raw: string): CliFlagValue {
@@ -57,14 +61,24 @@ function flagValue(command: string, name: string, flag: CliFlag, raw: string): C
 
 /**
  * Parses `--name value`, `--name=value` and bare `--name` for boolean flags, fills in defaults.
- * Throws {@link CliUsageError} on an unknown flag, a missing or bad value, or a stray argument.
+ * Throws {@link CliUsageError} on an unknown flag, a missing or bad value, or a stray argument
+ * (arguments that are no flag go to `operands` when the command takes them).
  */
-export function parseCliFlags(commandName: string, command: CliCommand, args: readonly string[]): CliFlagValues {
+export function parseCliFlags(commandName: string, command: CliCommand, args: readonly string[], operands: string[] = []): CliFlagValues {
   const values: CliFlagValues = {}
   for (const [name, flag] of Object.entries(command.flags)) values[name] = flag.default
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string
-    if (!arg.startsWith('--') || arg === '--') throw new CliUsageError(`Unexpected argument '${arg}'.`, commandName)
+    let arg = args[i] as string
+    const short = /^-([A-Za-z])$/.exec(arg)?.[1]
+    const long = short === undefined ? undefined : Object.entries(command.flags).find(([, flag]) => flag.short === short)?.[0]
+    if (long !== undefined) arg = `--${long}`
+    if (!arg.startsWith('--') || arg === '--') {
+      if (command.operands !== undefined && !arg.startsWith('-')) {
+        operands.push(arg)
+        continue
+      }
+      throw new CliUsageError(`Unexpected argument '${arg}'.`, commandName)
+    }
     const eq = arg.indexOf('=')
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
     const flag = command.flags[name]

@@ -27,7 +27,7 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
 /** Registers one sweep: `bench.llm.sweep(name, options)`. */
 export type BenchSweepFn = (name: string, options: BenchSweepOptions) => void
 
-const register = benchRegistrar<BenchSweepOptions, void>({ plan: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS })
+const register = benchRegistrar<BenchSweepOptions, void>({ plan: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS, skippedInArms: true })
 
 /** `bench.llm.sweep` with its variants. */
 export interface BenchSweep extends BenchSweepFn {

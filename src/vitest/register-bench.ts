@@ -1,4 +1,5 @@
 import { test, type TestContext } from 'vitest'
+import { armFromEnv } from '../bench/arm-env.ts'
 import { assertBenchWillRun } from './vitest-support.ts'
 
 /** How a bench is registered: as Vitest's `test`, `test.skip` or `test.only`. */
@@ -17,12 +18,15 @@ export interface BenchKind<Options, Plan> {
   defaultTimeoutMs: number
   /** The test's whole limit from the per-run `timeoutMs` (e.g. scaled by the trials it may run). Default: the same. */
   wholeTimeoutMs?: (timeoutMs: number, options: Options) => number
+  /** Skipped in the arms of an `ab` run, which measures `bench.llm` benches only (sweeps, comparisons). */
+  skippedInArms?: boolean
 }
 
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
 export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(kind: BenchKind<Options, Plan>): (mode: BenchMode) => BenchRegistration<Options> {
-  return (mode) => (name, options) => {
+  return (given) => (name, options) => {
     const plan = kind.plan(name, options)
+    const mode = kind.skippedInArms && armFromEnv() ? 'skip' : given
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun

@@ -1,0 +1,67 @@
+import type { AbBenchVerdict } from '../src/bench/ab-verdict.ts'
+
+/** What an `ab` run compared, for the comment's head line. */
+export interface AbSummary {
+  base: { ref: string; sha: string }
+  head: { sha: string; dirty: boolean }
+  order: string[][]
+  stopped: string
+  durationMs: number
+}
+
+/** Lines of the comment at most: a pull-request comment stays readable for any number of benches. */
+export const AB_COMMENT_MAX_LINES = 40
+
+const SYMBOL: Record<AbBenchVerdict['status'], string> = {
+  pass: '✅',
+  fail: '❌',
+  fault: '❌',
+  inconclusive: '⚠️',
+  new: '🆕',
+  gone: '➖',
+  changed: '↔️',
+  'not gated': '·',
+}
+
+const ratio = (value: number): string => `${value.toFixed(3)}x`
+const interval = (low: number | null, high: number | null): string => (low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`)
+
+/** One line per bench that needs attention, its undecided or failed gates beside it. */
+function benchLine(verdict: AbBenchVerdict): string {
+  const where = `\`${verdict.name}\` (${verdict.file})`
+  const slo = (verdict.sloChecks ?? []).filter((check) => check.status === 'fail').map((check) => `SLO ${check.metric} ${check.statistic} failed`)
+  if (verdict.status === 'fault') return `${SYMBOL.fault} ${where}: ${verdict.fault ?? 'a server failed'}`
+  if (verdict.status === 'changed') return `${SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
+  const gates = (verdict.paired?.checks ?? [])
+    .filter((check) => check.status !== 'pass')
+    .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`)
+  const detail = [...gates, ...slo]
+  return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
+}
+
+/**
+ * `comment.md` of an `ab` run: a head line with the verdict counts, one line per bench that did not
+ * simply pass (passes are counted, not listed, once the comment would grow past
+ * {@link AB_COMMENT_MAX_LINES}), and where the full report is.
+ */
+export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: AbSummary): string {
+  const counts = new Map<string, number>()
+  for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
+  const failed = verdicts.some((v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'))
+  const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
+  const lines = [
+    `### ${failed ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`,
+    '',
+    `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}: ${summary.order.length} pairs in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${summary.order.map((pair) => pair.join(' ')).join(' | ')} (${summary.stopped}).`,
+    '',
+  ]
+  const attention = verdicts.filter((verdict) => verdict.status !== 'pass' || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'))
+  const room = AB_COMMENT_MAX_LINES - lines.length - 3
+  const listed = attention.length > room ? attention.slice(0, room - 1) : attention
+  for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)
+  if (listed.length < attention.length) lines.push(`- … and ${attention.length - listed.length} more in ab.json`)
+  const passed = verdicts.length - attention.length
+  if (passed > 0) lines.push(`- ${SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
+  lines.push('', 'Full figures, intervals and every trial: `ab.json` in the job artifact.')
+  return `${lines.join('\n')}\n`
+}

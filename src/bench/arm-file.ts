@@ -1,0 +1,43 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import type { ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { SloOptions } from '../core/slo/index.ts'
+import type { ArmRun } from './arm-env.ts'
+import { readKindFiles } from './segment-file.ts'
+
+/** What one bench measured in one arm of one pair of an `ab` run, for `ab` to judge. */
+export interface ArmFile {
+  kind: 'vitest-llm-bench-arm'
+  version: 1
+  /** `base` or `head`. */
+  arm: string
+  /** Pair number, from 1. */
+  pair: number
+  /** The bench file relative to its tree's root (the working directory of `vitest bench`), `/` separators. */
+  file: string
+  /** The bench's full name. */
+  name: string
+  /** The bench's own regression policy, parsed; `false`: no baseline; undefined: the default. */
+  policy: ParsedRegressionPolicy | false | undefined
+  /** The bench's SLOs, checked. */
+  slo: SloOptions | undefined
+  result: BenchmarkResult
+}
+
+const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)
+
+/** Writes one bench's trial of an arm into `arm.dir` and returns its path. */
+export async function writeArmFile(arm: ArmRun, file: string, name: string, policy: ArmFile['policy'], slo: SloOptions | undefined, result: BenchmarkResult): Promise<string> {
+  await mkdir(arm.dir, { recursive: true })
+  const where = relative(process.cwd(), file).split(sep).join('/')
+  const path = join(arm.dir, `${arm.label}-${arm.pair}--${safe(where)}--${safe(name)}.json`)
+  const content: ArmFile = { kind: 'vitest-llm-bench-arm', version: 1, arm: arm.label, pair: arm.pair, file: where, name, policy, slo, result }
+  await writeFile(path, `${JSON.stringify(content)}\n`)
+  return path
+}
+
+/** Every arm file under `dir`, in path order. */
+export async function readArmFiles(dir: string): Promise<ArmFile[]> {
+  return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(({ content }) => content)
+}

@@ -1,0 +1,111 @@
+/** `vitest-llm-bench ab --base <ref>`: the base revision and the working tree measured in pairs, through `vitest bench`. */
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+let project = ''
+
+const bench = (speed: number): string => `import { bench, simulator } from 'vitest-llm-bench'
+
+bench.llm('chat', {
+  server: simulator({ prefillBaseMs: 20, prefillMsPerToken: 0.02, decodeBaseMs: 2, decodeMsPerSequence: 0.1, speedFactor: ${speed} }),
+  workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 8 } },
+  load: { concurrency: 2, requests: 40 },
+})
+bench.llm.sweep('curve', {
+  server: simulator({}),
+  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 4 } },
+  load: { requests: 10 },
+  over: { concurrency: [1, 2] },
+})
+`
+
+// The command line from the sources (bin/ would run a dist/ that may be older than them).
+const CLI = `import { runCli } from ${JSON.stringify(join(repo, 'src', 'cli.ts'))}; process.exitCode = await runCli(process.argv.slice(1))`
+const cli = (args: string[]) => execa(process.execPath, ['--input-type=module', '-e', CLI, '--', ...args], { cwd: project, reject: false, all: true })
+
+const gitIn = (args: string[]) => execa('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], { cwd: project })
+
+async function ab(...args: string[]) {
+  const run = await cli(['ab', '--base', 'HEAD', '--min-pairs', '3', '--max-pairs', '3', ...args])
+  return { exitCode: run.exitCode, output: String(run.all) }
+}
+
+beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
+  const modules = join(project, 'node_modules')
+  await mkdir(modules)
+  for (const name of await readdir(join(repo, 'node_modules'))) await symlink(join(repo, 'node_modules', name), join(modules, name))
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'ab-e2e', private: true, type: 'module' }))
+  // The package from its sources: the same plugin in both arms, what differs is the bench file.
+  await writeFile(
+    join(project, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config'
+import { llmBench } from '${join(repo, 'src', 'index.ts')}'
+export default defineConfig({ plugins: [llmBench()], resolve: { alias: { 'vitest-llm-bench': '${join(repo, 'src', 'index.ts')}' } } })
+`,
+  )
+  await writeFile(join(project, '.gitignore'), 'node_modules\nllm-bench-ab\nllm-bench-report\n')
+  await writeFile(join(project, 'chat.bench.ts'), bench(1))
+  await gitIn(['init', '-q'])
+  await gitIn(['add', '-A'])
+  await gitIn(['commit', '-qm', 'base'])
+}, 60_000)
+
+afterAll(async () => {
+  if (project) await rm(project, { recursive: true, force: true })
+})
+
+describe('vitest-llm-bench ab', () => {
+  test('head twice as slow as base fails, naming the gates; the base worktree is removed after', async () => {
+    await writeFile(join(project, 'chat.bench.ts'), bench(2))
+    const run = await ab()
+    expect(run.output).toContain('ab: base dependencies linked')
+    expect(run.output).toMatch(/ab: base HEAD at the merge base [0-9a-f]{12}, head [0-9a-f]{12} with uncommitted changes/)
+    const report = JSON.parse(await readFile(join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
+      order: string[][]
+      verdicts: Array<{ name: string; status: string; paired?: { voided: string[]; checks: Array<{ metric: string; status: string; ratio: number }> } }>
+    }
+    expect(report.order).toEqual([
+      ['base', 'head'],
+      ['head', 'base'],
+      ['base', 'head'],
+    ])
+    // `ab` judges bench.llm benches: the sweep is skipped in the arms.
+    expect(report.verdicts.map((v) => v.name)).toEqual(['chat'])
+    const [chat] = report.verdicts
+    const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
+    expect(ttft?.ratio).toBeGreaterThan(1.5)
+    // A pair one arm of which was measured on a disturbed machine is left out, and says so.
+    if (chat?.status !== 'fail') expect(chat?.paired?.voided.join('\n')).toMatch(/left out: only (base|head) was measured on a disturbed machine/)
+    else {
+      expect(run.exitCode, run.output).toBe(1)
+      expect(run.output).toMatch(/chat\.bench\.ts > chat: fail/)
+      expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(/❌ `chat` \(chat\.bench\.ts\): fail, 3 pairs/)
+    }
+    expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
+    expect(existsSync(join(project, 'llm-bench-ab', 'logs', 'head-3.log'))).toBe(true)
+  }, 240_000)
+
+  test('head the same as base does not fail', async () => {
+    await writeFile(join(project, 'chat.bench.ts'), bench(1))
+    const run = await ab('chat.bench.ts', '-t', 'chat')
+    expect(run.exitCode, run.output).toBe(0)
+    expect(run.output).not.toContain('with uncommitted changes')
+    expect(run.output).toMatch(/chat\.bench\.ts > chat: (pass|inconclusive)/)
+  }, 240_000)
+
+  test('a base that is not a revision: the error says to fetch it, exit 1, nothing left behind', async () => {
+    const run = await cli(['ab', '--base', 'origin/nope'])
+    expect(run.exitCode).toBe(1)
+    expect(String(run.all)).toMatch(/git merge-base origin\/nope HEAD failed: [\s\S]*Is `origin\/nope` fetched\?/)
+    const missing = await cli(['ab'])
+    expect(missing.exitCode).toBe(2)
+    expect(String(missing.all)).toContain('--base <git ref> is required')
+  }, 60_000)
+})

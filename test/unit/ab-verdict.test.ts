@@ -1,0 +1,111 @@
+/** `ab`: head against base per bench, from the arm files both arms wrote, and the pull-request comment. */
+import { describe, expect, test } from 'vitest'
+import { formatAbComment, AB_COMMENT_MAX_LINES } from '../../reporters/ab-comment.ts'
+import { abFailed, judgeAb } from '../../src/bench/ab-verdict.ts'
+import type { ArmFile } from '../../src/bench/arm-file.ts'
+import { parseCliFlags } from '../../src/cli/cli-command.ts'
+import { abCommand } from '../../src/cli/ab-command.ts'
+import { DEFAULT_CONFIG, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+
+const random = seededRandom(7)
+
+/** One trial: TTFT and TPOT around their medians (ms), output throughput in tok/s. */
+function trial(ttft: number, tpot: number, tokensPerSec: number, config = DEFAULT_CONFIG) {
+  return makeResult({ ttftMs: lognormalSamples(random, 400, ttft, 0.2), tpotMs: lognormalSamples(random, 400, tpot, 0.2), throughput: { outputTokensPerSec: tokensPerSec }, config })
+}
+
+function arm(armName: 'base' | 'head', pair: number, result: ArmFile['result'], name = 'chat', slo?: ArmFile['slo']): ArmFile {
+  return { kind: 'vitest-llm-bench-arm', version: 1, arm: armName, pair, file: 'chat.bench.ts', name, policy: undefined, slo, result }
+}
+
+/** Pairs in which the machine speed drifts from pair to pair (both arms of a pair alike), head `factor` times slower. */
+function pairs(count: number, factor: number, name = 'chat'): ArmFile[] {
+  const files: ArmFile[] = []
+  for (let pair = 1; pair <= count; pair++) {
+    const drift = 1 + 0.08 * (pair - 1)
+    files.push(arm('base', pair, trial(100 * drift, 10 * drift, 1000 / drift), name), arm('head', pair, trial(100 * drift * factor, 10 * drift * factor, 1000 / drift / factor), name))
+  }
+  return files
+}
+
+describe('judgeAb', () => {
+  test('twice as slow fails on every gate; unchanged under a drift of 8 % per pair passes', () => {
+    const [slow] = judgeAb(pairs(3, 2), 0.95)
+    expect(slow?.status).toBe('fail')
+    expect(slow?.pairs).toBe(3)
+    expect(slow?.paired?.checks.map((check) => [check.metric, check.status])).toEqual([
+      ['ttftMs', 'fail'],
+      ['tpotMs', 'fail'],
+      ['outputTokensPerSec', 'fail'],
+    ])
+    const [same] = judgeAb(pairs(3, 1), 0.95)
+    expect(same?.status).toBe('pass')
+    expect(same?.paired?.checks.every((check) => check.ratio > 0.95 && check.ratio < 1.05)).toBe(true)
+  })
+
+  test('a bench new in head, one gone, one whose load changed, one whose server failed', () => {
+    const changed = { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } }
+    const failing = makeResult({ ttftMs: [10, 11], counts: { completed: 2, failed: 8, total: 10 } })
+    const files = [
+      arm('head', 1, trial(100, 10, 1000), 'new one'),
+      arm('base', 1, trial(100, 10, 1000), 'gone one'),
+      arm('base', 1, trial(100, 10, 1000), 'reshaped'),
+      arm('head', 1, trial(100, 10, 1000, changed), 'reshaped'),
+      arm('base', 1, trial(100, 10, 1000), 'broken'),
+      arm('head', 1, failing, 'broken'),
+    ]
+    const verdicts = judgeAb(files, 0.95)
+    expect(Object.fromEntries(verdicts.map((v) => [v.name, v.status]))).toEqual({ 'new one': 'new', 'gone one': 'gone', reshaped: 'changed', broken: 'fault' })
+    expect(verdicts.find((v) => v.name === 'reshaped')?.changes).toEqual(['load.concurrency 16 -> 32'])
+    expect(verdicts.find((v) => v.name === 'broken')?.fault).toMatch(/^head \(pair 1\): 8 of 10 requests failed/)
+    expect(abFailed(verdicts)).toBe(true)
+    expect(abFailed(verdicts.filter((v) => v.name !== 'broken'))).toBe(false)
+  })
+
+  test("head's SLOs apply to a bench new in head, and fail the run", () => {
+    const [verdict] = judgeAb([arm('head', 1, trial(100, 10, 1000), 'new one', { ttftMs: { p50: 50 } })], 0.95)
+    expect(verdict?.status).toBe('new')
+    expect(verdict?.sloChecks?.[0]).toMatchObject({ metric: 'ttftMs', statistic: 'p50', status: 'fail' })
+    expect(abFailed([verdict!])).toBe(true)
+  })
+})
+
+describe('comment.md', () => {
+  const summary = {
+    base: { ref: 'origin/main', sha: 'a'.repeat(40) },
+    head: { sha: 'b'.repeat(40), dirty: false },
+    order: [
+      ['base', 'head'],
+      ['head', 'base'],
+      ['base', 'head'],
+    ],
+    stopped: 'every gate decided',
+    durationMs: 600_000,
+  }
+
+  test('five benches: the failing one with its gates, the passes counted', () => {
+    const files = [...pairs(3, 2, 'slow'), ...['a', 'b', 'c', 'd'].flatMap((name) => pairs(3, 1, name))]
+    const text = formatAbComment(judgeAb(files, 0.95), summary)
+    expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
+    expect(text).toMatch(/^### ❌ vitest-llm-bench ab: /)
+    expect(text).toMatch(/- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 2\.\d{3}x \[[\d.]+, [\d.]+\] fail/)
+    expect(text).toContain('- ✅ 4 benches passed every gate')
+  })
+
+  test('sixty benches that need attention still fit in 40 lines, the rest counted', () => {
+    const files = Array.from({ length: 60 }, (_, i) => arm('head', 1, trial(100, 10, 1000), `new ${i}`))
+    const text = formatAbComment(judgeAb(files, 0.95), summary)
+    expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
+    expect(text).toMatch(/- … and \d+ more in ab\.json/)
+  })
+})
+
+describe('ab command line', () => {
+  test('bench files as operands, -t for the name, the pair limits', () => {
+    const operands: string[] = []
+    const flags = parseCliFlags('ab', abCommand, ['--base', 'origin/main', 'chat.bench.ts', '-t', 'chat', '--max-pairs', '4', 'b.bench.ts'], operands)
+    expect(flags).toMatchObject({ base: 'origin/main', name: 'chat', 'min-pairs': 3, 'max-pairs': 4, out: 'llm-bench-ab' })
+    expect(operands).toEqual(['chat.bench.ts', 'b.bench.ts'])
+    expect(() => parseCliFlags('ab', abCommand, ['-x'])).toThrow("Unexpected argument '-x'.")
+  })
+})
