@@ -26,6 +26,9 @@ const SYMBOL: Record<AbBenchVerdict['status'], string> = {
 const ratio = (value: number): string => `${value.toFixed(3)}x`
 const interval = (low: number | null, high: number | null): string => (low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`)
 
+/** The drift guard found the machine moved since the stored baseline was recorded. */
+const moved = (verdict: AbBenchVerdict): verdict is AbBenchVerdict & { drift: string } => verdict.drift?.startsWith('the machine moved') === true
+
 /** One line per bench that needs attention, its undecided or failed gates beside it. */
 function benchLine(verdict: AbBenchVerdict): string {
   const where = `\`${verdict.name}\` (${verdict.file})`
@@ -35,7 +38,7 @@ function benchLine(verdict: AbBenchVerdict): string {
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
     .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`)
-  const detail = [...gates, ...slo]
+  const detail = [...gates, ...slo, ...(moved(verdict) ? [verdict.drift] : [])]
   return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
@@ -55,7 +58,7 @@ export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: Ab
     `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}: ${summary.order.length} pairs in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${summary.order.map((pair) => pair.join(' ')).join(' | ')} (${summary.stopped}).`,
     '',
   ]
-  const attention = verdicts.filter((verdict) => verdict.status !== 'pass' || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'))
+  const attention = verdicts.filter((verdict) => verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'))
   const room = AB_COMMENT_MAX_LINES - lines.length - 3
   const listed = attention.length > room ? attention.slice(0, room - 1) : attention
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)

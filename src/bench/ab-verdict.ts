@@ -35,6 +35,8 @@ export interface AbBenchVerdict {
   sloChecks?: SloCheck[]
   /** Pairs in which both arms measured this bench. */
   pairs: number
+  /** The base arm against the stored baseline of the same configuration (see `driftOf`); absent without one. */
+  drift?: string
 }
 
 const keyOf = (file: ArmFile): string => `${file.file}\u0000${file.name}`

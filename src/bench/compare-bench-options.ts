@@ -1,7 +1,7 @@
 import { asParsedPolicy, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
-import { closestName } from '../core/platform/did-you-mean.ts'
+import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 import type { PairLimits } from '../core/verdict/index.ts'
 import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
@@ -87,11 +87,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm.compare('what is compared', { variants, control, workload, load }).")
   }
   if (!isRecord(options)) throw new OptionsError('options', `bench.llm.compare('${name}', options) needs an options object`, 'Pass `{ variants, control, workload, load }` at least.')
-  for (const key of Object.keys(options)) {
-    if (KEYS.includes(key)) continue
-    const guess = closestName(key, KEYS)
-    throw new OptionsError(key, `is not an option of bench.llm.compare('${name}')`, `${guess ? `Did you mean \`${guess}\`? ` : ''}Options: ${KEYS.join(', ')}.`)
-  }
+  rejectUnknownKeys(options, KEYS, '', `bench.llm.compare('${name}')`)
   const variants = options.variants
   if (!isRecord(variants) || Object.keys(variants).length < 2) {
     throw new OptionsError('variants', 'must name two servers at least', "e.g. `variants: { default: llamaCpp({ model }), 'ub 1': llamaCpp({ model, args: ['-ub', '1'] }) }`.")

@@ -1,7 +1,7 @@
 import { asParsedPolicy, DEFAULT_REGRESSION_POLICY, undecidableGates, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
-import { closestName } from '../core/platform/did-you-mean.ts'
 import { OptionsError } from '../core/contract/errors.ts'
-import { checkTarget, planRun, type RunPlan } from '../core/plan/index.ts'
+import { checkTarget, planRun, TARGET_KEYS, type RunPlan } from '../core/plan/index.ts'
+import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 import { armFromEnv, type ArmRun } from './arm-env.ts'
 import { segmentFromEnv } from './segment-env.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
@@ -61,15 +61,12 @@ export function planBench(name: unknown, options: unknown, env: Record<string, s
   if (!isRecord(options)) {
     throw new OptionsError('options', `bench.llm('${name}', options) needs an options object, got ${String(options)}`, 'Pass `{ workload, load }` at least.')
   }
-  for (const key of Object.keys(options)) {
-    if ((BENCH_LLM_OPTION_KEYS as readonly string[]).includes(key)) continue
-    const guess = closestName(key, BENCH_LLM_OPTION_KEYS)
-    throw new OptionsError(key, `is not an option of bench.llm('${name}')`, `${guess ? `Did you mean \`${guess}\`? ` : ''}Options: ${BENCH_LLM_OPTION_KEYS.join(', ')}.`)
-  }
+  rejectUnknownKeys(options, BENCH_LLM_OPTION_KEYS, '', `bench.llm('${name}')`)
   const target = options.target
   if (target !== undefined && !isRecord(target)) {
     throw new OptionsError('target', 'must be an object', "e.g. `target: { api: 'completions' }` or `target: { baseUrl: 'http://127.0.0.1:8000' }`.")
   }
+  if (target !== undefined) rejectUnknownKeys(target, TARGET_KEYS, 'target')
   // The base URL is only known once the server runs: a target that names one is checked now, the
   // rest of it when the server is up (the plan's target is made per trial).
   if (typeof target?.baseUrl === 'string') checkTarget(target)

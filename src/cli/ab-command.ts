@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { execa } from 'execa'
+import { driftOf } from '../bench/ab-drift.ts'
 import { AB_ARMS, abFailed, judgeAb, type AbBenchVerdict } from '../bench/ab-verdict.ts'
+import { BASELINE_DIR_ENV } from '../bench/standalone-bench.ts'
 import { ARM_DIR_ENV, ARM_ENV } from '../bench/arm-env.ts'
 import { readArmFiles, type ArmFile } from '../bench/arm-file.ts'
 import { formatCompareTable } from '../bench/compare-bench.ts'
@@ -88,6 +90,7 @@ function verdictLines(verdict: AbBenchVerdict, order: string[][], stopped: strin
   if (verdict.status === 'gone') lines.push('  in base only: not in the working tree')
   if (verdict.status === 'changed') lines.push(`  its workload or load differs between the revisions, so no relative verdict: ${(verdict.changes ?? []).join(', ')}`)
   if (verdict.fault !== undefined) lines.push(`  ${verdict.fault}`)
+  if (verdict.drift !== undefined) lines.push(`  ${verdict.drift}`)
   if (verdict.paired) {
     for (const line of verdict.paired.voided) lines.push(`  ${line}`)
     lines.push(
@@ -179,6 +182,11 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       if (!next.another) break
     }
     const durationMs = performance.now() - started
+    for (const verdict of verdicts) {
+      const baseFiles = files.filter((file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name)
+      const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
+      if (drift !== undefined) verdict.drift = drift
+    }
     io.out('')
     for (const verdict of verdicts) io.out(verdictLines(verdict, order, stopped, confidence, durationMs).join('\n'))
     const failed = abFailed(verdicts)

@@ -100,6 +100,25 @@ describe('vitest-llm-bench ab', () => {
     expect(run.output).toMatch(/chat\.bench\.ts > chat: (pass|inconclusive)/)
   }, 240_000)
 
+  test('drift guard: the base arm against the stored baseline says when the machine moved since it was recorded', async () => {
+    // A baseline recorded on a machine twice as fast as this one (a simulator at speed 0.5), committed.
+    await writeFile(join(project, 'chat.bench.ts'), bench(0.5))
+    const record = await execa(process.execPath, [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'bench', '--run', '-u'], {
+      cwd: project,
+      reject: false,
+      all: true,
+      env: { LLM_BENCH_FORCE_BASELINE: '1' },
+    })
+    expect(record.exitCode, String(record.all)).toBe(0)
+    await writeFile(join(project, 'chat.bench.ts'), bench(1))
+    await gitIn(['add', '-A'])
+    await gitIn(['commit', '-qm', 'baseline'])
+    const run = await ab()
+    expect(run.exitCode, run.output).toBe(0)
+    expect(run.output).toMatch(/the machine moved since the baseline was recorded \(\d{4}-\d\d-\d\d \d\d:\d\d\): base arm ttftMs p50 [\d.]+x/)
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain('the machine moved since the baseline was recorded')
+  }, 240_000)
+
   test('a base that is not a revision: the error says to fetch it, exit 1, nothing left behind', async () => {
     const run = await cli(['ab', '--base', 'origin/nope'])
     expect(run.exitCode).toBe(1)

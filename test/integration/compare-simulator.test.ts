@@ -37,7 +37,7 @@ describe('bench.llm.compare on the simulator', () => {
       ['default', 'slow'],
     ])
     expect(result.trials.map((trial) => `${trial.pair}${trial.label[0]}`)).toEqual(['1d', '1s', '2s', '2d', '3d', '3s'])
-    expect(result.stopped).toBe('every gate decided after 3 pairs')
+    expect(result.stopped).toBe('every verdict decided after 3 pairs')
     const slow = result.variants[0]
     expect(slow?.label).toBe('slow')
     expect(slow?.status).toBe('fail')
@@ -46,10 +46,10 @@ describe('bench.llm.compare on the simulator', () => {
     expect(ttft?.ratio).toBeGreaterThan(1.6)
     expect(ttft?.ciLow).toBeGreaterThan(1.1)
     expect(failure).toMatch(
-      /^2x: side by side, 3 pairs \(every gate decided after 3 pairs\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
+      /^2x: side by side, 3 pairs \(every verdict decided after 3 pairs\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
     )
     expect(formatCompareTable(result)).toMatch(
-      /^side by side: 3 pairs in [\d.]+ s \(every gate decided after 3 pairs\); order default slow \| slow default \| default slow; 98\.75 % per look\nvariant +gate/,
+      /^side by side: 3 pairs in [\d.]+ s \(every verdict decided after 3 pairs\); order default slow \| slow default \| default slow; 98\.75 % per look\nvariant +gate/,
     )
   }, 180_000)
 

@@ -79,7 +79,7 @@ describe('comment.md', () => {
       ['head', 'base'],
       ['base', 'head'],
     ],
-    stopped: 'every gate decided',
+    stopped: 'every verdict decided',
     durationMs: 600_000,
   }
 

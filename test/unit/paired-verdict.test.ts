@@ -124,7 +124,7 @@ describe('nextPair', () => {
   test('min pairs first, then only while undecided, within max and the budget', () => {
     const limits = { min: 3, max: 6, budgetMs: 100_000 }
     expect(nextPair([decided], { pairs: 2, elapsedMs: 0, longestPairMs: 0 }, limits).another).toBe(true)
-    expect(nextPair([decided], { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, limits)).toEqual({ another: false, why: 'every gate decided after 3 pairs' })
+    expect(nextPair([decided], { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, limits)).toEqual({ another: false, why: 'every verdict decided after 3 pairs' })
     expect(nextPair([undecided], { pairs: 4, elapsedMs: 0, longestPairMs: 0 }, limits).another).toBe(true)
     expect(nextPair([undecided], { pairs: 6, elapsedMs: 0, longestPairMs: 0 }, limits).why).toContain('most pairs allowed (6)')
     expect(nextPair([undecided], { pairs: 4, elapsedMs: 80_000, longestPairMs: 25_000 }, limits).why).toContain('time budget (100 s)')

@@ -1,3 +1,4 @@
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { OptionsError } from '../contract/errors.ts'
 import type { LoadOptions, WarmupOptions } from '../contract/types.ts'
 import { runLoad } from './run-load.ts'
@@ -22,6 +23,8 @@ export function warmupConcurrency(load: LoadOptions, warmup: WarmupOptions): num
   return load.concurrency ?? warmup.requests ?? 1
 }
 
+const WARMUP_KEYS = ['requests', 'durationMs'] as const satisfies ReadonlyArray<keyof WarmupOptions>
+
 /**
  * The one rule for `warmup` options, used by the option check before a run and by
  * {@link runWarmup}: an object whose `requests` is a whole number >= 0 and whose `durationMs` is a
@@ -33,7 +36,8 @@ export function validateWarmupOptions(warmup: unknown): asserts warmup is Warmup
   if (typeof warmup !== 'object' || warmup === null || Array.isArray(warmup)) {
     throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }` or `warmup: { durationMs: 5000 }`; leave it out to skip the warm-up.')
   }
-  for (const key of ['requests', 'durationMs'] as const) {
+  rejectUnknownKeys(warmup, WARMUP_KEYS, 'warmup')
+  for (const key of WARMUP_KEYS) {
     const value = (warmup as Record<string, unknown>)[key]
     if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
       throw new OptionsError(

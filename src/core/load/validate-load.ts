@@ -1,8 +1,10 @@
 import { OptionsError } from '../contract/errors.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { LoadOptions } from '../contract/types.ts'
 import { DEFAULT_RAMP_CURVE } from './ramp.ts'
 
-const KNOWN_KEYS = new Set(['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'sessions', 'durationMs', 'drainGraceMs'])
+const LOAD_KEYS = ['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'sessions', 'durationMs', 'drainGraceMs'] as const satisfies ReadonlyArray<keyof LoadOptions>
+const RAMP_KEYS = ['from', 'durationMs', 'curve'] as const satisfies ReadonlyArray<keyof NonNullable<LoadOptions['rampUp']>>
 const ARRIVALS = ['constant', 'poisson', 'gamma']
 const CURVES = ['linear', 'exponential']
 
@@ -17,6 +19,8 @@ export interface LoadValidationContext {
 const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value)
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value))
 
+const isRecordLike = (value: unknown): value is object => typeof value === 'object' && value !== null
+
 /**
  * Throws an {@link OptionsError} naming the first invalid `load` option and how to fix it.
  * Runs before any request is sent.
@@ -25,11 +29,8 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
   if (typeof load !== 'object' || load === null) {
     throw new OptionsError('load', `must be an object, got ${show(load)}`, 'Pass e.g. `{ concurrency: 8, requests: 200 }`.')
   }
-  for (const key of Object.keys(load)) {
-    if (!KNOWN_KEYS.has(key)) {
-      throw new OptionsError(`load.${key}`, 'is not a load option', `Use one of: ${[...KNOWN_KEYS].join(', ')}.`)
-    }
-  }
+  rejectUnknownKeys(load, LOAD_KEYS, 'load')
+  if (isRecordLike(load.rampUp)) rejectUnknownKeys(load.rampUp, RAMP_KEYS, 'load.rampUp')
   const { concurrency, rate, arrival, burstiness, rampUp, durationMs, drainGraceMs } = load
   if (context.sessions && load.requests !== undefined) {
     throw new OptionsError(

@@ -1,4 +1,4 @@
-export { checkTarget, resolveBenchmark, validateOptions } from './resolve-benchmark.ts'
+export { checkTarget, resolveBenchmark, TARGET_KEYS, validateOptions } from './resolve-benchmark.ts'
 export type { BenchmarkPlan } from './resolve-benchmark.ts'
 export { canonicalConfig } from './canonical-config.ts'
 export { planRun } from './run-plan.ts'

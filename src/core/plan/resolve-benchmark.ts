@@ -1,10 +1,13 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { BenchmarkOptions, TargetOptions } from '../contract/types.ts'
 import { planTarget, type PlannedTarget } from '../client/target.ts'
 import { planRun, type RunPlan } from './run-plan.ts'
 
 const APIS = ['chat', 'completions']
+/** Every key of {@link TargetOptions}. */
+export const TARGET_KEYS = ['baseUrl', 'model', 'api', 'apiKey', 'headers', 'requestTimeoutMs', 'continuousUsageStats'] as const satisfies ReadonlyArray<keyof TargetOptions>
 
 function positiveFinite(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
@@ -29,6 +32,7 @@ export function checkTarget(target: unknown): PlannedTarget {
       "Give the server to measure, e.g. `target: { baseUrl: 'http://127.0.0.1:8000' }` (start the built-in simulator with `npx vitest-llm-bench sim --port 8000`).",
     )
   }
+  rejectUnknownKeys(target, TARGET_KEYS, 'target')
   if (typeof target.baseUrl !== 'string' || target.baseUrl === '') {
     throw new OptionsError('target.baseUrl', 'missing', "Set it to the server's root URL, e.g. 'http://127.0.0.1:8000'.")
   }

@@ -6,6 +6,7 @@ import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
 import { checkServerMetricsOptions } from '../server/metrics/index.ts'
 import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workload.ts'
+import { rejectUnknownWorkloadKeys } from '../workload/workload-keys.ts'
 import { validateWorkers } from '../workers/index.ts'
 
 /**
@@ -79,6 +80,8 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   if (!WORKLOAD_KINDS.includes(workload.kind as string)) {
     throw new OptionsError('workload.kind', `unknown kind '${String(workload.kind)}'`, `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`)
   }
+
+  rejectUnknownWorkloadKeys(workload)
 
   if (!isRecord(load)) {
     throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')

@@ -143,14 +143,15 @@ export function sequentialConfidence(confidence: number, limits: Pick<PairLimits
 }
 
 /**
- * Whether to measure another pair: not before `min` pairs are in, then only while a check is
+ * Whether to measure another pair: not before `min` pairs are in, then only while a check (give
+ * those of the verdicts still undecided: a failed bench is decided whatever its other gates) is
  * inconclusive, fewer than `max` pairs were measured and one more pair (as long as the longest so
  * far) fits the budget. `why` says why it stopped.
  */
 export function nextPair(checks: readonly PairedCheck[], measured: { pairs: number; elapsedMs: number; longestPairMs: number }, limits: PairLimits): { another: boolean; why: string } {
   if (measured.pairs < limits.min) return { another: true, why: `${measured.pairs} of at least ${limits.min} pairs` }
   const undecided = checks.filter((check) => check.status === 'inconclusive').length
-  if (undecided === 0) return { another: false, why: `every gate decided after ${measured.pairs} pairs` }
+  if (undecided === 0) return { another: false, why: `every verdict decided after ${measured.pairs} pairs` }
   if (measured.pairs >= limits.max) return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after the most pairs allowed (${limits.max})` }
   if (measured.elapsedMs + measured.longestPairMs > limits.budgetMs) {
     return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided; another pair would pass the time budget (${Math.round(limits.budgetMs / 1000)} s)` }

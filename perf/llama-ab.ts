@@ -1,0 +1,113 @@
+/**
+ * `vitest-llm-bench ab` on the real llama-server, as a pull request would run it: a scratch git
+ * project whose committed bench file launches llama-server with `-t 2 -np 4 -c 4096` (the base),
+ * and whose working tree adds `--head-args` to it (none: head = base). Each run is one `ab --base
+ * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
+ *
+ *   npm exec -- node perf/llama-ab.ts --runs 3 [--head-args="-ub 1"] [--hogs 2] [--requests 100]
+ *
+ * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
+ * runs (killed by their PIDs afterwards).
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs, stripVTControlCharacters } from 'node:util'
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '1' },
+    'head-args': { type: 'string', default: '' },
+    hogs: { type: 'string', default: '0' },
+    requests: { type: 'string', default: '100' },
+    'max-pairs': { type: 'string', default: '6' },
+  },
+})
+const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const root = path.resolve(import.meta.dirname, '..')
+
+const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 'vitest-llm-bench'
+
+bench.llm('llama.cpp chat', {
+  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(manifest.modelPath)}, args: ${JSON.stringify(['-t', '2', '-np', '4', '-c', '4096', ...extra])} }),
+  workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true },
+  load: { concurrency: 4, requests: ${Number(values.requests)} },
+  warmup: { requests: 8 },
+  seed: 1,
+})
+`
+
+const project = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-llama-ab-'))
+const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], { cwd: project, encoding: 'utf8' })
+mkdirSync(path.join(project, 'node_modules'))
+for (const name of readdirSync(path.join(root, 'node_modules'))) symlinkSync(path.join(root, 'node_modules', name), path.join(project, 'node_modules', name))
+const entry = path.join(root, 'src', 'index.ts')
+writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'llama-ab', private: true, type: 'module' }))
+writeFileSync(
+  path.join(project, 'vitest.config.ts'),
+  `import { defineConfig } from 'vitest/config'\nimport { llmBench } from '${entry}'\nexport default defineConfig({ plugins: [llmBench()], resolve: { alias: { 'vitest-llm-bench': '${entry}' } } })\n`,
+)
+writeFileSync(path.join(project, '.gitignore'), 'node_modules\nllm-bench-ab\nllm-bench-report\n.llm-bench\n')
+writeFileSync(path.join(project, 'llama.bench.ts'), benchFile([]))
+git('init', '-q')
+git('add', '-A')
+git('commit', '-qm', 'base')
+const headArgs = values['head-args'].split(' ').filter(Boolean)
+writeFileSync(path.join(project, 'llama.bench.ts'), benchFile(headArgs))
+
+const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const stop = () => {
+  for (const hog of hogs) hog.kill('SIGKILL')
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    stop()
+    process.exit(130)
+  })
+}
+const cli = `import { runCli } from ${JSON.stringify(path.join(root, 'src', 'cli.ts'))}; process.exitCode = await runCli(process.argv.slice(1))`
+const tally = { fail: 0, pass: 0, inconclusive: 0, error: 0, pairs: 0, seconds: 0 }
+try {
+  for (let run = 1; run <= Number(values.runs); run++) {
+    const started = performance.now()
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, CI: 'true' },
+    })
+    const seconds = (performance.now() - started) / 1000
+    const text = stripVTControlCharacters(`${out.stdout}\n${out.stderr}`)
+    let status: keyof typeof tally = 'error'
+    let steal = ''
+    try {
+      const report = JSON.parse(readFileSync(path.join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
+        order: unknown[]
+        verdicts: Array<{ status: string }>
+        trials: Array<{ arm: string; result: { client: { selfCheck?: { stealShare?: number; disturbed: string[] } } } }>
+      }
+      const verdict = report.verdicts[0]?.status
+      if (verdict === 'fail' || verdict === 'pass' || verdict === 'inconclusive') status = verdict
+      tally.pairs += report.order.length
+      const shares = report.trials.map((trial) => (trial.result.client.selfCheck?.stealShare ?? 0) * 100)
+      const disturbed = report.trials.filter((trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0).length
+      steal = `steal ${Math.min(...shares).toFixed(1)}-${Math.max(...shares).toFixed(1)} %, ${disturbed} of ${shares.length} trials disturbed`
+      rmSync(path.join(project, 'llm-bench-ab', 'ab.json'))
+    } catch {
+      // No report: the run failed before judging; its output is printed below.
+    }
+    tally[status]++
+    tally.seconds += seconds
+    console.log(`run ${run}: exit ${out.status}, ${status}, ${seconds.toFixed(0)} s, ${steal}`)
+    for (const line of text.split('\n').filter((l) => /^\s+head\s{2,}/.test(l) || / pairs in [\d.]+ s \(/.test(l))) console.log(`  ${line.trim()}`)
+    if (status === 'error') console.log(text.split('\n').slice(-40).join('\n'))
+  }
+} finally {
+  stop()
+  rmSync(project, { recursive: true, force: true })
+}
+const runs = Number(values.runs)
+console.log(
+  `head args "${values['head-args'] || 'none (head = base)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive, ${tally.error} error of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
+)

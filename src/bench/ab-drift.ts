@@ -1,0 +1,36 @@
+/**
+ * The drift guard of an `ab` run: the base arm, unchanged code, against the stored baseline of the
+ * same configuration. When it moved beyond the bench's tolerance, the machine moved since the
+ * baseline was recorded, and the stored verdicts of this machine cannot be trusted until `-u`.
+ */
+import { join } from 'node:path'
+import { asParsedPolicy, baselineEntryFrom, baselineMismatchOf, baselinePathFor, BaselineStore, compare } from '../core/baseline/index.ts'
+import { canonicalConfig } from '../core/plan/index.ts'
+import { formatFigure } from '../core/platform/format-figure.ts'
+import { mergeTrials } from '../core/trials/index.ts'
+import type { ArmFile } from './arm-file.ts'
+import { DEFAULT_COMPARE_POLICY } from './compare-bench-options.ts'
+
+/**
+ * One line on the base arm against the stored baseline of `baseDir` (the base revision's package),
+ * or undefined when there is no comparable entry (none stored, another machine or config).
+ */
+export async function driftOf(baseDir: string, base: readonly ArmFile[], baselineDir: string | undefined): Promise<string | undefined> {
+  const first = base[0]
+  if (first === undefined || first.policy === false) return undefined
+  const path = baselinePathFor(join(baseDir, first.file), baselineDir)
+  const store = await BaselineStore.open(path, { updateMode: 'none', ci: true, identity: canonicalConfig }).catch(() => undefined)
+  const found = store?.get(first.name)
+  if (found?.state !== 'found') return undefined
+  const merged = mergeTrials(base.map((file) => file.result))
+  if (baselineMismatchOf(first.name, path, found.entry, baselineEntryFrom(merged, {})) !== undefined) return undefined
+  const policy = first.policy ?? asParsedPolicy(DEFAULT_COMPARE_POLICY, 'baseline')
+  const verdict = compare(found.entry, merged, policy)
+  const gates = verdict.checks
+    .filter((check) => check.ratio !== null)
+    .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${formatFigure(check.ratio ?? 0)}x`)
+    .join(', ')
+  const when = found.entry.recordedAt.slice(0, 16).replace('T', ' ')
+  if (verdict.status === 'fail') return `the machine moved since the baseline was recorded (${when}): base arm ${gates}; refresh it with \`vitest bench -u\` on this machine`
+  return `the base arm matches the stored baseline (${when}): ${gates}`
+}
