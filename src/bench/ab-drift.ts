@@ -31,6 +31,10 @@ export async function driftOf(baseDir: string, base: readonly ArmFile[], baselin
     .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${formatFigure(check.ratio ?? 0)}x`)
     .join(', ')
   const when = found.entry.recordedAt.slice(0, 16).replace('T', ' ')
-  if (verdict.status === 'fail') return `the machine moved since the baseline was recorded (${when}): base arm ${gates}; refresh it with \`vitest bench -u\` on this machine`
-  return `the base arm matches the stored baseline (${when}): ${gates}`
+  // The point estimate beyond the tolerance is enough to say so: the stored verdict would be unsure
+  // of it too (a run with fewer trials than the recording, a machine slower than then).
+  const beyond = verdict.checks.some((check) => check.ratio !== null && (check.tolerance >= 0 ? check.ratio > 1 + check.tolerance : check.ratio < 1 + check.tolerance))
+  if (verdict.status === 'fail' || beyond) return `the machine moved since the baseline was recorded (${when}): base arm ${gates}; refresh it with \`vitest bench -u\` on this machine`
+  if (verdict.status === 'pass') return `the base arm matches the stored baseline (${when}): ${gates}`
+  return `the base arm is within the stored baseline's tolerances (${when}), undecided: ${gates}`
 }

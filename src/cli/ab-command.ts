@@ -16,6 +16,8 @@ import { counterbalancedOrder, nextPair, sequentialConfidence, type PairLimits }
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
 import { formatAbComment } from '../../reporters/ab-comment.ts'
 
+const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
 /** A step of `ab` that cannot go on; the message says what to do. */
 class AbError extends Error {}
 
@@ -130,6 +132,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   const out = resolve(String(flags.out))
   const controller = new AbortController()
   void io.stopRequested().then((signal) => controller.abort(new Error(signal)))
+  // Held until the worktree is removed: `vitest bench` signals its whole process group when it is
+  // stopped, and a second SIGTERM with no listener would end this process before it cleans up.
+  const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
+  for (const signal of HELD_SIGNALS) process.on(signal, held)
   let work: string | undefined
   let root = packageDir
   let tree: string | undefined
@@ -204,6 +210,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   } finally {
     if (tree !== undefined) await git(root, ['worktree', 'remove', '--force', tree]).catch(() => undefined)
     if (work !== undefined) await rm(work, { recursive: true, force: true })
+    for (const signal of HELD_SIGNALS) process.off(signal, held)
   }
 }
 

@@ -119,6 +119,22 @@ describe('vitest-llm-bench ab', () => {
     expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain('the machine moved since the baseline was recorded')
   }, 240_000)
 
+  test('SIGTERM during an arm: the arm stops, the base worktree is removed, exit 1 saying so', async () => {
+    const child = execa(process.execPath, ['--input-type=module', '-e', CLI, '--', 'ab', '--base', 'HEAD'], { cwd: project, reject: false, all: true })
+    let seen = ''
+    await new Promise<void>((resolve) => {
+      child.all?.on('data', (chunk: Buffer) => {
+        seen += String(chunk)
+        if (seen.includes('ab: base dependencies')) resolve()
+      })
+    })
+    child.kill('SIGTERM')
+    const run = await child
+    expect(run.exitCode, String(run.all)).toBe(1)
+    expect(String(run.all)).toMatch(/vitest-llm-bench ab: stopped during the (base|head) arm of pair 1\./)
+    expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
+  }, 120_000)
+
   test('a base that is not a revision: the error says to fetch it, exit 1, nothing left behind', async () => {
     const run = await cli(['ab', '--base', 'origin/nope'])
     expect(run.exitCode).toBe(1)
