@@ -77,8 +77,9 @@ afterAll(async () => {
 
 describe('one load over four vitest bench processes', () => {
   test('four segments merge into the planned load: counts exact, each request once, percentiles of all requests together; the verdict runs on the merge', async () => {
-    // Far enough ahead for four Vitest processes to start on two cores.
-    const startAtMs = Date.now() + 12_000
+    // Far enough ahead for four Vitest processes to start on two cores beside the rest of the suite
+    // (12 s was 5 s short in one full run).
+    const startAtMs = Date.now() + 25_000
     const runs = await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segmentProcess(i + 1, startAtMs)))
     for (const run of runs) expect(run.code, run.output).toBe(0)
 

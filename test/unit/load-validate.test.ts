@@ -33,7 +33,7 @@ describe('validateLoad', () => {
     [{ rate: 5, durationMs: Infinity }, 'load.durationMs', /finite/],
     [{ rate: Infinity, durationMs: 1000 }, 'load.rate', /without bound/],
     [{ rate: 5, requests: 1, drainGraceMs: -1 }, 'load.drainGraceMs', />= 0/],
-    [{ rate: 5, requests: 1, qps: 3 }, 'load.qps', /not a load option/],
+    [{ rate: 5, requests: 1, qps: 3 }, 'load.qps', /is not an option of `load`/],
     [{ rate: 5, requests: 1, rampUp: { from: 1, durationMs: 0 } }, 'load.rampUp.durationMs', /> 0/],
     [{ rate: 5, requests: 1, rampUp: { from: -1, durationMs: 10 } }, 'load.rampUp.from', /at least 0/],
     [{ rate: 5, requests: 1, rampUp: { from: 0, durationMs: 10, curve: 'exponential' } }, 'load.rampUp.from', /greater than 0/],
