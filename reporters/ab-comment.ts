@@ -38,7 +38,8 @@ function benchLine(verdict: AbBenchVerdict): string {
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
     .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`)
-  const detail = [...gates, ...slo, ...(moved(verdict) ? [verdict.drift] : [])]
+  const changed = verdict.paired?.changed ?? []
+  const detail = [...(changed.length > 0 ? [`head changed ${changed.join(', ')}`] : []), ...gates, ...slo, ...(moved(verdict) ? [verdict.drift] : [])]
   return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 

@@ -5,7 +5,7 @@
  * a pair cancels in their ratio (docs/verdicts.md, "Side by side").
  */
 import { dirname } from 'node:path'
-import { baselineEntryFrom, compare } from '../core/baseline/index.ts'
+import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { checkTarget } from '../core/plan/index.ts'
@@ -37,6 +37,8 @@ export interface CompareVariantVerdict {
   voided: string[]
   /** Pairs kept although both arms were disturbed: the disturbance hit both, and cancels in their ratio. */
   bothDisturbed: number
+  /** What differs in the software under test from the control (`llama.cpp args: added -ub 1`, `vllm 0.10.1 -> 0.11.0`); empty when nothing does. */
+  changed: string[]
 }
 
 /** What a comparison measured and decided. */
@@ -112,7 +114,7 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
   for (const variant of variants) {
     for (const line of variant.voided) notes.push(`${run.name}: ${variant.label}: ${line}`)
     for (const check of variant.checks) {
-      const what = `${variant.label} vs ${plan.control}: ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${check.ratio.toFixed(3)}x ${interval(check)}`
+      const what = `${variant.label} vs ${plan.control}: ${variant.changed.length > 0 ? `${variant.changed.join('; ')}: ` : ''}${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${check.ratio.toFixed(3)}x ${interval(check)}`
       const limit = `${check.tolerance >= 0 ? '+' : ''}${Math.round(check.tolerance * 100)} %`
       if (check.status === 'fail') failures.push(`${what}, beyond ${limit} on every pair together (${check.pairs} pairs)`)
       else if (check.status === 'inconclusive' && plan.onInconclusive !== 'pass') {
@@ -168,12 +170,14 @@ const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfChe
 export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 'policy'>, trials: readonly CompareTrial[], confidence: number): CompareVariantVerdict {
   const voided: string[] = []
   let bothDisturbed = 0
+  let changed: string[] | undefined
   const perGate = new Map<string, { ratios: PairRatio[]; control: number[]; variant: number[]; gate: { metric: string; statistic: string; unit: string; tolerance: number } }>()
   const pairs = Math.max(0, ...trials.map((trial) => trial.pair))
   for (let pair = 1; pair <= pairs; pair++) {
     const control = trials.find((trial) => trial.pair === pair && trial.label === plan.control)?.result
     const variant = trials.find((trial) => trial.pair === pair && trial.label === label)?.result
     if (!control || !variant) continue
+    changed ??= softwareChanges(control, variant)
     const [c, v] = [disturbedOf(control), disturbedOf(variant)]
     if (c.length > 0 !== v.length > 0) {
       const [who, why] = c.length > 0 ? [plan.control, c] : [label, v]
@@ -197,7 +201,7 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
   const geo = (values: number[]): number => (values.length === 0 ? Number.NaN : Math.exp(values.reduce((sum, x) => sum + Math.log(x), 0) / values.length))
   const checks = [...perGate.values()].map(({ gate, ratios, control, variant }) => ({ ...judgePairedGate(gate, ratios, confidence), control: geo(control), variant: geo(variant) }))
   const status = checks.some((check) => check.status === 'fail') ? 'fail' : checks.some((check) => check.status === 'inconclusive') || checks.length === 0 ? 'inconclusive' : 'pass'
-  return { label, status, checks, voided, bothDisturbed }
+  return { label, status, checks, voided, bothDisturbed, changed: changed ?? [] }
 }
 
 const interval = (check: PairedCheck): string => (check.ciLow === null || check.ciHigh === null ? '[no interval]' : `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`)
@@ -229,5 +233,6 @@ export function formatCompareTable(result: CompareResult): string {
   )
   const orders = result.order.map((pair) => pair.join(' ')).join(' | ')
   const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; ${(result.confidencePerLook * 100).toFixed(2)} % per look`
-  return [head, ...lines].join('\n')
+  const changes = result.variants.filter((variant) => variant.changed.length > 0).map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
+  return [head, ...changes, ...lines].join('\n')
 }

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { formatAbComment, AB_COMMENT_MAX_LINES } from '../../reporters/ab-comment.ts'
 import { abFailed, judgeAb } from '../../src/bench/ab-verdict.ts'
 import type { ArmFile } from '../../src/bench/arm-file.ts'
+import { formatCompareTable } from '../../src/bench/compare-bench.ts'
 import { parseCliFlags } from '../../src/cli/cli-command.ts'
 import { abCommand } from '../../src/cli/ab-command.ts'
 import { DEFAULT_CONFIG, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
@@ -90,6 +91,19 @@ describe('comment.md', () => {
     expect(text).toMatch(/^### ❌ vitest-llm-bench ab: /)
     expect(text).toMatch(/- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 2\.\d{3}x \[[\d.]+, [\d.]+\] fail/)
     expect(text).toContain('- ✅ 4 benches passed every gate')
+  })
+
+  test("what head changed in the server is named on the bench's line and above the gates", () => {
+    const launched = (result: ArmFile['result'], extra: string[]): ArmFile['result'] => {
+      const server = { ...result.environment.server, name: 'llama.cpp', launch: { command: 'llama-server', args: ['--port', '41234', '-t', '2', ...extra] } }
+      return { ...result, environment: { ...result.environment, server } }
+    }
+    const files = pairs(3, 2, 'slow').map((file) => ({ ...file, result: launched(file.result, file.arm === 'head' ? ['-ub', '1'] : []) }))
+    const [verdict] = judgeAb(files, 0.95)
+    expect(verdict?.paired?.changed).toEqual(['llama.cpp args: added -ub 1'])
+    expect(formatAbComment([verdict!], summary)).toMatch(/- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · head changed llama\.cpp args: added -ub 1; ttftMs p50 [12]\.\d{3}x/)
+    const table = formatCompareTable({ control: 'base', order: summary.order, trials: [], variants: [verdict!.paired!], stopped: 'decided', confidencePerLook: 0.95, durationMs: 1000 })
+    expect(table.split('\n')[1]).toBe('head against base: llama.cpp args: added -ub 1')
   })
 
   test('sixty benches that need attention still fit in 40 lines, the rest counted', () => {

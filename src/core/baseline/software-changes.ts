@@ -1,0 +1,100 @@
+/**
+ * What differs in the software under test between two runs measured side by side (the arms of
+ * `ab`, the variants of `bench.llm.compare`): the server, its version and model as they answered,
+ * and how it was launched (command, arguments, the environment the launch set).
+ */
+import type { BenchmarkResult, EnvironmentInfo } from '../contract/types.ts'
+import { diffSoftware, fingerprintOf } from './fingerprint.ts'
+
+type Launch = NonNullable<EnvironmentInfo['server']['launch']>
+
+/** The port a run's server listened on, from the base URL it was measured at; undefined when not known. */
+function portOf(result: BenchmarkResult): string | undefined {
+  const target = result.config.target as { baseUrl?: unknown } | undefined
+  if (typeof target?.baseUrl !== 'string') return undefined
+  try {
+    return new URL(target.baseUrl).port || undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Launch arguments with the chosen port written `{port}`: two launches of one spec differ only there. */
+function argsOf(launch: Launch, port: string | undefined): string[] {
+  if (port === undefined) return launch.args
+  return launch.args.map((arg) => (arg === port ? '{port}' : arg.endsWith(`:${port}`) || arg.endsWith(`=${port}`) ? `${arg.slice(0, -port.length)}{port}` : arg))
+}
+
+/** The longest common subsequence of two token lists, as index pairs (both increasing). */
+function commonTokens(a: readonly string[], b: readonly string[]): Array<[number, number]> {
+  const lengths = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      const row = lengths[i] as number[]
+      row[j] = a[i] === b[j] ? (lengths[i + 1]?.[j + 1] ?? 0) + 1 : Math.max(lengths[i + 1]?.[j] ?? 0, row[j + 1] ?? 0)
+    }
+  }
+  const pairs: Array<[number, number]> = []
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    if (a[i] === b[j]) pairs.push([i++, j++])
+    else if ((lengths[i + 1]?.[j] ?? 0) >= (lengths[i]?.[j + 1] ?? 0)) i++
+    else j++
+  }
+  return pairs
+}
+
+/**
+ * The argument lists' differences, one per run of changed tokens: `added -ub 1`, `removed --metrics`,
+ * `-np 4 -> -np 8` (a changed value is shown with the flag before it).
+ */
+function diffArgs(before: readonly string[], after: readonly string[]): string[] {
+  const changes: string[] = []
+  const anchors = [...commonTokens(before, after), [before.length, after.length] as [number, number]]
+  let [i, j] = [0, 0]
+  for (const [nextI, nextJ] of anchors) {
+    const removed = before.slice(i, nextI)
+    const added = after.slice(j, nextJ)
+    if (removed.length > 0 || added.length > 0) {
+      const flag = i > 0 && before[i - 1]?.startsWith('-') && !(removed[0] ?? added[0] ?? '').startsWith('-') ? `${before[i - 1]} ` : ''
+      if (removed.length === 0) changes.push(`added ${flag}${added.join(' ')}`)
+      else if (added.length === 0) changes.push(`removed ${flag}${removed.join(' ')}`)
+      else changes.push(`${flag}${removed.join(' ')} -> ${flag}${added.join(' ')}`)
+    }
+    ;[i, j] = [nextI + 1, nextJ + 1]
+  }
+  return changes
+}
+
+function diffEnv(before: Record<string, string>, after: Record<string, string>): string[] {
+  const changes: string[] = []
+  for (const name of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    const [was, is] = [before[name], after[name]]
+    if (was === is) continue
+    if (was === undefined) changes.push(`env added ${name}=${is}`)
+    else if (is === undefined) changes.push(`env removed ${name}`)
+    else changes.push(`env ${name} ${was} -> ${is}`)
+  }
+  return changes
+}
+
+/**
+ * What changed from `before` to `after` in the software under test, one human-readable change per
+ * entry: `llama.cpp args: added -ub 1`, `vllm 0.10.1 -> 0.11.0`, `model a -> b`,
+ * `vllm launch: env added VLLM_USE_V1=1`. Empty when both ran the same server the same way. The
+ * chosen port is not a change; a secret reads `***` on both sides (launches are redacted).
+ */
+export function softwareChanges(before: BenchmarkResult, after: BenchmarkResult): string[] {
+  const changes = diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment))
+  const [was, is] = [before.environment.server.launch, after.environment.server.launch]
+  const name = after.environment.server.name ?? after.environment.server.startedAs ?? 'server'
+  if (was === undefined || is === undefined) {
+    if (was !== is) changes.push(was === undefined ? `${name}: launched, where before it was connected to` : `${name}: connected to, where before it was launched`)
+    return changes
+  }
+  if (was.command !== is.command) changes.push(`${name} command ${was.command} -> ${is.command}`)
+  const args = diffArgs(argsOf(was, portOf(before)), argsOf(is, portOf(after)))
+  if (args.length > 0) changes.push(`${name} args: ${args.join('; ')}`)
+  const env = diffEnv(was.env ?? {}, is.env ?? {})
+  if (env.length > 0) changes.push(`${name} launch: ${env.join('; ')}`)
+  return changes
+}
