@@ -4,13 +4,13 @@
  * and whose working tree adds `--head-args` to it (none: head = base). Each run is one `ab --base
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
- *   npm exec -- node perf/llama-ab.ts --runs 3 [--head-args="-ub 1"] [--hogs 2] [--requests 100]
+ *   npm exec -- node perf/llama-ab.ts --runs 3 [--head-args="-ub 1"] [--hogs 2] [--requests 100] [--save <dir>]
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
- * runs (killed by their PIDs afterwards).
+ * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs, stripVTControlCharacters } from 'node:util'
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     hogs: { type: 'string', default: '0' },
     requests: { type: 'string', default: '100' },
     'max-pairs': { type: 'string', default: '6' },
+    save: { type: 'string' },
   },
 })
 const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
@@ -93,7 +94,10 @@ try {
       const shares = report.trials.map((trial) => (trial.result.client.selfCheck?.stealShare ?? 0) * 100)
       const disturbed = report.trials.filter((trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0).length
       steal = `steal ${Math.min(...shares).toFixed(1)}-${Math.max(...shares).toFixed(1)} %, ${disturbed} of ${shares.length} trials disturbed`
-      rmSync(path.join(project, 'llm-bench-ab', 'ab.json'))
+      if (values.save !== undefined) {
+        mkdirSync(values.save, { recursive: true })
+        renameSync(path.join(project, 'llm-bench-ab', 'ab.json'), path.join(values.save, `run-${run}.ab.json`))
+      } else rmSync(path.join(project, 'llm-bench-ab', 'ab.json'))
     } catch {
       // No report: the run failed before judging; its output is printed below.
     }

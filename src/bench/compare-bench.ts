@@ -171,7 +171,7 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
   const voided: string[] = []
   let bothDisturbed = 0
   let changed: string[] | undefined
-  const perGate = new Map<string, { ratios: PairRatio[]; control: number[]; variant: number[]; gate: { metric: string; statistic: string; unit: string; tolerance: number } }>()
+  const perGate = new Map<string, { ratios: PairRatio[]; control: number[]; variant: number[]; busy: number; gate: { metric: string; statistic: string; unit: string; tolerance: number } }>()
   const pairs = Math.max(0, ...trials.map((trial) => trial.pair))
   for (let pair = 1; pair <= pairs; pair++) {
     const control = trials.find((trial) => trial.pair === pair && trial.label === plan.control)?.result
@@ -189,9 +189,12 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
     const verdict = compare(baselineEntryFrom(control), variant, plan.policy)
     for (const check of verdict.checks) {
       const key = `${check.metric}:${check.statistic}`
-      const entry = perGate.get(key) ?? { ratios: [], control: [], variant: [], gate: { metric: check.metric, statistic: check.statistic, unit: check.unit, tolerance: check.tolerance } }
+      const entry = perGate.get(key) ?? { ratios: [], control: [], variant: [], busy: 0, gate: { metric: check.metric, statistic: check.statistic, unit: check.unit, tolerance: check.tolerance } }
+      // A run-level figure (tokens over the run's duration) carries every stall a busy machine adds, and those differ from
+      // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
       if (check.ratio !== null && check.ratio > 0) {
-        entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh })
+        if (c.length > 0 && check.statistic === 'value') entry.busy++
+        else entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh })
         entry.control.push(check.baseline)
         entry.variant.push(check.current)
       }
@@ -199,7 +202,15 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
     }
   }
   const geo = (values: number[]): number => (values.length === 0 ? Number.NaN : Math.exp(values.reduce((sum, x) => sum + Math.log(x), 0) / values.length))
-  const checks = [...perGate.values()].map(({ gate, ratios, control, variant }) => ({ ...judgePairedGate(gate, ratios, confidence), control: geo(control), variant: geo(variant) }))
+  const checks = [...perGate.values()].map(({ gate, ratios, control, variant, busy }) => {
+    const check: PairedCheck & { control: number; variant: number } = { ...judgePairedGate(gate, ratios, confidence), control: geo(control), variant: geo(variant) }
+    if (ratios.length === 0 && control.length > 0) check.ratio = check.variant / check.control
+    if (busy > 0) {
+      const why = `${busy} pair${busy === 1 ? '' : 's'} with both arms disturbed left out of this run-level figure (a busy machine's stalls differ from trial to trial)`
+      check.reason = [check.reason, why].filter(Boolean).join('; ')
+    }
+    return check
+  })
   const status = checks.some((check) => check.status === 'fail') ? 'fail' : checks.some((check) => check.status === 'inconclusive') || checks.length === 0 ? 'inconclusive' : 'pass'
   return { label, status, checks, voided, bothDisturbed, changed: changed ?? [] }
 }
