@@ -48,7 +48,8 @@ export async function reconcileObsoleteBaselines(files: ReadonlyArray<BenchFileN
     const obsolete = store.names().filter((name) => !file.names.has(name))
     if (obsolete.length === 0) continue
     if (options.update === 'all') {
-      for (const name of store.names()) if (file.names.has(name)) store.markChecked(name)
+      // Every registered name, not only those in the file when opened: another run of this file may add one before the save.
+      for (const name of file.names) store.markChecked(name)
       const summary = await store.save({ removeObsolete: true })
       found.push({ path, benchFile: file.file, names: summary.removed, removed: true })
     } else {

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
-import type { BaselineEntry, BaselineEnvironment } from '../../src/core/baseline/index.ts'
+import type { BaselineEntry } from '../../src/core/baseline/index.ts'
 import {
   baselineEntryFrom,
   baselinePathFor,
@@ -19,22 +19,7 @@ import {
 } from '../../src/core/baseline/index.ts'
 import { BaselineFileError, BaselineMismatchError, BaselineMissingError, LlmBenchError } from '../../src/core/contract/errors.ts'
 import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'
-
-/** Files in a Map: the store's logic without a disk. */
-class MemoryEnvironment implements BaselineEnvironment {
-  readonly files = new Map<string, string>()
-  writes = 0
-  async readFile(path: string): Promise<string | null> {
-    return this.files.get(path) ?? null
-  }
-  async writeFileAtomic(path: string, content: string): Promise<void> {
-    this.writes++
-    this.files.set(path, content)
-  }
-  async removeFile(path: string): Promise<void> {
-    this.files.delete(path)
-  }
-}
+import { MemoryEnvironment } from '../helpers/memory-baseline-environment.ts'
 
 async function temporaryDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'llm-baseline-'))
@@ -363,6 +348,20 @@ describe('BaselineStore', () => {
     const after = await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })
     expect(after.names()).toEqual(['a', 'skipped'])
     expect(after.get('a')).toEqual({ state: 'found', entry: fresh })
+  })
+
+  test('a compare run never rewrites the file, formatted another way or not, and touches no lock', async () => {
+    const env = new MemoryEnvironment()
+    const text = JSON.stringify({ schemaVersion: 1, entries: { chat: entryFor(1), old: entryFor(2) } }, null, 4)
+    env.files.set(PATH, text)
+    let locked = 0
+    const exclusive = env.exclusive.bind(env)
+    env.exclusive = async (path, critical) => (locked++, exclusive(path, critical))
+    const store = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
+    expect(store.match('chat', entryFor(1)).state).toBe('compare')
+    expect(await store.save()).toEqual({ path: PATH, added: [], updated: [], removed: [], obsolete: ['old'], fileWritten: false, fileRemoved: false })
+    expect(env.files.get(PATH)).toBe(text)
+    expect([env.writes, locked]).toEqual([0, 0])
   })
 
   test('save merges with entries written to the file in between', async () => {

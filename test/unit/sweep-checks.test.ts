@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { BaselineStore, type BaselineEnvironment } from '../../src/core/baseline/index.ts'
+import { BaselineStore } from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { checkSweep, validateSweepExpectations } from '../../src/core/sweep/check-sweep.ts'
 import { formatSweepHeadlines, formatSweepTable } from '../../src/core/sweep/format-sweep.ts'
 import { sweepBaselineEntryOf, sweepCurveOf } from '../../src/core/sweep/sweep-baseline.ts'
 import type { SweepResult } from '../../src/core/sweep/sweep-result.ts'
 import { makeSweep } from '../helpers/sweep-fixtures.ts'
+import { MemoryEnvironment } from '../helpers/memory-baseline-environment.ts'
 
 const baselineSweep = makeSweep([
   { value: 8, outputTokensPerSec: 500 },
@@ -18,19 +19,6 @@ function curveOf(result: SweepResult) {
   const entry = sweepBaselineEntryOf(result)
   if (!entry) throw new Error('no entry')
   return entry.sweep
-}
-
-class MemoryEnvironment implements BaselineEnvironment {
-  readonly files = new Map<string, string>()
-  async readFile(path: string) {
-    return this.files.get(path) ?? null
-  }
-  async writeFileAtomic(path: string, content: string) {
-    this.files.set(path, content)
-  }
-  async removeFile(path: string) {
-    this.files.delete(path)
-  }
 }
 
 describe('checkSweep', () => {

@@ -13,4 +13,10 @@ export interface BaselineEnvironment {
   writeFileAtomic(path: string, content: string): Promise<void>
   /** Removes the file; does nothing when it does not exist. */
   removeFile(path: string): Promise<void>
+  /**
+   * Runs `critical` while no other process runs `exclusive` for the same `path` (a read-merge-write
+   * of several runs on one file must not interleave), and clears what an earlier holder that died
+   * mid-write left behind (temporary files).
+   */
+  exclusive<T>(path: string, critical: () => Promise<T>): Promise<T>
 }

@@ -88,11 +88,13 @@ export function baselineMismatchOf(benchName: string, path: string, baseline: Ba
  * by whoever knows every name the file registered (`reconcileObsoleteBaselines`), which marks those
  * checked and saves with `removeObsolete` under `-u`.
  *
- * Entries accumulate in memory and the file is written once, by `save()`, with a read-merge-write:
- * it re-reads the file, applies this session's additions, updates and (under `-u`) removals on top
- * of what it finds, and writes the result atomically (temporary file + rename). Bench files never
- * share a baseline file, so one writer per file is the rule; the merge keeps entries another
- * process added in between, and the atomic rename means no reader ever sees half a file. A file
+ * Entries accumulate in memory and the file is written once, by `save()`, with a read-merge-write
+ * under the file's lock (`BaselineEnvironment.exclusive`): it re-reads the file, applies this
+ * session's additions, updates and (under `-u`) removals on top of what it finds, and writes the
+ * result atomically (temporary file + rename). Several runs of one bench file at once (`-t a1 -u`
+ * beside `-t a2 -u`) therefore keep each other's entries, obsolete entries are decided against the
+ * file as it is when written, and no reader ever sees half a file. A run that changed nothing
+ * writes nothing, whatever the file's formatting. A file
  * that does not parse is never replaced, not even under `-u`: `open()` and `save()` throw
  * `BaselineFileError` and the user fixes or deletes it.
  */
@@ -203,11 +205,24 @@ export class BaselineStore {
    * @throws {BaselineFileError} when the file on disk no longer parses.
    */
   async save(options: { removeObsolete?: boolean } = {}): Promise<BaselineSaveSummary> {
+    const removeObsolete = this.updateMode === 'all' && options.removeObsolete === true
+    if (this.#pending.size === 0 && !removeObsolete) {
+      // Nothing to write: never rewrite a file whose meaning this run did not change.
+      const text = await this.#environment.readFile(this.path)
+      const onDisk = text === null ? [] : Object.keys(parseBaselineFile(text, this.path).entries)
+      const obsolete = onDisk.filter((name) => !this.#checked.has(name)).sort()
+      return { path: this.path, added: [], updated: [], removed: [], obsolete, fileWritten: false, fileRemoved: false }
+    }
+    return this.#environment.exclusive(this.path, () => this.#mergeAndWrite(removeObsolete))
+  }
+
+  /** The read-merge-write of {@link save}, run while holding the file's lock. */
+  async #mergeAndWrite(removeObsolete: boolean): Promise<BaselineSaveSummary> {
     const text = await this.#environment.readFile(this.path)
     const onDisk = text === null ? {} : parseBaselineFile(text, this.path).entries
     const entries = new Map<string, BaselineEntry>(Object.entries(onDisk))
     const obsolete = [...entries.keys()].filter((name) => !this.#checked.has(name)).sort()
-    const removed = this.updateMode === 'all' && options.removeObsolete === true ? obsolete : []
+    const removed = removeObsolete ? obsolete : []
     for (const name of removed) entries.delete(name)
     for (const [name, entry] of this.#pending) entries.set(name, entry)
     const summary: BaselineSaveSummary = {

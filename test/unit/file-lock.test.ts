@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { NodeBaselineEnvironment } from '../../src/core/baseline/index.ts'
+import { LlmBenchError } from '../../src/core/contract/errors.ts'
+import { withFileLock } from '../../src/core/platform/file-lock.ts'
+
+async function temporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'llm-lock-'))
+  onTestFinished(() => rm(directory, { recursive: true, force: true }))
+  return directory
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
+}
+
+function holder(pid: number, host: string): string {
+  return JSON.stringify({ pid, host, at: '2026-01-01T00:00:00.000Z', token: 'someone-else' })
+}
+
+describe('withFileLock', () => {
+  test('critical sections on one lock never overlap, and the lock is gone afterwards', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    let active = 0
+    let most = 0
+    const order: number[] = []
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        withFileLock(lock, async () => {
+          active++
+          most = Math.max(most, active)
+          await new Promise((resolve) => setTimeout(resolve, 3))
+          order.push(i)
+          active--
+        }),
+      ),
+    )
+    expect(most).toBe(1)
+    expect(order).toHaveLength(12)
+    expect(await readdir(directory)).toEqual([])
+  })
+
+  test('released when the critical section throws', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    await expect(withFileLock(lock, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom')
+    expect(await withFileLock(lock, async () => 'again')).toBe('again')
+    expect(await readdir(directory)).toEqual([])
+  })
+
+  test('a lock left by a dead process on this host is broken at once', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    await writeFile(lock, holder(deadPid(), hostname()))
+    const started = Date.now()
+    expect(await withFileLock(lock, async () => 'taken', { waitMs: 5_000 })).toBe('taken')
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(await readdir(directory)).toEqual([])
+  })
+
+  test('a live holder is waited for, then named with what to do', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    await writeFile(lock, holder(process.pid, hostname()))
+    const error = await withFileLock(lock, async () => 'never', { waitMs: 150 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(LlmBenchError)
+    expect((error as Error).message).toBe(
+      `${lock} has been held by pid ${process.pid} on ${hostname()} since 2026-01-01T00:00:00.000Z for over 0.15 s. If no other run is writing this baseline file, delete the lock file and run again.`,
+    )
+    // Left alone: it is not ours.
+    expect(await readFile(lock, 'utf8')).toBe(holder(process.pid, hostname()))
+  })
+
+  test('a lock of another host, or one without a holder, is stale only when old', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    for (const text of [holder(1, 'another-host'), '']) {
+      await writeFile(lock, text)
+      await expect(withFileLock(lock, async () => 'fresh lock', { waitMs: 100, staleMs: 60_000 })).rejects.toThrow('has been held by')
+      const old = new Date(Date.now() - 120_000)
+      await utimes(lock, old, old)
+      expect(await withFileLock(lock, async () => 'old lock', { waitMs: 100, staleMs: 60_000 })).toBe('old lock')
+    }
+  })
+
+  test('a lock file that cannot be created is named', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'missing', 'x.lock')
+    await expect(withFileLock(lock, async () => 'never')).rejects.toThrow(`Cannot create the lock file ${lock}: ENOENT`)
+  })
+})
+
+describe('NodeBaselineEnvironment.exclusive', () => {
+  test('creates the directory and, holding the lock, removes temporary files a dead writer left', async () => {
+    const directory = await temporaryDirectory()
+    const path = join(directory, '__llm_baselines__', 'chat.bench.ts.json')
+    const environment = new NodeBaselineEnvironment()
+    await environment.exclusive(path, async () => {
+      await writeFile(join(directory, '__llm_baselines__', '.chat.bench.ts.json.0d1b2c.tmp'), 'half a file')
+      await writeFile(join(directory, '__llm_baselines__', '.other.bench.ts.json.0d1b2c.tmp'), 'not ours')
+    })
+    const seen = await environment.exclusive(path, async () => readdir(join(directory, '__llm_baselines__')))
+    expect(seen.sort()).toEqual(['.chat.bench.ts.json.lock', '.other.bench.ts.json.0d1b2c.tmp'])
+    expect(await readdir(join(directory, '__llm_baselines__'))).toEqual(['.other.bench.ts.json.0d1b2c.tmp'])
+  })
+})
