@@ -52,6 +52,8 @@ export class LlmConsoleReporter implements Reporter {
   #write: ((text: string) => void) | undefined
   #vitest: Vitest | undefined
   readonly #lastProgressAt = new Map<string, number>()
+  /** Benches whose last printed line said the server was silent. */
+  readonly #silent = new Set<string>()
 
   constructor(options: LlmConsoleReporterOptions = {}) {
     this.color = options.color ?? interactive()
@@ -72,25 +74,33 @@ export class LlmConsoleReporter implements Reporter {
 
   onTestRunStart(): void {
     this.#lastProgressAt.clear()
+    this.#silent.clear()
   }
 
   onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
     if (!this.progress || !isBenchProgressArtifact(artifact)) return
     const now = performance.now()
     const last = this.#lastProgressAt.get(testCase.id)
-    // The first artifact only starts the clock: short benches print no progress at all.
-    if (last === undefined) {
-      this.#lastProgressAt.set(testCase.id, now)
-      return
+    // A server falling silent is printed at once; otherwise the first artifact only starts the
+    // clock (short benches print no progress at all) and lines come at the interval.
+    const newSilence = artifact.silentMs !== undefined && !this.#silent.has(testCase.id)
+    if (!newSilence) {
+      if (last === undefined) {
+        this.#lastProgressAt.set(testCase.id, now)
+        return
+      }
+      if (now - last < this.progressIntervalMs) return
     }
-    if (now - last < this.progressIntervalMs) return
     this.#lastProgressAt.set(testCase.id, now)
+    if (artifact.silentMs !== undefined) this.#silent.add(testCase.id)
+    else this.#silent.delete(testCase.id)
     const styles = stylesFor(this.color)
     this.#print(styles.dim(`  … ${formatProgressLine(testCase.fullName, artifact)}`))
   }
 
   onTestCaseResult(testCase: TestCase): void {
     this.#lastProgressAt.delete(testCase.id)
+    this.#silent.delete(testCase.id)
     const entry = reportEntryOf(testCase)
     if (entry) this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
     const sweep = sweepReportOf(testCase)?.summary

@@ -19,6 +19,10 @@ export interface BenchProgressArtifact extends TestArtifactBase {
   outputTokens: number
   /** Median TTFT of the most recent requests (up to 256), ms; absent before the first token. */
   ttftP50Ms?: number
+  /** Present while requests are in flight and the server has sent nothing for 5 s or more: how long, ms. */
+  silentMs?: number
+  /** With {@link silentMs}: requests waiting. */
+  inFlight?: number
 }
 
 declare module 'vitest' {

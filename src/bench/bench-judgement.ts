@@ -94,6 +94,14 @@ function unjudgeable(input: JudgeInput): string | undefined {
       ...(logTail.length > 0 ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)] : []),
     ].join('\n')
   }
+  if (result.stall) {
+    const { inFlight, silentMs, stallTimeoutMs } = result.stall
+    return (
+      `The server stopped answering: no byte from any of the ${inFlight} requests in flight for ${Math.round(silentMs / 1000)} s (target.stallTimeoutMs: ${stallTimeoutMs} ms), and the run was stopped. ` +
+      `The run is not judged and no baseline is written; the ${result.counts.completed} requests that completed before are in the reports. ` +
+      'Check the server (its log; nvidia-smi for a hung GPU), or raise `target.stallTimeoutMs` if it may rightly send nothing that long (a long prompt before its first token).'
+    )
+  }
   const rate = result.counts.total > 0 ? result.counts.failed / result.counts.total : 0
   if (input.slo?.errors === undefined && rate > DEFAULT_MAX_ERROR_RATE && result.counts.completed > 0) {
     const top = result.errors[0]
@@ -149,8 +157,9 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
   const cannotJudge = unjudgeable(input)
   const disturbed = input.result.client.selfCheck?.disturbed ?? []
-  if (cannotJudge !== undefined && input.serverEnded === undefined && disturbed.length > 0 && !serverErrorsBeyondLimit(input)) {
-    // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's.
+  if (cannotJudge !== undefined && input.serverEnded === undefined && input.result.stall === undefined && disturbed.length > 0 && !serverErrorsBeyondLimit(input)) {
+    // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
+    // a server that sent nothing for stallTimeoutMs is the server's on any machine.
     notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
     // Reports show it as inconclusive, never as a pass.
     judgement.baselineState = NOT_JUDGED

@@ -11,7 +11,7 @@ import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { resolveServerMetricsOptions, SERVER_NOTE_PREFIX, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, SegmentInfo, SegmentOptions, ServerSide, WorkloadFacts } from './contract/types.ts'
+import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, SegmentInfo, SegmentOptions, ServerSide, StallReport, WorkloadFacts } from './contract/types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
@@ -155,6 +155,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           ...(share ? { indexOf: share.indexOf } : {}),
           beforeLoad,
           onProgress: options.onProgress,
+          stallTimeoutMs: clientTarget.stallTimeoutMs,
         })
       : await runWorkers({
           workers,
@@ -178,6 +179,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
     const metrics = accumulator.finish({ durationMs, cost: run.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
+    if (phase.stall) warnings.push(stallWarning(phase.stall, metrics.counts.completed))
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
     const { outputTokensTotal } = metrics
     const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
@@ -226,6 +228,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(metrics.requests ? { requests: metrics.requests } : {}),
       ...(phase.sessions ? { sessions: phase.sessions.finish(durationMs) } : {}),
       ...(run.segment ? { segment: segmentInfo(run.segment, seed, outcome.originAt, clock) } : {}),
+      ...(phase.stall ? { stall: phase.stall } : {}),
       warnings,
     }
     return result
@@ -234,6 +237,11 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
     await client?.close()
   }
+}
+
+/** The run's own line about a stall (the bench's failure says it again, with what to do). */
+function stallWarning(stall: StallReport, measured: number): string {
+  return `The server stopped answering: no byte from any of the ${stall.inFlight} requests in flight for ${Math.round(stall.silentMs / 1000)} s (target.stallTimeoutMs ${stall.stallTimeoutMs} ms); the run was stopped, and the ${measured} requests that completed before are measured.`
 }
 
 /** Index of the first probe request: far from the warm-up's negative indices, so its prompt is its own. */

@@ -32,6 +32,7 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
   const recent: number[] = []
   let lastSent = Number.NEGATIVE_INFINITY
   let inFlight: Promise<unknown> | undefined
+  let silenceSent = false
   return {
     onProgress(progress) {
       if (progress.ttftMs !== undefined) {
@@ -39,9 +40,12 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
         if (recent.length > RECENT_TTFT_WINDOW) recent.shift()
       }
       const now = performance.now()
-      if (inFlight !== undefined || now - lastSent < intervalMs) return
+      // A server falling silent is said at once, not at the next interval.
+      const newSilence = progress.silentMs !== undefined && !silenceSent
+      if (inFlight !== undefined || (now - lastSent < intervalMs && !newSilence)) return
       if (progress.total !== undefined && progress.done >= progress.total) return
       lastSent = now
+      silenceSent = progress.silentMs !== undefined
       const artifact: BenchProgressArtifact = {
         type: PROGRESS_ARTIFACT_TYPE,
         done: progress.done,
@@ -51,6 +55,10 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
       if (progress.total !== undefined) artifact.total = progress.total
       const ttft = median(recent)
       if (ttft !== undefined) artifact.ttftP50Ms = ttft
+      if (progress.silentMs !== undefined) {
+        artifact.silentMs = progress.silentMs
+        artifact.inFlight = progress.inFlight ?? 0
+      }
       // Progress is best effort: a reporter channel that fails must not fail the bench.
       inFlight = vitestApi
         .recordArtifact(task, artifact)

@@ -3,7 +3,7 @@ import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget, withSe
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 
-const chat: ResolvedTarget = { baseUrl: 'http://127.0.0.1:8000', model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', headers: {}, requestTimeoutMs: 1000 }
+const chat: ResolvedTarget = { baseUrl: 'http://127.0.0.1:8000', model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', headers: {}, requestTimeoutMs: 1000, stallTimeoutMs: 120_000 }
 const completions: ResolvedTarget = { ...chat, api: 'completions' }
 
 describe('buildRequestBody', () => {
@@ -101,9 +101,15 @@ describe('resolveTarget', () => {
     expect(normalizeBaseUrl(given)).toBe(root)
   })
 
-  test('defaults: chat API, 10-minute timeout, no headers', () => {
+  test('defaults: chat API, 10-minute timeout, 2-minute stall timeout, no headers', () => {
     vi.stubEnv('OPENAI_API_KEY', '')
-    expect(resolveTarget({ baseUrl: 'http://h:1/v1' }, 'm')).toEqual({ baseUrl: 'http://h:1', model: 'm', api: 'chat', headers: {}, requestTimeoutMs: 600_000 })
+    expect(resolveTarget({ baseUrl: 'http://h:1/v1' }, 'm')).toEqual({ baseUrl: 'http://h:1', model: 'm', api: 'chat', headers: {}, requestTimeoutMs: 600_000, stallTimeoutMs: 120_000 })
+  })
+
+  test('a stall timeout that is not a positive number of milliseconds is refused', () => {
+    for (const stallTimeoutMs of [0, -1, Number.NaN, Infinity]) {
+      expect(() => resolveTarget({ baseUrl: 'http://h:1', stallTimeoutMs }, 'm')).toThrow('target.stallTimeoutMs')
+    }
   })
 
   test('apiKey: the option wins, else OPENAI_API_KEY', () => {

@@ -82,6 +82,18 @@ describe('LlmConsoleReporter', () => {
     expect(lines).toHaveLength(1)
   })
 
+  test('a server falling silent is printed at once, even on the first artifact and inside the interval', () => {
+    const lines: string[] = []
+    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: true, progressIntervalMs: 60_000 })
+    const testCase = testCaseOf(reportEntries()[0]!)
+    const silent = { ...progress(29, 12_000, 40), silentMs: 5_400, inFlight: 4 }
+    reporter.onTestCaseArtifactRecord(testCase, silent)
+    expect(lines).toEqual(['  … chat > steady closed loop, 16 streams: 29/500 requests · 12.0 s · TTFT p50 40 ms · 309.3 output tok/s · no byte from the server for 5 s with 4 requests in flight'])
+    // Still silent: back to the interval.
+    reporter.onTestCaseArtifactRecord(testCase, { ...silent, silentMs: 6_000 })
+    expect(lines).toHaveLength(1)
+  })
+
   test('prints no progress when progress is off', () => {
     const lines: string[] = []
     const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: false, progressIntervalMs: 0 })

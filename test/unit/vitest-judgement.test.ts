@@ -116,6 +116,27 @@ describe('judgeBench', () => {
     expect(own.baselineState).toBe('written')
   })
 
+  test('a server that stopped answering fails the bench on any machine, named, and writes no baseline', async () => {
+    const selfCheck = { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] }
+    const measured = resultWith(11, 1)
+    const stalled: BenchmarkResult = {
+      ...measured,
+      counts: { total: 404, completed: 400, failed: 4 },
+      errors: [{ kind: 'cancelled', message: 'cancelled: the run was aborted', count: 4 }],
+      stall: { silentMs: 3012, inFlight: 4, stallTimeoutMs: 3000 },
+      client: { ...measured.client, selfCheck },
+    }
+    for (const result of [stalled, { ...stalled, client: measured.client }]) {
+      const file = join(dir, `stalled-${result.client.selfCheck ? 'busy' : 'quiet'}.bench.ts`)
+      const judged = await judgeBench(input(file, result))
+      expect(judged.failure).toContain(
+        'The server stopped answering: no byte from any of the 4 requests in flight for 3 s (target.stallTimeoutMs: 3000 ms), and the run was stopped. ' +
+          'The run is not judged and no baseline is written; the 400 requests that completed before are in the reports.',
+      )
+      await expect(readFile(baselinePathFor(file), 'utf8')).rejects.toThrow(/ENOENT/)
+    }
+  })
+
   test('recording rule: a disturbed run is recorded provisionally, nothing passes against it, a quiet local run replaces it', async () => {
     const file = join(dir, 'busy.bench.ts')
     const name = 'chat > p50 under load'

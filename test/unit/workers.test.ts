@@ -83,6 +83,7 @@ function phaseOf(records: RequestRecord[], overrides: Partial<WorkerPhase> = {})
     generatorLagMs: undefined,
     eventLoopDelayMs: undefined,
     warnings: [],
+    stall: undefined,
     ...overrides,
   }
 }

@@ -22,3 +22,8 @@ export function currentReadTick(): number {
   }
   return tick
 }
+
+/** Reads of streamed body data on this thread so far (one per event-loop turn that had any): moves whenever a stream received bytes. */
+export function readTicksSoFar(): number {
+  return tick + (advanceQueued ? 1 : 0)
+}

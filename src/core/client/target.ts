@@ -3,6 +3,8 @@ import type { ApiKind, TargetOptions } from '../contract/types.ts'
 
 /** Per-request limit when `target.requestTimeoutMs` is not given, in milliseconds (10 minutes). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
+/** Silence with requests in flight after which a run stops, when `target.stallTimeoutMs` is not given, ms (2 minutes). */
+export const DEFAULT_STALL_TIMEOUT_MS = 120_000
 
 /** A target with every default applied, ready for {@link StreamingClient}. */
 export interface ResolvedTarget {
@@ -18,6 +20,8 @@ export interface ResolvedTarget {
   headers: Record<string, string>
   /** Limit from send to end of stream, in milliseconds. */
   requestTimeoutMs: number
+  /** Silence with requests in flight after which the run stops, in milliseconds (`target.stallTimeoutMs`). */
+  stallTimeoutMs: number
   /**
    * Send `stream_options.continuous_usage_stats: true` (usage in every chunk). Undefined: not decided
    * yet (`target.continuousUsageStats` left out), {@link withServerName} decides from the server's
@@ -78,7 +82,11 @@ export function planTarget(t: TargetOptions): PlannedTarget {
       'Give true to ask for usage in every chunk, false never to, or leave it out to ask servers known to support it (vLLM, SGLang, the simulator).',
     )
   }
-  const planned: PlannedTarget = { baseUrl, model: t.model, api, headers: { ...t.headers }, requestTimeoutMs }
+  const stallTimeoutMs = t.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS
+  if (!(stallTimeoutMs > 0) || !Number.isFinite(stallTimeoutMs)) {
+    throw new OptionsError('target.stallTimeoutMs', `${String(stallTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 120000 (2 minutes), above the slowest TTFT you expect.')
+  }
+  const planned: PlannedTarget = { baseUrl, model: t.model, api, headers: { ...t.headers }, requestTimeoutMs, stallTimeoutMs }
   if (apiKey !== undefined) planned.apiKey = apiKey
   if (t.continuousUsageStats !== undefined) planned.continuousUsageStats = t.continuousUsageStats
   return planned

@@ -24,6 +24,13 @@ export interface TargetOptions {
   /** Per-request limit from send to end of stream, in milliseconds. Default 600000 (10 minutes). */
   requestTimeoutMs?: number
   /**
+   * How long the server may send nothing while requests are in flight before the run stops and the
+   * bench fails ("the server stopped answering"), in milliseconds; what was measured before is kept
+   * in the reports. Progress lines say so after 5 s of silence. Default 120000 (2 minutes): a long
+   * prompt's prefill sends nothing until its first token, so keep it above the slowest TTFT.
+   */
+  stallTimeoutMs?: number
+  /**
    * Ask for usage in every chunk (`stream_options.continuous_usage_stats: true`) to count the tokens
    * of each chunk exactly: per-token ITL (`itlPerTokenMs`) and exact multi-token chunk counts. Costs
    * the client a JSON parse per event (the repeated-chunk fast path no longer applies). Default: on
@@ -297,6 +304,10 @@ export interface Progress {
   outputTokens: number
   /** TTFT of the request that just finished, ms; undefined when it failed or produced no token (live TTFT in progress displays). */
   ttftMs?: number
+  /** Set while requests are in flight and the server has sent nothing for 5 s or more: how long, ms. */
+  silentMs?: number
+  /** With {@link silentMs}: the requests waiting. */
+  inFlight?: number
 }
 
 /** One request to send, as built by a workload. */
@@ -717,8 +728,24 @@ export interface BenchmarkResult {
   sessions?: SessionsResult
   /** A segmented run: which slice of the global load this result holds, and how its start went (see `mergeSegments`). */
   segment?: SegmentInfo
+  /**
+   * Present when the server stopped answering: requests were in flight and none of them received a
+   * byte for `target.stallTimeoutMs`. The run was stopped there; what finished before is measured
+   * as usual, and the bench fails on any machine.
+   */
+  stall?: StallReport
   /** Warnings for humans (early stop, client lag, estimated counts). */
   warnings: string[]
+}
+
+/** A server that stopped answering mid-run (see {@link BenchmarkResult.stall}). */
+export interface StallReport {
+  /** How long no byte arrived while requests were in flight, ms. */
+  silentMs: number
+  /** Requests in flight when the run was stopped (cancelled). */
+  inFlight: number
+  /** The limit that was reached, ms. */
+  stallTimeoutMs: number
 }
 
 /** What a segment's result says about its slice (issue 19): enough for a merge to check that the slices belong together. */

@@ -7,7 +7,7 @@ import { planRun, type RunPlan } from './run-plan.ts'
 
 const APIS = ['chat', 'completions']
 /** Every key of {@link TargetOptions}. */
-export const TARGET_KEYS = ['baseUrl', 'model', 'api', 'apiKey', 'headers', 'requestTimeoutMs', 'continuousUsageStats'] as const satisfies ReadonlyArray<keyof TargetOptions>
+export const TARGET_KEYS = ['baseUrl', 'model', 'api', 'apiKey', 'headers', 'requestTimeoutMs', 'stallTimeoutMs', 'continuousUsageStats'] as const satisfies ReadonlyArray<keyof TargetOptions>
 
 function positiveFinite(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
@@ -53,6 +53,9 @@ export function checkTarget(target: unknown): PlannedTarget {
   }
   if (target.requestTimeoutMs !== undefined && !positiveFinite(target.requestTimeoutMs)) {
     throw new OptionsError('target.requestTimeoutMs', `must be a positive number of milliseconds, got ${String(target.requestTimeoutMs)}`, 'Leave it out for the default of 600000 (10 minutes).')
+  }
+  if (target.stallTimeoutMs !== undefined && !positiveFinite(target.stallTimeoutMs)) {
+    throw new OptionsError('target.stallTimeoutMs', `must be a positive number of milliseconds, got ${String(target.stallTimeoutMs)}`, 'Leave it out for the default of 120000 (2 minutes).')
   }
   if (target.headers !== undefined && !isRecord(target.headers)) {
     throw new OptionsError('target.headers', 'must be an object of header names to string values', "e.g. `headers: { 'x-team': 'serving' }`.")

@@ -74,10 +74,13 @@ export interface TerminationOutcome {
 
 /**
  * SIGTERM to the group, then SIGKILL when it is still there after `graceMs`. The SIGTERM is sent
- * before the first `await`, so a caller that cannot wait (a signal handler) has still sent it.
+ * before the first `await`, so a caller that cannot wait (a signal handler) has still sent it. A
+ * SIGCONT follows it: a stopped process (SIGSTOP, a debugger, a frozen container) holds SIGTERM
+ * pending until it runs again, and would cost the whole grace before the SIGKILL.
  */
 export async function terminateProcessGroup(pgid: number, options: { graceMs: number; killWaitMs?: number }): Promise<TerminationOutcome> {
   if (!signalProcessGroup(pgid, 'SIGTERM')) return { forced: false, survived: false }
+  if (!isWindows) signalProcessGroup(pgid, 'SIGCONT')
   if (await waitForProcessGroupExit(pgid, options.graceMs)) return { forced: false, survived: false }
   signalProcessGroup(pgid, 'SIGKILL')
   const gone = await waitForProcessGroupExit(pgid, options.killWaitMs ?? 5000)

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
       goodput: data.goodput,
       ...(workload.timestampsMs ? { timestampsMs: shareOfTimestamps(workload.timestampsMs, thread, threads) } : {}),
       indexOf: (local) => globalIndexOf(local, thread, threads),
+      stallTimeoutMs: target.stallTimeoutMs,
       beforeLoad: async () => {
         post({ type: 'ready' })
         if (goAt === undefined && !abort.signal.aborted) await new Promise<void>((resolve) => (release = resolve))
@@ -84,6 +85,11 @@ async function main(): Promise<void> {
       },
       onProgress: (progress) => {
         latest = { done: progress.done, outputTokens: progress.outputTokens, ttftMs: progress.ttftMs }
+        if (progress.silentMs !== undefined) {
+          // Silence is posted as it is noticed, not kept as the latest completion's progress.
+          post({ type: 'progress', ...latest, silentMs: progress.silentMs, inFlight: progress.inFlight ?? 0 })
+          return
+        }
         const now = performance.now()
         if (now - lastPost >= PROGRESS_INTERVAL_MS) {
           lastPost = now
@@ -107,6 +113,7 @@ async function main(): Promise<void> {
       generatorLagMs: outcome.generatorLagMs,
       eventLoopDelayMs: phase.eventLoopDelayMs,
       warnings: outcome.warnings,
+      stall: phase.stall,
     }
     post({ type: 'done', phase: result })
   } finally {

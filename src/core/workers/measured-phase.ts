@@ -1,12 +1,12 @@
 import { timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { LatenessMonitor } from '../client/index.ts'
+import { LatenessMonitor, readTicksSoFar } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
-import { runLoad, runWarmup, warmupConcurrency } from '../load/index.ts'
+import { runLoad, runWarmup, startStallWatch, warmupConcurrency } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
 import { MetricsAccumulator, SessionsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
 import { runSession, type SessionTurnSender } from '../sessions/index.ts'
-import type { ApiKind, GoodputLimits, LoadOptions, PreparedRequest, Progress, RequestRecord, SessionTurnRef, Timeline, WarmupOptions } from '../contract/types.ts'
+import type { ApiKind, GoodputLimits, LoadOptions, PreparedRequest, Progress, RequestRecord, SessionTurnRef, StallReport, Timeline, WarmupOptions } from '../contract/types.ts'
 import { isSessionWorkload, type SessionWorkload, type Workload } from '../workload/index.ts'
 
 /** p50, p99 and max of a delay, milliseconds. */
@@ -41,8 +41,14 @@ export interface MeasuredPhaseOptions {
    * one start); by default they count from the first measured dispatch.
    */
   beforeLoad?: () => Promise<number | void> | number | void
-  /** Called after each measured request, synchronously (keep it cheap). `total` is this thread's planned count. */
-  onProgress?: (progress: Progress, record: RequestRecord) => void
+  /**
+   * Called after each measured request, synchronously (keep it cheap), with the request's record;
+   * and, without one, every half second while the server is silent (`progress.silentMs`). `total`
+   * is this thread's planned count.
+   */
+  onProgress?: (progress: Progress, record?: RequestRecord) => void
+  /** Silence with requests in flight (warm-up included) after which the phase stops, ms: the target's `stallTimeoutMs`. */
+  stallTimeoutMs: number
 }
 
 /** The outcome of {@link runMeasuredPhase}, times on this thread's `performance.now()` clock. */
@@ -54,6 +60,8 @@ export interface MeasuredPhase {
   eventLoopDelayMs: DelaySummary | undefined
   /** Session workloads: the per-turn and per-session figures. */
   sessions?: SessionsAccumulator
+  /** Set when the server stopped answering and the phase was stopped (see `startStallWatch`). */
+  stall?: StallReport
 }
 
 /** Resolution of the event-loop delay monitor, ms: also the floor of what it reports. */
@@ -84,8 +92,74 @@ function identity(index: number): number {
  * and the thread's event-loop delay is watched while the load runs.
  */
 export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<MeasuredPhase> {
-  const { client, workload, load, signal } = options
+  const { workload, load } = options
   const indexOf = options.indexOf ?? identity
+  // A server that stops answering stops the phase (warm-up included); what finished before it is kept.
+  const stopOnStall = new AbortController()
+  const signal = options.signal ? AbortSignal.any([options.signal, stopOnStall.signal]) : stopOnStall.signal
+  let inFlight = 0
+  let settled = 0
+  const counted = async <T>(send: () => Promise<T>): Promise<T> => {
+    inFlight++
+    try {
+      return await send()
+    } finally {
+      inFlight--
+      settled++
+    }
+  }
+  const sessions = isSessionWorkload(workload) ? new SessionsAccumulator(options.goodput) : undefined
+  let done = 0
+  let outputTokens = 0
+  let firstDispatch: number | undefined
+  const progressNow = (ttftMs: number | undefined): Progress => ({
+    done,
+    total: sessions === undefined ? load.requests : undefined,
+    elapsedMs: firstDispatch === undefined ? 0 : performance.now() - firstDispatch,
+    outputTokens,
+    ttftMs,
+  })
+  const watch = startStallWatch({
+    timeoutMs: options.stallTimeoutMs,
+    activity: () => readTicksSoFar() + settled,
+    inFlight: () => inFlight,
+    onSilence: (silentMs, waiting) => options.onProgress?.({ ...progressNow(undefined), silentMs, inFlight: waiting }),
+    onStall: () => stopOnStall.abort(new Error('the server stopped answering')),
+  })
+  try {
+    const phase = await measurePhase(options, indexOf, signal, counted, sessions, {
+      progressNow,
+      started: (now) => (firstDispatch ??= now),
+      finished: (record) => {
+        done++
+        outputTokens += record.outputTokens
+      },
+    })
+    return watch.stall ? { ...phase, stall: watch.stall } : phase
+  } finally {
+    watch.stop()
+  }
+}
+
+/** What {@link measurePhase} tells its caller as requests start and finish. */
+interface PhaseCounters {
+  progressNow: (ttftMs: number | undefined) => Progress
+  started: (now: number) => void
+  finished: (record: RequestRecord) => void
+}
+
+/** Wraps a send so the stall watch knows what is in flight and when something settled. */
+type CountedSend = <T>(send: () => Promise<T>) => Promise<T>
+
+async function measurePhase(
+  options: MeasuredPhaseOptions,
+  indexOf: (local: number) => number,
+  signal: AbortSignal,
+  counted: CountedSend,
+  sessions: SessionsAccumulator | undefined,
+  counters: PhaseCounters,
+): Promise<MeasuredPhase> {
+  const { client, workload, load } = options
   if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
     const warmup = options.warmup
     await runWarmup(
@@ -93,7 +167,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
       async (index, requestSignal) => {
         // Warm-up indices are negative: -1 maps to -(indexOf(0) + 1), and so on.
         const global = -(indexOf(-index - 1) + 1)
-        await client.send(workload.next(global), { index: global, signal: requestSignal })
+        await counted(() => client.send(workload.next(global), { index: global, signal: requestSignal }))
       },
       warmupConcurrency(load, warmup),
       signal,
@@ -101,13 +175,9 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
   }
 
   const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
-  const sessions = isSessionWorkload(workload) ? new SessionsAccumulator(options.goodput) : undefined
   const eventLoop = createEventLoopMonitor()
   const lateness = new LatenessMonitor()
   let timeline: TimelineAccumulator | undefined
-  let done = 0
-  let outputTokens = 0
-  let firstDispatch = 0
   const timelineStart = await options.beforeLoad?.()
   eventLoop?.enable()
   lateness.start()
@@ -116,11 +186,11 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
   const measure = async (request: PreparedRequest, index: number, plannedAt: number | undefined, signal: AbortSignal | undefined, turn: SessionTurnRef | undefined): Promise<RequestRecord> => {
     const now = performance.now()
     if (timeline === undefined) {
-      firstDispatch = now
+      counters.started(now)
       timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
     }
     timeline.dispatched(now)
-    const record = await client.send(request, { index, plannedAt, ...(signal ? { signal } : {}) })
+    const record = await counted(() => client.send(request, { index, plannedAt, ...(signal ? { signal } : {}) }))
     record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
     if (turn !== undefined) {
       record.sessionTurn = turn
@@ -128,18 +198,8 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     }
     accumulator.add(record)
     timeline.finished(record)
-    done++
-    outputTokens += record.outputTokens
-    options.onProgress?.(
-      {
-        done,
-        total: sessions === undefined ? load.requests : undefined,
-        elapsedMs: performance.now() - firstDispatch,
-        outputTokens,
-        ttftMs: record.ok ? timeToFirstTokenMs(record) : undefined,
-      },
-      record,
-    )
+    counters.finished(record)
+    options.onProgress?.(counters.progressNow(record.ok ? timeToFirstTokenMs(record) : undefined), record)
     return record
   }
   let outcome: LoadRunOutcome
@@ -148,7 +208,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
       // A session workload's load counts sessions: one dispatch runs a whole session.
       load: sessions ? sessionLoad(load) : load,
       seed: options.seed,
-      ...(signal ? { signal } : {}),
+      signal,
       ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
       dispatch: async (local, plannedAt, requestSignal) => {
         const index = indexOf(local)

@@ -1,6 +1,6 @@
 import type { LoadRunOutcome, ScheduleLag } from '../load/index.ts'
 import { MetricsAccumulator } from '../metrics/index.ts'
-import type { Timeline } from '../contract/types.ts'
+import type { StallReport, Timeline } from '../contract/types.ts'
 import type { DelaySummary, MeasuredPhase } from './measured-phase.ts'
 import type { WorkerPhase } from './worker-messages.ts'
 
@@ -105,6 +105,7 @@ export function mergePhases(phases: WorkerPhase[], timelineStart: number): Measu
   }
   if (scheduleLagMs) outcome.scheduleLagMs = scheduleLagMs
   if (generatorLagMs) outcome.generatorLagMs = generatorLagMs
+  const stall = mergeStalls(phases)
   return {
     accumulator,
     outcome,
@@ -114,5 +115,14 @@ export function mergePhases(phases: WorkerPhase[], timelineStart: number): Measu
       endedAt,
     ),
     eventLoopDelayMs: mergeDelaySummaries(phases.map((p) => p.eventLoopDelayMs)),
+    ...(stall ? { stall } : {}),
   }
+}
+
+/** The threads' stalls as one: the longest silence, every stalled thread's requests in flight. */
+function mergeStalls(phases: WorkerPhase[]): StallReport | undefined {
+  const stalls = phases.map((p) => p.stall).filter((s): s is StallReport => s !== undefined)
+  const first = stalls[0]
+  if (first === undefined) return undefined
+  return { silentMs: Math.max(...stalls.map((s) => s.silentMs)), inFlight: stalls.reduce((sum, s) => sum + s.inFlight, 0), stallTimeoutMs: first.stallTimeoutMs }
 }

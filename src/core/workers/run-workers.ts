@@ -24,7 +24,10 @@ export interface RunWorkersOptions {
   signal?: AbortSignal
   /** Runs once every thread has warmed up, right before the common start (GPU sampler mark). */
   beforeLoad?: () => Promise<void> | void
-  /** Called as threads report (every ~200 ms each, and at their end) with the sums over threads. */
+  /**
+   * Called as threads report (every ~200 ms each, and at their end) with the sums over threads; a
+   * thread whose requests the server left silent says so (`silentMs`: each thread watches its own).
+   */
   onProgress?: (progress: Progress) => void
 }
 
@@ -104,7 +107,8 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
           done += s.done
           outputTokens += s.outputTokens
         }
-        options.onProgress?.({ done, total: options.load.requests, elapsedMs: performance.now() - goAt, outputTokens, ttftMs: lastTtftMs })
+        const silence = message.silentMs !== undefined ? { silentMs: message.silentMs, inFlight: message.inFlight ?? 0 } : {}
+        options.onProgress?.({ done, total: options.load.requests, elapsedMs: performance.now() - goAt, outputTokens, ttftMs: lastTtftMs, ...silence })
         return
       }
       case 'done':

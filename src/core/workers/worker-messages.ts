@@ -1,7 +1,7 @@
 import type { ResolvedTarget } from '../client/index.ts'
 import type { ScheduleLag } from '../load/index.ts'
 import type { MetricsSnapshot } from '../metrics/index.ts'
-import type { GoodputLimits, Timeline, WorkloadOptions } from '../contract/types.ts'
+import type { GoodputLimits, StallReport, Timeline, WorkloadOptions } from '../contract/types.ts'
 import type { DelaySummary } from './measured-phase.ts'
 import type { LoadShare } from './split-load.ts'
 
@@ -31,7 +31,7 @@ export type WorkerMessage =
   /** Warm-up done, connections open: waiting for `go`. */
   | { type: 'ready' }
   /** Progress since the start of the measurement (sent at most every few hundred ms, and at the end). */
-  | { type: 'progress'; done: number; outputTokens: number; ttftMs: number | undefined }
+  | { type: 'progress'; done: number; outputTokens: number; ttftMs: number | undefined; silentMs?: number; inFlight?: number }
   /** The thread's measurement, times already on the coordinator's clock. */
   | { type: 'done'; phase: WorkerPhase }
   | { type: 'error'; error: { name: string; type: string | undefined; message: string; stack: string | undefined } }
@@ -49,4 +49,6 @@ export interface WorkerPhase {
   generatorLagMs: ScheduleLag | undefined
   eventLoopDelayMs: DelaySummary | undefined
   warnings: string[]
+  /** Set when this thread's phase stopped because the server stopped answering. */
+  stall: StallReport | undefined
 }
