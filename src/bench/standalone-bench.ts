@@ -12,6 +12,7 @@ import { canonicalConfig, checkTarget } from '../core/plan/index.ts'
 import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
+import { benchTimedOut, runnerTimeoutMs } from './bench-timeout.ts'
 import { benchTimeoutMs } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
@@ -327,19 +328,23 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
       if (file === undefined) {
         throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
       }
-      const timeoutMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+      const limitMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
       register(
         mode,
         name,
         async () => {
-          // The runner's own timeout stops the test; this one also stops the requests in flight.
-          const signal = AbortSignal.timeout(timeoutMs)
-          const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal })
+          // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
+          const signal = AbortSignal.timeout(limitMs)
+          const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal }).catch((error: unknown) => {
+            if (signal.aborted) throw assertionError(benchTimedOut(name, limitMs, error instanceof FailedAfterMeasuringError ? error.result : undefined))
+            throw error
+          })
           log(summaryLine(name, result, judgement))
           for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
+          if (signal.aborted) throw assertionError(benchTimedOut(name, limitMs, result))
           if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))
         },
-        timeoutMs,
+        runnerTimeoutMs(limitMs),
       )
     }
   // `ab` measures `bench.llm` benches only: a sweep or a comparison of its own is skipped in its arms.

@@ -173,7 +173,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
         })
     const { accumulator, outcome, timeline } = phase
     const host = hostLoad?.stop()
-    const windowScrapes = await scraper?.endWindow()
+    const windowScrapes = await scraper?.endWindow({ lastScrape: phase.stall === undefined })
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)

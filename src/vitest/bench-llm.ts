@@ -10,6 +10,7 @@ import { sweep } from './bench-sweep.ts'
 import { compareBench } from './bench-compare.ts'
 import { benchRegistrar } from './register-bench.ts'
 import { benchTimeoutMs } from '../bench/bench-trials.ts'
+import { benchTimedOut, runnerTimeoutMs } from '../bench/bench-timeout.ts'
 import { benchUpdateCommand } from './update-command.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
 
@@ -24,6 +25,10 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
   const shared = injectProvided()
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
+  // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
+  const limitMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+  const deadline = AbortSignal.timeout(limitMs)
+  deadline.addEventListener('abort', () => controller.abort(deadline.reason), { once: true })
   const progress = shared.progress ? forwardProgress(ctx.task) : undefined
   const { result, judgement } = await runStandaloneBench({
     name: benchNameOf(ctx.task),
@@ -37,7 +42,9 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
   }).catch((error: unknown) => {
     // Measured, then failed: the reports still get the numbers, beside the error.
-    if (error instanceof FailedAfterMeasuringError) ctx.task.meta.llmBench = { result: reported(error.result, options) }
+    const measured = error instanceof FailedAfterMeasuringError ? error.result : undefined
+    if (measured) ctx.task.meta.llmBench = { result: reported(measured, options) }
+    if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limitMs, measured))
     throw error
   })
   // Messages that suggest an update name this bench's own command, not `vitest bench -u` (every bench).
@@ -52,6 +59,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     ...(notes.length > 0 ? { notes } : {}),
     ...(judgement.deferred ? { segmentJudge: judgement.deferred } : {}),
   }
+  if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limitMs, result))
   if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, update))
 }
 
@@ -66,7 +74,7 @@ const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
   },
   run: runBench,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
-  wholeTimeoutMs: (timeoutMs, options) => benchTimeoutMs(timeoutMs, options.trials),
+  wholeTimeoutMs: (timeoutMs, options) => runnerTimeoutMs(benchTimeoutMs(timeoutMs, options.trials)),
 })
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */
@@ -84,8 +92,9 @@ export interface BenchLlm extends BenchLlmFn {
 /**
  * `bench.llm(name, options)`: a Vitest test that runs an LLM serving benchmark, checks its SLOs
  * and compares it with the stored baseline. Use it in `*.bench.ts` files under `vitest bench`;
- * the options are validated when the file is collected. The test timeout is `options.timeoutMs`
- * (default {@link DEFAULT_BENCH_TIMEOUT_MS}); `describe` groups and their hooks apply as to any
+ * the options are validated when the file is collected. The bench's limit is `options.timeoutMs`
+ * (default {@link DEFAULT_BENCH_TIMEOUT_MS}) per trial, times the trials it may run; at that limit
+ * the run stops and the bench fails saying so (Vitest's test timeout is a minute later); `describe` groups and their hooks apply as to any
  * test, and the baseline key is the full name (`describe > … > name`).
  */
 export const llm: BenchLlm = Object.assign(register('run'), {

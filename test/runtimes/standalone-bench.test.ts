@@ -82,15 +82,35 @@ describe('createStandaloneBenchLlm', () => {
     llm.skipIf(true)('skipIf true', options(1))
     llm.runIf(false)('runIf false', options(1))
     llm.runIf(true)('runIf true', options(1))
-    // timeoutMs holds per trial: the test may run up to 5 recorded trials and 2 re-measured ones.
+    // timeoutMs holds per trial: the test may run up to 5 recorded trials and 2 re-measured ones; the
+    // runner's limit is a minute later, so the bench's own message comes first.
     expect(registered.map((r) => [r.mode, r.name, r.timeoutMs])).toEqual([
-      ['run', 'plain', 600_000 * 7],
-      ['skip', 'skipped', 1234 * 7],
-      ['only', 'only', 600_000 * 7],
-      ['skip', 'skipIf true', 600_000 * 7],
-      ['skip', 'runIf false', 600_000 * 7],
-      ['run', 'runIf true', 600_000 * 7],
+      ['run', 'plain', 600_000 * 7 + 60_000],
+      ['skip', 'skipped', 1234 * 7 + 60_000],
+      ['only', 'only', 600_000 * 7 + 60_000],
+      ['skip', 'skipIf true', 600_000 * 7 + 60_000],
+      ['skip', 'runIf false', 600_000 * 7 + 60_000],
+      ['run', 'runIf true', 600_000 * 7 + 60_000],
     ])
+  })
+
+  test('at its time limit the run stops and the bench fails naming timeoutMs, with what it measured', async () => {
+    const { registered, register } = runner()
+    const lines: string[] = []
+    const long = { ...options(1), load: { concurrency: 2, requests: 1_000_000 }, baseline: false as const, timeoutMs: 300 }
+    createStandaloneBenchLlm(register, { file: '/tmp/limit.bench.ts', env: { CI: 'true' }, log: (line) => lines.push(line) })('endless', long)
+    const started = performance.now()
+    const failure = await registered[0]?.fn().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    // 300 ms x 7 trials: the load ends at 2.1 s, the server is stopped and the bench fails.
+    expect(performance.now() - started).toBeLessThan(10_000)
+    expect((failure as Error).name).toBe('LlmBenchAssertionError')
+    expect((failure as Error).message).toMatch(
+      /^endless: stopped at its time limit, 2 s \(`timeoutMs`, per trial, times the trials it may run\), with \d+ of \d+ requests completed, which are in the reports\. Raise `timeoutMs`/,
+    )
+    expect(lines.join('\n')).toContain('endless')
   })
 
   test('bad options fail when the file is loaded, before anything runs', () => {

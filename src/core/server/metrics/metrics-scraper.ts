@@ -25,8 +25,12 @@ export interface MetricsScraper {
   scrape(): Promise<ServerMetricsScrape>
   /** Takes the window's first scrape, then one every interval (never two at once). */
   startWindow(): Promise<void>
-  /** Stops the interval, takes the window's last scrape and returns every scrape of the window. */
-  endWindow(): Promise<ServerMetricsScrape[]>
+  /**
+   * Stops the interval, takes the window's last scrape and returns every scrape of the window.
+   * `lastScrape: false` (a server that stopped answering) returns the window as it is: a boundary
+   * scrape of a hung server would only wait for its timeouts.
+   */
+  endWindow(options?: { lastScrape?: boolean }): Promise<ServerMetricsScrape[]>
   /** Stops the interval (idempotent). */
   stop(): void
 }
@@ -161,8 +165,9 @@ class IntervalScraper implements MetricsScraper {
     this.#timer.unref?.()
   }
 
-  async endWindow(): Promise<ServerMetricsScrape[]> {
+  async endWindow(options: { lastScrape?: boolean } = {}): Promise<ServerMetricsScrape[]> {
     this.stop()
+    if (options.lastScrape === false) return [...this.#window]
     const last = await this.#boundaryScrape()
     return [...this.#window, last]
   }

@@ -1,0 +1,83 @@
+/**
+ * A hung server, for real: runs perf/llama-stall/'s bench on llama-server through `vitest bench`,
+ * stops the server with SIGSTOP once requests complete, and measures when the progress line names
+ * the silence, when the run ends, what the JSON report kept, and whether any process is left.
+ *
+ *   npm exec -- node perf/llama-stall.ts [--stall-timeout-ms 15000] [--hogs 2]
+ *
+ * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside it.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+
+const { values } = parseArgs({ options: { 'stall-timeout-ms': { type: 'string', default: '15000' }, hogs: { type: 'string', default: '0' }, 'stop-after-ms': { type: 'string', default: '6000' } } })
+const stallTimeoutMs = Number(values['stall-timeout-ms'])
+const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const root = path.resolve(import.meta.dirname, '..')
+const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-stall-')), 'report.json')
+
+/** PIDs of the llama-servers this build runs, from /proc. */
+function llamaServers(): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const started = performance.now()
+const at = () => (performance.now() - started) / 1000
+const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-stall/vitest.config.ts'], {
+  cwd: root,
+  env: { ...process.env, CI: '', LLAMA_STALL_SERVER: manifest.serverPath, LLAMA_STALL_MODEL: manifest.modelPath, LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs), LLAMA_STALL_REPORT: report },
+  stdio: ['ignore', 'pipe', 'pipe'],
+})
+let stoppedAt: number | undefined
+let noticedAt: number | undefined
+let output = ''
+const onData = (chunk: Buffer) => {
+  const text = chunk.toString()
+  output += text
+    .split('\n')
+    .map((line) => (line.trim() === '' ? line : `[${at().toFixed(1)} s] ${line}`))
+    .join('\n')
+  if (noticedAt === undefined && stoppedAt !== undefined && text.includes('no byte from the server')) noticedAt = at()
+  // Stop the server a few seconds into the measurement (the first progress line means requests complete).
+  if (stoppedAt === undefined && /\d+\/2000 requests/.test(text)) {
+    setTimeout(() => {
+      for (const pid of llamaServers()) process.kill(pid, 'SIGSTOP')
+      stoppedAt = at()
+      console.log(`SIGSTOP at ${stoppedAt.toFixed(1)} s`)
+    }, Number(values['stop-after-ms']))
+  }
+}
+child.stdout.on('data', onData)
+child.stderr.on('data', onData)
+const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))
+const endedAt = at()
+for (const hog of hogs) hog.kill('SIGKILL')
+await new Promise((resolve) => setTimeout(resolve, 1000))
+const left = llamaServers()
+for (const pid of left) process.kill(pid, 'SIGKILL')
+
+const bench = (
+  JSON.parse(readFileSync(report, 'utf8')) as { benches: Array<{ state: string; result: { counts: { completed: number; total: number }; stall?: { silentMs: number; inFlight: number } } }> }
+).benches[0]
+const lines = output.split('\n').filter((line) => /no byte from the server|stopped answering|✓|×|FAIL|Duration|SIGKILL|SIGTERM|stopped|killed/.test(line))
+console.log(lines.map((line) => `  | ${line.trim().slice(0, 240)}`).join('\n'))
+console.log(
+  [
+    `exit ${code}`,
+    `stallTimeoutMs ${stallTimeoutMs}`,
+    `SIGSTOP at ${stoppedAt?.toFixed(1)} s`,
+    `silence named ${noticedAt !== undefined && stoppedAt !== undefined ? `${(noticedAt - stoppedAt).toFixed(1)} s after` : 'never'}`,
+    `exited ${stoppedAt !== undefined ? `${(endedAt - stoppedAt).toFixed(1)} s after the SIGSTOP` : ''}`,
+    `report: ${bench?.state}, ${bench?.result.counts.completed} of ${bench?.result.counts.total} completed, stall ${JSON.stringify(bench?.result.stall)}`,
+    `llama-server left: ${left.length}`,
+  ].join(' | '),
+)
