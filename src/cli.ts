@@ -1,11 +1,12 @@
 // First, for its side effect: a Node.js too old stops here, saying which it found.
 import './core/platform/supported-node.ts'
 import { closestName } from './core/platform/did-you-mean.ts'
-import { CliUsageError } from './core/contract/errors.ts'
+import { CliUsageError, LlmBenchError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
 import { abCommand } from './cli/ab-command.ts'
+import { diffCommand } from './cli/diff-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
 
@@ -14,6 +15,7 @@ export const cliCommands: Record<string, CliCommand> = {
   sim: simulatorCommand,
   merge: mergeCommand,
   ab: abCommand,
+  diff: diffCommand,
 }
 
 const PROGRAM = 'vitest-llm-bench'
@@ -107,5 +109,18 @@ export async function runCli(argv: readonly string[], io: CliIo = processCliIo()
     io.err(`${PROGRAM} ${name}: ${error.message}\n\n${cliUsage(name)}`)
     return 2
   }
-  return command.run(flags, io, operands)
+  try {
+    return await command.run(flags, io, operands)
+  } catch (error) {
+    // What the user can fix (a wrong operand, a missing file) is one line, not a stack.
+    if (error instanceof CliUsageError) {
+      io.err(`${PROGRAM} ${name}: ${error.message}\n\n${cliUsage(name)}`)
+      return 2
+    }
+    if (error instanceof LlmBenchError) {
+      io.err(`${PROGRAM} ${name}: ${error.message}`)
+      return 1
+    }
+    throw error
+  }
 }

@@ -1,0 +1,88 @@
+import { baselineConfigOf, baselineEntryFrom, baselineMismatchOf, compare, DEFAULT_REGRESSION_POLICY, softwareChanges } from '../core/baseline/index.ts'
+import type { BaselineEntry, RegressionPolicy, Verdict } from '../core/baseline/index.ts'
+import type { BenchmarkResult } from '../core/contract/types.ts'
+import { canonicalConfig } from '../core/plan/index.ts'
+
+/** One bench of a saved run, as a JSON report holds it. */
+export interface SavedBench {
+  /** The bench's full name (its baseline key). */
+  name: string
+  result: BenchmarkResult
+  /** The verdict the run gave it against its stored baseline, if any: its checks are the bench's own gates. */
+  verdict?: Verdict
+}
+
+/** What {@link diffRuns} found for one bench. */
+export type BenchDiff =
+  /** Compared: `verdict.status` is pass, fail or inconclusive; `gates`: the bench's own (as its second run judged it) or the default. */
+  | { name: string; state: 'compared'; verdict: Verdict; gates: 'own' | 'default'; changed: string[] }
+  /** Not compared: the machine, or the workload and load, differ (`reasons`), or a side has nothing measured. */
+  | { name: string; state: 'not comparable'; reasons: string[]; changed: string[] }
+  /** In the second run only. */
+  | { name: string; state: 'new' }
+  /** In the first run only. */
+  | { name: string; state: 'gone' }
+
+/** The gates a verdict checked, as a policy: a bench's own gates, read back from what its run judged. */
+export function policyOfVerdict(verdict: Verdict): RegressionPolicy {
+  const policy: Record<string, unknown> = { confidence: verdict.confidence }
+  for (const check of verdict.checks) {
+    if (check.statistic === 'value') policy[check.metric] = Math.abs(check.tolerance)
+    else policy[check.metric] = { ...(policy[check.metric] as object | undefined), [check.statistic]: check.tolerance }
+  }
+  return policy as RegressionPolicy
+}
+
+/** The entry a saved result would have been recorded as, keyed by the config with every default written out. */
+function entryOf(result: BenchmarkResult): BaselineEntry {
+  return baselineEntryFrom(result, { config: { ...canonicalConfig(baselineConfigOf(result.config)) }, recordedAt: result.startedAt })
+}
+
+/**
+ * Two saved runs judged as a baseline and a run are (`before` as the baseline): each bench of both
+ * with the same verdict machinery as `vitest bench` (intervals, pass / fail / inconclusive), with
+ * the bench's own gates where the second run judged it against a baseline, else the default gates;
+ * not compared when the machine or the workload and load differ; what changed in the software
+ * under test named either way.
+ */
+export function diffRuns(before: readonly SavedBench[], after: readonly SavedBench[], policy?: RegressionPolicy): BenchDiff[] {
+  const earlier = new Map(before.map((bench) => [bench.name, bench]))
+  const diffs: BenchDiff[] = []
+  for (const bench of after) {
+    const base = earlier.get(bench.name)
+    if (base === undefined) {
+      diffs.push({ name: bench.name, state: 'new' })
+      continue
+    }
+    earlier.delete(bench.name)
+    const changed = softwareChanges(base.result, bench.result)
+    const empty = [base, bench].filter((side) => side.result.counts.completed === 0)
+    if (empty.length > 0) {
+      diffs.push({
+        name: bench.name,
+        state: 'not comparable',
+        reasons: [`${empty.length === 2 ? 'neither run' : empty[0] === base ? 'the first run' : 'the second run'} completed a request`],
+        changed,
+      })
+      continue
+    }
+    const [was, is] = [entryOf(base.result), entryOf(bench.result)]
+    const mismatch = baselineMismatchOf(bench.name, 'the first run', was, is)
+    if (mismatch) {
+      const reasons = [
+        ...(mismatch.environmentChanges.length > 0 ? [`environment changed: ${mismatch.environmentChanges.join('; ')}`] : []),
+        ...(mismatch.configChanges.length > 0 ? [`workload or load changed: ${mismatch.configChanges.join('; ')}`] : []),
+      ]
+      diffs.push({ name: bench.name, state: 'not comparable', reasons, changed })
+      continue
+    }
+    const gates = policy ?? (bench.verdict && bench.verdict.checks.length > 0 ? policyOfVerdict(bench.verdict) : DEFAULT_REGRESSION_POLICY)
+    const verdict = compare(was, bench.result, gates)
+    // Named from the launches too (args, env), not only the fingerprint.
+    if (changed.length > 0) verdict.changed = changed
+    else delete verdict.changed
+    diffs.push({ name: bench.name, state: 'compared', verdict, gates: policy === undefined && bench.verdict && bench.verdict.checks.length > 0 ? 'own' : 'default', changed })
+  }
+  for (const name of earlier.keys()) diffs.push({ name, state: 'gone' })
+  return diffs
+}

@@ -1,0 +1,127 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { runCli } from '../../src/cli.ts'
+import type { CliIo } from '../../src/cli/cli-command.ts'
+import { diffRuns, policyOfVerdict, type SavedBench } from '../../src/bench/result-diff.ts'
+import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
+import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+
+function run(seed: number, scale = 1, overrides: Parameters<typeof makeResult>[0] = {}): BenchmarkResult {
+  const random = seededRandom(seed)
+  return makeResult({ ttftMs: lognormalSamples(random, 400, 80, 0.2).map((v) => v * scale), tpotMs: lognormalSamples(random, 400, 12, 0.1).map((v) => v * scale), ...overrides })
+}
+
+function memoryIo(): CliIo & { output: string[]; errors: string[] } {
+  const output: string[] = []
+  const errors: string[] = []
+  return { output, errors, out: (l) => output.push(l), err: (l) => errors.push(l), stopRequested: () => new Promise(() => undefined) }
+}
+
+describe('diffRuns', () => {
+  test('the second run judged against the first: unchanged passes, 1.5x slower fails naming the server change', () => {
+    const before: SavedBench[] = [
+      { name: 'same', result: run(1) },
+      { name: 'slower', result: run(3) },
+      { name: 'gone', result: run(5) },
+    ]
+    const upgraded = { ...run(4, 1.5), environment: environment({ serverVersion: '0.11.0' }) }
+    // Judged on its own gates (a TTFT p50), as its run was: the default's throughput gate has no series here to decide on.
+    const own = compare(baselineEntryFrom(run(1)), run(2), { ttftMs: { p50: '+10%' } })
+    const after: SavedBench[] = [
+      { name: 'same', result: run(2), verdict: own },
+      { name: 'slower', result: upgraded },
+      { name: 'new', result: run(6) },
+    ]
+    const diffs = diffRuns(before, after)
+    expect(diffs.map((d) => [d.name, d.state === 'compared' ? d.verdict.status : d.state])).toEqual([
+      ['same', 'pass'],
+      ['slower', 'fail'],
+      ['new', 'new'],
+      ['gone', 'gone'],
+    ])
+    const slower = diffs[1]
+    expect(slower?.state === 'compared' && slower.verdict.changed).toEqual(['vllm 0.10.1 -> 0.11.0'])
+    expect(slower?.state === 'compared' && slower.gates).toBe('default')
+  })
+
+  test('another GPU, or another load, is not compared, and says why', () => {
+    const before: SavedBench[] = [
+      { name: 'gpu', result: run(1) },
+      { name: 'load', result: run(1) },
+    ]
+    const after: SavedBench[] = [
+      { name: 'gpu', result: { ...run(2), environment: environment({ gpu: 'NVIDIA H200' }) } },
+      { name: 'load', result: run(2, 1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }) },
+    ]
+    const [gpu, load] = diffRuns(before, after)
+    expect(gpu?.state === 'not comparable' && gpu.reasons.join('\n')).toContain('environment changed: GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200')
+    expect(load?.state === 'not comparable' && load.reasons.join('\n')).toContain('workload or load changed: load.concurrency 16 -> 32')
+  })
+
+  test("the bench's own gates, read back from the verdict its run gave, decide", () => {
+    // A 1.08x slower TTFT: within the default +10 %, beyond the bench's own +2 %.
+    const baseline = run(1)
+    const verdict = compare(baselineEntryFrom(baseline), run(2), { ttftMs: { p50: '+2%' }, confidence: 0.9 })
+    expect(policyOfVerdict(verdict)).toEqual({ confidence: 0.9, ttftMs: { p50: 0.02 } })
+    const [own] = diffRuns([{ name: 'b', result: baseline }], [{ name: 'b', result: run(7, 1.08), verdict }])
+    expect(own?.state === 'compared' && [own.gates, own.verdict.status, own.verdict.checks.map((c) => `${c.metric} ${c.statistic}`)]).toEqual(['own', 'fail', ['ttftMs p50']])
+    const [defaults] = diffRuns([{ name: 'b', result: baseline }], [{ name: 'b', result: run(7, 1.08) }])
+    expect(defaults?.state === 'compared' && defaults.verdict.status).not.toBe('fail')
+  })
+})
+
+describe('vitest-llm-bench diff', () => {
+  async function reports(before: SavedBench[], after: SavedBench[]): Promise<[string, string]> {
+    const dir = await mkdtemp(join(tmpdir(), 'llm-diff-'))
+    onTestFinished(() => rm(dir, { recursive: true, force: true }))
+    const write = async (name: string, benches: SavedBench[]) => {
+      const path = join(dir, name)
+      await writeFile(path, JSON.stringify({ reportVersion: 1, tool: 'vitest-llm-bench', generatedAt: '2026-12-04T00:00:00Z', benches }))
+      return path
+    }
+    return [await write('a.json', before), await write('b.json', after)]
+  }
+
+  test('exit 1 with the failing bench named and the table; -t keeps only matching benches', async () => {
+    const gates = compare(baselineEntryFrom(run(1)), run(2), { ttftMs: { p50: '+10%' }, tpotMs: { p50: '+10%' } })
+    const [a, b] = await reports(
+      [
+        { name: 'chat > same', result: run(1) },
+        { name: 'chat > slower', result: run(3) },
+      ],
+      [
+        { name: 'chat > same', result: run(2), verdict: gates },
+        { name: 'chat > slower', result: run(4, 1.5), verdict: gates },
+      ],
+    )
+    const io = memoryIo()
+    expect(await runCli(['diff', a, b], io)).toBe(1)
+    const text = io.output.join('\n')
+    expect(text).toContain("✓ chat > same: PASS (the bench's own gates)")
+    expect(text).toContain("✗ chat > slower: FAIL (the bench's own gates)")
+    expect(text).toMatch(/first run -> second run: FAIL/)
+    expect(text).toMatch(/ttftMs p50\s+\d+(\.\d+)? ms\s+\d+(\.\d+)? ms\s+1\.\d{3}/)
+    expect(io.output.at(-1)).toBe('2 benches: 1 pass, 1 fail: FAILED')
+    const only = memoryIo()
+    expect(await runCli(['diff', a, b, '-t', 'same$'], only)).toBe(0)
+    expect(only.output.at(-1)).toBe('1 bench: 1 pass')
+  })
+
+  test('bad input: a clear line and exit 1 or 2', async () => {
+    const [a] = await reports([], [])
+    const io = memoryIo()
+    expect(await runCli(['diff', a], io)).toBe(2)
+    expect(io.errors.join('\n')).toContain('diff takes two saved runs, got 1')
+    const missing = memoryIo()
+    expect(await runCli(['diff', a, '/nonexistent/results.json'], missing)).toBe(1)
+    expect(missing.errors.join('\n')).toContain('Cannot read /nonexistent/results.json: ENOENT')
+    const notReport = join(a, '..', 'other.json')
+    await writeFile(notReport, '{"benches": []}')
+    const wrong = memoryIo()
+    expect(await runCli(['diff', a, notReport], wrong)).toBe(1)
+    expect(wrong.errors.join('\n')).toContain('is not a vitest-llm-bench JSON report')
+  })
+})
