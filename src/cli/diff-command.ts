@@ -62,7 +62,8 @@ function render(diff: BenchDiff): string {
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))
     .join('\n')
-  return `${head} (${diff.gates === 'own' ? "the bench's own gates" : 'the default gates'})${changed}\n${block}`
+  // What changed leads the verdict's own headline.
+  return `${head} (${diff.gates === 'own' ? "the bench's own gates" : 'the default gates'})\n${block}`
 }
 
 /**
