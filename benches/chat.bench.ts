@@ -8,7 +8,8 @@ describe('chat', () => {
     load: { concurrency: 8, requests: 120 },
     warmup: { requests: 8 },
     seed: 1,
-    slo: { ttftMs: { p99: 1000 }, errors: { maxRate: 0 } },
+    // A p99 limit is shown only by 299 requests or more (its 95 % upper bound); with 120, limit the p90 (29 suffice).
+    slo: { ttftMs: { p90: 1000 }, errors: { maxRate: 0 } },
     // A closed loop's TTFT and TPOT depend on how its 8 streams fall into the server's batches, and
     // two runs of the same code can settle differently (measured on the simulator: TTFT p50 147.5
     // vs 187.9 ms, TPOT p50 13.3 vs 12.0 ms); E2E and throughput stay put (560 ms, 456 tok/s).
@@ -22,7 +23,7 @@ describe('chat', () => {
     warmup: { requests: 4 },
     seed: 2,
     goodput: { ttftMs: 200, tpotMs: 50 },
-    slo: { tpotMs: { p99: 200 } },
+    slo: { tpotMs: { p90: 200 } },
     baseline: { tpotMs: { p50: '+10%' } },
   })
 })

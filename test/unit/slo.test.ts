@@ -15,19 +15,45 @@ function withGpus(result: BenchmarkResult, gpus: GpuStats[]): BenchmarkResult {
 describe('checkSlo', () => {
   test('a latency statistic is a maximum; the message names metric, value, limit and n', () => {
     const result = makeResult({ ttftMs: samples })
-    const [failing] = checkSlo(result, { ttftMs: { p99: Math.floor(p99) - 1 } })
-    expect(failing).toMatchObject({ metric: 'ttftMs', statistic: 'p99', bound: 'max', measured: p99, n: 400, status: 'fail', unit: 'ms' })
-    expect(failing?.message).toBe(`ttftMs p99 = ${Number(p99.toPrecision(4))} ms exceeds the SLO maximum of ${Math.floor(p99) - 1} ms (n = 400 samples)`)
-    const [exact] = checkSlo(result, { ttftMs: { p99 } })
-    expect(exact?.status).toBe('pass') // limits are inclusive
-    const all = checkSlo(result, { ttftMs: { p50: 1e6, mean: 1e6, min: 1e6, max: 1 }, outputTokens: { max: 128 } })
+    // A mean, min and max are compared as measured; a token count has no histogram and is too.
+    const all = checkSlo(result, { ttftMs: { mean: 1e6, min: 1e6, max: 1 }, outputTokens: { max: 128 } })
     expect(all.map((check) => [check.metric, check.statistic, check.status])).toEqual([
-      ['ttftMs', 'p50', 'pass'],
       ['ttftMs', 'mean', 'pass'],
       ['ttftMs', 'min', 'pass'],
       ['ttftMs', 'max', 'fail'],
       ['outputTokens', 'max', 'pass'],
     ])
+    const [max] = checkSlo(result, { ttftMs: { max: 1 } })
+    expect(max?.message).toBe(`ttftMs max = ${Number(summaryOf(samples).max.toPrecision(4))} ms exceeds the SLO maximum of 1 ms (n = 400 samples)`)
+  })
+
+  test('a percentile passes on its 95% upper bound, fails on its lower bound, else names the requests it needs', () => {
+    const result = makeResult({ ttftMs: samples })
+    const shown = Number(p99.toPrecision(4))
+    // Far above the p99: its upper bound (order statistic 399 of 400) is within the limit.
+    const [pass] = checkSlo(result, { ttftMs: { p99: 2 * p99 } })
+    expect(pass).toMatchObject({ metric: 'ttftMs', statistic: 'p99', bound: 'max', measured: p99, n: 400, status: 'pass', unit: 'ms', interval: { confidence: 0.95 } })
+    expect(pass?.message).toMatch(new RegExp(`^ttftMs p99 = ${shown} ms is within the SLO maximum of [\\d.]+ ms: its 95% upper bound is [\\d.]+ ms \\(n = 400 samples\\)$`))
+    expect(pass?.interval?.upper).toBeGreaterThanOrEqual(p99)
+    // Far below it: the lower bound (order statistic 393) is beyond the limit.
+    const [fail] = checkSlo(result, { ttftMs: { p99: p99 / 2 } })
+    expect(fail?.status).toBe('fail')
+    expect(fail?.message).toMatch(/exceeds the SLO maximum of [\d.]+ ms: its 95% lower bound is [\d.]+ ms \(n = 400 samples\)$/)
+    // At the p99 itself: the measured figure meets it (limits are inclusive), but 400 samples cannot show it.
+    const [exact] = checkSlo(result, { ttftMs: { p99 } })
+    expect(exact?.status).toBe('inconclusive')
+    expect(exact?.message).toMatch(
+      new RegExp(`^ttftMs p99 = ${shown} ms is within the SLO maximum of ${shown} ms, but not shown: its 95% upper bound is [\\d.]+ ms \\(n = 400\\); a run like this one `),
+    )
+    // Too few requests for any upper bound of a p99 (299 are needed): the message says how many would do.
+    const few = makeResult({ ttftMs: samples.slice(0, 200) })
+    const [small] = checkSlo(few, { ttftMs: { p99: 2 * p99 } })
+    expect(small?.status).toBe('inconclusive')
+    expect(small?.needed).toBe(299)
+    expect(small?.message).toContain('but not shown: 200 samples give no 95% upper bound (n = 200); a run like this one needs about 299 requests to decide')
+    // A lower confidence decides with fewer: 0.9^... p99 at 90% needs 230.
+    const [lower] = checkSlo(makeResult({ ttftMs: samples.slice(0, 230) }), { ttftMs: { p99: 2 * p99 }, confidence: 0.9 })
+    expect(lower?.status).toBe('pass')
   })
 
   test('an empty distribution fails: the SLO cannot be shown to hold', () => {
@@ -109,7 +135,7 @@ describe('validateSloOptions', () => {
 
   test('names the option and lists the valid choices', () => {
     expect(optionError({ ttft: { p99: 500 } }).message).toBe(
-      'Invalid option `slo.ttft`: is not a valid key here. Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput.',
+      'Invalid option `slo.ttft`: is not a valid key here. Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput, confidence.',
     )
     expect(optionError({ ttftMs: { p98: 500 } }).message).toContain('Use one of: p50, p90, p95, p99, p999, mean, min, max.')
     expect(optionError({ ttftMs: { p99: -1 } }).option).toBe('slo.ttftMs.p99')
@@ -118,5 +144,6 @@ describe('validateSloOptions', () => {
     expect(optionError({ gpu: { memoryPeak: { max: 1 } } }).option).toBe('slo.gpu.memoryPeak')
     expect(optionError({ outputTokensPerSec: { minimum: 1 } }).message).toContain('Use one of: min, max.')
     expect(() => checkSlo(makeResult(), { ttftMs: { p98: 1 } } as never)).toThrow(OptionsError)
+    expect(optionError({ confidence: 0.4 }).message).toContain('0.4 is not a confidence from 0.5 to 0.999')
   })
 })

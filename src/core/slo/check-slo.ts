@@ -2,8 +2,12 @@ import type { BenchmarkResult, GpuStats } from '../contract/types.ts'
 import { readServerFigure, SERVER_FIGURES } from '../server/metrics/server-figures.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'
-import { SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+import { DEFAULT_SLO_CONFIDENCE, SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
 import { formatFigure as figure } from '../platform/format-figure.ts'
+import { HISTOGRAM_KEY } from '../baseline/baseline-entry.ts'
+import { bucketsOf, type HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
+import { decodeHistogram } from '../metrics/histogram.ts'
+import { judgeQuantile } from './percentile-bound.ts'
 
 /** Unit of each GPU field. */
 const GPU_UNITS: Record<SloGpuField, string> = {
@@ -29,6 +33,50 @@ function verb(status: SloStatus, bound: 'max' | 'min'): string {
   return bound === 'max' ? 'exceeds the SLO maximum of' : 'is below the SLO minimum of'
 }
 
+/** The quantile each percentile statistic is. */
+const QUANTILES: Partial<Record<string, number>> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 }
+
+/**
+ * A latency percentile's limit, decided on the percentile's distribution-free bounds at
+ * `confidence` (MLPerf's early-stopping idea): a pass shows the upper bound within the limit, a
+ * fail the lower bound beyond it, and otherwise the check is inconclusive, naming the samples a run
+ * like this one would need.
+ */
+function percentileCheck(check: Omit<SloCheck, 'status' | 'message'> & { measured: number }, buckets: HistogramBuckets, quantile: number, confidence: number, samples: string): SloCheck {
+  const { metric, statistic, limit, unit, n, measured } = check
+  const judged = judgeQuantile(buckets, quantile, confidence, limit)
+  const level = `${Number((confidence * 100).toPrecision(4))}%`
+  const interval = { lower: judged.lower, upper: judged.upper, confidence }
+  const head = `${metric} ${statistic} = ${figure(measured)} ${unit}`
+  if (judged.status === 'pass') {
+    return {
+      ...check,
+      status: 'pass',
+      interval,
+      message: `${head} is within the SLO maximum of ${figure(limit)} ${unit}: its ${level} upper bound is ${figure(judged.upper ?? measured)} ${unit} (n = ${n} samples)`,
+    }
+  }
+  if (judged.status === 'fail') {
+    return {
+      ...check,
+      status: 'fail',
+      interval,
+      message: `${head} exceeds the SLO maximum of ${figure(limit)} ${unit}: its ${level} lower bound is ${figure(judged.lower ?? measured)} ${unit} (n = ${n} samples)`,
+    }
+  }
+  const shown = measured <= limit ? 'upper' : 'lower'
+  const bound = shown === 'upper' ? judged.upper : judged.lower
+  const boundText = bound === null ? `${n} samples give no ${level} ${shown} bound` : `its ${level} ${shown} bound is ${figure(bound)} ${unit}`
+  const need = judged.needed === undefined ? `a run like this one would need more than a million ${samples} to decide` : `a run like this one needs about ${judged.needed} ${samples} to decide`
+  return {
+    ...check,
+    status: 'inconclusive',
+    interval,
+    ...(judged.needed !== undefined ? { needed: judged.needed } : {}),
+    message: `${head} is ${measured <= limit ? 'within' : 'beyond'} the SLO maximum of ${figure(limit)} ${unit}, but not shown: ${boundText} (n = ${n}); ${need}`,
+  }
+}
+
 /**
  * Checks a run against absolute limits, one {@link SloCheck} per limit, in a fixed order
  * (distributions, throughputs, errors, goodput, GPU). Distribution statistics are maxima; an
@@ -46,6 +94,13 @@ export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
 /** {@link checkSlo} for SLO options already checked (a bench checks its SLOs once, at collection). */
 export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
   const checks: SloCheck[] = []
+  const confidence = slo.confidence ?? DEFAULT_SLO_CONFIDENCE
+  // A latency's samples, from its histogram (microseconds, read in ms); undefined for token counts and results without one.
+  const bucketsFor = (metric: string): HistogramBuckets | undefined => {
+    const key = (HISTOGRAM_KEY as Record<string, keyof BenchmarkResult['histograms']>)[metric]
+    const encoded = key === undefined ? undefined : result.histograms[key]
+    return encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), 1000)
+  }
   for (const metric of SLO_METRICS) {
     const limits = slo[metric]
     if (!limits) continue
@@ -66,6 +121,12 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
         continue
       }
       const measured = summary[statistic]
+      const quantile = QUANTILES[statistic]
+      const buckets = quantile === undefined ? undefined : bucketsFor(metric)
+      if (quantile !== undefined && buckets !== undefined) {
+        checks.push(percentileCheck({ ...base, measured }, buckets, quantile, confidence, metric === 'itlMs' ? 'gaps' : 'requests'))
+        continue
+      }
       const status = judge(measured, 'max', limit)
       checks.push({
         ...base,

@@ -17,6 +17,14 @@ export interface SloCheck {
   /** Sample size behind `measured`: samples of the distribution, requests, or GPUs. */
   n: number
   status: SloStatus
+  /**
+   * A percentile of a latency: its distribution-free bounds at `confidence` (order statistics of the
+   * run's samples), which decide the check: pass when `upper` is within the limit, fail when
+   * `lower` is beyond it. A bound is null when the samples are too few to give one.
+   */
+  interval?: { lower: number | null; upper: number | null; confidence: number }
+  /** When a percentile check is inconclusive: the samples a run like this one would need to decide. */
+  needed?: number
   /** One sentence naming the metric, limit, measured value and sample size. */
   message: string
 }

@@ -94,9 +94,18 @@ export interface SloOptions {
   server?: ServerSlo
   /** Needs the `goodput` option of the run; inconclusive without it. */
   goodput?: { /** Smallest share of completed requests meeting every goodput limit, 0..1. */ minShare?: number }
+  /**
+   * Confidence of a latency percentile's limit, 0.5 to 0.999: `{ ttftMs: { p99: 500 } }` passes only
+   * when the p99's distribution-free upper bound at this confidence is within 500 ms, fails when its
+   * lower bound is beyond, and is inconclusive otherwise, naming the requests it needs. Default 0.95.
+   */
+  confidence?: number
 }
 
-const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'server', 'goodput']
+/** Confidence of a latency percentile's SLO when `slo.confidence` is not given. */
+export const DEFAULT_SLO_CONFIDENCE = 0.95
+
+const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'server', 'goodput', 'confidence']
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : String(value)
@@ -131,7 +140,10 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
   for (const [key, value] of Object.entries(root)) {
     if (value === undefined) continue
     const option = `${optionPath}.${key}`
-    if ((SLO_METRICS as readonly string[]).includes(key)) {
+    if (key === 'confidence') {
+      if (typeof value !== 'number' || !(value >= 0.5 && value <= 0.999))
+        throw new OptionsError(option, `${show(value)} is not a confidence from 0.5 to 0.999`, 'e.g. `confidence: 0.95`, or leave it out for 0.95.')
+    } else if ((SLO_METRICS as readonly string[]).includes(key)) {
       const limits = checkKeys(value, option, SLO_STATISTICS, '{ p99: 500 }')
       for (const [statistic, limit] of Object.entries(limits)) checkLimit(limit, `${option}.${statistic}`)
     } else if ((SLO_THROUGHPUTS as readonly string[]).includes(key)) {
