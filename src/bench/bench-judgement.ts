@@ -151,7 +151,9 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   if (input.result.counts.completed === 0) {
     failed = true
     const top = input.result.errors[0]
-    blocks.push(`No request completed${top ? `: ${top.count} x ${top.kind}: ${top.message}` : ''}. Check that the server is up and serves the model.`)
+    // A server that answered with an error status is up: its message (and its hint) says what to change.
+    const advice = top?.kind === 'http' ? '' : ' Check that the server is up and serves the model.'
+    blocks.push(`No request completed${top ? `: ${top.count} x ${top.kind}: ${top.message.replace(/\.$/, '')}` : ''}.${advice}`)
   }
 
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }

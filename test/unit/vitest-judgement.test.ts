@@ -8,6 +8,7 @@ import { baselinePathFor } from '../../src/core/baseline/index.ts'
 import { BaselineFileError } from '../../src/core/contract/errors.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { judgeBench, type JudgeInput } from '../../src/bench/bench-judgement.ts'
+import { httpFailure } from '../../src/core/client/failure.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 let dir = ''
@@ -114,6 +115,18 @@ describe('judgeBench', () => {
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
     expect(own.baselineState).toBe('written')
+  })
+
+  test('no request completed: an error status says what to change, not that the server may be down', async () => {
+    const none = (kind: 'http' | 'network', message: string): BenchmarkResult => ({ ...resultWith(12, 1), counts: { total: 40, completed: 0, failed: 40 }, errors: [{ kind, message, count: 40 }] })
+    const context = httpFailure(400, '{"error":{"message":"the request exceeds the available context size, try increasing it"}}', 'http://127.0.0.1:8080/v1/chat/completions')
+    const refused = await judgeBench(input(join(dir, 'refused.bench.ts'), none('http', context.message), { policy: false }))
+    expect(refused.failure).toContain(
+      "No request completed: 40 x http: POST http://127.0.0.1:8080/v1/chat/completions: HTTP 400: the request exceeds the available context size, try increasing it. The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.",
+    )
+    expect(refused.failure).not.toContain('Check that the server is up')
+    const down = await judgeBench(input(join(dir, 'down.bench.ts'), none('network', 'connection refused; is the server running and listening there? Check target.baseUrl'), { policy: false }))
+    expect(down.failure).toContain('No request completed: 40 x network: connection refused; is the server running and listening there? Check target.baseUrl. Check that the server is up and serves the model.')
   })
 
   test('a server that stopped answering fails the bench on any machine, named, and writes no baseline', async () => {
