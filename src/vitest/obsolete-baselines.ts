@@ -34,10 +34,14 @@ export function benchFileNamesOf(modules: ReadonlyArray<TestModule>): BenchFileN
   return [...byFile.values()]
 }
 
+/** Obsolete names listed by name at most; the rest are counted (9,000 names made one 198 KB console line). */
+const LISTED_NAMES = 10
+
 /** The console line for one file's obsolete entries. */
 export function formatObsoleteBaselines(obsolete: ObsoleteBaselines, root: string): string {
   const path = relative(root, obsolete.path) || obsolete.path
-  const names = obsolete.names.join(', ')
+  const rest = obsolete.names.length - LISTED_NAMES
+  const names = `${obsolete.names.slice(0, LISTED_NAMES).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`
   return obsolete.removed
     ? `Removed obsolete baseline entries from ${path}: ${names}`
     : `Obsolete baseline entries in ${path}: ${names} (run \`npx vitest bench ${relative(root, obsolete.benchFile) || obsolete.benchFile} -u\` to remove them)`

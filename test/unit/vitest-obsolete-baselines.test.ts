@@ -53,6 +53,12 @@ describe('reconcileObsoleteBaselines', () => {
     expect(formatObsoleteBaselines(found[0] as never, dir)).toBe('Removed obsolete baseline entries from __llm_baselines__/update.bench.ts.json: a, c')
   })
 
+  test('many obsolete names: ten listed, the rest counted', () => {
+    const names = Array.from({ length: 9000 }, (_, i) => `bench ${String(i).padStart(4, '0')}`)
+    const line = formatObsoleteBaselines({ path: join(dir, '__llm_baselines__/many.bench.ts.json'), benchFile: join(dir, 'many.bench.ts'), names, removed: true }, dir)
+    expect(line).toBe(`Removed obsolete baseline entries from __llm_baselines__/many.bench.ts.json: ${names.slice(0, 10).join(', ')} and 8990 more`)
+  })
+
   test('leaves files that did not run completely alone, even under -u', async () => {
     const file = join(dir, 'partial.bench.ts')
     const path = await writeBaselines(file, ['a', 'b'])
