@@ -5,6 +5,15 @@ import type { CurveSpec } from './html/svg-chart.ts'
 import { reportEntryOf, unmeasuredBenchOf, type ReportEntry, type TestCaseLike, type UnmeasuredBench } from './report-entry.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
+/** A report file that could not be written: the message names the report, the file, the reason and what to do. */
+export class ReportWriteError extends Error {
+  constructor(what: string, path: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    super(`vitest-llm-bench: cannot write the ${what} to ${path}: ${reason}. Make that folder writable, or give the reporter another outputFile.`, { cause })
+    this.name = 'ReportWriteError'
+  }
+}
+
 /** Folder the file reporters write to by default, relative to the Vitest root. */
 export const DEFAULT_REPORT_DIR = 'llm-bench-report'
 
@@ -62,18 +71,26 @@ export abstract class LlmFileReporter<Options extends object = object> implement
     return isAbsolute(path) ? path : resolve(this.vitest?.config.root ?? process.cwd(), path)
   }
 
-  /** Writes `text` to `path` (resolved, parent folders created). */
-  protected async writeText(path: string, text: string, mode: 'replace' | 'append' = 'replace'): Promise<string> {
+  /**
+   * Writes `text` to `path` (resolved, parent folders created).
+   *
+   * @throws {ReportWriteError} naming the file, the reason and what to do.
+   */
+  protected async writeText(path: string, text: string, mode: 'replace' | 'append' = 'replace', what = 'report'): Promise<string> {
     const target = this.resolvePath(path)
-    await mkdir(dirname(target), { recursive: true })
-    if (mode === 'append') await appendFile(target, text)
-    else await writeFile(target, text)
+    try {
+      await mkdir(dirname(target), { recursive: true })
+      if (mode === 'append') await appendFile(target, text)
+      else await writeFile(target, text)
+    } catch (error) {
+      throw new ReportWriteError(what, target, error)
+    }
     return target
   }
 
   /** Writes `text` to `path` (as {@link writeText}) and says where it went. */
   protected async writeReport(what: string, path: string, text: string): Promise<void> {
-    this.announce(what, await this.writeText(path, text))
+    this.announce(what, await this.writeText(path, text, 'replace', what))
   }
 
   /** Tells the user where a report went (relative to the working directory). */
@@ -88,7 +105,15 @@ export abstract class LlmFileReporter<Options extends object = object> implement
     // A run without benches (unit tests sharing the config) keeps the last report; a run whose
     // benches all failed before measuring replaces it with one that says so.
     if (collected.entries.length === 0 && collected.unmeasured.length === 0) return
-    await this.write(collected)
+    try {
+      await this.write(collected)
+    } catch (error) {
+      if (!(error instanceof ReportWriteError)) throw error
+      // One line per reporter that could not write, and the run fails: nothing is lost silently.
+      if (this.vitest) this.vitest.logger.error(error.message)
+      else process.stderr.write(`${error.message}\n`)
+      process.exitCode = 1
+    }
   }
 
   /** Writes the report of a run: `entries` and `unmeasured` are never both empty. */

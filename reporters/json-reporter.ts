@@ -31,8 +31,8 @@ export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
     const dashboard = this.options.githubActionBenchmark
     if (dashboard?.smallerIsBetterFile || dashboard?.biggerIsBetterFile) {
       const output = toGithubActionBenchmark(entries)
-      if (dashboard.smallerIsBetterFile) await this.writeText(dashboard.smallerIsBetterFile, `${JSON.stringify(output.smallerIsBetter, null, 2)}\n`)
-      if (dashboard.biggerIsBetterFile) await this.writeText(dashboard.biggerIsBetterFile, `${JSON.stringify(output.biggerIsBetter, null, 2)}\n`)
+      if (dashboard.smallerIsBetterFile) await this.writeText(dashboard.smallerIsBetterFile, `${JSON.stringify(output.smallerIsBetter, null, 2)}\n`, 'replace', 'github-action-benchmark file')
+      if (dashboard.biggerIsBetterFile) await this.writeText(dashboard.biggerIsBetterFile, `${JSON.stringify(output.biggerIsBetter, null, 2)}\n`, 'replace', 'github-action-benchmark file')
     }
   }
 }

@@ -31,6 +31,6 @@ export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOpti
     if (this.options.outputFile !== false) await this.writeReport('LLM bench Markdown summary', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     // GitHub collects the file after the step; other steps may have written to it, so append.
-    if ((this.options.stepSummary ?? true) && stepSummary) await this.writeText(stepSummary, `${markdown}\n`, 'append')
+    if ((this.options.stepSummary ?? true) && stepSummary) await this.writeText(stepSummary, `${markdown}\n`, 'append', 'GitHub step summary')
   }
 }

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { LlmJsonReporter, toGithubActionBenchmark, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
+import { LlmCsvReporter, LlmJsonReporter, toGithubActionBenchmark, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
 import { toRequestsJsonl } from '../../reporters/json-report.ts'
 import { runBenchmark } from '../../src/core/index.ts'
 import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
@@ -139,6 +139,30 @@ describe('LlmJsonReporter', () => {
   })
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true })
+  })
+
+  test('a report that cannot be written: one line per reporter, the run fails, nothing thrown', async () => {
+    // A regular file where the folder should be (EEXIST), as a read-only checkout gives EROFS.
+    await writeFile(join(dir, 'not-a-folder'), 'x')
+    const errors: string[] = []
+    const logger = { log: () => undefined, error: (line: string) => errors.push(line) }
+    const previous = process.exitCode
+    try {
+      for (const reporter of [new LlmJsonReporter({ outputFile: join(dir, 'not-a-folder', 'results.json') }), new LlmCsvReporter({ outputFile: join(dir, 'not-a-folder', 'results.csv') })]) {
+        reporter.onInit({ logger, config: { root: dir } } as never)
+        await reporter.onTestRunEnd([moduleOf(reportEntries())])
+      }
+      expect(process.exitCode).toBe(1)
+    } finally {
+      process.exitCode = previous
+    }
+    expect(errors).toHaveLength(2)
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^vitest-llm-bench: cannot write the LLM bench JSON report to ${join(dir, 'not-a-folder', 'results.json')}: EEXIST: .*\\. Make that folder writable, or give the reporter another outputFile\\.$`,
+      ),
+    )
+    expect(errors[1]).toContain('cannot write the LLM bench CSV to')
   })
 
   test('writes the report, the requests JSONL and the github-action-benchmark files', async () => {
