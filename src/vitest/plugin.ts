@@ -11,6 +11,7 @@ import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { SegmentMergeReporter } from './segment-merge-reporter.ts'
 import { PROVIDED_KEY, type UpdateMode } from '../bench/provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
+import { watchParent } from '../core/server/index.ts'
 import { isLlmConsoleReporter, LlmConsoleReporter } from '../../reporters/console-reporter.ts'
 import { VITEST_LINE } from './supported-vitest.ts'
 import { configError } from './vitest-support.ts'
@@ -89,6 +90,24 @@ function obsoleteReporterOf(vitest: Vitest, line: 4 | 5): ObsoleteBaselineReport
   return reporter
 }
 
+let orphanWatch = false
+
+/**
+ * A CI cancel, or `kill <pid>` to `npx`, ends npx but not the Vitest it started (npm does not pass
+ * the signal on), which would measure on, write baselines and keep its servers. Vitest is then
+ * adopted: seen within a second, it is stopped as by SIGTERM, and its workers, adopted in turn,
+ * stop their servers (shutdown-hooks.ts).
+ */
+function stopWhenOrphaned(vitest: Vitest): void {
+  if (orphanWatch) return
+  orphanWatch = true
+  const parent = process.ppid
+  watchParent(() => {
+    vitest.logger.error(`vitest-llm-bench: the process that started this run (pid ${parent}, e.g. npx) is gone; stopping the run and its servers.`)
+    process.kill(process.pid, 'SIGTERM')
+  })
+}
+
 /**
  * The Vitest plugin of vitest-llm-bench, for `vitest.config.ts`:
  * `plugins: [llmBench({ server: vllm({ model }) })]`. It starts the shared server once per run,
@@ -110,6 +129,7 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
       const updateError = bench ? updateArgumentError((vitest.config as { update?: unknown }).update, process.argv.slice(2)) : undefined
       if (updateError) throw configError(updateError)
       if (bench) {
+        stopWhenOrphaned(vitest)
         // A bench run measures for minutes: it ends when done unless watch mode was asked for.
         if (!watchAsked(process.argv.slice(2))) vitest.config.watch = false
         // Vitest 4 runs bench files with its benchmark runner, which skips tests (bench.llm): run

@@ -122,11 +122,13 @@ describe('judgeBench', () => {
     const context = httpFailure(400, '{"error":{"message":"the request exceeds the available context size, try increasing it"}}', 'http://127.0.0.1:8080/v1/chat/completions')
     const refused = await judgeBench(input(join(dir, 'refused.bench.ts'), none('http', context.message), { policy: false }))
     expect(refused.failure).toContain(
-      "No request completed: 40 x http: POST http://127.0.0.1:8080/v1/chat/completions: HTTP 400: the request exceeds the available context size, try increasing it. The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.",
+      'No request completed: 40 x http: POST http://127.0.0.1:8080/v1/chat/completions: HTTP 400: the request exceeds the available context size, try increasing it. The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.',
     )
     expect(refused.failure).not.toContain('Check that the server is up')
     const down = await judgeBench(input(join(dir, 'down.bench.ts'), none('network', 'connection refused; is the server running and listening there? Check target.baseUrl'), { policy: false }))
-    expect(down.failure).toContain('No request completed: 40 x network: connection refused; is the server running and listening there? Check target.baseUrl. Check that the server is up and serves the model.')
+    expect(down.failure).toContain(
+      'No request completed: 40 x network: connection refused; is the server running and listening there? Check target.baseUrl. Check that the server is up and serves the model.',
+    )
   })
 
   test('a server that stopped answering fails the bench on any machine, named, and writes no baseline', async () => {

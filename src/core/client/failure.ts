@@ -55,7 +55,7 @@ function httpHint(status: number): string {
   if (status === 401 || status === 403) return ' Check target.apiKey (or OPENAI_API_KEY).'
   if (status === 404) return " Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model."
   if (status === 429) return ' The server is rate-limiting: lower the load or raise its limits.'
-  if (status === 400 || status === 413 || status === 422) return " The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody."
+  if (status === 400 || status === 413 || status === 422) return ' The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.'
   return ''
 }
 

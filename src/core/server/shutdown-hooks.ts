@@ -12,6 +12,9 @@ const tracked = new Set<TrackedServer>()
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 let installed = false
 let interrupted = false
+/** How often the hooks look whether the process that started this one is still there, ms. */
+const PARENT_CHECK_MS = 1000
+let parentWatch: ReturnType<typeof setInterval> | undefined
 
 /**
  * Keeps a launched server on the list that the process hooks stop. While any server is listed, one
@@ -22,6 +25,7 @@ let interrupted = false
  *   while stopping SIGKILLs everything at once and re-raises.
  * - `exit`: SIGKILL, synchronously, to every group still listed: the last resort when the process
  *   ends without stopping its servers (`process.exit()`, an uncaught error).
+ * - the parent going away (this process adopted, see {@link watchParent}): as SIGHUP.
  * The hooks are removed when the list empties, so the default signal behaviour comes back.
  * Returns the function that takes the server off the list.
  */
@@ -49,6 +53,7 @@ function install(): void {
   installed = true
   for (const signal of SIGNALS) process.on(signal, onSignal)
   process.on('exit', killAllNow)
+  parentWatch = watchParent(() => onSignal('SIGHUP'))
 }
 
 function uninstall(): void {
@@ -56,6 +61,26 @@ function uninstall(): void {
   installed = false
   for (const signal of SIGNALS) process.off(signal, onSignal)
   process.off('exit', killAllNow)
+  if (parentWatch !== undefined) clearInterval(parentWatch)
+  parentWatch = undefined
+}
+
+/**
+ * Calls `gone` once when this process's parent changes (it died and this one was adopted, by init
+ * or a subreaper): what a hangup means, though none was sent. A Vitest worker whose Vitest was
+ * killed, or a Vitest whose `npx` a CI cancel stopped, is such an orphan. Polls `process.ppid` on an
+ * unref'd timer; undefined where the runtime has no parent pid.
+ */
+export function watchParent(gone: () => void): ReturnType<typeof setInterval> | undefined {
+  const parent = typeof process.ppid === 'number' ? process.ppid : undefined
+  if (parent === undefined) return undefined
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    gone()
+  }, PARENT_CHECK_MS)
+  timer.unref?.()
+  return timer
 }
 
 function killAllNow(): void {
