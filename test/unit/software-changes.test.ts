@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { softwareChanges } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom, compare, formatBaselineFile, parseBaselineFile, softwareChanges, type BaselineEntry } from '../../src/core/baseline/index.ts'
+import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
-import { DEFAULT_CONFIG, environment, makeResult } from '../helpers/baseline-fixtures.ts'
+import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 type Launch = NonNullable<EnvironmentInfo['server']['launch']>
 
@@ -37,5 +38,25 @@ describe('softwareChanges', () => {
   test('a launched server against one connected to', () => {
     const connected = makeResult({ environment: { ...environment({ serverVersion: 'b6500' }), server: { name: 'llama.cpp', version: 'b6500', model: 'meta-llama/Llama-3.1-8B-Instruct' } } })
     expect(softwareChanges(connected, launched(BASE, 41001))).toEqual(['llama.cpp: launched, where before it was connected to'])
+  })
+})
+
+describe('a stored baseline keeps the launch', () => {
+  test('a verdict against it names a changed flag; the port is no change; an older entry without one names none', () => {
+    const random = seededRandom(3)
+    const samples = () => lognormalSamples(random, 300, 80, 0.2)
+    const withSamples = (result: BenchmarkResult): BenchmarkResult => makeResult({ ttftMs: samples(), environment: result.environment, config: result.config })
+    const recorded = withSamples(launched(BASE, 41001))
+    const entry = baselineEntryFrom(recorded)
+    expect(entry.launch).toEqual({ command: '/opt/llama/llama-server', args: BASE })
+    // Through the file, as a later run reads it.
+    const text = formatBaselineFile({ schemaVersion: BASELINE_SCHEMA_VERSION, entries: { b: entry } })
+    const stored = parseBaselineFile(text, 'b.json').entries.b as BaselineEntry
+    const policy = { ttftMs: { p50: '+10%' as const } }
+    expect(compare(stored, withSamples(launched([...BASE, '-ub', '1'], 52002)), policy).changed).toEqual(['llama.cpp args: added -ub 1'])
+    expect(compare(stored, withSamples(launched(BASE, 52002)), policy).changed).toBeUndefined()
+    const { launch: _launch, ...older } = stored
+    expect(compare(older, withSamples(launched([...BASE, '-ub', '1'], 52002)), policy).changed).toBeUndefined()
+    expect(() => parseBaselineFile(text.replace('"args": [', '"args": [7, '), 'b.json')).toThrow('b.json: entries["b"].launch.args must be an array of strings')
   })
 })

@@ -1,3 +1,4 @@
+import { launchOf, type StoredLaunch } from './software-changes.ts'
 import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../contract/types.ts'
 import { trialsOf } from '../trials/index.ts'
 import type { BaselineConfig } from './config-hash.ts'
@@ -76,6 +77,12 @@ export interface BaselineEntry {
   /** The server's own figures when it was recorded (context for a verdict, never judged). */
   server?: ServerContext
   /**
+   * How the server was launched (command, arguments with the port written `{port}`, the environment
+   * the spec set), so a verdict names a changed flag (`llama.cpp args: added -ub 1`). Absent for a
+   * connected server and in entries of older versions.
+   */
+  launch?: StoredLaunch
+  /**
    * Present when the run was measured on a disturbed machine: what disturbed it (as its self-check
    * named it). A verdict against such an entry never passes (a slowed baseline can hide a slowdown);
    * a quiet local run replaces it (see `BaselineStore.match`). Absent for a quiet or forced recording.
@@ -143,6 +150,8 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
   }
   const server = serverContextOf(result)
   if (server) entry.server = server
+  const launch = launchOf(result)
+  if (launch) entry.launch = launch
   const rounded = roundFigures(entry)
   // Kept unrounded (rounding would make it disagree with its own hash), in its JSON-safe form:
   // `rate: Infinity` becomes the string "Infinity", which hashes the same.

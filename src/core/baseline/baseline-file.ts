@@ -89,6 +89,15 @@ function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
   }
   const histograms = check.object(entry.histograms, `${where}.histograms`)
   for (const key of Object.keys(histograms)) check.string(histograms, key, `${where}.histograms`)
+  if (entry.launch !== undefined) {
+    const launch = check.object(entry.launch, `${where}.launch`)
+    check.string(launch, 'command', `${where}.launch`)
+    if (!Array.isArray(launch.args) || launch.args.some((arg) => typeof arg !== 'string')) check.fail(`${where}.launch.args`, `must be an array of strings, found ${describe(launch.args)}`)
+    if (launch.env !== undefined) {
+      const env = check.object(launch.env, `${where}.launch.env`)
+      for (const key of Object.keys(env)) check.string(env, key, `${where}.launch.env`)
+    }
+  }
   if (entry.server !== undefined) {
     const server = check.object(entry.server, `${where}.server`)
     check.string(server, 'dialect', `${where}.server`)

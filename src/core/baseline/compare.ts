@@ -1,4 +1,5 @@
 import { describeServerChange, serverContextOf } from './server-context.ts'
+import { launchChanges, launchOf } from './software-changes.ts'
 import { diffSoftware, fingerprintOf } from './fingerprint.ts'
 import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
@@ -288,6 +289,9 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
     notes.push(`${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`)
   }
   const server = describeServerChange(baseline.server, serverContextOf(result))
-  const changed = diffSoftware(baseline.fingerprint, fingerprintOf(result.environment))
+  const serving = result.environment.server
+  // A stored launch names a changed flag too; an entry of an older version has none to compare.
+  const launch = baseline.launch === undefined ? [] : launchChanges(serving.name ?? serving.startedAs ?? 'server', baseline.launch, launchOf(result))
+  const changed = [...diffSoftware(baseline.fingerprint, fingerprintOf(result.environment)), ...launch]
   return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}), ...(changed.length > 0 ? { changed } : {}) }
 }

@@ -8,6 +8,23 @@ import { diffSoftware, fingerprintOf } from './fingerprint.ts'
 
 type Launch = NonNullable<EnvironmentInfo['server']['launch']>
 
+/** How a run's server was launched, as a baseline entry keeps it: redacted, the chosen port written `{port}`. */
+export interface StoredLaunch {
+  /** The program. */
+  command: string
+  /** Its arguments, the port the run chose written `{port}`. */
+  args: string[]
+  /** Environment variables the launch spec set, secrets as `***`. */
+  env?: Record<string, string>
+}
+
+/** The launch of `result`'s server with its port written `{port}`; undefined for a connected server. */
+export function launchOf(result: BenchmarkResult): StoredLaunch | undefined {
+  const launch = result.environment.server.launch
+  if (launch === undefined) return undefined
+  return { command: launch.command, args: argsOf(launch, portOf(result)), ...(launch.env && Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {}) }
+}
+
 /** The port a run's server listened on, from the base URL it was measured at; undefined when not known. */
 function portOf(result: BenchmarkResult): string | undefined {
   const target = result.config.target as { baseUrl?: unknown } | undefined
@@ -84,15 +101,19 @@ function diffEnv(before: Record<string, string>, after: Record<string, string>):
  * chosen port is not a change; a secret reads `***` on both sides (launches are redacted).
  */
 export function softwareChanges(before: BenchmarkResult, after: BenchmarkResult): string[] {
-  const changes = diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment))
-  const [was, is] = [before.environment.server.launch, after.environment.server.launch]
   const name = after.environment.server.name ?? after.environment.server.startedAs ?? 'server'
+  return [...diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment)), ...launchChanges(name, launchOf(before), launchOf(after))]
+}
+
+/** How `name`'s launch changed: its command, arguments and environment, or launched against connected. */
+export function launchChanges(name: string, was: StoredLaunch | undefined, is: StoredLaunch | undefined): string[] {
   if (was === undefined || is === undefined) {
-    if (was !== is) changes.push(was === undefined ? `${name}: launched, where before it was connected to` : `${name}: connected to, where before it was launched`)
-    return changes
+    if (was === is) return []
+    return [was === undefined ? `${name}: launched, where before it was connected to` : `${name}: connected to, where before it was launched`]
   }
+  const changes: string[] = []
   if (was.command !== is.command) changes.push(`${name} command ${was.command} -> ${is.command}`)
-  const args = diffArgs(argsOf(was, portOf(before)), argsOf(is, portOf(after)))
+  const args = diffArgs(was.args, is.args)
   if (args.length > 0) changes.push(`${name} args: ${args.join('; ')}`)
   const env = diffEnv(was.env ?? {}, is.env ?? {})
   if (env.length > 0) changes.push(`${name} launch: ${env.join('; ')}`)
