@@ -6,10 +6,11 @@
  */
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { OptionsError } from '../core/contract/errors.ts'
+import { BaselineMismatchError, OptionsError } from '../core/contract/errors.ts'
 import { runPlan } from '../core/run.ts'
 import { canonicalConfig, checkTarget } from '../core/plan/index.ts'
-import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY } from '../core/baseline/index.ts'
+import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY, diffMachine, fingerprintOf } from '../core/baseline/index.ts'
+import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import { benchTimedOut, runnerTimeoutMs } from './bench-timeout.ts'
@@ -127,9 +128,12 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const segment = bench.run.segment
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
-  const plan = policy === false || segment || arm ? { trials: 1, compareWith: undefined } : await planTrials(run, trials)
+  const plan = policy === false || segment || arm ? { trials: 1, compareWith: undefined, stored: undefined } : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
+    // The machine is known before the first request: a baseline from another GPU fails now, not after a trial.
+    const moved = await machineChangeBeforeLoad(run, plan.stored, acquired.context)
+    if (moved) throw moved
     const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
     const results: BenchmarkResult[] = []
     const notes: string[] = []
@@ -210,18 +214,31 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
  */
 const MAX_REMEASURED_TRIALS = 2
 
-/** How many trials to measure first, and the entry to compare with when more may follow. */
-async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Promise<{ trials: number; compareWith: BaselineEntry | undefined }> {
+/** How many trials to measure first, the entry to compare with when more may follow, and the stored entry (unless `-u` replaces it). */
+async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Promise<{ trials: number; compareWith: BaselineEntry | undefined; stored: BaselineEntry | undefined }> {
   const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci, identity: canonicalConfig })
   const found = store.get(run.name)
-  if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined }
+  if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined, stored: undefined }
+  const stored = found.state === 'found' ? found.entry : undefined
   // A provisional entry that a quiet local run will replace is measured as a recording is (its trials).
-  if (found.state === 'found' && found.entry.provisional !== undefined && run.provided.update === 'new' && !run.provided.ci) {
-    return { trials: trials.record, compareWith: undefined }
+  if (stored !== undefined && stored.provisional !== undefined && run.provided.update === 'new' && !run.provided.ci) {
+    return { trials: trials.record, compareWith: undefined, stored }
   }
-  if (found.state === 'found') return { trials: 1, compareWith: found.entry }
+  if (stored !== undefined) return { trials: 1, compareWith: stored, stored }
   // Missing: recorded now, unless this run may not write (CI), where it fails after one trial.
-  return { trials: run.provided.update === 'none' ? 1 : trials.record, compareWith: undefined }
+  return { trials: run.provided.update === 'none' ? 1 : trials.record, compareWith: undefined, stored: undefined }
+}
+
+/**
+ * The stored entry's machine against this one's (GPU model and count, driver, CPU model, runtime
+ * major), read before any load: the mismatch the judge would give after a trial, now. Undefined
+ * when no entry is kept or the machine is the same.
+ */
+async function machineChangeBeforeLoad(run: StandaloneBenchRun, stored: BaselineEntry | undefined, context: RunContext): Promise<BaselineMismatchError | undefined> {
+  if (stored === undefined) return undefined
+  const host = await collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) })
+  const changes = diffMachine(stored.fingerprint, fingerprintOf({ ...host, server: {} }))
+  return changes.length > 0 ? new BaselineMismatchError(run.name, baselinePathFor(run.file, run.provided.baselineDir), changes, []) : undefined
 }
 
 /** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */
