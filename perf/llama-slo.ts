@@ -21,10 +21,10 @@ const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-slo-')), 'rep
 const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
 let code: number | null
 try {
-  code = spawnSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-slo/vitest.config.ts'], {
+  code = spawnSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'], {
     cwd: root,
     stdio: 'ignore',
-    env: { ...process.env, CI: '', LLAMA_SLO_SERVER: manifest.serverPath, LLAMA_SLO_MODEL: manifest.modelPath, LLAMA_SLO_REPORT: report },
+    env: { ...process.env, CI: '', LLAMA_SLO_SERVER: manifest.serverPath, LLAMA_SLO_MODEL: manifest.modelPath, LLAMA_BENCH_FILE: 'perf/llama-slo/slo.bench-llama.ts', LLAMA_BENCH_REPORT: report },
   }).status
 } finally {
   for (const hog of hogs) hog.kill('SIGKILL')

@@ -32,9 +32,17 @@ function llamaServers(): number[] {
 const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
 const started = performance.now()
 const at = () => (performance.now() - started) / 1000
-const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-stall/vitest.config.ts'], {
+const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'], {
   cwd: root,
-  env: { ...process.env, CI: '', LLAMA_STALL_SERVER: manifest.serverPath, LLAMA_STALL_MODEL: manifest.modelPath, LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs), LLAMA_STALL_REPORT: report },
+  env: {
+    ...process.env,
+    CI: '',
+    LLAMA_STALL_SERVER: manifest.serverPath,
+    LLAMA_STALL_MODEL: manifest.modelPath,
+    LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs),
+    LLAMA_BENCH_FILE: 'perf/llama-stall/stall.bench-llama.ts',
+    LLAMA_BENCH_REPORT: report,
+  },
   stdio: ['ignore', 'pipe', 'pipe'],
 })
 let stoppedAt: number | undefined

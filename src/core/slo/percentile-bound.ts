@@ -13,14 +13,14 @@ export function quantileBoundRanks(n: number, quantile: number, confidence: numb
   return { upper: upperRank(n, quantile, confidence), lower: lowerRank(n, quantile, confidence) }
 }
 
-/** The smallest k in 1..n with P(B >= k) <= 1 - confidence (P(B >= k) falls as k grows). */
-function upperRank(n: number, quantile: number, confidence: number): number | undefined {
+/** The smallest k in 1..n for which `holds` (false below some k, true from it on), or undefined when none. */
+function firstHolding(n: number, holds: (k: number) => boolean): number | undefined {
   let found: number | undefined
   let lo = 1
   let hi = n
   while (lo <= hi) {
     const k = Math.floor((lo + hi) / 2)
-    if (1 - binomialUpperTail(n, quantile, k) >= confidence) {
+    if (holds(k)) {
       found = k
       hi = k - 1
     } else lo = k + 1
@@ -28,19 +28,15 @@ function upperRank(n: number, quantile: number, confidence: number): number | un
   return found
 }
 
-/** The largest l in 1..n with P(B >= l) >= confidence. */
+/** The smallest k in 1..n with P(B >= k) <= 1 - confidence (P(B >= k) falls as k grows). */
+function upperRank(n: number, quantile: number, confidence: number): number | undefined {
+  return firstHolding(n, (k) => 1 - binomialUpperTail(n, quantile, k) >= confidence)
+}
+
+/** The largest l in 1..n with P(B >= l) >= confidence: one below the first l where it fails. */
 function lowerRank(n: number, quantile: number, confidence: number): number | undefined {
-  let found: number | undefined
-  let lo = 1
-  let hi = n
-  while (lo <= hi) {
-    const l = Math.floor((lo + hi) / 2)
-    if (binomialUpperTail(n, quantile, l) >= confidence) {
-      found = l
-      lo = l + 1
-    } else hi = l - 1
-  }
-  return found
+  const failsFrom = firstHolding(n, (l) => binomialUpperTail(n, quantile, l) < confidence) ?? n + 1
+  return failsFrom > 1 ? failsFrom - 1 : undefined
 }
 
 /** The value of order statistic `rank` (1-based) of the samples in `buckets`. */
