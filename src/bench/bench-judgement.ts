@@ -177,7 +177,14 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
     const stored = store.get(input.name)
     const provisional = provisionalRecording(input, entry, stored.state === 'found')
-    const match = store.match(input.name, entry)
+    // A quiet run replaces a provisional entry, unless it is slower beyond the gates even than that
+    // disturbed recording: then it is a regression, judged as one, and the entry is kept.
+    const regressed =
+      stored.state === 'found' &&
+      stored.entry.provisional !== undefined &&
+      entry.provisional === undefined &&
+      compare(stored.entry, input.result, input.policy ?? DEFAULT_REGRESSION_POLICY, series ? { throughputSeries: series } : {}).status === 'fail'
+    const match = store.match(input.name, entry, { replaceProvisional: !regressed })
     judgement.baselineState = match.state
     switch (match.state) {
       case 'compare': {

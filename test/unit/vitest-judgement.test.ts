@@ -181,7 +181,14 @@ describe('judgeBench', () => {
     expect(slower.failure).toContain('Regressed against the baseline')
     expect((await stored())?.provisional).toEqual(['other processes used 1.8 of 2 cores'])
 
-    // Locally, the first quiet run replaces it and says so; the entry is then trusted.
+    // Locally, a quiet run slower beyond the gates even than the disturbed recording is a regression:
+    // it fails and the provisional entry stays (it had replaced it, and then every slowed run passed).
+    const regressed = await judgeBench(input(file, resultWith(23, 1.5)))
+    expect(regressed.baselineState).toBe('compare')
+    expect(regressed.verdict?.status).toBe('fail')
+    expect(regressed.failure).toContain('Regressed against the baseline')
+    expect((await stored())?.provisional).toEqual(['other processes used 1.8 of 2 cores'])
+    // The first quiet run that is not slower replaces it and says so; the entry is then trusted.
     const replaced = await judgeBench(input(file, quiet))
     expect(replaced.baselineState).toBe('updated')
     expect(replaced.notes.join('\n')).toMatch(/replaced the provisional baseline recorded .* \(other processes used 1\.8 of 2 cores\) with this quiet run's/)

@@ -149,10 +149,11 @@ export class BaselineStore {
    * - `-u`: recorded (`updated`), whatever the stored entry was;
    * - fingerprint or config differs: `mismatch` with the error to throw (nothing recorded);
    * - a provisional stored entry (recorded while the machine was disturbed) and a quiet current run,
-   *   outside CI with update mode `new`: recorded (`updated`), so the first quiet run makes it trusted;
+   *   outside CI with update mode `new`: recorded (`updated`), so the first quiet run makes it trusted,
+   *   unless `replaceProvisional: false` (the caller found the run regressed even against it): `compare`;
    * - else `compare` against the stored entry.
    */
-  match(name: string, given: BaselineEntry): BaselineMatch {
+  match(name: string, given: BaselineEntry, options: { replaceProvisional?: boolean } = {}): BaselineMatch {
     this.#checked.add(name)
     const current = withIdentity(given, this.#identity)
     const stored = this.#stored.get(name)
@@ -168,7 +169,7 @@ export class BaselineStore {
     }
     const mismatch = baselineMismatchOf(name, this.path, stored, current)
     if (mismatch) return { state: 'mismatch', entry: stored, error: mismatch }
-    if (this.updateMode === 'new' && !this.ci && stored.provisional !== undefined && current.provisional === undefined) {
+    if (this.updateMode === 'new' && !this.ci && stored.provisional !== undefined && current.provisional === undefined && options.replaceProvisional !== false) {
       this.#record(name, current, false)
       return { state: 'updated', entry: current, previous: stored }
     }
