@@ -6,5 +6,4 @@ export { runWarmup, validateWarmupOptions, warmupConcurrency } from './run-warmu
 export type { ScheduleLag } from './schedule-lag.ts'
 export { arrivalTimeOf, DEFAULT_RAMP_CURVE, expectedArrivals } from './ramp.ts'
 export { stopCountOf } from './stop-count.ts'
-export { startStallWatch, STALL_NOTICE_MS } from './stall-watch.ts'
-export type { StallWatch } from './stall-watch.ts'
+export { startStallWatch } from './stall-watch.ts'
