@@ -92,7 +92,7 @@ function identity(index: number): number {
  * and the thread's event-loop delay is watched while the load runs.
  */
 export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<MeasuredPhase> {
-  const { workload, load } = options
+  const { client, workload, load } = options
   const indexOf = options.indexOf ?? identity
   // A server that stops answering stops the phase (warm-up included); what finished before it is kept.
   const stopOnStall = new AbortController()
@@ -127,104 +127,76 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     onStall: () => stopOnStall.abort(new Error('the server stopped answering')),
   })
   try {
-    const phase = await measurePhase(options, indexOf, signal, counted, sessions, {
-      progressNow,
-      started: (now) => (firstDispatch ??= now),
-      finished: (record) => {
-        done++
-        outputTokens += record.outputTokens
-      },
-    })
-    return watch.stall ? { ...phase, stall: watch.stall } : phase
+    if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
+      const warmup = options.warmup
+      await runWarmup(
+        warmup,
+        async (index, requestSignal) => {
+          // Warm-up indices are negative: -1 maps to -(indexOf(0) + 1), and so on.
+          const global = -(indexOf(-index - 1) + 1)
+          await counted(() => client.send(workload.next(global), { index: global, signal: requestSignal }))
+        },
+        warmupConcurrency(load, warmup),
+        signal,
+      )
+    }
+
+    const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
+    const eventLoop = createEventLoopMonitor()
+    const lateness = new LatenessMonitor()
+    let timeline: TimelineAccumulator | undefined
+    const timelineStart = await options.beforeLoad?.()
+    eventLoop?.enable()
+    lateness.start()
+    // Turns of a session workload are numbered in the order they are sent.
+    let turnIndex = 0
+    const measure = async (request: PreparedRequest, index: number, plannedAt: number | undefined, signal: AbortSignal | undefined, turn: SessionTurnRef | undefined): Promise<RequestRecord> => {
+      const now = performance.now()
+      if (timeline === undefined) {
+        firstDispatch = now
+        timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
+      }
+      timeline.dispatched(now)
+      const record = await counted(() => client.send(request, { index, plannedAt, ...(signal ? { signal } : {}) }))
+      record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
+      if (turn !== undefined) {
+        record.sessionTurn = turn
+        sessions?.addTurn(record)
+      }
+      accumulator.add(record)
+      timeline.finished(record)
+      done++
+      outputTokens += record.outputTokens
+      options.onProgress?.(progressNow(record.ok ? timeToFirstTokenMs(record) : undefined), record)
+      return record
+    }
+    let outcome: LoadRunOutcome
+    try {
+      outcome = await runLoad({
+        // A session workload's load counts sessions: one dispatch runs a whole session.
+        load: sessions ? sessionLoad(load) : load,
+        seed: options.seed,
+        signal,
+        ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
+        dispatch: async (local, plannedAt, requestSignal) => {
+          const index = indexOf(local)
+          if (sessions === undefined) {
+            await measure(workload.next(index), index, plannedAt, requestSignal, undefined)
+            return
+          }
+          const script = (workload as SessionWorkload).session(index)
+          const sender: SessionTurnSender = { api: options.api, send: (request, ref, planned, signal) => measure(request, turnIndex++, planned, signal, ref) }
+          sessions.sessionEnded(await runSession(script, index, 0, sender, requestSignal, plannedAt))
+        },
+      })
+    } finally {
+      eventLoop?.disable()
+      lateness.stop()
+    }
+    const eventLoopDelayMs = eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
+    const { stall } = watch
+    return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs, ...(sessions ? { sessions } : {}), ...(stall ? { stall } : {}) }
   } finally {
     watch.stop()
   }
-}
-
-/** What {@link measurePhase} tells its caller as requests start and finish. */
-interface PhaseCounters {
-  progressNow: (ttftMs: number | undefined) => Progress
-  started: (now: number) => void
-  finished: (record: RequestRecord) => void
-}
-
-/** Wraps a send so the stall watch knows what is in flight and when something settled. */
-type CountedSend = <T>(send: () => Promise<T>) => Promise<T>
-
-async function measurePhase(
-  options: MeasuredPhaseOptions,
-  indexOf: (local: number) => number,
-  signal: AbortSignal,
-  counted: CountedSend,
-  sessions: SessionsAccumulator | undefined,
-  counters: PhaseCounters,
-): Promise<MeasuredPhase> {
-  const { client, workload, load } = options
-  if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
-    const warmup = options.warmup
-    await runWarmup(
-      warmup,
-      async (index, requestSignal) => {
-        // Warm-up indices are negative: -1 maps to -(indexOf(0) + 1), and so on.
-        const global = -(indexOf(-index - 1) + 1)
-        await counted(() => client.send(workload.next(global), { index: global, signal: requestSignal }))
-      },
-      warmupConcurrency(load, warmup),
-      signal,
-    )
-  }
-
-  const accumulator = new MetricsAccumulator({ recordRequests: options.recordRequests, goodput: options.goodput })
-  const eventLoop = createEventLoopMonitor()
-  const lateness = new LatenessMonitor()
-  let timeline: TimelineAccumulator | undefined
-  const timelineStart = await options.beforeLoad?.()
-  eventLoop?.enable()
-  lateness.start()
-  // Turns of a session workload are numbered in the order they are sent.
-  let turnIndex = 0
-  const measure = async (request: PreparedRequest, index: number, plannedAt: number | undefined, signal: AbortSignal | undefined, turn: SessionTurnRef | undefined): Promise<RequestRecord> => {
-    const now = performance.now()
-    if (timeline === undefined) {
-      counters.started(now)
-      timeline = new TimelineAccumulator(typeof timelineStart === 'number' ? timelineStart : now)
-    }
-    timeline.dispatched(now)
-    const record = await counted(() => client.send(request, { index, plannedAt, ...(signal ? { signal } : {}) }))
-    record.clientLateMs = lateness.lateBetween(record.sentAt, record.endAt)
-    if (turn !== undefined) {
-      record.sessionTurn = turn
-      sessions?.addTurn(record)
-    }
-    accumulator.add(record)
-    timeline.finished(record)
-    counters.finished(record)
-    options.onProgress?.(counters.progressNow(record.ok ? timeToFirstTokenMs(record) : undefined), record)
-    return record
-  }
-  let outcome: LoadRunOutcome
-  try {
-    outcome = await runLoad({
-      // A session workload's load counts sessions: one dispatch runs a whole session.
-      load: sessions ? sessionLoad(load) : load,
-      seed: options.seed,
-      signal,
-      ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
-      dispatch: async (local, plannedAt, requestSignal) => {
-        const index = indexOf(local)
-        if (sessions === undefined) {
-          await measure(workload.next(index), index, plannedAt, requestSignal, undefined)
-          return
-        }
-        const script = (workload as SessionWorkload).session(index)
-        const sender: SessionTurnSender = { api: options.api, send: (request, ref, planned, signal) => measure(request, turnIndex++, planned, signal, ref) }
-        sessions.sessionEnded(await runSession(script, index, 0, sender, requestSignal, plannedAt))
-      },
-    })
-  } finally {
-    eventLoop?.disable()
-    lateness.stop()
-  }
-  const eventLoopDelayMs = eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
-  return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs, ...(sessions ? { sessions } : {}) }
 }
