@@ -7,13 +7,26 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'No import circles, type-only imports included.', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import circles, type-only imports included.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'core-stays-below',
       severity: 'error',
       comment: 'The core knows no simulator, harness, reporter, runner adapter or CLI, and no Vitest.',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(sim|bench|vitest|bun|deno|cli)/', '^src/(index|cli)\\.ts$', '^reporters/', '^node_modules/(vitest|@vitest|vite)/'] },
+      to: {
+        path: [
+          '^src/(sim|bench|vitest|bun|deno|cli)/',
+          '^src/(index|cli)\\.ts$',
+          '^reporters/',
+          '^node_modules/(vitest|@vitest|vite)/',
+        ],
+      },
     },
     {
       name: 'contract-and-platform-are-the-floor',
@@ -48,7 +61,12 @@ module.exports = {
       severity: 'error',
       comment: 'The paired verdict judges ratios it is given: no telemetry, server, load or run imports (DESIGN.md).',
       from: { path: '^src/core/verdict/' },
-      to: { path: ['^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan)/', '^src/core/(run|index)\\.ts$'] },
+      to: {
+        path: [
+          '^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan)/',
+          '^src/core/(run|index)\\.ts$',
+        ],
+      },
     },
     {
       name: 'sweep-below-scenario',
@@ -61,14 +79,28 @@ module.exports = {
       severity: 'error',
       comment: 'The simulator is a server: no client, load, harness, reporter, adapter or CLI.',
       from: { path: '^src/sim/' },
-      to: { path: ['^src/core/(client|load|workers|plan|run\\.ts)', '^src/(bench|vitest|bun|deno|cli)/', '^src/(index|cli)\\.ts$', '^reporters/'] },
+      to: {
+        path: [
+          '^src/core/(client|load|workers|plan|run\\.ts)',
+          '^src/(bench|vitest|bun|deno|cli)/',
+          '^src/(index|cli)\\.ts$',
+          '^reporters/',
+        ],
+      },
     },
     {
       name: 'harness-is-runner-neutral',
       severity: 'error',
       comment: 'bench/ is shared by the Vitest, Bun and Deno adapters: no runner, no reporter, no Vitest.',
       from: { path: '^src/bench/' },
-      to: { path: ['^src/(vitest|bun|deno|cli)/', '^src/(index|cli)\\.ts$', '^reporters/', '^node_modules/(vitest|@vitest|vite)/'] },
+      to: {
+        path: [
+          '^src/(vitest|bun|deno|cli)/',
+          '^src/(index|cli)\\.ts$',
+          '^reporters/',
+          '^node_modules/(vitest|@vitest|vite)/',
+        ],
+      },
     },
     {
       name: 'reporters-read-results',

@@ -6,7 +6,13 @@ bench.llm('chat sessions, 4 users', {
   server: simulator({ prefixCaching: true, prefillMsPerToken: 0.2, seed: 4 }),
   workload: {
     kind: 'sessions',
-    source: { kind: 'synthetic', turns: { mean: 3, stddev: 1, min: 2, max: 5 }, userTokens: { mean: 96, stddev: 16 }, outputTokens: { mean: 16 }, systemPromptTokens: 256 },
+    source: {
+      kind: 'synthetic',
+      turns: { mean: 3, stddev: 1, min: 2, max: 5 },
+      userTokens: { mean: 96, stddev: 16 },
+      outputTokens: { mean: 16 },
+      systemPromptTokens: 256,
+    },
     thinkTimeMs: { mean: 50, stddev: 10 },
   },
   load: { concurrency: 4, sessions: 12 },

@@ -4,9 +4,23 @@ import { describe } from 'vitest'
 import { bench, simulator } from 'vitest-llm-bench'
 
 // 8 sequences per batch, 40 ms decode steps: the throughput plateau (190 output tokens/s) starts at concurrency 8.
-const batchOf8 = simulator({ maxRunningSequences: 8, prefillBaseMs: 4, prefillMsPerToken: 0, decodeBaseMs: 24, decodeMsPerSequence: 2, seed: 1 })
+const batchOf8 = simulator({
+  maxRunningSequences: 8,
+  prefillBaseMs: 4,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 24,
+  decodeMsPerSequence: 2,
+  seed: 1,
+})
 // 64 sequences per batch, 64 ms steps, 8-token outputs: saturates at 100 requests/s.
-const batchOf64 = simulator({ maxRunningSequences: 64, prefillBaseMs: 2, prefillMsPerToken: 0, decodeBaseMs: 16, decodeMsPerSequence: 0.75, seed: 1 })
+const batchOf64 = simulator({
+  maxRunningSequences: 64,
+  prefillBaseMs: 2,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 16,
+  decodeMsPerSequence: 0.75,
+  seed: 1,
+})
 
 describe('sweeps', () => {
   bench.llm.sweep('concurrency curve to the knee', {

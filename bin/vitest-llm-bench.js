@@ -3,10 +3,16 @@
 // Node >= 23.6 runs directly (type stripping; not inside node_modules, hence the build).
 import { existsSync } from 'node:fs'
 
-const built = ['../dist/src/cli.js', '../dist/cli.js'].map((p) => new URL(p, import.meta.url)).find((url) => existsSync(url))
+const built = ['../dist/src/cli.js', '../dist/cli.js']
+  .map((p) => new URL(p, import.meta.url))
+  .find((url) => existsSync(url))
 const entry = built ?? new URL('../src/cli.ts', import.meta.url)
 
-const TYPE_STRIPPING_FAILURES = new Set(['ERR_UNKNOWN_FILE_EXTENSION', 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING', 'ERR_NO_TYPESCRIPT'])
+const TYPE_STRIPPING_FAILURES = new Set([
+  'ERR_UNKNOWN_FILE_EXTENSION',
+  'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING',
+  'ERR_NO_TYPESCRIPT',
+])
 
 let cli
 try {

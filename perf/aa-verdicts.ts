@@ -22,7 +22,10 @@ async function main(): Promise<void> {
     onRun(arm, index, verdict, attempts) {
       const check = verdict.checks[0]
       const ratio = check?.ratio?.toFixed(3) ?? '-'
-      const ci = check && check.ciLow !== null && check.ciHigh !== null ? `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]` : '-'
+      const ci =
+        check && check.ciLow !== null && check.ciHigh !== null
+          ? `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`
+          : '-'
       console.log(
         `${arm === 'aa' ? 'A/A ' : 'slow'} #${String(index + 1).padStart(2)}  ttftMs p50 ${check?.baseline.toFixed(2)} -> ${check?.current.toFixed(2)} ms  ratio ${ratio}  CI ${ci}  ${verdict.status}${attempts > 1 ? `  (attempt ${attempts}: the client could not keep up before)` : ''}${verdict.notes.length > 0 ? `  [${verdict.notes.join(' ')}]` : ''}`,
       )
@@ -32,9 +35,15 @@ async function main(): Promise<void> {
   const slow = tally(outcome.slow)
   const last = outcome.slow.at(-1)
   if (last) console.log(`\nLast slowed verdict:\n${formatVerdict(last)}`)
-  console.log(`\npolicy ${JSON.stringify(outcome.policy)}; ${requests} measured requests per run (baseline n = ${outcome.baselineSamples}); simulator ${JSON.stringify(AA_SIMULATOR)}`)
-  console.log(`A/A (speed 1):        ${aa.fail} fail of ${runs} runs (${aa.pass} pass, ${aa.inconclusive} inconclusive; ${outcome.repeated.aa} re-measured: client starved)`)
-  console.log(`slowed (speed ${slowdown}):   ${slow.fail} fail of ${runs} runs (${slow.pass} pass, ${slow.inconclusive} inconclusive; ${outcome.repeated.slow} re-measured: client starved)`)
+  console.log(
+    `\npolicy ${JSON.stringify(outcome.policy)}; ${requests} measured requests per run (baseline n = ${outcome.baselineSamples}); simulator ${JSON.stringify(AA_SIMULATOR)}`,
+  )
+  console.log(
+    `A/A (speed 1):        ${aa.fail} fail of ${runs} runs (${aa.pass} pass, ${aa.inconclusive} inconclusive; ${outcome.repeated.aa} re-measured: client starved)`,
+  )
+  console.log(
+    `slowed (speed ${slowdown}):   ${slow.fail} fail of ${runs} runs (${slow.pass} pass, ${slow.inconclusive} inconclusive; ${outcome.repeated.slow} re-measured: client starved)`,
+  )
   console.log(
     `took ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadavg()
       .map((l) => l.toFixed(1))

@@ -14,8 +14,13 @@ import { getFreePort, llamaCpp, startServer } from '../src/core/server/index.ts'
 import { waitForReady } from '../src/core/client/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 
-const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const cache =
+  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
+  serverPath: string
+  modelPath: string
+}
 const args = ['-t', '2', '-np', '4', '-c', '4096']
 const rounds = Number(process.argv[2] ?? 1)
 
@@ -36,7 +41,16 @@ async function viaSpawn(detached: boolean, ownGroup: boolean): Promise<Benchmark
   const port = await getFreePort('127.0.0.1')
   // Own process group in the same session: perl's setpgrp, then exec (same pid).
   const command = ownGroup ? 'perl' : manifest.serverPath
-  const argv = [...(ownGroup ? ['-e', 'setpgrp(0, 0); exec { $ARGV[0] } @ARGV or die $!', manifest.serverPath] : []), '-m', manifest.modelPath, '--host', '127.0.0.1', '--port', String(port), ...args]
+  const argv = [
+    ...(ownGroup ? ['-e', 'setpgrp(0, 0); exec { $ARGV[0] } @ARGV or die $!', manifest.serverPath] : []),
+    '-m',
+    manifest.modelPath,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    ...args,
+  ]
   const child = spawn(command, argv, { detached, stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout.resume()
   child.stderr.resume()
@@ -50,7 +64,15 @@ async function viaSpawn(detached: boolean, ownGroup: boolean): Promise<Benchmark
 }
 
 async function viaStartServer(): Promise<BenchmarkResult> {
-  const server = await startServer(llamaCpp({ bin: manifest.serverPath, modelPath: manifest.modelPath, args, logDir: path.join(os.tmpdir(), 'launch-lateness-logs') }), { print: () => {} })
+  const server = await startServer(
+    llamaCpp({
+      bin: manifest.serverPath,
+      modelPath: manifest.modelPath,
+      args,
+      logDir: path.join(os.tmpdir(), 'launch-lateness-logs'),
+    }),
+    { print: () => {} },
+  )
   try {
     return await measure(server.baseUrl)
   } finally {

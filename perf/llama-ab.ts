@@ -10,7 +10,16 @@
  * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs, stripVTControlCharacters } from 'node:util'
@@ -25,8 +34,13 @@ const { values } = parseArgs({
     save: { type: 'string' },
   },
 })
-const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const cache =
+  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
+  serverPath: string
+  modelPath: string
+}
 const root = path.resolve(import.meta.dirname, '..')
 
 const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 'vitest-llm-bench'
@@ -41,9 +55,14 @@ bench.llm('llama.cpp chat', {
 `
 
 const project = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-llama-ab-'))
-const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], { cwd: project, encoding: 'utf8' })
+const git = (...args: string[]) =>
+  spawnSync('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], {
+    cwd: project,
+    encoding: 'utf8',
+  })
 mkdirSync(path.join(project, 'node_modules'))
-for (const name of readdirSync(path.join(root, 'node_modules'))) symlinkSync(path.join(root, 'node_modules', name), path.join(project, 'node_modules', name))
+for (const name of readdirSync(path.join(root, 'node_modules')))
+  symlinkSync(path.join(root, 'node_modules', name), path.join(project, 'node_modules', name))
 const entry = path.join(root, 'src', 'index.ts')
 writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'llama-ab', private: true, type: 'module' }))
 writeFileSync(
@@ -58,7 +77,9 @@ git('commit', '-qm', 'base')
 const headArgs = values['head-args'].split(' ').filter(Boolean)
 writeFileSync(path.join(project, 'llama.bench.ts'), benchFile(headArgs))
 
-const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const hogs = Array.from({ length: Number(values.hogs) }, () =>
+  spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+)
 const stop = () => {
   for (const hog of hogs) hog.kill('SIGKILL')
 }
@@ -73,11 +94,15 @@ const tally = { fail: 0, pass: 0, inconclusive: 0, error: 0, pairs: 0, seconds: 
 try {
   for (let run = 1; run <= Number(values.runs); run++) {
     const started = performance.now()
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']], {
-      cwd: project,
-      encoding: 'utf8',
-      env: { ...process.env, CI: 'true' },
-    })
+    const out = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']],
+      {
+        cwd: project,
+        encoding: 'utf8',
+        env: { ...process.env, CI: 'true' },
+      },
+    )
     const seconds = (performance.now() - started) / 1000
     const text = stripVTControlCharacters(`${out.stdout}\n${out.stderr}`)
     let status: keyof typeof tally = 'error'
@@ -92,7 +117,9 @@ try {
       if (verdict === 'fail' || verdict === 'pass' || verdict === 'inconclusive') status = verdict
       tally.pairs += report.order.length
       const shares = report.trials.map((trial) => (trial.result.client.selfCheck?.stealShare ?? 0) * 100)
-      const disturbed = report.trials.filter((trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0).length
+      const disturbed = report.trials.filter(
+        (trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0,
+      ).length
       steal = `steal ${Math.min(...shares).toFixed(1)}-${Math.max(...shares).toFixed(1)} %, ${disturbed} of ${shares.length} trials disturbed`
       if (values.save !== undefined) {
         mkdirSync(values.save, { recursive: true })
@@ -104,7 +131,8 @@ try {
     tally[status]++
     tally.seconds += seconds
     console.log(`run ${run}: exit ${out.status}, ${status}, ${seconds.toFixed(0)} s, ${steal}`)
-    for (const line of text.split('\n').filter((l) => /^\s+head\s{2,}/.test(l) || / pairs in [\d.]+ s \(/.test(l))) console.log(`  ${line.trim()}`)
+    for (const line of text.split('\n').filter((l) => /^\s+head\s{2,}/.test(l) || / pairs in [\d.]+ s \(/.test(l)))
+      console.log(`  ${line.trim()}`)
     if (status === 'error') console.log(text.split('\n').slice(-40).join('\n'))
   }
 } finally {

@@ -11,7 +11,10 @@ export default defineConfig({
   plugins: [llmBench()],
   test: {
     include: [],
-    reporters: ['default', new LlmJsonReporter({ outputFile: process.env.LLAMA_BENCH_REPORT ?? 'llm-bench-report/llama-bench.json' })],
+    reporters: [
+      'default',
+      new LlmJsonReporter({ outputFile: process.env.LLAMA_BENCH_REPORT ?? 'llm-bench-report/llama-bench.json' }),
+    ],
     benchmark: { include: [process.env.LLAMA_BENCH_FILE ?? 'perf/llama-slo/slo.bench-llama.ts'] },
   },
 })

@@ -22,10 +22,17 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '150' },
   },
 })
-const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const cache =
+  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
+  serverPath: string
+  modelPath: string
+}
 const root = path.resolve(import.meta.dirname, '..')
-const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const hogs = Array.from({ length: Number(values.hogs) }, () =>
+  spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     for (const hog of hogs) hog.kill('SIGKILL')
@@ -36,28 +43,49 @@ const tally = { fail: 0, pass: 0, inconclusive: 0, pairs: 0, seconds: 0 }
 try {
   for (let run = 1; run <= Number(values.runs); run++) {
     const started = performance.now()
-    const out = spawnSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-compare/vitest.config.ts'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        CI: 'true',
-        LLAMA_COMPARE_SERVER: manifest.serverPath,
-        LLAMA_COMPARE_MODEL: manifest.modelPath,
-        LLAMA_COMPARE_VARIANT_ARGS: values.variant,
-        LLAMA_COMPARE_REQUESTS: values.requests,
+    const out = spawnSync(
+      process.execPath,
+      [
+        path.join(root, 'node_modules/vitest/vitest.mjs'),
+        'bench',
+        '--run',
+        '--config',
+        'perf/llama-compare/vitest.config.ts',
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          CI: 'true',
+          LLAMA_COMPARE_SERVER: manifest.serverPath,
+          LLAMA_COMPARE_MODEL: manifest.modelPath,
+          LLAMA_COMPARE_VARIANT_ARGS: values.variant,
+          LLAMA_COMPARE_REQUESTS: values.requests,
+        },
       },
-    })
+    )
     const seconds = (performance.now() - started) / 1000
     const text = stripVTControlCharacters(`${out.stdout}\n${out.stderr}`)
     const head = /side by side: (\d+) pairs in ([\d.]+) s \(([^)]*)\)/.exec(text)
-    const rows = text.split('\n').filter((line) => /^\s*(\S.*?)\s{2,}(ttftMs|tpotMs|outputTokensPerSec|e2eMs)/.test(line))
+    const rows = text
+      .split('\n')
+      .filter((line) => /^\s*(\S.*?)\s{2,}(ttftMs|tpotMs|outputTokensPerSec|e2eMs)/.test(line))
     const statuses = rows.map((row) => row.trim().split(/\s+/).at(-1) ?? '?')
-    const status = out.status === 1 ? 'fail' : statuses.includes('inconclusive') ? 'inconclusive' : statuses.length > 0 ? 'pass' : 'error'
+    const status =
+      out.status === 1
+        ? 'fail'
+        : statuses.includes('inconclusive')
+          ? 'inconclusive'
+          : statuses.length > 0
+            ? 'pass'
+            : 'error'
     if (status !== 'error') tally[status]++
     tally.pairs += Number(head?.[1] ?? 0)
     tally.seconds += seconds
-    console.log(`run ${run}: exit ${out.status}, ${status}, ${head?.[1] ?? '?'} pairs (${head?.[3] ?? 'no table'}), ${seconds.toFixed(0)} s`)
+    console.log(
+      `run ${run}: exit ${out.status}, ${status}, ${head?.[1] ?? '?'} pairs (${head?.[3] ?? 'no table'}), ${seconds.toFixed(0)} s`,
+    )
     for (const row of rows) console.log(`  ${row.trim()}`)
     if (status === 'error') console.log(text.split('\n').slice(-40).join('\n'))
   }

@@ -13,38 +13,59 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
-const { values } = parseArgs({ options: { 'stall-timeout-ms': { type: 'string', default: '15000' }, hogs: { type: 'string', default: '0' }, 'stop-after-ms': { type: 'string', default: '6000' } } })
+const { values } = parseArgs({
+  options: {
+    'stall-timeout-ms': { type: 'string', default: '15000' },
+    hogs: { type: 'string', default: '0' },
+    'stop-after-ms': { type: 'string', default: '6000' },
+  },
+})
 const stallTimeoutMs = Number(values['stall-timeout-ms'])
-const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const cache =
+  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
+  serverPath: string
+  modelPath: string
+}
 const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-stall-')), 'report.json')
 
 /** PIDs of the llama-servers this build runs, from /proc. */
 function llamaServers(): number[] {
   try {
-    return execFileSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number)
+    return execFileSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
   } catch {
     return []
   }
 }
 
-const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const hogs = Array.from({ length: Number(values.hogs) }, () =>
+  spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+)
 const started = performance.now()
 const at = () => (performance.now() - started) / 1000
-const child = spawn(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'], {
-  cwd: root,
-  env: {
-    ...process.env,
-    CI: '',
-    LLAMA_STALL_SERVER: manifest.serverPath,
-    LLAMA_STALL_MODEL: manifest.modelPath,
-    LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs),
-    LLAMA_BENCH_FILE: 'perf/llama-stall/stall.bench-llama.ts',
-    LLAMA_BENCH_REPORT: report,
+const child = spawn(
+  process.execPath,
+  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
+  {
+    cwd: root,
+    env: {
+      ...process.env,
+      CI: '',
+      LLAMA_STALL_SERVER: manifest.serverPath,
+      LLAMA_STALL_MODEL: manifest.modelPath,
+      LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs),
+      LLAMA_BENCH_FILE: 'perf/llama-stall/stall.bench-llama.ts',
+      LLAMA_BENCH_REPORT: report,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   },
-  stdio: ['ignore', 'pipe', 'pipe'],
-})
+)
 let stoppedAt: number | undefined
 let noticedAt: number | undefined
 let output = ''
@@ -74,9 +95,18 @@ const left = llamaServers()
 for (const pid of left) process.kill(pid, 'SIGKILL')
 
 const bench = (
-  JSON.parse(readFileSync(report, 'utf8')) as { benches: Array<{ state: string; result: { counts: { completed: number; total: number }; stall?: { silentMs: number; inFlight: number } } }> }
+  JSON.parse(readFileSync(report, 'utf8')) as {
+    benches: Array<{
+      state: string
+      result: { counts: { completed: number; total: number }; stall?: { silentMs: number; inFlight: number } }
+    }>
+  }
 ).benches[0]
-const lines = output.split('\n').filter((line) => /no byte from the server|stopped answering|✓|×|FAIL|Duration|SIGKILL|SIGTERM|stopped|killed/.test(line))
+const lines = output
+  .split('\n')
+  .filter((line) =>
+    /no byte from the server|stopped answering|✓|×|FAIL|Duration|SIGKILL|SIGTERM|stopped|killed/.test(line),
+  )
 console.log(lines.map((line) => `  | ${line.trim().slice(0, 240)}`).join('\n'))
 console.log(
   [

@@ -28,8 +28,13 @@ const { values } = parseArgs({
 })
 const dir = path.resolve(values.dir)
 mkdirSync(dir, { recursive: true })
-const cache = process.env.VITEST_LLM_BENCH_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as { serverPath: string; modelPath: string }
+const cache =
+  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
+const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
+  serverPath: string
+  modelPath: string
+}
 const root = path.resolve(import.meta.dirname, '..')
 const label = values.label || (values.record ? 'record' : values.extra ? `extra ${values.extra}` : 'unchanged')
 
@@ -57,7 +62,9 @@ interface Entry {
   }
 }
 
-const hogs = Array.from({ length: Number(values.hogs) }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+const hogs = Array.from({ length: Number(values.hogs) }, () =>
+  spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+)
 // Stopped early (Ctrl-C, kill): the hogs must not outlive the script.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -73,21 +80,32 @@ try {
     const started = performance.now()
     let exitCode = 0
     try {
-      execFileSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-verdicts/vitest.config.ts', ...(values.record ? ['-u'] : [])], {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'ignore'],
-        env: {
-          ...process.env,
-          CI: '',
-          LLAMA_VERDICT_SERVER: manifest.serverPath,
-          LLAMA_VERDICT_MODEL: manifest.modelPath,
-          LLAMA_VERDICT_EXTRA_ARGS: values.extra,
-          LLAMA_VERDICT_REQUESTS: values.requests,
-          LLAMA_VERDICT_BASELINE_DIR: path.join(dir, 'baselines'),
-          LLAMA_VERDICT_REPORT: report,
-          LLAMA_VERDICT_LOG_DIR: path.join(dir, 'logs'),
+      execFileSync(
+        process.execPath,
+        [
+          path.join(root, 'node_modules/vitest/vitest.mjs'),
+          'bench',
+          '--run',
+          '--config',
+          'perf/llama-verdicts/vitest.config.ts',
+          ...(values.record ? ['-u'] : []),
+        ],
+        {
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'ignore'],
+          env: {
+            ...process.env,
+            CI: '',
+            LLAMA_VERDICT_SERVER: manifest.serverPath,
+            LLAMA_VERDICT_MODEL: manifest.modelPath,
+            LLAMA_VERDICT_EXTRA_ARGS: values.extra,
+            LLAMA_VERDICT_REQUESTS: values.requests,
+            LLAMA_VERDICT_BASELINE_DIR: path.join(dir, 'baselines'),
+            LLAMA_VERDICT_REPORT: report,
+            LLAMA_VERDICT_LOG_DIR: path.join(dir, 'logs'),
+          },
         },
-      })
+      )
     } catch (error) {
       exitCode = (error as { status?: number }).status ?? 1
     }
@@ -99,7 +117,12 @@ try {
       bump(`${entry.name} | verdict | ${entry.verdict?.status ?? entry.baselineState ?? entry.state}`)
       const trials = entry.result.trials?.length ?? 1
       const r = entry.result
-      const checkText = checks.map((c) => `${c.metric}.${c.statistic} ${c.status} ${c.ratio?.toFixed(3)} [${c.ciLow?.toFixed(3)}, ${c.ciHigh?.toFixed(3)}]`).join('; ')
+      const checkText = checks
+        .map(
+          (c) =>
+            `${c.metric}.${c.statistic} ${c.status} ${c.ratio?.toFixed(3)} [${c.ciLow?.toFixed(3)}, ${c.ciHigh?.toFixed(3)}]`,
+        )
+        .join('; ')
       const disturbed = r.client.selfCheck?.disturbed.join('; ') ?? ''
       return `${entry.name}: ${entry.verdict?.status ?? entry.baselineState ?? entry.state} (${trials} trials, TTFT n ${r.metrics.ttftMs.count}/${r.counts.completed}, bursts ${r.streaming.burstRequests}, other cores ${r.client.selfCheck?.otherCores?.toFixed(2)}) ${checkText}${disturbed ? ` | disturbed: ${disturbed}` : ''}`
     })

@@ -42,13 +42,25 @@ function collectGarbage(): void {
 }
 
 /** Runs `requests` short requests at `concurrency`, sampling memory every `every` completions. */
-export async function measureMemory(server: ChildServer, requests: number, recordRequests: boolean, every: number, concurrency = 64): Promise<MemoryRow> {
+export async function measureMemory(
+  server: ChildServer,
+  requests: number,
+  recordRequests: boolean,
+  every: number,
+  concurrency = 64,
+): Promise<MemoryRow> {
   const samples: MemorySample[] = []
   const start = performance.now()
   const sample = (done: number): void => {
     collectGarbage()
     const usage = process.memoryUsage()
-    samples.push({ done, rssMb: usage.rss / MB, heapUsedMb: usage.heapUsed / MB, elapsedS: (performance.now() - start) / 1000, loadAverage: loadavg()[0] ?? NaN })
+    samples.push({
+      done,
+      rssMb: usage.rss / MB,
+      heapUsedMb: usage.heapUsed / MB,
+      elapsedS: (performance.now() - start) / 1000,
+      loadAverage: loadavg()[0] ?? NaN,
+    })
   }
   const result = await runBenchmark(
     {
@@ -79,7 +91,10 @@ export async function measureMemory(server: ChildServer, requests: number, recor
 
 /** Markdown: one line per sample of each row. */
 export function formatMemoryRows(rows: MemoryRow[]): string {
-  const lines = ['| recordRequests | requests done | RSS (MB) | heap used (MB) | elapsed (s) | load avg |', '| :---: | ---: | ---: | ---: | ---: | ---: |']
+  const lines = [
+    '| recordRequests | requests done | RSS (MB) | heap used (MB) | elapsed (s) | load avg |',
+    '| :---: | ---: | ---: | ---: | ---: | ---: |',
+  ]
   for (const row of rows) {
     for (const s of row.samples) {
       lines.push(
@@ -98,7 +113,10 @@ export function formatMemoryRows(rows: MemoryRow[]): string {
 
 /** Starts the scripted server (instant mode), runs both rows, stops it. */
 export async function runMemory(requests: number, recordedRequests: number): Promise<MemoryRow[]> {
-  if ((globalThis as { gc?: unknown }).gc === undefined) console.warn('memory: run node with --expose-gc for samples after a full collection; figures include garbage otherwise.')
+  if ((globalThis as { gc?: unknown }).gc === undefined)
+    console.warn(
+      'memory: run node with --expose-gc for samples after a full collection; figures include garbage otherwise.',
+    )
   const server = await startChildServer('scripted', { mode: 'instant', eventsPerWrite: OUTPUT_TOKENS })
   try {
     const flat = await measureMemory(server, requests, false, Math.max(1, Math.round(requests / 10)))
@@ -113,7 +131,11 @@ export async function runMemory(requests: number, recordedRequests: number): Pro
 export async function runMemoryInChild(requests: number, recordedRequests: number): Promise<MemoryRow[]> {
   const { execa } = await import('execa')
   const script = new URL(import.meta.url).pathname
-  const { stdout } = await execa(process.execPath, ['--expose-gc', script, String(requests), String(recordedRequests), '--json'], { stderr: 'inherit' })
+  const { stdout } = await execa(
+    process.execPath,
+    ['--expose-gc', script, String(requests), String(recordedRequests), '--json'],
+    { stderr: 'inherit' },
+  )
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as MemoryRow[]
 }
 

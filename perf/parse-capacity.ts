@@ -32,7 +32,11 @@ const SERVERS = [
 ] as const
 
 /** Every server x streams x workers row (workers above 1 only where the streams can be shared). */
-export async function runParseCapacity(streams: number[] = CAPACITY_STREAMS, workers: number[] = CAPACITY_WORKERS, tokens = CAPACITY_TOKENS): Promise<CapacityRow[]> {
+export async function runParseCapacity(
+  streams: number[] = CAPACITY_STREAMS,
+  workers: number[] = CAPACITY_WORKERS,
+  tokens = CAPACITY_TOKENS,
+): Promise<CapacityRow[]> {
   const rows: CapacityRow[] = []
   for (const [label, kind, options] of SERVERS) {
     const server = await startChildServer(kind, options)

@@ -32,7 +32,9 @@ const SCRIPT = fileURLToPath(new URL('./peer/aiohttp_client.py', import.meta.url
 
 /** The first python3 that imports aiohttp: PERF_PYTHON, the system one, then the one on PATH. */
 export function findPython(): string | undefined {
-  const candidates = [process.env.PERF_PYTHON, '/usr/bin/python3', 'python3'].filter((c): c is string => c !== undefined && c !== '')
+  const candidates = [process.env.PERF_PYTHON, '/usr/bin/python3', 'python3'].filter(
+    (c): c is string => c !== undefined && c !== '',
+  )
   for (const candidate of candidates) {
     try {
       execFileSync(candidate, ['-c', 'import aiohttp'], { stdio: 'ignore' })
@@ -54,7 +56,15 @@ interface PeerOutput {
 }
 
 /** One row: ours, then the peer, with the same streams, requests and output length. */
-export async function comparePeer(python: string, server: ChildServer, label: string, streams: number, requests: number, tokens: number, floor: boolean): Promise<PeerRow> {
+export async function comparePeer(
+  python: string,
+  server: ChildServer,
+  label: string,
+  streams: number,
+  requests: number,
+  tokens: number,
+  floor: boolean,
+): Promise<PeerRow> {
   const warmup = Math.min(streams, 64)
   const ours = await measureRun({
     target: { baseUrl: server.url },
@@ -62,7 +72,14 @@ export async function comparePeer(python: string, server: ChildServer, label: st
     load: { concurrency: streams, requests },
     warmup: { requests: warmup },
   })
-  const { stdout } = await execa(python, [SCRIPT, server.url, String(streams), String(requests), String(tokens), String(warmup)])
+  const { stdout } = await execa(python, [
+    SCRIPT,
+    server.url,
+    String(streams),
+    String(requests),
+    String(tokens),
+    String(warmup),
+  ])
   const peer = JSON.parse(stdout) as PeerOutput
   const floorRun = floor ? await runRawFloor(server.url, streams, requests, tokens) : undefined
   return {
@@ -71,7 +88,13 @@ export async function comparePeer(python: string, server: ChildServer, label: st
     requests,
     tokens,
     ours: { eventsPerSec: ours.eventsPerSec, cpuUsPerEvent: ours.cpuUsPerEvent, failed: ours.result.counts.failed },
-    peer: { eventsPerSec: peer.eventsPerSec, cpuUsPerEvent: peer.cpuUsPerEvent, failed: peer.failed, python: peer.python, aiohttp: peer.aiohttp },
+    peer: {
+      eventsPerSec: peer.eventsPerSec,
+      cpuUsPerEvent: peer.cpuUsPerEvent,
+      failed: peer.failed,
+      python: peer.python,
+      aiohttp: peer.aiohttp,
+    },
     floor: floorRun,
     eventsPerSecRatio: ours.eventsPerSec / peer.eventsPerSec,
     cpuPerEventRatio: peer.cpuUsPerEvent / ours.cpuUsPerEvent,
@@ -83,7 +106,9 @@ export async function comparePeer(python: string, server: ChildServer, label: st
 export function formatPeerRows(rows: PeerRow[]): string {
   const first = rows[0]
   const lines = [
-    first ? `Peer: Python ${first.peer.python}, aiohttp ${first.peer.aiohttp}; ours: Node ${process.version}.` : 'No peer rows.',
+    first
+      ? `Peer: Python ${first.peer.python}, aiohttp ${first.peer.aiohttp}; ours: Node ${process.version}.`
+      : 'No peer rows.',
     '',
     '| server | streams | requests x tokens | ours: events/s | peer: events/s | events/s ratio | ours: CPU µs/event | peer: CPU µs/event | CPU ratio (peer / ours) | raw node:net floor: events/s, CPU µs/event | load avg |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -102,19 +127,32 @@ export const PEER_STREAMS = [1, 64, 512]
 /** Paced rows: a server that spaces events as a real one does, so each event costs the client a wake-up. */
 export const PEER_PACED_STREAMS = [64, 256, 1000]
 
-export async function runPeer(streams: number[] = PEER_STREAMS, pacedStreams: number[] = PEER_PACED_STREAMS, tokens = 256): Promise<PeerRow[] | string> {
+export async function runPeer(
+  streams: number[] = PEER_STREAMS,
+  pacedStreams: number[] = PEER_PACED_STREAMS,
+  tokens = 256,
+): Promise<PeerRow[] | string> {
   const python = findPython()
-  if (python === undefined) return 'skipped: no python3 with aiohttp (apt-get install -y python3-aiohttp, or set PERF_PYTHON)'
+  if (python === undefined)
+    return 'skipped: no python3 with aiohttp (apt-get install -y python3-aiohttp, or set PERF_PYTHON)'
   const rows: PeerRow[] = []
   const servers = [
     ['scripted (instant)', 'scripted', { mode: 'instant' }, streams, tokens, 4],
     ['simulator (speed 0)', 'sim', { speedFactor: 0, maxRunningSequences: 4096 }, streams, tokens, 4],
-    ['scripted (paced: TTFT 20 ms, ITL 10 ms)', 'scripted', { mode: 'timed', ttftMs: 20, itlMs: 10 }, pacedStreams, 64, 8],
+    [
+      'scripted (paced: TTFT 20 ms, ITL 10 ms)',
+      'scripted',
+      { mode: 'timed', ttftMs: 20, itlMs: 10 },
+      pacedStreams,
+      64,
+      8,
+    ],
   ] as const
   for (const [label, kind, options, counts, length, rounds] of servers) {
     const server = await startChildServer(kind, options)
     try {
-      for (const s of counts) rows.push(await comparePeer(python, server, label, s, Math.max(s * rounds, 200), length, kind === 'scripted'))
+      for (const s of counts)
+        rows.push(await comparePeer(python, server, label, s, Math.max(s * rounds, 200), length, kind === 'scripted'))
     } finally {
       await server.close()
     }

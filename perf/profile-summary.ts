@@ -65,6 +65,8 @@ const print = (title: string, map: Map<string, number>): void => {
     console.log(`${((us / busyUs) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`)
   }
 }
-console.log(`profile: ${(totalUs / 1e6).toFixed(2)} s, busy ${(busyUs / 1e6).toFixed(2)} s (shares below are of busy time)`)
+console.log(
+  `profile: ${(totalUs / 1e6).toFixed(2)} s, busy ${(busyUs / 1e6).toFixed(2)} s (shares below are of busy time)`,
+)
 print('self time by package / file', byPlace)
 print('self time by function', byFunction)

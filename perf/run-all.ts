@@ -36,7 +36,12 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 )
-const results: Record<string, unknown> = { startedAt: new Date().toISOString(), node: process.version, cpus: cpus().length, quick }
+const results: Record<string, unknown> = {
+  startedAt: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  quick,
+}
 
 const started = performance.now()
 const stamp = (): string => `(${((performance.now() - started) / 1000).toFixed(0)} s in)`
@@ -52,7 +57,9 @@ if (wanted('handler')) {
   console.log(`\n## Client JavaScript per event (no network) ${stamp()}\n\n${formatHandlerCostRows(rows)}`)
 }
 if (wanted('timing')) {
-  const scenarios = quick ? TIMING_SCENARIOS.map((s) => ({ ...s, requests: Math.max(s.streams, Math.round(s.requests / 3)) })) : TIMING_SCENARIOS
+  const scenarios = quick
+    ? TIMING_SCENARIOS.map((s) => ({ ...s, requests: Math.max(s.streams, Math.round(s.requests / 3)) }))
+    : TIMING_SCENARIOS
   const rows = await runTimingAccuracy(scenarios)
   results.timing = rows
   console.log(`\n## Timing accuracy ${stamp()}\n\n${formatTimingRows(rows)}`)

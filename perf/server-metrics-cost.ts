@@ -28,9 +28,17 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-const server = await startServer(llamaCpp({ bin: artifacts.manifest.serverPath, modelPath: artifacts.manifest.modelPath, args: ['-t', '2', '-np', '4', '-c', '4096'], startTimeoutMs: 60_000 }), {
-  print: () => {},
-})
+const server = await startServer(
+  llamaCpp({
+    bin: artifacts.manifest.serverPath,
+    modelPath: artifacts.manifest.modelPath,
+    args: ['-t', '2', '-np', '4', '-c', '4096'],
+    startTimeoutMs: 60_000,
+  }),
+  {
+    print: () => {},
+  },
+)
 const rows = new Map<string, Array<{ cpuMs: number; result: BenchmarkResult }>>()
 try {
   console.log(
@@ -74,7 +82,9 @@ try {
   await server.stop()
 }
 
-console.log('| scraping | client CPU per run, ms | run duration, ms | TTFT p50, ms | ITL p50, ms | E2E p50, ms | output tok/s | scrapes per run | scrape mean, ms |')
+console.log(
+  '| scraping | client CPU per run, ms | run duration, ms | TTFT p50, ms | ITL p50, ms | E2E p50, ms | output tok/s | scrapes per run | scrape mean, ms |',
+)
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const mode of MODES) {
   const list = rows.get(mode.name) ?? []
@@ -95,5 +105,7 @@ for (const copies of [1, 10]) {
   const t0 = performance.now()
   for (let i = 0; i < n; i++) parsePrometheusText(text)
   const perParse = (performance.now() - t0) / n
-  console.log(`\nParse of a vLLM exposition x${copies} (${(text.length / 1024).toFixed(0)} KiB, ${text.split('\n').length} lines): ${perParse.toFixed(3)} ms per scrape (mean of ${n})`)
+  console.log(
+    `\nParse of a vLLM exposition x${copies} (${(text.length / 1024).toFixed(0)} KiB, ${text.split('\n').length} lines): ${perParse.toFixed(3)} ms per scrape (mean of ${n})`,
+  )
 }

@@ -58,7 +58,11 @@ async function fetchJson<T>(url: string, body?: unknown): Promise<T> {
 }
 
 /** The server's log entry of a record: same prompt, the first arrival after the record's send. */
-function matchLog(byKey: Map<string, ScriptedRequestLog[]>, key: string, sentMono: number): ScriptedRequestLog | undefined {
+function matchLog(
+  byKey: Map<string, ScriptedRequestLog[]>,
+  key: string,
+  sentMono: number,
+): ScriptedRequestLog | undefined {
   const entries = byKey.get(key)
   if (!entries) return undefined
   for (const entry of entries) if (entry.arrivedAt >= sentMono) return entry
@@ -108,7 +112,10 @@ export async function measureTiming(server: ChildServer, scenario: TimingScenari
     for (let k = 0; k < writes.length; k++) {
       const at = record.chunkTimes[k] as number
       delay.push(at + offset - (writes[k] as number))
-      if (k > 0) itl.push(Math.abs(at - (record.chunkTimes[k - 1] as number) - ((writes[k] as number) - (writes[k - 1] as number))))
+      if (k > 0)
+        itl.push(
+          Math.abs(at - (record.chunkTimes[k - 1] as number) - ((writes[k] as number) - (writes[k - 1] as number))),
+        )
     }
   }
   return {
@@ -156,6 +163,10 @@ if (import.meta.main) {
   const scenarios = only ? TIMING_SCENARIOS.filter((s) => only.includes(s.streams)) : TIMING_SCENARIOS
   // A second argument, a list of worker counts, runs each chosen stream count with each of them.
   const workers = process.argv[3]?.split(',').map(Number)
-  const chosen = workers ? [...new Map(scenarios.map((s) => [s.streams, s])).values()].flatMap((s) => workers.map((w) => ({ ...s, ...(w > 1 ? { workers: w } : { workers: undefined }) }))) : scenarios
+  const chosen = workers
+    ? [...new Map(scenarios.map((s) => [s.streams, s])).values()].flatMap((s) =>
+        workers.map((w) => ({ ...s, ...(w > 1 ? { workers: w } : { workers: undefined }) })),
+      )
+    : scenarios
   console.log(formatTimingRows(await runTimingAccuracy(chosen)))
 }

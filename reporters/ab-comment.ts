@@ -24,22 +24,35 @@ const SYMBOL: Record<AbBenchVerdict['status'], string> = {
 }
 
 const ratio = (value: number): string => `${value.toFixed(3)}x`
-const interval = (low: number | null, high: number | null): string => (low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`)
+const interval = (low: number | null, high: number | null): string =>
+  low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`
 
 /** The drift guard found the machine moved since the stored baseline was recorded. */
-const moved = (verdict: AbBenchVerdict): verdict is AbBenchVerdict & { drift: string } => verdict.drift?.startsWith('the machine moved') === true
+const moved = (verdict: AbBenchVerdict): verdict is AbBenchVerdict & { drift: string } =>
+  verdict.drift?.startsWith('the machine moved') === true
 
 /** One line per bench that needs attention, its undecided or failed gates beside it. */
 function benchLine(verdict: AbBenchVerdict): string {
   const where = `\`${verdict.name}\` (${verdict.file})`
-  const slo = (verdict.sloChecks ?? []).filter((check) => check.status === 'fail').map((check) => `SLO ${check.metric} ${check.statistic} failed`)
+  const slo = (verdict.sloChecks ?? [])
+    .filter((check) => check.status === 'fail')
+    .map((check) => `SLO ${check.metric} ${check.statistic} failed`)
   if (verdict.status === 'fault') return `${SYMBOL.fault} ${where}: ${verdict.fault ?? 'a server failed'}`
-  if (verdict.status === 'changed') return `${SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
+  if (verdict.status === 'changed')
+    return `${SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
-    .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`)
+    .map(
+      (check) =>
+        `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`,
+    )
   const changed = verdict.paired?.changed ?? []
-  const detail = [...(changed.length > 0 ? [`head changed ${changed.join(', ')}`] : []), ...gates, ...slo, ...(moved(verdict) ? [verdict.drift] : [])]
+  const detail = [
+    ...(changed.length > 0 ? [`head changed ${changed.join(', ')}`] : []),
+    ...gates,
+    ...slo,
+    ...(moved(verdict) ? [verdict.drift] : []),
+  ]
   return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
@@ -51,7 +64,9 @@ function benchLine(verdict: AbBenchVerdict): string {
 export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: AbSummary): string {
   const counts = new Map<string, number>()
   for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
-  const failed = verdicts.some((v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'))
+  const failed = verdicts.some(
+    (v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'),
+  )
   const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
   const lines = [
     `### ${failed ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`,
@@ -59,7 +74,10 @@ export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: Ab
     `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}: ${summary.order.length} pairs in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${summary.order.map((pair) => pair.join(' ')).join(' | ')} (${summary.stopped}).`,
     '',
   ]
-  const attention = verdicts.filter((verdict) => verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'))
+  const attention = verdicts.filter(
+    (verdict) =>
+      verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
+  )
   const room = AB_COMMENT_MAX_LINES - lines.length - 3
   const listed = attention.length > room ? attention.slice(0, room - 1) : attention
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)

@@ -16,8 +16,16 @@ const identity = (text: string): string => text
 
 /** Styles that colour when `enabled`, else return text unchanged. */
 export function stylesFor(enabled: boolean): Styles {
-  if (!enabled) return { bold: identity, dim: identity, green: identity, red: identity, yellow: identity, cyan: identity }
-  return { bold: wrap(1, 22), dim: wrap(2, 22), green: wrap(32, 39), red: wrap(31, 39), yellow: wrap(33, 39), cyan: wrap(36, 39) }
+  if (!enabled)
+    return { bold: identity, dim: identity, green: identity, red: identity, yellow: identity, cyan: identity }
+  return {
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    green: wrap(32, 39),
+    red: wrap(31, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+  }
 }
 
 /** Length of text as the terminal shows it (escape sequences take no columns). */

@@ -58,7 +58,8 @@ export class LlmConsoleReporter implements Reporter {
   constructor(options: LlmConsoleReporterOptions = {}) {
     this.color = options.color ?? interactive()
     this.progress = options.progress ?? true
-    this.progressIntervalMs = options.progressIntervalMs ?? (interactive() ? DEFAULT_PROGRESS_INTERVAL_MS : DEFAULT_CI_PROGRESS_INTERVAL_MS)
+    this.progressIntervalMs =
+      options.progressIntervalMs ?? (interactive() ? DEFAULT_PROGRESS_INTERVAL_MS : DEFAULT_CI_PROGRESS_INTERVAL_MS)
     this.#write = options.write
   }
 
@@ -110,5 +111,9 @@ export class LlmConsoleReporter implements Reporter {
 
 /** True when `reporter` is a vitest-llm-bench console reporter (any copy of the package). */
 export function isLlmConsoleReporter(reporter: unknown): reporter is LlmConsoleReporter {
-  return typeof reporter === 'object' && reporter !== null && (reporter as { llmBenchReporter?: unknown }).llmBenchReporter === 'console'
+  return (
+    typeof reporter === 'object' &&
+    reporter !== null &&
+    (reporter as { llmBenchReporter?: unknown }).llmBenchReporter === 'console'
+  )
 }

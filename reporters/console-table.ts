@@ -70,7 +70,8 @@ function sloText(styles: Styles, entry: ReportEntry): string | undefined {
 /** Pads cells (which may hold escape sequences) to column widths: text left, figures right. */
 function alignRows(rows: string[][], rightAligned: ReadonlySet<number>): string[] {
   const widths: number[] = []
-  for (const row of rows) row.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, visibleLength(cell))))
+  for (const row of rows)
+    row.forEach((cell, column) => (widths[column] = Math.max(widths[column] ?? 0, visibleLength(cell))))
   return rows.map((row) =>
     row
       .map((cell, column) => {
@@ -87,7 +88,10 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   const styles = stylesFor(options.color ?? false)
   const { result } = entry
   const status = entryStatus(entry)
-  const mark = statusStyle(styles, status === 'skipped' || status === 'measured' ? 'inconclusive' : status)(STATUS_MARK[status])
+  const mark = statusStyle(
+    styles,
+    status === 'skipped' || status === 'measured' ? 'inconclusive' : status,
+  )(STATUS_MARK[status])
   const summary = [
     `${result.counts.completed}/${result.counts.total} requests completed in ${formatSeconds(result.durationMs)}${(result.trials?.length ?? 1) > 1 ? ` over ${result.trials?.length} trials` : ''}`,
     baselineText(styles, entry),
@@ -99,26 +103,58 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   const rows: string[][] = [['metric', 'p50', 'p99', 'vs baseline'].map((cell) => styles.dim(cell))]
   for (const { metric, label, summary: summaryOf } of reportedLatencies(result)) {
     const metricChecks = checks.filter((check) => check.metric === metric)
-    rows.push([label, formatWithUnit(summaryOf.p50, 'ms'), formatWithUnit(summaryOf.p99, 'ms'), checksText(styles, metricChecks, true)])
+    rows.push([
+      label,
+      formatWithUnit(summaryOf.p50, 'ms'),
+      formatWithUnit(summaryOf.p99, 'ms'),
+      checksText(styles, metricChecks, true),
+    ])
   }
   const reasoning = result.metrics.reasoningTokens
-  if (reasoning !== undefined && reasoning.count > 0) rows.push(['reasoning tokens', formatWithUnit(reasoning.p50, 'tok'), formatWithUnit(reasoning.p99, 'tok'), ''])
+  if (reasoning !== undefined && reasoning.count > 0)
+    rows.push(['reasoning tokens', formatWithUnit(reasoning.p50, 'tok'), formatWithUnit(reasoning.p99, 'tok'), ''])
   const output = checkOf(checks, 'outputTokensPerSec', 'value')
-  rows.push(['output tokens/s', formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'), '', output ? checkText(styles, output, false) : ''])
+  rows.push([
+    'output tokens/s',
+    formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'),
+    '',
+    output ? checkText(styles, output, false) : '',
+  ])
   const requests = checkOf(checks, 'requestsPerSec', 'value')
-  rows.push(['requests/s', formatWithUnit(result.throughput.requestsPerSec, 'req/s'), '', requests ? checkText(styles, requests, false) : ''])
+  rows.push([
+    'requests/s',
+    formatWithUnit(result.throughput.requestsPerSec, 'req/s'),
+    '',
+    requests ? checkText(styles, requests, false) : '',
+  ])
   const total = checkOf(checks, 'totalTokensPerSec', 'value')
-  if (total) rows.push(['total tokens/s', formatWithUnit(result.throughput.totalTokensPerSec, 'tok/s'), '', checkText(styles, total, false)])
-  if (result.goodput) rows.push(['goodput', formatWithUnit(result.goodput.requestsPerSec, 'req/s'), '', `${formatShare(result.goodput.share)} of requests met the limits`])
+  if (total)
+    rows.push([
+      'total tokens/s',
+      formatWithUnit(result.throughput.totalTokensPerSec, 'tok/s'),
+      '',
+      checkText(styles, total, false),
+    ])
+  if (result.goodput)
+    rows.push([
+      'goodput',
+      formatWithUnit(result.goodput.requestsPerSec, 'req/s'),
+      '',
+      `${formatShare(result.goodput.share)} of requests met the limits`,
+    ])
   const { failed, total: dispatched } = result.counts
   rows.push(['errors', `${failed}/${dispatched}`, '', failed > 0 ? styles.red(errorKinds(result)) : ''])
   const gpu = gpuHeadline(result)
   if (gpu.memoryPeakMiB !== undefined) rows.push(['GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB'), '', ''])
-  if (gpu.energyPerOutputTokenJ !== undefined) rows.push(['energy/token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J'), '', ''])
+  if (gpu.energyPerOutputTokenJ !== undefined)
+    rows.push(['energy/token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J'), '', ''])
   // Scalar rows hold their value in the p50 column.
   lines.push(...alignRows(rows, new Set([1, 2])).map((line) => `  ${line}`))
 
-  lines.push(`  ${styles.dim('config')}  ${configSummary(result.config)}`, `  ${styles.dim('env')}     ${environmentSummary(result.environment)}`)
+  lines.push(
+    `  ${styles.dim('config')}  ${configSummary(result.config)}`,
+    `  ${styles.dim('env')}     ${environmentSummary(result.environment)}`,
+  )
   // The server's own view of the same window, or why there is none; nothing when scraping was off.
   const server = serverFactsLine(serverFacts(result)) ?? serverMetricsNote(result)
   if (server !== undefined) lines.push(`  ${styles.dim('server')}  ${server}`)
@@ -126,11 +162,14 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   if (sessions !== undefined) lines.push(`  ${styles.dim('session')} ${sessions}`)
   for (const check of checks) {
     if (check.status !== 'inconclusive' || check.reason === undefined) continue
-    lines.push(`  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`)
+    lines.push(
+      `  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`,
+    )
   }
   for (const note of entry.verdict?.notes ?? []) lines.push(`  ${styles.yellow('note')}    ${note}`)
   // Undecided checks are listed above from the verdict; the judge's other lines (baseline written, spread) here.
-  for (const note of entry.notes ?? []) if (!note.startsWith('inconclusive: ')) lines.push(`  ${styles.yellow('note')}    ${note}`)
+  for (const note of entry.notes ?? [])
+    if (!note.startsWith('inconclusive: ')) lines.push(`  ${styles.yellow('note')}    ${note}`)
   for (const warning of result.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
   if (result.streaming.note) lines.push(`  ${styles.yellow('note')}    ${result.streaming.note}`)
   return lines.join('\n')
@@ -149,7 +188,9 @@ export function renderConsoleSweep(sweep: SweepSummary, options: ConsoleTableOpt
   const styles = stylesFor(options.color ?? false)
   const status = sweepStatus(sweep)
   const mark = statusStyle(styles, status === 'skipped' ? 'inconclusive' : status)(STATUS_MARK[status])
-  const lines = [`${mark} ${styles.bold(sweep.name)} ${styles.dim(`(${sweep.file}, ${sweep.kind} over ${sweep.axis})`)}`]
+  const lines = [
+    `${mark} ${styles.bold(sweep.name)} ${styles.dim(`(${sweep.file}, ${sweep.kind} over ${sweep.axis})`)}`,
+  ]
   for (const headline of sweep.headlines) lines.push(`  ${headline}`)
   for (const check of sweep.checks) {
     const style = check.status === 'pass' ? styles.green : check.status === 'fail' ? styles.red : styles.dim

@@ -10,6 +10,10 @@ export interface LlmCsvReporterOptions {
 /** Writes one CSV row per bench with its headline figures, configuration and environment. */
 export class LlmCsvReporter extends LlmFileReporter<LlmCsvReporterOptions> {
   protected async write({ entries }: CollectedReport): Promise<void> {
-    await this.writeReport('LLM bench CSV', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`, toCsv(entries))
+    await this.writeReport(
+      'LLM bench CSV',
+      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`,
+      toCsv(entries),
+    )
   }
 }

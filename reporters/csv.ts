@@ -40,8 +40,14 @@ export const CSV_COLUMNS: readonly CsvColumn[] = [
   { header: 'requests_completed', cell: (entry) => entry.result.counts.completed },
   { header: 'requests_failed', cell: (entry) => entry.result.counts.failed },
   ...HEADLINE_FIGURES.map((figure): CsvColumn => ({ header: figure.id, cell: (entry) => figure.value(entry.result) })),
-  { header: 'input_tokens_mean', cell: (entry) => (entry.result.metrics.inputTokens.count > 0 ? entry.result.metrics.inputTokens.mean : undefined) },
-  { header: 'output_tokens_mean', cell: (entry) => (entry.result.metrics.outputTokens.count > 0 ? entry.result.metrics.outputTokens.mean : undefined) },
+  {
+    header: 'input_tokens_mean',
+    cell: (entry) => (entry.result.metrics.inputTokens.count > 0 ? entry.result.metrics.inputTokens.mean : undefined),
+  },
+  {
+    header: 'output_tokens_mean',
+    cell: (entry) => (entry.result.metrics.outputTokens.count > 0 ? entry.result.metrics.outputTokens.mean : undefined),
+  },
   // Shares stay 0..1 here (as error_rate): a spreadsheet formats them, a script compares them.
   { header: 'server_prefix_cache_hit_rate', cell: (entry) => entry.result.server?.metrics?.prefixCache?.hitRate },
   { header: 'server_preemptions', cell: (entry) => entry.result.server?.metrics?.preemptions },
@@ -59,7 +65,10 @@ export const CSV_COLUMNS: readonly CsvColumn[] = [
   { header: 'gpu', cell: (entry) => gpuNames(entry.result) },
   { header: 'gpu_count', cell: (entry) => entry.result.environment.gpus.length },
   { header: 'driver_version', cell: (entry) => entry.result.environment.gpus[0]?.driverVersion },
-  { header: 'runtime', cell: (entry) => `${entry.result.environment.runtime.name} ${entry.result.environment.runtime.version}` },
+  {
+    header: 'runtime',
+    cell: (entry) => `${entry.result.environment.runtime.name} ${entry.result.environment.runtime.version}`,
+  },
   { header: 'tool_version', cell: (entry) => entry.result.environment.toolVersion },
 ]
 

@@ -2,14 +2,23 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import type { CurveSpec } from './html/svg-chart.ts'
-import { reportEntryOf, unmeasuredBenchOf, type ReportEntry, type TestCaseLike, type UnmeasuredBench } from './report-entry.ts'
+import {
+  reportEntryOf,
+  unmeasuredBenchOf,
+  type ReportEntry,
+  type TestCaseLike,
+  type UnmeasuredBench,
+} from './report-entry.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
 /** A report file that could not be written: the message names the report, the file, the reason and what to do. */
 export class ReportWriteError extends Error {
   constructor(what: string, path: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause)
-    super(`vitest-llm-bench: cannot write the ${what} to ${path}: ${reason}. Make that folder writable, or give the reporter another outputFile.`, { cause })
+    super(
+      `vitest-llm-bench: cannot write the ${what} to ${path}: ${reason}. Make that folder writable, or give the reporter another outputFile.`,
+      { cause },
+    )
     this.name = 'ReportWriteError'
   }
 }
@@ -76,7 +85,12 @@ export abstract class LlmFileReporter<Options extends object = object> implement
    *
    * @throws {ReportWriteError} naming the file, the reason and what to do.
    */
-  protected async writeText(path: string, text: string, mode: 'replace' | 'append' = 'replace', what = 'report'): Promise<string> {
+  protected async writeText(
+    path: string,
+    text: string,
+    mode: 'replace' | 'append' = 'replace',
+    what = 'report',
+  ): Promise<string> {
     const target = this.resolvePath(path)
     try {
       await mkdir(dirname(target), { recursive: true })

@@ -27,7 +27,11 @@ export const LATENCY_LABELS: ReadonlyArray<{ metric: LatencyMetric; label: strin
 ]
 
 /** Latencies a result has only where measured, each shown after the metric it refines; no baseline judges them. */
-const MEASURED_LATENCY_LABELS: ReadonlyArray<{ metric: 'ttfoMs' | 'itlPerTokenMs'; label: string; after: LatencyMetric }> = [
+const MEASURED_LATENCY_LABELS: ReadonlyArray<{
+  metric: 'ttfoMs' | 'itlPerTokenMs'
+  label: string
+  after: LatencyMetric
+}> = [
   // Streams with reasoning: time to the first answer token.
   { metric: 'ttfoMs', label: 'TTFO', after: 'ttftMs' },
   // Usage in every chunk: exact tokens per chunk.
@@ -50,7 +54,8 @@ export function reportedLatencies(result: BenchmarkResult): ReportedLatency[] {
     if (summary.count > 0) out.push({ metric, label, summary, judged: true })
     for (const extra of MEASURED_LATENCY_LABELS) {
       const measured = extra.after === metric ? result.metrics[extra.metric] : undefined
-      if (measured !== undefined && measured.count > 0) out.push({ metric: extra.metric, label: extra.label, summary: measured, judged: false })
+      if (measured !== undefined && measured.count > 0)
+        out.push({ metric: extra.metric, label: extra.label, summary: measured, judged: false })
     }
   }
   return out
@@ -64,12 +69,18 @@ export function tokenTimingLine(result: BenchmarkResult): string | undefined {
   const m = result.metrics
   const parts: string[] = []
   if (m.ttfoMs !== undefined && m.ttfoMs.count > 0) {
-    parts.push(`TTFO p50 ${formatWithUnit(m.ttfoMs.p50, 'ms')}, p99 ${formatWithUnit(m.ttfoMs.p99, 'ms')} (TTFT p50 ${formatWithUnit(m.ttftMs.p50, 'ms')}: reasoning counts in TTFT, not in TTFO)`)
+    parts.push(
+      `TTFO p50 ${formatWithUnit(m.ttfoMs.p50, 'ms')}, p99 ${formatWithUnit(m.ttfoMs.p99, 'ms')} (TTFT p50 ${formatWithUnit(m.ttftMs.p50, 'ms')}: reasoning counts in TTFT, not in TTFO)`,
+    )
   }
   if (m.reasoningTokens !== undefined && m.reasoningTokens.count > 0)
-    parts.push(`reasoning tokens mean ${formatWithUnit(m.reasoningTokens.mean, 'tok')} of ${formatWithUnit(m.outputTokens.mean, 'tok')} output`)
+    parts.push(
+      `reasoning tokens mean ${formatWithUnit(m.reasoningTokens.mean, 'tok')} of ${formatWithUnit(m.outputTokens.mean, 'tok')} output`,
+    )
   if (m.itlPerTokenMs !== undefined && m.itlPerTokenMs.count > 0) {
-    parts.push(`ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`)
+    parts.push(
+      `ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`,
+    )
   }
   return parts.length > 0 ? parts.join('; ') : undefined
 }
@@ -88,7 +99,11 @@ const THROUGHPUT_IDS: Record<ThroughputMetric, string> = {
   totalTokensPerSec: 'total_tokens_per_s',
 }
 
-function latencyFigure(metric: LatencyMetric, label: string, statistic: 'p50' | 'p90' | 'p99' | 'mean'): HeadlineFigure {
+function latencyFigure(
+  metric: LatencyMetric,
+  label: string,
+  statistic: 'p50' | 'p90' | 'p99' | 'mean',
+): HeadlineFigure {
   return {
     id: `${LATENCY_IDS[metric]}_${statistic}_ms`,
     label: `${label} ${statistic}`,
@@ -100,20 +115,29 @@ function latencyFigure(metric: LatencyMetric, label: string, statistic: 'p50' | 
 }
 
 /** Largest value of a GPU field over the GPUs, or undefined when none sampled it. */
-function gpuMax(result: BenchmarkResult, field: 'memoryPeakMiB' | 'powerPeakW' | 'powerMeanW' | 'utilizationMeanPct'): number | undefined {
-  const values = (result.gpu?.gpus ?? []).map((gpu) => gpu[field]).filter((value): value is number => typeof value === 'number')
+function gpuMax(
+  result: BenchmarkResult,
+  field: 'memoryPeakMiB' | 'powerPeakW' | 'powerMeanW' | 'utilizationMeanPct',
+): number | undefined {
+  const values = (result.gpu?.gpus ?? [])
+    .map((gpu) => gpu[field])
+    .filter((value): value is number => typeof value === 'number')
   return values.length > 0 ? Math.max(...values) : undefined
 }
 
 /** Energy per output token over all GPUs, joules: the sum of each GPU's share. */
 function energyPerToken(result: BenchmarkResult): number | undefined {
-  const values = (result.gpu?.gpus ?? []).map((gpu) => gpu.energyPerOutputTokenJ).filter((value): value is number => typeof value === 'number')
+  const values = (result.gpu?.gpus ?? [])
+    .map((gpu) => gpu.energyPerOutputTokenJ)
+    .filter((value): value is number => typeof value === 'number')
   return values.length > 0 ? values.reduce((a, b) => a + b, 0) : undefined
 }
 
 /** Every headline figure, in the order the CSV and dashboards list them. */
 export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
-  ...LATENCY_LABELS.flatMap(({ metric, label }) => (['p50', 'p90', 'p99', 'mean'] as const).map((statistic) => latencyFigure(metric, label, statistic))),
+  ...LATENCY_LABELS.flatMap(({ metric, label }) =>
+    (['p50', 'p90', 'p99', 'mean'] as const).map((statistic) => latencyFigure(metric, label, statistic)),
+  ),
   ...THROUGHPUT_LABELS.map(({ metric, label, unit }): HeadlineFigure => ({
     id: THROUGHPUT_IDS[metric],
     label,
@@ -136,8 +160,20 @@ export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
     better: 'smaller',
     value: (result) => (result.counts.total > 0 ? result.counts.failed / result.counts.total : 0),
   },
-  { id: 'gpu_memory_peak_mib', label: 'GPU peak memory', unit: 'MiB', better: 'smaller', value: (result) => gpuMax(result, 'memoryPeakMiB') },
-  { id: 'gpu_power_peak_w', label: 'GPU peak power', unit: 'W', better: 'smaller', value: (result) => gpuMax(result, 'powerPeakW') },
+  {
+    id: 'gpu_memory_peak_mib',
+    label: 'GPU peak memory',
+    unit: 'MiB',
+    better: 'smaller',
+    value: (result) => gpuMax(result, 'memoryPeakMiB'),
+  },
+  {
+    id: 'gpu_power_peak_w',
+    label: 'GPU peak power',
+    unit: 'W',
+    better: 'smaller',
+    value: (result) => gpuMax(result, 'powerPeakW'),
+  },
   { id: 'gpu_energy_per_output_token_j', label: 'energy/token', unit: 'J', better: 'smaller', value: energyPerToken },
 ]
 
@@ -147,7 +183,11 @@ export function checkOf(checks: readonly Check[] | undefined, metric: string, st
 }
 
 /** GPU peak memory (MiB, largest over GPUs) and energy per output token (J, all GPUs), when sampled. */
-export function gpuHeadline(result: BenchmarkResult): { memoryPeakMiB?: number; energyPerOutputTokenJ?: number; powerPeakW?: number } {
+export function gpuHeadline(result: BenchmarkResult): {
+  memoryPeakMiB?: number
+  energyPerOutputTokenJ?: number
+  powerPeakW?: number
+} {
   const out: { memoryPeakMiB?: number; energyPerOutputTokenJ?: number; powerPeakW?: number } = {}
   const memory = gpuMax(result, 'memoryPeakMiB')
   if (memory !== undefined) out.memoryPeakMiB = memory

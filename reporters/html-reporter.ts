@@ -35,7 +35,17 @@ export async function loadBaselines(entries: readonly ReportEntry[]): Promise<Ma
 /** Writes one self-contained HTML report with charts (see `renderHtml`). */
 export class LlmHtmlReporter extends LlmFileReporter<LlmHtmlReporterOptions> {
   protected async write({ entries, curves, sweeps, unmeasured }: CollectedReport): Promise<void> {
-    const html = renderHtml(entries, { baselines: await loadBaselines(entries), curves, sweeps, unmeasured, ...(this.options.title ? { title: this.options.title } : {}) })
-    await this.writeReport('LLM bench HTML report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`, html)
+    const html = renderHtml(entries, {
+      baselines: await loadBaselines(entries),
+      curves,
+      sweeps,
+      unmeasured,
+      ...(this.options.title ? { title: this.options.title } : {}),
+    })
+    await this.writeReport(
+      'LLM bench HTML report',
+      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`,
+      html,
+    )
   }
 }

@@ -28,11 +28,16 @@ function loadText(load: unknown): string[] {
   const parts: string[] = []
   if (typeof load.rate === 'number' || load.rate === 'Infinity') {
     const arrival = typeof load.arrival === 'string' ? load.arrival : 'poisson'
-    parts.push(`${load.rate === Infinity || load.rate === 'Infinity' ? 'all at once' : `${figureOrDash(load.rate as number)} req/s ${arrival}`}`)
-    if (typeof load.burstiness === 'number' && load.burstiness !== 1) parts.push(`burstiness ${figureOrDash(load.burstiness)}`)
+    parts.push(
+      `${load.rate === Infinity || load.rate === 'Infinity' ? 'all at once' : `${figureOrDash(load.rate as number)} req/s ${arrival}`}`,
+    )
+    if (typeof load.burstiness === 'number' && load.burstiness !== 1)
+      parts.push(`burstiness ${figureOrDash(load.burstiness)}`)
   }
-  if (typeof load.concurrency === 'number') parts.push(`${typeof load.rate === 'number' ? 'max ' : ''}concurrency ${load.concurrency}`)
-  if (isRecord(load.rampUp) && typeof load.rampUp.durationMs === 'number') parts.push(`ramp-up ${figureOrDash(load.rampUp.durationMs / 1000)} s`)
+  if (typeof load.concurrency === 'number')
+    parts.push(`${typeof load.rate === 'number' ? 'max ' : ''}concurrency ${load.concurrency}`)
+  if (isRecord(load.rampUp) && typeof load.rampUp.durationMs === 'number')
+    parts.push(`ramp-up ${figureOrDash(load.rampUp.durationMs / 1000)} s`)
   if (typeof load.requests === 'number') parts.push(`${load.requests} requests`)
   if (typeof load.durationMs === 'number') parts.push(`${figureOrDash(load.durationMs / 1000)} s`)
   return parts
@@ -47,7 +52,8 @@ export function configSummary(config: Record<string, unknown>): string {
   parts.push(...loadText(config.load))
   if (isRecord(config.warmup)) {
     if (typeof config.warmup.requests === 'number') parts.push(`warm-up ${config.warmup.requests}`)
-    else if (typeof config.warmup.durationMs === 'number') parts.push(`warm-up ${figureOrDash(config.warmup.durationMs / 1000)} s`)
+    else if (typeof config.warmup.durationMs === 'number')
+      parts.push(`warm-up ${figureOrDash(config.warmup.durationMs / 1000)} s`)
   }
   if (typeof config.seed === 'number') parts.push(`seed ${config.seed}`)
   return parts.join(' · ')
@@ -66,7 +72,14 @@ export function environmentSummary(environment: EnvironmentInfo): string {
   const { host, server } = environment
   const cpu = host.cpuModel ? `${host.cpuModel}${host.cpuCores ? ` (${host.cpuCores} cores)` : ''}` : undefined
   const serverText = server.name ? `${server.name}${server.version ? ` ${server.version}` : ''}` : undefined
-  return [`${environment.runtime.name} ${environment.runtime.version}`, `${host.platform} ${host.arch}`, cpu, gpuText(environment.gpus), serverText, server.model]
+  return [
+    `${environment.runtime.name} ${environment.runtime.version}`,
+    `${host.platform} ${host.arch}`,
+    cpu,
+    gpuText(environment.gpus),
+    serverText,
+    server.model,
+  ]
     .filter((part): part is string => part !== undefined && part !== '')
     .join(' · ')
 }

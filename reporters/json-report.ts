@@ -46,7 +46,10 @@ export interface JsonReportOptions {
 
 /** The report object for `entries` (`JSON.stringify` it; non-finite numbers become null). */
 export function toJsonReport(entries: readonly ReportEntry[], options: JsonReportOptions = {}): JsonReport {
-  const sweeps = (options.sweeps ?? []).map(({ table: _table, ...sweep }): JsonReportSweep => ({ ...sweep, status: sweepStatus(sweep) }))
+  const sweeps = (options.sweeps ?? []).map(({ table: _table, ...sweep }): JsonReportSweep => ({
+    ...sweep,
+    status: sweepStatus(sweep),
+  }))
   return {
     reportVersion: JSON_REPORT_VERSION,
     tool: 'vitest-llm-bench',
@@ -82,7 +85,8 @@ export interface RequestLine extends RequestRecord {
 export function toRequestsJsonl(entries: readonly ReportEntry[]): string {
   const lines: string[] = []
   for (const entry of entries) {
-    for (const record of entry.result.requests ?? []) lines.push(JSON.stringify({ bench: entry.name, ...record } satisfies RequestLine))
+    for (const record of entry.result.requests ?? [])
+      lines.push(JSON.stringify({ bench: entry.name, ...record } satisfies RequestLine))
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : ''
 }

@@ -26,13 +26,30 @@ export interface LlmJsonReporterOptions {
 export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
   protected async write({ entries, sweeps, unmeasured }: CollectedReport): Promise<void> {
     const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false, sweeps, unmeasured })
-    await this.writeReport('LLM bench JSON report', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`, `${JSON.stringify(report, null, 2)}\n`)
-    if (this.options.requestsFile) await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))
+    await this.writeReport(
+      'LLM bench JSON report',
+      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`,
+      `${JSON.stringify(report, null, 2)}\n`,
+    )
+    if (this.options.requestsFile)
+      await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))
     const dashboard = this.options.githubActionBenchmark
     if (dashboard?.smallerIsBetterFile || dashboard?.biggerIsBetterFile) {
       const output = toGithubActionBenchmark(entries)
-      if (dashboard.smallerIsBetterFile) await this.writeText(dashboard.smallerIsBetterFile, `${JSON.stringify(output.smallerIsBetter, null, 2)}\n`, 'replace', 'github-action-benchmark file')
-      if (dashboard.biggerIsBetterFile) await this.writeText(dashboard.biggerIsBetterFile, `${JSON.stringify(output.biggerIsBetter, null, 2)}\n`, 'replace', 'github-action-benchmark file')
+      if (dashboard.smallerIsBetterFile)
+        await this.writeText(
+          dashboard.smallerIsBetterFile,
+          `${JSON.stringify(output.smallerIsBetter, null, 2)}\n`,
+          'replace',
+          'github-action-benchmark file',
+        )
+      if (dashboard.biggerIsBetterFile)
+        await this.writeText(
+          dashboard.biggerIsBetterFile,
+          `${JSON.stringify(output.biggerIsBetter, null, 2)}\n`,
+          'replace',
+          'github-action-benchmark file',
+        )
     }
   }
 }

@@ -26,11 +26,26 @@ export function githubRunUrl(env: Record<string, string | undefined> = process.e
 export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOptions> {
   protected async write({ entries, sweeps, unmeasured }: CollectedReport): Promise<void> {
     const runUrl = githubRunUrl()
-    const link = this.options.htmlReportUrl ? { htmlReportUrl: this.options.htmlReportUrl } : runUrl ? { htmlReportUrl: runUrl, htmlReportLabel: 'HTML report (in this run’s artifacts)' } : {}
-    const markdown = renderMarkdown(entries, { ...link, sweeps, unmeasured, ...(this.options.title ? { title: this.options.title } : {}) })
-    if (this.options.outputFile !== false) await this.writeReport('LLM bench Markdown summary', this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`, markdown)
+    const link = this.options.htmlReportUrl
+      ? { htmlReportUrl: this.options.htmlReportUrl }
+      : runUrl
+        ? { htmlReportUrl: runUrl, htmlReportLabel: 'HTML report (in this run’s artifacts)' }
+        : {}
+    const markdown = renderMarkdown(entries, {
+      ...link,
+      sweeps,
+      unmeasured,
+      ...(this.options.title ? { title: this.options.title } : {}),
+    })
+    if (this.options.outputFile !== false)
+      await this.writeReport(
+        'LLM bench Markdown summary',
+        this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`,
+        markdown,
+      )
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     // GitHub collects the file after the step; other steps may have written to it, so append.
-    if ((this.options.stepSummary ?? true) && stepSummary) await this.writeText(stepSummary, `${markdown}\n`, 'append', 'GitHub step summary')
+    if ((this.options.stepSummary ?? true) && stepSummary)
+      await this.writeText(stepSummary, `${markdown}\n`, 'append', 'GitHub step summary')
   }
 }

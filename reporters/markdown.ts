@@ -23,7 +23,13 @@ export interface MarkdownOptions {
   unmeasured?: readonly UnmeasuredBench[]
 }
 
-const ICON: Record<EntryStatus | Check['status'], string> = { pass: '✅', fail: '❌', inconclusive: '⚠️', skipped: '⏭️', measured: '📏' }
+const ICON: Record<EntryStatus | Check['status'], string> = {
+  pass: '✅',
+  fail: '❌',
+  inconclusive: '⚠️',
+  skipped: '⏭️',
+  measured: '📏',
+}
 
 /** A table cell: pipes escaped, line breaks as `<br>`. */
 function cell(text: string): string {
@@ -32,7 +38,9 @@ function cell(text: string): string {
 
 function table(header: readonly string[], align: readonly ('l' | 'r' | 'c')[], rows: readonly string[][]): string {
   const rule = align.map((a) => (a === 'r' ? '--:' : a === 'c' ? ':-:' : '---'))
-  return [header, rule, ...rows].map((row, index) => `| ${(index === 1 ? row : row.map(cell)).join(' | ')} |`).join('\n')
+  return [header, rule, ...rows]
+    .map((row, index) => `| ${(index === 1 ? row : row.map(cell)).join(' | ')} |`)
+    .join('\n')
 }
 
 function withDelta(value: string, check: Check | undefined): string {
@@ -44,7 +52,9 @@ function summaryRow(entry: ReportEntry): string[] {
   const { result } = entry
   const checks = entry.verdict?.checks
   const latency = (metric: 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs', statistic: 'p50' | 'p99'): string =>
-    result.metrics[metric].count > 0 ? withDelta(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)) : '-'
+    result.metrics[metric].count > 0
+      ? withDelta(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic))
+      : '-'
   return [
     ICON[entryStatus(entry)],
     entry.name,
@@ -79,8 +89,16 @@ function verdictTable(entry: ReportEntry): string | undefined {
     `${check.n.baseline}/${check.n.current}`,
     `${ICON[check.status]} ${check.status}`,
   ])
-  const out = [table(['Check', 'Baseline', 'Current', 'Change', `${level} CI of ratio`, 'Tolerance', 'n base/cur', 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'], rows)]
-  const reasons = verdict.checks.filter((check) => check.reason).map((check) => `- ${checkLabel(check)}: ${check.reason}`)
+  const out = [
+    table(
+      ['Check', 'Baseline', 'Current', 'Change', `${level} CI of ratio`, 'Tolerance', 'n base/cur', 'Verdict'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      rows,
+    ),
+  ]
+  const reasons = verdict.checks
+    .filter((check) => check.reason)
+    .map((check) => `- ${checkLabel(check)}: ${check.reason}`)
   const notes = verdict.notes.map((note) => `- ${note}`)
   if (reasons.length + notes.length > 0) out.push('', ...reasons, ...notes)
   return out.join('\n')
@@ -88,7 +106,8 @@ function verdictTable(entry: ReportEntry): string | undefined {
 
 function sloTable(checks: readonly SloCheck[] | undefined): string | undefined {
   if (!checks || checks.length === 0) return undefined
-  const show = (value: number, unit: string): string => (unit === 'share' ? formatShare(value) : formatWithUnit(value, unit))
+  const show = (value: number, unit: string): string =>
+    unit === 'share' ? formatShare(value) : formatWithUnit(value, unit)
   const rows = checks.map((check) => [
     check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`,
     check.measured === null ? '-' : show(check.measured, check.unit),
@@ -100,8 +119,17 @@ function sloTable(checks: readonly SloCheck[] | undefined): string | undefined {
 }
 
 function inventory(entry: ReportEntry): string {
-  const rows = [...configRows(entry.result.config).map(([key, value]) => [`config.${key}`, value]), ...environmentRows(entry.result.environment)]
-  return ['<details><summary>Configuration and environment</summary>', '', table(['Setting', 'Value'], ['l', 'l'], rows), '', '</details>'].join('\n')
+  const rows = [
+    ...configRows(entry.result.config).map(([key, value]) => [`config.${key}`, value]),
+    ...environmentRows(entry.result.environment),
+  ]
+  return [
+    '<details><summary>Configuration and environment</summary>',
+    '',
+    table(['Setting', 'Value'], ['l', 'l'], rows),
+    '',
+    '</details>',
+  ].join('\n')
 }
 
 /**
@@ -118,10 +146,14 @@ function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], share
   const status = sweepStatus(sweep)
   const lines = [`### ${ICON[status]} ${sweep.name} (${sweep.kind} over ${sweep.axis})`, '', `\`${sweep.file}\``, '']
   for (const headline of sweep.headlines) lines.push(`- ${headline}`)
-  for (const check of sweep.checks) lines.push(`- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`)
+  for (const check of sweep.checks)
+    lines.push(
+      `- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`,
+    )
   for (const warning of sweep.warnings) lines.push(`- ${ICON.inconclusive} ${warning}`)
   for (const point of points) {
-    for (const warning of warningsOf(point)) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
+    for (const warning of warningsOf(point))
+      if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
   }
   lines.push('', '```', sweep.table, '```')
   return lines.join('\n')
@@ -130,7 +162,10 @@ function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], share
 function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   const status = entryStatus(entry)
   const { result } = entry
-  const facts = [`\`${entry.file}\``, `${result.counts.completed}/${result.counts.total} requests in ${formatSeconds(result.durationMs)}`]
+  const facts = [
+    `\`${entry.file}\``,
+    `${result.counts.completed}/${result.counts.total} requests in ${formatSeconds(result.durationMs)}`,
+  ]
   const gpu = gpuHeadline(result)
   if (gpu.memoryPeakMiB !== undefined) facts.push(`GPU peak ${formatWithUnit(gpu.memoryPeakMiB, 'MiB')}`)
   if (gpu.energyPerOutputTokenJ !== undefined) facts.push(`${formatWithUnit(gpu.energyPerOutputTokenJ, 'J')}/token`)
@@ -146,7 +181,8 @@ function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   if (verdict) parts.push('', verdict)
   const slo = sloTable(entry.sloChecks)
   if (slo) parts.push('', slo)
-  if (entry.failure) parts.push('', '<details><summary>Failure</summary>', '', '```text', entry.failure, '```', '', '</details>')
+  if (entry.failure)
+    parts.push('', '<details><summary>Failure</summary>', '', '```text', entry.failure, '```', '', '</details>')
   for (const warning of warningsOf(entry)) if (!shared.has(warning)) parts.push('', `> ⚠️ ${warning}`)
   parts.push('', inventory(entry))
   return parts.join('\n')
@@ -168,7 +204,8 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
   const sweeps = options.sweeps ?? []
   const counts = runCounts(entries, sweeps)
   const unmeasured = options.unmeasured ?? []
-  const tally = (statuses: RunCounts['benchStatuses'] | RunCounts['sweepStatuses']): string => statuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', ')
+  const tally = (statuses: RunCounts['benchStatuses'] | RunCounts['sweepStatuses']): string =>
+    statuses.map(([status, count]) => `${ICON[status]} ${count} ${status}`).join(', ')
   const headline = [
     tally(counts.benchStatuses),
     unmeasured.length > 0 ? `${ICON.fail} ${unmeasured.length} failed without a result` : '',
@@ -181,7 +218,19 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
   } else {
     out.push(
       table(
-        ['', 'Bench', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'ITL p50', 'E2E p99', 'Output tok/s', 'Req/s', 'Errors', 'Baseline'],
+        [
+          '',
+          'Bench',
+          'TTFT p50',
+          'TTFT p99',
+          'TPOT p50',
+          'ITL p50',
+          'E2E p99',
+          'Output tok/s',
+          'Req/s',
+          'Errors',
+          'Baseline',
+        ],
         ['c', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
         entries.map(summaryRow),
       ),
@@ -202,7 +251,18 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
         shared,
       ),
     )
-  for (const bench of unmeasured) out.push('', `### ${ICON.fail} ${bench.name}: no result`, '', `\`${bench.file}\``, '', '```text', bench.failure, '```')
-  if (options.htmlReportUrl) out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
+  for (const bench of unmeasured)
+    out.push(
+      '',
+      `### ${ICON.fail} ${bench.name}: no result`,
+      '',
+      `\`${bench.file}\``,
+      '',
+      '```text',
+      bench.failure,
+      '```',
+    )
+  if (options.htmlReportUrl)
+    out.push('', `[${options.htmlReportLabel ?? 'Full HTML report'}](${options.htmlReportUrl})`)
   return `${out.join('\n')}\n`
 }

@@ -7,9 +7,18 @@ import type { ReportEntry } from './report-entry.ts'
  * `vitest --merge-reports` of segmented runs): the merged figures, then the verdict, or why there
  * is none, and the failure text when it failed.
  */
-export function renderMergedVerdict(verdict: MergedBenchVerdict, file: string, options: ConsoleTableOptions = {}): string {
+export function renderMergedVerdict(
+  verdict: MergedBenchVerdict,
+  file: string,
+  options: ConsoleTableOptions = {},
+): string {
   const { judgement } = verdict
-  const entry: ReportEntry = { name: verdict.name, file, state: verdict.failed ? 'failed' : 'passed', result: verdict.result }
+  const entry: ReportEntry = {
+    name: verdict.name,
+    file,
+    state: verdict.failed ? 'failed' : 'passed',
+    result: verdict.result,
+  }
   if (verdict.refusals.length > 0) entry.notes = verdict.refusals.map((why) => `no verdict: ${why}`)
   if (judgement) {
     if (judgement.verdict) entry.verdict = judgement.verdict

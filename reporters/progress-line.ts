@@ -11,6 +11,9 @@ export function formatProgressLine(name: string, progress: Omit<BenchProgressArt
     `TTFT p50 ${progress.ttftP50Ms !== undefined ? `${figureOrDash(progress.ttftP50Ms)} ms` : '-'}`,
     `${figureOrDash(tokensPerSec)} output tok/s`,
   ]
-  if (progress.silentMs !== undefined) parts.push(`no byte from the server for ${Math.floor(progress.silentMs / 1000)} s with ${progress.inFlight ?? 0} requests in flight`)
+  if (progress.silentMs !== undefined)
+    parts.push(
+      `no byte from the server for ${Math.floor(progress.silentMs / 1000)} s with ${progress.inFlight ?? 0} requests in flight`,
+    )
   return `${name}: ${parts.join(' · ')}`
 }

@@ -55,7 +55,8 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   if (entry.sweep) return 'measured'
   if (entry.state === 'failed') return 'fail'
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
-  if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive')) return 'inconclusive'
+  if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive'))
+    return 'inconclusive'
   // Neither compared nor written (a disturbed machine lost too many requests): not a pass.
   if (entry.baselineState === NOT_JUDGED) return 'inconclusive'
   return 'pass'
@@ -104,7 +105,8 @@ export function reportEntryOf(testCase: TestCaseLike): ReportEntry | undefined {
   // The one shape check: a result written by another version of the package (a merged blob report) may not be readable.
   if (meta === undefined || !isBenchmarkResult(meta.result)) return undefined
   const outcome = testCase.result()
-  const state: BenchTestState = outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
+  const state: BenchTestState =
+    outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
   const entry: ReportEntry = {
     name: testCase.fullName,
     file: testCase.module.relativeModuleId ?? testCase.module.moduleId,

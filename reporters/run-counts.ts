@@ -16,11 +16,16 @@ const BENCH_ORDER = ['fail', 'inconclusive', 'pass', 'skipped'] as const
 const SWEEP_ORDER = ['fail', 'pass', 'skipped'] as const
 
 function tally<S extends string>(order: readonly S[], statuses: readonly S[]): Array<readonly [S, number]> {
-  return order.map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const).filter(([, count]) => count > 0)
+  return order
+    .map((status) => [status, statuses.filter((candidate) => candidate === status).length] as const)
+    .filter(([, count]) => count > 0)
 }
 
 /** The counts of a run's entries and sweeps (see {@link RunCounts}). */
-export function runCounts(entries: readonly ReportEntry[], sweeps: readonly Pick<SweepSummary, 'state' | 'checks'>[] = []): RunCounts {
+export function runCounts(
+  entries: readonly ReportEntry[],
+  sweeps: readonly Pick<SweepSummary, 'state' | 'checks'>[] = [],
+): RunCounts {
   const benches = entries.filter((entry) => !entry.sweep)
   return {
     benches: benches.length,

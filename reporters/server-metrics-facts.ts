@@ -3,7 +3,18 @@ import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { figureOrDash, formatShare, formatWithUnit } from './format-figures.ts'
 
 /** Which fact of the server's metrics a {@link ServerFact} is, so a report can pick some (the HTML shows two as cards). */
-export type ServerFactKey = 'server' | 'prefixCache' | 'waiting' | 'running' | 'kvCache' | 'preemptions' | 'serverTtft' | 'queueTime' | 'specDecode' | 'clientOverheadTtft' | 'generatedTokens'
+export type ServerFactKey =
+  | 'server'
+  | 'prefixCache'
+  | 'waiting'
+  | 'running'
+  | 'kvCache'
+  | 'preemptions'
+  | 'serverTtft'
+  | 'queueTime'
+  | 'specDecode'
+  | 'clientOverheadTtft'
+  | 'generatedTokens'
 
 /** One fact from the server's own metrics, as every report writes it. */
 export interface ServerFact {
@@ -17,7 +28,12 @@ export interface ServerFact {
 }
 
 /** How each server names itself. */
-const DIALECT_NAMES: Record<ServerMetricsDialect, string> = { vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp', trtllm: 'TensorRT-LLM' }
+const DIALECT_NAMES: Record<ServerMetricsDialect, string> = {
+  vllm: 'vLLM',
+  sglang: 'SGLang',
+  llamacpp: 'llama.cpp',
+  trtllm: 'TensorRT-LLM',
+}
 
 /** A server's display name (`vLLM`), from the dialect of its metric names. */
 export function serverDialectName(dialect: ServerMetricsDialect): string {
@@ -57,31 +73,64 @@ export function serverFacts(result: BenchmarkResult): ServerFact[] {
   const facts = [fact('server', 'server', name, name)]
   if (metrics.prefixCache) {
     const { hitRate, hitTokens, queriedTokens } = metrics.prefixCache
-    facts.push(fact('prefixCache', 'prefix cache', `${formatShare(hitRate)} hit (${figureOrDash(hitTokens)} of ${figureOrDash(queriedTokens)} prompt tokens)`))
+    facts.push(
+      fact(
+        'prefixCache',
+        'prefix cache',
+        `${formatShare(hitRate)} hit (${figureOrDash(hitTokens)} of ${figureOrDash(queriedTokens)} prompt tokens)`,
+      ),
+    )
   }
   if (metrics.requestsWaiting) facts.push(fact('waiting', 'waiting', gaugeValue(metrics.requestsWaiting, figureOrDash)))
   if (metrics.requestsRunning) facts.push(fact('running', 'running', gaugeValue(metrics.requestsRunning, figureOrDash)))
   if (metrics.kvCacheUsage) facts.push(fact('kvCache', 'KV cache', gaugeValue(metrics.kvCacheUsage, formatShare)))
-  if (metrics.preemptions !== undefined) facts.push(fact('preemptions', 'preemptions', figureOrDash(metrics.preemptions)))
-  if (metrics.ttftMs) facts.push(fact('serverTtft', 'server TTFT', `p50 ${formatWithUnit(metrics.ttftMs.p50, 'ms')} / p99 ${formatWithUnit(metrics.ttftMs.p99, 'ms')}`))
-  if (metrics.queueTimeMs) facts.push(fact('queueTime', 'queue time', `p99 ${formatWithUnit(metrics.queueTimeMs.p99, 'ms')}`))
+  if (metrics.preemptions !== undefined)
+    facts.push(fact('preemptions', 'preemptions', figureOrDash(metrics.preemptions)))
+  if (metrics.ttftMs)
+    facts.push(
+      fact(
+        'serverTtft',
+        'server TTFT',
+        `p50 ${formatWithUnit(metrics.ttftMs.p50, 'ms')} / p99 ${formatWithUnit(metrics.ttftMs.p99, 'ms')}`,
+      ),
+    )
+  if (metrics.queueTimeMs)
+    facts.push(fact('queueTime', 'queue time', `p99 ${formatWithUnit(metrics.queueTimeMs.p99, 'ms')}`))
   if (metrics.specDecode) {
     const { acceptanceRate, meanAcceptedLength } = metrics.specDecode
-    facts.push(fact('specDecode', 'spec accept', `${formatShare(acceptanceRate)}, ${figureOrDash(meanAcceptedLength)} tokens/step`))
+    facts.push(
+      fact(
+        'specDecode',
+        'spec accept',
+        `${formatShare(acceptanceRate)}, ${figureOrDash(meanAcceptedLength)} tokens/step`,
+      ),
+    )
   }
   const overhead = finite(metrics.clientOverheadTtftMs?.p50)
   if (overhead !== undefined) {
     const precision = finite(metrics.clientOverheadTtftMs?.p50PrecisionMs)
     // The server's p50 is known only to its bucket's width: the difference is no more precise than that.
     const bucket = precision === undefined ? '' : ` (±${formatWithUnit(precision, 'ms')} bucket)`
-    facts.push(fact('clientOverheadTtft', 'client − server TTFT', `p50 ${overhead >= 0 ? '+' : ''}${formatWithUnit(overhead, 'ms')}${bucket}`))
+    facts.push(
+      fact(
+        'clientOverheadTtft',
+        'client − server TTFT',
+        `p50 ${overhead >= 0 ? '+' : ''}${formatWithUnit(overhead, 'ms')}${bucket}`,
+      ),
+    )
   }
   if (metrics.generatedTokens !== undefined) {
     const { outputTokens } = result.metrics
     const client = outputTokenTotal(outputTokens)
     // Without usage the client estimates its count from chunks, so a gap then is the estimate's.
     const counted = result.streaming.tokenCountEstimated ? 'client estimated' : 'client counted'
-    facts.push(fact('generatedTokens', 'server generated', `${figureOrDash(metrics.generatedTokens)} tokens (${counted} ${figureOrDash(client)})`))
+    facts.push(
+      fact(
+        'generatedTokens',
+        'server generated',
+        `${figureOrDash(metrics.generatedTokens)} tokens (${counted} ${figureOrDash(client)})`,
+      ),
+    )
   }
   return facts
 }

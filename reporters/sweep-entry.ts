@@ -1,4 +1,10 @@
-import type { CapacityResult, SaturationPoint, ScenarioOutcome, SweepCheck, SweepResult } from '../src/core/sweep/index.ts'
+import type {
+  CapacityResult,
+  SaturationPoint,
+  ScenarioOutcome,
+  SweepCheck,
+  SweepResult,
+} from '../src/core/sweep/index.ts'
 import { formatSweepHeadlines, formatSweepTable } from '../src/core/sweep/index.ts'
 import type { CurveSpec } from './html/svg-chart.ts'
 import type { BenchTestState, ReportEntry, TestCaseLike } from './report-entry.ts'
@@ -55,7 +61,8 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
   if (!isRecord(meta) || !isRecord(meta.result) || !Array.isArray(meta.result.points)) return undefined
   const axis = typeof meta.result.axis === 'string' ? meta.result.axis : 'value'
   const outcome = testCase.result()
-  const state: BenchTestState = outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
+  const state: BenchTestState =
+    outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
   const entries: ReportEntry[] = []
   const points: CurveSpec['points'] = []
   for (const point of meta.result.points) {
@@ -70,12 +77,18 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
       result: point.result,
       sweep: { name: testCase.fullName, axis, value: point.value },
     })
-    if (point.result.metrics.ttftMs.count > 0) points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
+    if (point.result.metrics.ttftMs.count > 0)
+      points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
   }
   if (entries.length === 0) return undefined
   const report: SweepReport = {
     entries,
-    curve: { title: `${testCase.fullName}: output tokens/s against TTFT p99`, xLabel: 'TTFT p99 (ms)', yLabel: 'output tokens/s', points },
+    curve: {
+      title: `${testCase.fullName}: output tokens/s against TTFT p99`,
+      xLabel: 'TTFT p99 (ms)',
+      yLabel: 'output tokens/s',
+      points,
+    },
   }
   if (Array.isArray(meta.result.curve) && typeof meta.result.kind === 'string') {
     const result = meta.result as unknown as SweepResult

@@ -24,11 +24,19 @@ const PROGRAM = 'vitest-llm-bench'
 export function cliUsage(commandName?: string): string {
   const command = commandName === undefined ? undefined : cliCommands[commandName]
   if (commandName !== undefined && command) {
-    const lines = [`Usage: ${PROGRAM} ${commandName} [flags]${command.operands ? ` ${command.operands}` : ''}`, '', command.summary, '', 'Flags:']
+    const lines = [
+      `Usage: ${PROGRAM} ${commandName} [flags]${command.operands ? ` ${command.operands}` : ''}`,
+      '',
+      command.summary,
+      '',
+      'Flags:',
+    ]
     for (const [name, flag] of Object.entries(command.flags)) {
       const value = flag.type === 'boolean' ? '' : ` <${flag.choices ? flag.choices.join('|') : flag.type}>`
       const fallback = flag.default === undefined ? '' : ` (default ${String(flag.default)})`
-      lines.push(`  ${flag.short ? `-${flag.short}, ` : ''}--${name}${value}`.padEnd(34) + ` ${flag.description}${fallback}`)
+      lines.push(
+        `  ${flag.short ? `-${flag.short}, ` : ''}--${name}${value}`.padEnd(34) + ` ${flag.description}${fallback}`,
+      )
     }
     return lines.join('\n')
   }

@@ -34,11 +34,17 @@ function procCpuUs(pid: number): number {
  * processes on one port (SO_REUSEPORT), for machines where one server process would be the limit;
  * `cpuUs` then sums them. The scripted server's write log is per process: timing runs use one.
  */
-export async function startChildServer(kind: 'scripted' | 'sim', options: Record<string, unknown> = {}, processes = serverProcessesFromEnv()): Promise<ChildServer> {
+export async function startChildServer(
+  kind: 'scripted' | 'sim',
+  options: Record<string, unknown> = {},
+  processes = serverProcessesFromEnv(),
+): Promise<ChildServer> {
   if (processes <= 1 || kind !== 'scripted') return startOne(kind, options)
   const first = await startOne(kind, { ...options, reusePort: true })
   const port = Number(new URL(first.url).port)
-  const rest = await Promise.all(Array.from({ length: processes - 1 }, () => startOne(kind, { ...options, port, reusePort: true })))
+  const rest = await Promise.all(
+    Array.from({ length: processes - 1 }, () => startOne(kind, { ...options, port, reusePort: true })),
+  )
   const all = [first, ...rest]
   return {
     url: first.url,
@@ -56,7 +62,9 @@ function serverProcessesFromEnv(): number {
 }
 
 async function startOne(kind: 'scripted' | 'sim', options: Record<string, unknown>): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [ENTRY, kind, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child: ChildProcess = spawn(process.execPath, [ENTRY, kind, JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const url = await new Promise<string>((resolve, reject) => {
     let seen = ''
     // Keep reading after the URL: a closed pipe would kill the server on its next line.
@@ -65,7 +73,9 @@ async function startOne(kind: 'scripted' | 'sim', options: Record<string, unknow
       const match = /listening (http:\/\/\S+)/.exec(seen)
       if (match?.[1]) resolve(match[1])
     })
-    child.once('exit', (code) => reject(new Error(`the ${kind} server exited (${String(code)}) before printing its URL`)))
+    child.once('exit', (code) =>
+      reject(new Error(`the ${kind} server exited (${String(code)}) before printing its URL`)),
+    )
   })
   const pid = child.pid as number
   return {

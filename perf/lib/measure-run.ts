@@ -34,9 +34,15 @@ export async function measureRun(options: BenchmarkOptions): Promise<MeasuredRun
       ...options,
       onProgress: (progress) => {
         // process.cpuUsage is a system call: sample the first completion, then every 100 ms and the last.
-        const due = first === undefined || progress.done === progress.total || progress.elapsedMs - (last?.elapsedMs ?? 0) >= 100
+        const due =
+          first === undefined || progress.done === progress.total || progress.elapsedMs - (last?.elapsedMs ?? 0) >= 100
         if (due) {
-          const sample = { tokens: progress.outputTokens, elapsedMs: progress.elapsedMs, cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() }
+          const sample = {
+            tokens: progress.outputTokens,
+            elapsedMs: progress.elapsedMs,
+            cpu: process.cpuUsage(),
+            elu: performance.eventLoopUtilization(),
+          }
           first ??= sample
           last = sample
         }
@@ -45,7 +51,8 @@ export async function measureRun(options: BenchmarkOptions): Promise<MeasuredRun
     },
     { skipGpu: true },
   )
-  if (first === undefined || last === undefined || last.tokens === first.tokens) throw new Error('the run completed fewer than two requests: nothing to measure')
+  if (first === undefined || last === undefined || last.tokens === first.tokens)
+    throw new Error('the run completed fewer than two requests: nothing to measure')
   const events = last.tokens - first.tokens
   const seconds = (last.elapsedMs - first.elapsedMs) / 1000
   const cpuUs = last.cpu.user - first.cpu.user + (last.cpu.system - first.cpu.system)

@@ -10,7 +10,8 @@ export interface Spread {
 export function spreadOf(values: ArrayLike<number>): Spread {
   const sorted = Float64Array.from(values).sort()
   const n = sorted.length
-  const at = (q: number): number => (n === 0 ? NaN : (sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))] as number))
+  const at = (q: number): number =>
+    n === 0 ? NaN : (sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))] as number)
   return { count: n, p50: at(0.5), p99: at(0.99), max: n === 0 ? NaN : (sorted[n - 1] as number) }
 }
 

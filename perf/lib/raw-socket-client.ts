@@ -13,10 +13,22 @@ export interface RawFloorRun {
  * no JSON, no metrics: what is left is Node's socket path and the kernel. Only for the perf
  * suite's scripted server (chunked responses that end with `0\r\n\r\n` in the last read).
  */
-export async function runRawFloor(baseUrl: string, streams: number, requests: number, tokens: number): Promise<RawFloorRun> {
+export async function runRawFloor(
+  baseUrl: string,
+  streams: number,
+  requests: number,
+  tokens: number,
+): Promise<RawFloorRun> {
   const url = new URL(baseUrl)
-  const body = JSON.stringify({ model: 'perf-model', messages: [{ role: 'user', content: 'floor' }], max_tokens: tokens, stream: true })
-  const request = Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+  const body = JSON.stringify({
+    model: 'perf-model',
+    messages: [{ role: 'user', content: 'floor' }],
+    max_tokens: tokens,
+    stream: true,
+  })
+  const request = Buffer.from(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
   let sent = 0
   let done = 0
   let events = 0
@@ -54,7 +66,8 @@ export async function runRawFloor(baseUrl: string, streams: number, requests: nu
     }
   })
   for (const socket of sockets) socket.destroy()
-  if (!first || !last || last.events === first.events) throw new Error('the floor client completed fewer than two requests')
+  if (!first || !last || last.events === first.events)
+    throw new Error('the floor client completed fewer than two requests')
   const counted = last.events - first.events
   return {
     eventsPerSec: counted / ((last.at - first.at) / 1000),

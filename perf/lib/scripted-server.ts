@@ -61,11 +61,25 @@ function sse(data: unknown): string {
 const ID = 'chatcmpl-0123456789abcdef0123456789abcdef'
 const CREATED = 1_700_000_000
 const base = { id: ID, object: 'chat.completion.chunk', created: CREATED, model: MODEL }
-const ROLE = sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })
-const TOKEN = sse({ ...base, choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: null }] })
-const LAST_TOKEN = sse({ ...base, choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: 'length', stop_reason: null }] })
+const ROLE = sse({
+  ...base,
+  choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+})
+const TOKEN = sse({
+  ...base,
+  choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: null }],
+})
+const LAST_TOKEN = sse({
+  ...base,
+  choices: [{ index: 0, delta: { content: ' token' }, logprobs: null, finish_reason: 'length', stop_reason: null }],
+})
 const DONE = 'data: [DONE]\n\n'
-const usageEvent = (prompt: number, completion: number): string => sse({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })
+const usageEvent = (prompt: number, completion: number): string =>
+  sse({
+    ...base,
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  })
 
 const SSE_HEAD = Buffer.from(
   `HTTP/1.1 200 OK${CRLF}content-type: text/event-stream; charset=utf-8${CRLF}cache-control: no-cache${CRLF}transfer-encoding: chunked${CRLF}connection: keep-alive${CRLF}${CRLF}`,
@@ -86,7 +100,10 @@ function tokenRun(count: number): Buffer {
 }
 
 function ending(promptTokens: number, completionTokens: number): Buffer {
-  return Buffer.concat([chunkFrame(Buffer.from(LAST_TOKEN + usageEvent(promptTokens, completionTokens) + DONE)), TERMINATOR])
+  return Buffer.concat([
+    chunkFrame(Buffer.from(LAST_TOKEN + usageEvent(promptTokens, completionTokens) + DONE)),
+    TERMINATOR,
+  ])
 }
 
 function jsonResponse(status: number, body: unknown): Buffer {
@@ -111,8 +128,19 @@ interface Stream {
  * Starts the server on 127.0.0.1 (port 0: a free one). `reusePort` lets several processes listen on
  * one port (Linux SO_REUSEPORT: the kernel spreads connections over them).
  */
-export async function startScriptedServer(initial: Partial<ScriptedServerConfig> = {}, port = 0, reusePort = false): Promise<ScriptedServer> {
-  const config: ScriptedServerConfig = { mode: 'instant', ttftMs: 20, itlMs: 10, eventsPerWrite: 1, log: false, ...initial }
+export async function startScriptedServer(
+  initial: Partial<ScriptedServerConfig> = {},
+  port = 0,
+  reusePort = false,
+): Promise<ScriptedServer> {
+  const config: ScriptedServerConfig = {
+    mode: 'instant',
+    ttftMs: 20,
+    itlMs: 10,
+    eventsPerWrite: 1,
+    log: false,
+    ...initial,
+  }
   const logs: ScriptedRequestLog[] = []
   const sockets = new Set<Socket>()
   /** Instant-mode streams with events left, served round-robin once per event-loop turn. */
@@ -172,11 +200,23 @@ export async function startScriptedServer(initial: Partial<ScriptedServerConfig>
     stream.timer = setTimeout(timedStep, Math.max(0, due - monotonicNowMs()), stream)
   }
 
-  const handle = (socket: Socket, method: string, path: string, body: string, arrivedAt: number, done: () => void): void => {
+  const handle = (
+    socket: Socket,
+    method: string,
+    path: string,
+    body: string,
+    arrivedAt: number,
+    done: () => void,
+  ): void => {
     if (method === 'GET' && path === '/health') {
       socket.write(`HTTP/1.1 200 OK${CRLF}content-length: 0${CRLF}connection: keep-alive${CRLF}${CRLF}`)
     } else if (method === 'GET' && path === '/v1/models') {
-      socket.write(jsonResponse(200, { object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'scripted', max_model_len: 32768 }] }))
+      socket.write(
+        jsonResponse(200, {
+          object: 'list',
+          data: [{ id: MODEL, object: 'model', owned_by: 'scripted', max_model_len: 32768 }],
+        }),
+      )
     } else if (method === 'GET' && path === '/_log') {
       socket.write(jsonResponse(200, logs.splice(0, logs.length)))
     } else if (method === 'GET' && path === '/_stats') {
@@ -186,12 +226,25 @@ export async function startScriptedServer(initial: Partial<ScriptedServerConfig>
       Object.assign(config, JSON.parse(body) as Partial<ScriptedServerConfig>)
       socket.write(jsonResponse(200, config))
     } else if (method === 'POST' && (path === '/v1/chat/completions' || path === '/v1/completions')) {
-      const request = JSON.parse(body) as { max_tokens?: number; messages?: Array<{ content?: string }>; prompt?: string }
+      const request = JSON.parse(body) as {
+        max_tokens?: number
+        messages?: Array<{ content?: string }>
+        prompt?: string
+      }
       const key = request.messages?.[0]?.content ?? request.prompt ?? ''
       const tokens = Math.max(1, request.max_tokens ?? 16)
       const log = config.log ? { key, arrivedAt, writes: [] } : undefined
       if (log) logs.push(log)
-      const stream: Stream = { socket, tokens, sent: 0, promptTokens: Math.max(1, Math.round(key.length / 4)), arrivedAt, log, timer: undefined, done }
+      const stream: Stream = {
+        socket,
+        tokens,
+        sent: 0,
+        promptTokens: Math.max(1, Math.round(key.length / 4)),
+        arrivedAt,
+        log,
+        timer: undefined,
+        done,
+      }
       socket.write(Buffer.concat([SSE_HEAD, ROLE_FRAME]))
       if (config.mode === 'instant') queueInstant(stream)
       else scheduleTimed(stream)

@@ -12,7 +12,13 @@ let url: string
 if (kind === 'scripted') {
   // `port` and `reusePort` are where to listen, not part of the script (see startChildServer's processes).
   const { port, reusePort, ...config } = options
-  url = (await startScriptedServer(config as Partial<ScriptedServerConfig>, typeof port === 'number' ? port : 0, reusePort === true)).url
+  url = (
+    await startScriptedServer(
+      config as Partial<ScriptedServerConfig>,
+      typeof port === 'number' ? port : 0,
+      reusePort === true,
+    )
+  ).url
 } else if (kind === 'sim') url = (await startSimulator({ port: 0, ...(options as SimulatorOptions) })).url
 else throw new Error(`unknown server kind ${String(kind)}: use scripted or sim`)
 console.log(`listening ${url}`)

@@ -14,7 +14,11 @@ const requests = Number(process.env.LLAMA_COMPARE_REQUESTS ?? 150)
 bench.llm.compare('llama.cpp side by side', {
   variants: {
     default: llamaCpp({ bin: serverPath, modelPath, args }),
-    [variantArgs.length > 0 ? variantArgs.join(' ') : 'default again']: llamaCpp({ bin: serverPath, modelPath, args: [...args, ...variantArgs] }),
+    [variantArgs.length > 0 ? variantArgs.join(' ') : 'default again']: llamaCpp({
+      bin: serverPath,
+      modelPath,
+      args: [...args, ...variantArgs],
+    }),
   },
   control: 'default',
   workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true },

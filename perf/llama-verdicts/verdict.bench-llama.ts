@@ -8,8 +8,22 @@ import { bench } from '../../src/vitest/index.ts'
 const serverPath = process.env.LLAMA_VERDICT_SERVER ?? 'llama-server'
 const modelPath = process.env.LLAMA_VERDICT_MODEL ?? 'missing.gguf'
 /** The server's arguments: the issue's `-t 2 -np 4 -c 4096`, plus a regression (e.g. `-ub 1`) from LLAMA_VERDICT_EXTRA_ARGS. */
-const args = ['-t', '2', '-np', '4', '-c', '4096', ...(process.env.LLAMA_VERDICT_EXTRA_ARGS ?? '').split(' ').filter(Boolean)]
-const server = () => llamaCpp({ bin: serverPath, modelPath, args, ...(process.env.LLAMA_VERDICT_LOG_DIR ? { logDir: process.env.LLAMA_VERDICT_LOG_DIR } : {}) })
+const args = [
+  '-t',
+  '2',
+  '-np',
+  '4',
+  '-c',
+  '4096',
+  ...(process.env.LLAMA_VERDICT_EXTRA_ARGS ?? '').split(' ').filter(Boolean),
+]
+const server = () =>
+  llamaCpp({
+    bin: serverPath,
+    modelPath,
+    args,
+    ...(process.env.LLAMA_VERDICT_LOG_DIR ? { logDir: process.env.LLAMA_VERDICT_LOG_DIR } : {}),
+  })
 const workload = { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true } as const
 const requests = Number(process.env.LLAMA_VERDICT_REQUESTS ?? 300)
 /** LLAMA_VERDICT_SERVER_METRICS=off turns the /metrics scrape off (an A/B of its effect on the verdicts). */
@@ -39,7 +53,10 @@ describe('llama.cpp', () => {
   // Multi-turn chats: each turn re-sends the history, which the slot's prompt cache holds (4 users on 4 slots).
   bench.llm('sessions, 4 users', {
     server: server(),
-    workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } } },
+    workload: {
+      kind: 'sessions',
+      source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } },
+    },
     load: { concurrency: 4, sessions: Math.round(requests / 3) },
     warmup: { requests: 8 },
     seed: 3,

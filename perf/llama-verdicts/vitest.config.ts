@@ -9,10 +9,17 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 
 export default defineConfig({
   root,
-  plugins: [llmBench({ ...(process.env.LLAMA_VERDICT_BASELINE_DIR ? { baselineDir: process.env.LLAMA_VERDICT_BASELINE_DIR } : {}) })],
+  plugins: [
+    llmBench({
+      ...(process.env.LLAMA_VERDICT_BASELINE_DIR ? { baselineDir: process.env.LLAMA_VERDICT_BASELINE_DIR } : {}),
+    }),
+  ],
   test: {
     include: [],
-    reporters: ['default', new LlmJsonReporter({ outputFile: process.env.LLAMA_VERDICT_REPORT ?? 'llm-bench-report/llama-verdicts.json' })],
+    reporters: [
+      'default',
+      new LlmJsonReporter({ outputFile: process.env.LLAMA_VERDICT_REPORT ?? 'llm-bench-report/llama-verdicts.json' }),
+    ],
     benchmark: { include: ['perf/llama-verdicts/verdict.bench-llama.ts'] },
   },
 })

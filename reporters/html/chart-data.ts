@@ -3,7 +3,21 @@ import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/contract
 import type { ChartPoint } from './svg-chart.ts'
 
 /** Percentiles (0..100) at which a CDF is drawn: every half percent, finer in the tail. */
-const CDF_PERCENTILES: readonly number[] = [...Array.from({ length: 199 }, (_, index) => index * 0.5), 99.1, 99.2, 99.3, 99.4, 99.5, 99.6, 99.7, 99.8, 99.9, 99.95, 99.99, 100]
+const CDF_PERCENTILES: readonly number[] = [
+  ...Array.from({ length: 199 }, (_, index) => index * 0.5),
+  99.1,
+  99.2,
+  99.3,
+  99.4,
+  99.5,
+  99.6,
+  99.7,
+  99.8,
+  99.9,
+  99.95,
+  99.99,
+  100,
+]
 
 /**
  * Points of the empirical CDF of an encoded HDR histogram (microseconds, as in
@@ -65,7 +79,10 @@ export function timelineInFlight(timeline: Timeline, durationMs: number): ChartP
 }
 
 /** One series per GPU of a sampled field, x in seconds from the first sample. */
-export function gpuSeries(samples: readonly GpuSample[], field: 'memoryUsedMiB' | 'powerW' | 'utilizationPct'): Map<number, ChartPoint[]> {
+export function gpuSeries(
+  samples: readonly GpuSample[],
+  field: 'memoryUsedMiB' | 'powerW' | 'utilizationPct',
+): Map<number, ChartPoint[]> {
   const start = samples.reduce((min, sample) => Math.min(min, sample.t), Number.POSITIVE_INFINITY)
   const byGpu = new Map<number, ChartPoint[]>()
   for (const sample of [...samples].sort((a, b) => a.t - b.t)) {
@@ -83,7 +100,10 @@ export function gpuSeries(samples: readonly GpuSample[], field: 'memoryUsedMiB' 
  * a gauge the server lacks, are null there and give no point: the line joins its neighbours
  * rather than dropping to 0.
  */
-export function serverGaugePoints(series: ServerMetrics['series'], gauge: 'requestsRunning' | 'requestsWaiting' | 'kvCacheUsage'): ChartPoint[] {
+export function serverGaugePoints(
+  series: ServerMetrics['series'],
+  gauge: 'requestsRunning' | 'requestsWaiting' | 'kvCacheUsage',
+): ChartPoint[] {
   const points: ChartPoint[] = []
   series[gauge].forEach((value, index) => {
     const t = series.t[index]

@@ -6,7 +6,13 @@ import { checkLabel, checkOf, gpuHeadline, reportedLatencies } from '../headline
 import { configRows, environmentRows } from '../inventory.ts'
 import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
 import { runCounts } from '../run-counts.ts'
-import { serverDialectName, serverFacts, serverFactsLine, serverMetricsNote, type ServerFactKey } from '../server-metrics-facts.ts'
+import {
+  serverDialectName,
+  serverFacts,
+  serverFactsLine,
+  serverMetricsNote,
+  type ServerFactKey,
+} from '../server-metrics-facts.ts'
 import type { SweepSummary } from '../sweep-entry.ts'
 import { cdfPoints, gpuSeries, serverGaugePoints, timelineInFlight, timelineRate } from './chart-data.ts'
 import { escapeHtml } from './escape-html.ts'
@@ -55,23 +61,44 @@ function cards(entry: ReportEntry): string {
   const out: string[] = []
   for (const { metric, label, summary } of reportedLatencies(result)) {
     for (const statistic of ['p50', 'p99'] as const) {
-      out.push(card(`${label} ${statistic}`, formatWithUnit(summary[statistic], 'ms'), checkOf(checks, metric, statistic)))
+      out.push(
+        card(`${label} ${statistic}`, formatWithUnit(summary[statistic], 'ms'), checkOf(checks, metric, statistic)),
+      )
     }
   }
-  out.push(card('output tokens/s', figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')))
-  out.push(card('requests/s', figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')))
-  if (result.goodput) out.push(card('goodput', `${figureOrDash(result.goodput.requestsPerSec)} req/s (${formatShare(result.goodput.share)})`))
+  out.push(
+    card(
+      'output tokens/s',
+      figureOrDash(result.throughput.outputTokensPerSec),
+      checkOf(checks, 'outputTokensPerSec', 'value'),
+    ),
+  )
+  out.push(
+    card('requests/s', figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
+  )
+  if (result.goodput)
+    out.push(
+      card('goodput', `${figureOrDash(result.goodput.requestsPerSec)} req/s (${formatShare(result.goodput.share)})`),
+    )
   out.push(card('errors', `${result.counts.failed} / ${result.counts.total}`))
   const gpu = gpuHeadline(result)
   if (gpu.memoryPeakMiB !== undefined) out.push(card('GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB')))
-  if (gpu.energyPerOutputTokenJ !== undefined) out.push(card('energy / output token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J')))
+  if (gpu.energyPerOutputTokenJ !== undefined)
+    out.push(card('energy / output token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J')))
   if (result.cost) out.push(card('cost / 1M output tokens', figureOrDash(result.cost.perMillionOutputTokens)))
   return `<div class="cards">${out.join('')}</div>`
 }
 
 function table(header: readonly string[], rows: readonly string[][], numeric: ReadonlySet<number> = new Set()): string {
-  const head = header.map((text, column) => `<th${numeric.has(column) ? ' class="num"' : ''}>${escapeHtml(text)}</th>`).join('')
-  const body = rows.map((row) => `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`).join('')
+  const head = header
+    .map((text, column) => `<th${numeric.has(column) ? ' class="num"' : ''}>${escapeHtml(text)}</th>`)
+    .join('')
+  const body = rows
+    .map(
+      (row) =>
+        `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`,
+    )
+    .join('')
   return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
 }
 
@@ -85,7 +112,8 @@ function verdictSection(entry: ReportEntry): string {
       updated: 'The baseline was rewritten with this run (-u).',
       missing: 'No baseline exists and this run could not record one (CI).',
       mismatch: 'The stored baseline belongs to other hardware, software or configuration: not compared.',
-      'not judged': 'The machine was disturbed and too many requests failed or were cut off: neither compared nor written.',
+      'not judged':
+        'The machine was disturbed and too many requests failed or were cut off: neither compared nor written.',
     }
     return `<h3>Baseline</h3><p>${escapeHtml(text[state] ?? state)}${entry.baselinePath ? ` <span class="file">${escapeHtml(entry.baselinePath)}</span>` : ''}</p>`
   }
@@ -95,7 +123,9 @@ function verdictSection(entry: ReportEntry): string {
     escapeHtml(formatWithUnit(check.baseline, check.unit)),
     escapeHtml(formatWithUnit(check.current, check.unit)),
     escapeHtml(formatChange(check.ratio)),
-    check.ciLow === null || check.ciHigh === null ? '-' : escapeHtml(`${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`),
+    check.ciLow === null || check.ciHigh === null
+      ? '-'
+      : escapeHtml(`${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`),
     escapeHtml(`${check.tolerance >= 0 ? '+' : '-'}${Number((Math.abs(check.tolerance) * 100).toPrecision(4))}%`),
     escapeHtml(`${check.n.baseline} / ${check.n.current}`),
     `<span class="${statusClass(check.status)}">${escapeHtml(check.status)}</span>${check.reason ? `<div class="note">${escapeHtml(check.reason)}</div>` : ''}`,
@@ -110,9 +140,12 @@ function verdictSection(entry: ReportEntry): string {
 
 function sloSection(checks: readonly SloCheck[] | undefined): string {
   if (!checks || checks.length === 0) return ''
-  const show = (value: number, unit: string): string => (unit === 'share' ? formatShare(value) : formatWithUnit(value, unit))
+  const show = (value: number, unit: string): string =>
+    unit === 'share' ? formatShare(value) : formatWithUnit(value, unit)
   const rows = checks.map((check) => [
-    escapeHtml(check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`),
+    escapeHtml(
+      check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`,
+    ),
     escapeHtml(check.measured === null ? '-' : show(check.measured, check.unit)),
     escapeHtml(`${check.bound === 'max' ? '≤' : '≥'} ${show(check.limit, check.unit)}`),
     escapeHtml(String(check.n)),
@@ -124,7 +157,8 @@ function sloSection(checks: readonly SloCheck[] | undefined): string {
 function cdfChart(id: string, title: string, current: string | undefined, baseline: string | undefined): string {
   const series: ChartSeries[] = [{ name: 'current', points: cdfPoints(current), color: CURRENT_COLOR }]
   const baselinePoints = cdfPoints(baseline)
-  if (baselinePoints.length > 0) series.push({ name: 'baseline', points: baselinePoints, color: BASELINE_COLOR, dashed: true })
+  if (baselinePoints.length > 0)
+    series.push({ name: 'baseline', points: baselinePoints, color: BASELINE_COLOR, dashed: true })
   return renderLineChart(series, {
     id,
     title,
@@ -133,7 +167,10 @@ function cdfChart(id: string, title: string, current: string | undefined, baseli
     yMin: 0,
     yMax: 1,
     formatY: (value) => `${Math.round(value * 100)}%`,
-    note: baselinePoints.length > 0 ? 'current (solid) against the stored baseline (dashed)' : 'no baseline to compare with',
+    note:
+      baselinePoints.length > 0
+        ? 'current (solid) against the stored baseline (dashed)'
+        : 'no baseline to compare with',
   })
 }
 
@@ -147,14 +184,17 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
   if (result.timeline && result.timeline.outputTokens.length > 0) {
     const timeline = result.timeline
     out.push(
-      renderLineChart([{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }], {
-        id: 'tokens-over-time',
-        title: 'Output tokens per second over time',
-        xLabel: 'seconds',
-        yLabel: 'tokens/s',
-        xMin: 0,
-        note: `per ${figureOrDash(timeline.windowMs / 1000)} s window; run mean ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
-      }),
+      renderLineChart(
+        [{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }],
+        {
+          id: 'tokens-over-time',
+          title: 'Output tokens per second over time',
+          xLabel: 'seconds',
+          yLabel: 'tokens/s',
+          xMin: 0,
+          note: `per ${figureOrDash(timeline.windowMs / 1000)} s window; run mean ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
+        },
+      ),
       renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, result.durationMs), step: true }], {
         id: 'in-flight-over-time',
         title: 'Requests in flight over time',
@@ -200,7 +240,8 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
       ),
     )
   }
-  if (memory.size === 0 && power.size === 0) notes.push(result.gpu?.note ?? 'No GPU telemetry (no NVIDIA driver found): no GPU charts.')
+  if (memory.size === 0 && power.size === 0)
+    notes.push(result.gpu?.note ?? 'No GPU telemetry (no NVIDIA driver found): no GPU charts.')
   return `<h3>Charts</h3><div class="charts">${out.join('')}</div>${notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')}`
 }
 
@@ -310,7 +351,9 @@ function summaryTable(entries: readonly ReportEntry[]): string {
     const figure = (value: string, check: Check | undefined): string =>
       `${escapeHtml(value)}${check ? ` <span class="${statusClass(check.status)}">${escapeHtml(`(${formatChange(check.ratio)})`)}</span>` : ''}`
     const latency = (metric: 'ttftMs' | 'tpotMs' | 'e2eMs', statistic: 'p50' | 'p99'): string =>
-      result.metrics[metric].count > 0 ? figure(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic)) : '-'
+      result.metrics[metric].count > 0
+        ? figure(formatWithUnit(result.metrics[metric][statistic], 'ms'), checkOf(checks, metric, statistic))
+        : '-'
     return [
       `<span class="badge ${status}">${escapeHtml(status)}</span>`,
       `<a href="#${anchorOf(index)}">${escapeHtml(entry.name)}</a>`,
@@ -323,7 +366,11 @@ function summaryTable(entries: readonly ReportEntry[]): string {
       escapeHtml(`${result.counts.failed}/${result.counts.total}`),
     ]
   })
-  return table(['', 'bench', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'req/s', 'errors'], rows, new Set([2, 3, 4, 5, 6, 7, 8]))
+  return table(
+    ['', 'bench', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'req/s', 'errors'],
+    rows,
+    new Set([2, 3, 4, 5, 6, 7, 8]),
+  )
 }
 
 /**
@@ -340,13 +387,24 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
     `${counts.benches} bench${counts.benches === 1 ? '' : 'es'}`,
     counts.benchStatuses.map(([status, count]) => `${count} ${status}`).join(', '),
     (options.unmeasured?.length ?? 0) > 0 ? `${options.unmeasured?.length} failed without a result` : '',
-    counts.sweeps > 0 ? `${counts.sweeps} sweep${counts.sweeps === 1 ? '' : 's'} (${counts.sweepStatuses.map(([status, count]) => `${count} ${status}`).join(', ')})` : '',
+    counts.sweeps > 0
+      ? `${counts.sweeps} sweep${counts.sweeps === 1 ? '' : 's'} (${counts.sweepStatuses.map(([status, count]) => `${count} ${status}`).join(', ')})`
+      : '',
   ]
-  const curves = (options.curves ?? []).map((curve, index) => renderCurveChart(curve.points, { id: `curve-${index + 1}`, title: curve.title, xLabel: curve.xLabel, yLabel: curve.yLabel }))
+  const curves = (options.curves ?? []).map((curve, index) =>
+    renderCurveChart(curve.points, {
+      id: `curve-${index + 1}`,
+      title: curve.title,
+      xLabel: curve.xLabel,
+      yLabel: curve.yLabel,
+    }),
+  )
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="subtitle">${escapeHtml([...subtitle, `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
-    entries.length > 0 ? summaryTable(entries) : `<p>${(options.unmeasured?.length ?? 0) > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.'}</p>`,
+    entries.length > 0
+      ? summaryTable(entries)
+      : `<p>${(options.unmeasured?.length ?? 0) > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.'}</p>`,
     curves.length > 0 ? `<h3>Throughput against latency</h3><div class="charts">${curves.join('')}</div>` : '',
     ...entries.map((entry, index) => benchSection(entry, index, options.baselines?.get(entry))),
     ...(options.unmeasured ?? []).map(

@@ -56,7 +56,8 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   const power = 10 ** Math.floor(Math.log10(raw))
   const step = [1, 2, 2.5, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= raw) ?? 10 * power
   const ticks: number[] = []
-  for (let value = Math.ceil(min / step) * step; value <= max + step * 1e-9; value += step) ticks.push(Number(value.toPrecision(12)))
+  for (let value = Math.ceil(min / step) * step; value <= max + step * 1e-9; value += step)
+    ticks.push(Number(value.toPrecision(12)))
   return ticks
 }
 
@@ -69,7 +70,12 @@ function niceMax(min: number, max: number): number {
   return last > max ? last : last + step
 }
 
-function pathOf(points: readonly ChartPoint[], sx: (x: number) => number, sy: (y: number) => number, step: boolean): string {
+function pathOf(
+  points: readonly ChartPoint[],
+  sx: (x: number) => number,
+  sy: (y: number) => number,
+  step: boolean,
+): string {
   const parts: string[] = []
   let previous: ChartPoint | undefined
   for (const point of points) {
@@ -92,7 +98,9 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
   const height = options.height ?? 300
   const plotWidth = width - MARGIN.left - MARGIN.right
   const plotHeight = height - MARGIN.top - MARGIN.bottom
-  const all = series.flatMap((line) => line.points).filter((point) => Number.isFinite(point.x) && Number.isFinite(point.y))
+  const all = series
+    .flatMap((line) => line.points)
+    .filter((point) => Number.isFinite(point.x) && Number.isFinite(point.y))
   const formatX = options.formatX ?? figureOrDash
   const formatY = options.formatY ?? figureOrDash
   const title = `<figcaption><span class="chart-title">${escapeHtml(options.title)}</span>${options.note ? `<span class="chart-note">${escapeHtml(options.note)}</span>` : ''}</figcaption>`
@@ -114,12 +122,16 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
   for (const tick of niceTicks(yMin, yMax)) {
     const y = sy(tick).toFixed(1)
     grid.push(`<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${y}" y2="${y}"/>`)
-    grid.push(`<text class="tick" x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeHtml(formatY(tick))}</text>`)
+    grid.push(
+      `<text class="tick" x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeHtml(formatY(tick))}</text>`,
+    )
   }
   for (const tick of niceTicks(xMin, xMax, 6)) {
     const x = sx(tick).toFixed(1)
     grid.push(`<line class="grid" x1="${x}" x2="${x}" y1="${MARGIN.top}" y2="${MARGIN.top + plotHeight}"/>`)
-    grid.push(`<text class="tick" x="${x}" y="${MARGIN.top + plotHeight + 16}" text-anchor="middle">${escapeHtml(formatX(tick))}</text>`)
+    grid.push(
+      `<text class="tick" x="${x}" y="${MARGIN.top + plotHeight + 16}" text-anchor="middle">${escapeHtml(formatX(tick))}</text>`,
+    )
   }
   const axes = [
     `<line class="axis" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${MARGIN.top + plotHeight}" y2="${MARGIN.top + plotHeight}"/>`,
@@ -166,7 +178,10 @@ export interface CurveChartOptions extends Omit<LineChartOptions, 'id'> {
  * points are joined in the order given and each carries a marker with its label.
  */
 export function renderCurveChart(points: readonly ChartPoint[], options: CurveChartOptions): string {
-  return renderLineChart([{ name: options.name ?? 'measured', points, markers: true }], { ...options, id: options.id ?? 'curve' })
+  return renderLineChart([{ name: options.name ?? 'measured', points, markers: true }], {
+    ...options,
+    id: options.id ?? 'curve',
+  })
 }
 
 /** A throughput-vs-latency curve (one point per load level of a sweep). */

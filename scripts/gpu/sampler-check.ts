@@ -78,7 +78,11 @@ report.inventory = inventory
 const first = inventory.gpus[0]
 check(
   'inventory lists the GPUs',
-  first !== undefined && /NVIDIA/.test(first.name) && (first.memoryTotalMiB ?? 0) > 0 && first.driverVersion !== undefined && first.cudaVersion !== undefined,
+  first !== undefined &&
+    /NVIDIA/.test(first.name) &&
+    (first.memoryTotalMiB ?? 0) > 0 &&
+    first.driverVersion !== undefined &&
+    first.cudaVersion !== undefined,
   JSON.stringify(inventory.gpus),
 )
 
@@ -87,7 +91,11 @@ const intervalMs = 100
 const t0 = performance.now()
 const sampler = await startGpuSampler({ intervalMs })
 const firstSampleMs = performance.now() - t0
-check('sampler starts', sampler.available, `first sample after ${firstSampleMs.toFixed(0)} ms${sampler.note ? `; ${sampler.note}` : ''}`)
+check(
+  'sampler starts',
+  sampler.available,
+  `first sample after ${firstSampleMs.toFixed(0)} ms${sampler.note ? `; ${sampler.note}` : ''}`,
+)
 await sleep(2000)
 const loadStart = performance.now()
 await sampler.markLoadStart(loadStart)
@@ -104,12 +112,20 @@ if (first?.uuid !== undefined) {
   const byUuid = await startGpuSampler({ intervalMs, gpus: first.uuid })
   await sleep(500)
   const t = await byUuid.stop()
-  check('select by UUID', t.gpus.length === 1 && t.gpus[0]?.uuid === first.uuid && t.note === undefined, `${t.gpus.map((g) => g.uuid).join(',')}; note ${t.note ?? 'none'}`)
+  check(
+    'select by UUID',
+    t.gpus.length === 1 && t.gpus[0]?.uuid === first.uuid && t.note === undefined,
+    `${t.gpus.map((g) => g.uuid).join(',')}; note ${t.note ?? 'none'}`,
+  )
 }
 const byMissing = await startGpuSampler({ intervalMs, gpus: '63' })
 await sleep(300)
 const missing = await byMissing.stop()
-check('select a missing index', missing.gpus.length === inventory.gpus.length && /matched no GPU/.test(missing.note ?? ''), missing.note ?? 'no note')
+check(
+  'select a missing index',
+  missing.gpus.length === inventory.gpus.length && /matched no GPU/.test(missing.note ?? ''),
+  missing.note ?? 'no note',
+)
 
 // 5. runBenchmark with telemetry on, against the simulator, while the GPU is loaded.
 const sim = await startSimulator({ port: 0 })
@@ -125,7 +141,12 @@ try {
   })
   await loadPromise
   const gpu = result.gpu?.gpus[0]
-  report.runBenchmark = { gpu: result.gpu && { ...result.gpu, samples: result.gpu.samples.length }, environment: result.environment, warnings: result.warnings, durationMs: result.durationMs }
+  report.runBenchmark = {
+    gpu: result.gpu && { ...result.gpu, samples: result.gpu.samples.length },
+    environment: result.environment,
+    warnings: result.warnings,
+    durationMs: result.durationMs,
+  }
   const outputTokens = Math.round(result.metrics.outputTokens.mean * result.metrics.outputTokens.count)
   check(
     'runBenchmark carries GPU telemetry',
@@ -133,10 +154,18 @@ try {
     `gpu ${JSON.stringify(gpu)}; output tokens ${String(outputTokens)}; warnings ${JSON.stringify(result.warnings)}`,
   )
   if (gpu?.energyJ !== undefined && gpu.energyPerOutputTokenJ !== undefined) {
-    check('energy per output token = energy / output tokens', Math.abs(gpu.energyPerOutputTokenJ - gpu.energyJ / outputTokens) < 1e-9 * gpu.energyJ, `${gpu.energyPerOutputTokenJ} J/token`)
+    check(
+      'energy per output token = energy / output tokens',
+      Math.abs(gpu.energyPerOutputTokenJ - gpu.energyJ / outputTokens) < 1e-9 * gpu.energyJ,
+      `${gpu.energyPerOutputTokenJ} J/token`,
+    )
   }
   const envGpu = result.environment.gpus[0]
-  check('environment names the GPU', envGpu !== undefined && envGpu.name === first?.name && envGpu.driverVersion === first?.driverVersion, JSON.stringify(result.environment.gpus))
+  check(
+    'environment names the GPU',
+    envGpu !== undefined && envGpu.name === first?.name && envGpu.driverVersion === first?.driverVersion,
+    JSON.stringify(result.environment.gpus),
+  )
 } finally {
   await sim.close()
 }
@@ -170,14 +199,26 @@ function checkTelemetry(t: GpuTelemetry, load: LoadResult, startAt: number, endA
   const p99 = gaps[Math.min(gaps.length - 1, Math.floor(gaps.length * 0.99))] ?? NaN
   const min = gaps[0] ?? NaN
   report.gaps = { median, p99, min, count: gaps.length }
-  check('rows arrive on time', median > 0.7 * intervalMs && median < 1.3 * intervalMs, `gap median ${median.toFixed(1)} ms, min ${min.toFixed(1)}, p99 ${p99.toFixed(1)}`)
+  check(
+    'rows arrive on time',
+    median > 0.7 * intervalMs && median < 1.3 * intervalMs,
+    `gap median ${median.toFixed(1)} ms, min ${min.toFixed(1)}, p99 ${p99.toFixed(1)}`,
+  )
   const before = gpu.memoryBeforeMiB ?? NaN
   const peak = gpu.memoryPeakMiB ?? NaN
   const after = gpu.memoryAfterMiB ?? NaN
-  check('memory peak covers the allocation', peak - before >= 0.95 * load.allocatedMiB, `before ${before} MiB, peak ${peak} MiB (+${peak - before}), torch allocated ${load.allocatedMiB} MiB`)
+  check(
+    'memory peak covers the allocation',
+    peak - before >= 0.95 * load.allocatedMiB,
+    `before ${before} MiB, peak ${peak} MiB (+${peak - before}), torch allocated ${load.allocatedMiB} MiB`,
+  )
   check('memory back down after the load', after - before < 1024, `after ${after} MiB`)
   const idle = meanPower(rows.filter((s) => s.t < startAt - 200))
-  check('power up under load', (gpu.powerMeanW ?? 0) > idle + 50, `idle ${idle.toFixed(1)} W, load mean ${gpu.powerMeanW?.toFixed(1)} W, peak ${gpu.powerPeakW?.toFixed(1)} W`)
+  check(
+    'power up under load',
+    (gpu.powerMeanW ?? 0) > idle + 50,
+    `idle ${idle.toFixed(1)} W, load mean ${gpu.powerMeanW?.toFixed(1)} W, peak ${gpu.powerPeakW?.toFixed(1)} W`,
+  )
   check('utilization up under load', (gpu.utilizationMeanPct ?? 0) > 50, `mean ${gpu.utilizationMeanPct?.toFixed(1)} %`)
   const durationS = (endAt - startAt) / 1000
   const approx = (gpu.powerMeanW ?? NaN) * durationS
@@ -201,7 +242,11 @@ interface LoadResult {
 
 function runLoad(gibToHold: number, busySeconds: number, idleAfter: number): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(values.python, [values.load, '--gib', String(gibToHold), '--seconds', String(busySeconds), '--idle-after', String(idleAfter)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(
+      values.python,
+      [values.load, '--gib', String(gibToHold), '--seconds', String(busySeconds), '--idle-after', String(idleAfter)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
     child.on('error', reject)
@@ -214,7 +259,11 @@ function runLoad(gibToHold: number, busySeconds: number, idleAfter: number): Pro
 }
 
 async function captureLoop(file: string, durationMs: number): Promise<void> {
-  const child = spawn('nvidia-smi', [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', '-lms', '100'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    'nvidia-smi',
+    [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', '-lms', '100'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let out = ''
   const arrivals: number[] = []
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -226,7 +275,9 @@ async function captureLoop(file: string, durationMs: number): Promise<void> {
   child.kill('SIGTERM')
   await new Promise((r) => child.on('close', r))
   writeFileSync(join(outDir, file), out)
-  console.log(`captured nvidia-smi -lms 100 for ${durationMs} ms -> ${file}: ${out.split('\n').filter(Boolean).length} rows in ${arrivals.length} chunks`)
+  console.log(
+    `captured nvidia-smi -lms 100 for ${durationMs} ms -> ${file}: ${out.split('\n').filter(Boolean).length} rows in ${arrivals.length} chunks`,
+  )
 }
 
 function pgrep(name: string): string {

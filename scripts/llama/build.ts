@@ -11,11 +11,30 @@
 // Environment: LLAMA_BUILD_JOBS (parallel compile jobs, default: CPU count), LLAMA_BUILD_NICE
 // (nice level of the compile, default 10), VITEST_LLM_BENCH_CACHE_DIR / XDG_CACHE_HOME (cache root).
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  openSync,
+  closeSync,
+} from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { LLAMA_RELEASE, MODEL_GENERATOR_VERSION, cacheRoot, findLlamaArtifacts, llamaDir, manifestPath, type LlamaManifest } from './llama-cache.ts'
+import {
+  LLAMA_RELEASE,
+  MODEL_GENERATOR_VERSION,
+  cacheRoot,
+  findLlamaArtifacts,
+  llamaDir,
+  manifestPath,
+  type LlamaManifest,
+} from './llama-cache.ts'
 import { writeTinyLlamaModel } from './tiny-model.ts'
 
 const CMAKE_FLAGS = [
@@ -86,16 +105,34 @@ function fetchBundle(): string {
   const bundle = join(llamaFolder, 'gitRelease.bundle')
   if (!existsSync(bundle)) {
     mkdirSync(prefix, { recursive: true })
-    log(`installing node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion} into ${prefix} (for its llama.cpp source bundle)`)
+    log(
+      `installing node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion} into ${prefix} (for its llama.cpp source bundle)`,
+    )
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-    run(npm, ['install', '--prefix', prefix, `node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion}`, '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save'], {
-      // Belt and braces next to --ignore-scripts: node-llama-cpp's postinstall would fetch or build binaries.
-      env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' },
-    })
+    run(
+      npm,
+      [
+        'install',
+        '--prefix',
+        prefix,
+        `node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion}`,
+        '--omit=optional',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--no-save',
+      ],
+      {
+        // Belt and braces next to --ignore-scripts: node-llama-cpp's postinstall would fetch or build binaries.
+        env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' },
+      },
+    )
   }
   const info = JSON.parse(readFileSync(join(llamaFolder, 'llama.cpp.info.json'), 'utf8')) as { tag?: string }
   if (info.tag !== LLAMA_RELEASE.release) {
-    throw new Error(`node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion} bundles llama.cpp ${info.tag}, scripts/llama/llama-release.json says ${LLAMA_RELEASE.release}: update the pin`)
+    throw new Error(
+      `node-llama-cpp@${LLAMA_RELEASE.nodeLlamaCppVersion} bundles llama.cpp ${info.tag}, scripts/llama/llama-release.json says ${LLAMA_RELEASE.release}: update the pin`,
+    )
   }
   return bundle
 }
@@ -108,11 +145,16 @@ function cloneSource(bundle: string, src: string, force: boolean): string {
     run('git', ['-c', 'advice.detachedHead=false', 'clone', '--quiet', bundle, src])
   }
   const head = run('git', ['-C', src, 'rev-parse', 'HEAD'], { stdio: 'pipe' }).trim()
-  if (head !== LLAMA_RELEASE.commit) throw new Error(`${src} is at ${head}, expected ${LLAMA_RELEASE.commit}: delete ${src} and run again`)
+  if (head !== LLAMA_RELEASE.commit)
+    throw new Error(`${src} is at ${head}, expected ${LLAMA_RELEASE.commit}: delete ${src} and run again`)
   return src
 }
 
-function buildServer(src: string, binDir: string, force: boolean): { serverPath: string; buildSeconds: number | undefined } {
+function buildServer(
+  src: string,
+  binDir: string,
+  force: boolean,
+): { serverPath: string; buildSeconds: number | undefined } {
   const serverPath = join(binDir, process.platform === 'win32' ? 'llama-server.exe' : 'llama-server')
   if (!force && existsSync(serverPath)) return { serverPath, buildSeconds: undefined }
   const buildDir = join(src, 'build')
@@ -123,7 +165,8 @@ function buildServer(src: string, binDir: string, force: boolean): { serverPath:
   log(`configuring llama.cpp ${LLAMA_RELEASE.release} (${ninja ? 'ninja' : 'make'}, ${jobs} jobs, nice ${niceLevel})`)
   run('cmake', ['-S', src, '-B', buildDir, ...(ninja ? ['-G', 'Ninja'] : []), ...CMAKE_FLAGS])
   const build = ['cmake', '--build', buildDir, '--target', 'llama-server', '-j', String(jobs)]
-  const useNice = process.platform !== 'win32' && niceLevel !== '0' && spawnSync('nice', ['true'], { stdio: 'ignore' }).status === 0
+  const useNice =
+    process.platform !== 'win32' && niceLevel !== '0' && spawnSync('nice', ['true'], { stdio: 'ignore' }).status === 0
   if (useNice) run('nice', ['-n', niceLevel, ...build])
   else run(build[0]!, build.slice(1))
   const buildSeconds = Math.round((performance.now() - t0) / 1000)
@@ -180,7 +223,10 @@ function alive(pid: number): boolean {
 /** `llama-server --version` prints `version: 0.4.0-dev (build 1, commit 80fb11a)` on stderr. */
 function versionOf(serverPath: string): string {
   const result = spawnSync(serverPath, ['--version'], { encoding: 'utf8' })
-  if (result.status !== 0) throw new Error(`${serverPath} --version failed (${result.error?.message ?? result.stderr}): delete ${serverPath} and run again`)
+  if (result.status !== 0)
+    throw new Error(
+      `${serverPath} --version failed (${result.error?.message ?? result.stderr}): delete ${serverPath} and run again`,
+    )
   const line = `${result.stdout}\n${result.stderr}`.split('\n').find((l) => l.startsWith('version:'))
   return line?.slice('version:'.length).trim() ?? 'unknown'
 }

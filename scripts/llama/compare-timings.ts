@@ -21,10 +21,20 @@ if (!artifacts.found) {
 }
 const { manifest } = artifacts
 const logDir = mkdtempSync(join(tmpdir(), 'llama-compare-'))
-const server = await startServer(llamaCpp({ bin: manifest.serverPath, modelPath: manifest.modelPath, args: ['-t', '2', '-np', '2', '-c', '2048'], logDir }), { print: () => {} })
+const server = await startServer(
+  llamaCpp({
+    bin: manifest.serverPath,
+    modelPath: manifest.modelPath,
+    args: ['-t', '2', '-np', '2', '-c', '2048'],
+    logDir,
+  }),
+  { print: () => {} },
+)
 const f = (n: number, digits = 2): string => n.toFixed(digits)
 try {
-  console.log(`llama-server ${manifest.serverVersion}; model ${manifest.modelPath} (${manifest.modelBytes} bytes); ${requests} requests per level, 48 input / ${outputTokens} output tokens`)
+  console.log(
+    `llama-server ${manifest.serverVersion}; model ${manifest.modelPath} (${manifest.modelBytes} bytes); ${requests} requests per level, 48 input / ${outputTokens} output tokens`,
+  )
   console.log(
     '| api | concurrency | TTFT p50 ours | prompt_ms p50 server | TTFT - prompt_ms p50 / p90 | TPOT p50 ours | predicted_per_token_ms p50 | ratio p50 (min..max) | ITL p50 | out tok/s (run) | decode tok/s per stream ours / server | errors |',
   )

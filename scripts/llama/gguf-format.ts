@@ -35,7 +35,11 @@ export type GgufScalar = number | bigint | boolean | string
 /** One metadata entry with the type it is stored as, so a copy writes it back unchanged. */
 export type GgufValue =
   | { type: Exclude<GgufValueType, typeof GgufValueType.ARRAY>; value: GgufScalar }
-  | { type: typeof GgufValueType.ARRAY; itemType: Exclude<GgufValueType, typeof GgufValueType.ARRAY>; value: GgufScalar[] }
+  | {
+      type: typeof GgufValueType.ARRAY
+      itemType: Exclude<GgufValueType, typeof GgufValueType.ARRAY>
+      value: GgufScalar[]
+    }
 
 /** A tensor descriptor: `dims` in ggml order (`ne[0]`, the contiguous dimension, first). */
 export interface GgufTensorInfo {

@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { GGUF_DEFAULT_ALIGNMENT, GGUF_MAGIC, GgufValueType, type GgufScalar, type GgufTensorInfo, type GgufValue } from './gguf-format.ts'
+import {
+  GGUF_DEFAULT_ALIGNMENT,
+  GGUF_MAGIC,
+  GgufValueType,
+  type GgufScalar,
+  type GgufTensorInfo,
+  type GgufValue,
+} from './gguf-format.ts'
 
 /** A parsed GGUF file: metadata in file order, tensor descriptors, and where tensor data starts. */
 export interface GgufFile {
@@ -20,7 +27,8 @@ export function readGguf(path: string): GgufFile {
 export function parseGguf(bytes: Buffer): GgufFile {
   let pos = 0
   const need = (n: number): void => {
-    if (pos + n > bytes.length) throw new Error(`GGUF truncated: need ${n} bytes at ${pos}, the file has ${bytes.length}`)
+    if (pos + n > bytes.length)
+      throw new Error(`GGUF truncated: need ${n} bytes at ${pos}, the file has ${bytes.length}`)
   }
   const u32 = (): number => {
     need(4)
@@ -124,7 +132,8 @@ export function parseGguf(bytes: Buffer): GgufFile {
   }
 
   const alignmentEntry = metadata.get('general.alignment')
-  const alignment = alignmentEntry && typeof alignmentEntry.value === 'number' ? alignmentEntry.value : GGUF_DEFAULT_ALIGNMENT
+  const alignment =
+    alignmentEntry && typeof alignmentEntry.value === 'number' ? alignmentEntry.value : GGUF_DEFAULT_ALIGNMENT
   const dataOffset = Math.ceil(pos / alignment) * alignment
   return { version, metadata, tensors, dataOffset, bytes }
 }

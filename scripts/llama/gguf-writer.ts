@@ -1,4 +1,12 @@
-import { GGUF_DEFAULT_ALIGNMENT, GGUF_MAGIC, GGUF_VERSION, GgmlType, GgufValueType, type GgufScalar, type GgufValue } from './gguf-format.ts'
+import {
+  GGUF_DEFAULT_ALIGNMENT,
+  GGUF_MAGIC,
+  GGUF_VERSION,
+  GgmlType,
+  GgufValueType,
+  type GgufScalar,
+  type GgufValue,
+} from './gguf-format.ts'
 
 /** A tensor to write: `dims` in ggml order (`ne[0]` first), `data` already encoded in `type`. */
 export interface GgufTensor {
@@ -16,7 +24,8 @@ const ELEMENT_BYTES: Record<GgmlType, number> = { [GgmlType.F32]: 4, [GgmlType.F
  */
 export function encodeGguf(metadata: ReadonlyMap<string, GgufValue>, tensors: readonly GgufTensor[]): Buffer {
   const alignmentEntry = metadata.get('general.alignment')
-  const alignment = alignmentEntry && typeof alignmentEntry.value === 'number' ? alignmentEntry.value : GGUF_DEFAULT_ALIGNMENT
+  const alignment =
+    alignmentEntry && typeof alignmentEntry.value === 'number' ? alignmentEntry.value : GGUF_DEFAULT_ALIGNMENT
   const parts: Buffer[] = []
   let size = 0
   const push = (buffer: Buffer): void => {
@@ -102,7 +111,10 @@ export function encodeGguf(metadata: ReadonlyMap<string, GgufValue>, tensors: re
   for (const tensor of tensors) {
     const elements = tensor.dims.reduce((a, b) => a * b, 1)
     const expected = elements * ELEMENT_BYTES[tensor.type]
-    if (tensor.data.length !== expected) throw new Error(`tensor ${tensor.name}: ${tensor.data.length} bytes of data, its shape ${tensor.dims.join('x')} needs ${expected}`)
+    if (tensor.data.length !== expected)
+      throw new Error(
+        `tensor ${tensor.name}: ${tensor.data.length} bytes of data, its shape ${tensor.dims.join('x')} needs ${expected}`,
+      )
     offset = alignUp(offset, alignment)
     offsets.push(offset)
     offset += tensor.data.length

@@ -63,7 +63,8 @@ export type LlamaArtifacts = { found: true; manifest: LlamaManifest } | { found:
 /** Reads the manifest and checks that the files it names exist and are current. */
 export function findLlamaArtifacts(env: NodeJS.ProcessEnv = process.env): LlamaArtifacts {
   const path = manifestPath(env)
-  const howTo = 'run `npm exec -- node scripts/llama/build.ts` (needs git, cmake and a C++ compiler; 8 to 15 minutes on 2 cores the first time)'
+  const howTo =
+    'run `npm exec -- node scripts/llama/build.ts` (needs git, cmake and a C++ compiler; 8 to 15 minutes on 2 cores the first time)'
   if (!existsSync(path)) return { found: false, reason: `no llama-server build at ${llamaDir(env)}: ${howTo}` }
   let manifest: LlamaManifest
   try {
@@ -72,7 +73,10 @@ export function findLlamaArtifacts(env: NodeJS.ProcessEnv = process.env): LlamaA
     return { found: false, reason: `unreadable ${path} (${(error as Error).message}): ${howTo}` }
   }
   if (manifest.modelGeneratorVersion !== MODEL_GENERATOR_VERSION) {
-    return { found: false, reason: `the cached model was written by generator v${manifest.modelGeneratorVersion}, this checkout needs v${MODEL_GENERATOR_VERSION}: ${howTo}` }
+    return {
+      found: false,
+      reason: `the cached model was written by generator v${manifest.modelGeneratorVersion}, this checkout needs v${MODEL_GENERATOR_VERSION}: ${howTo}`,
+    }
   }
   for (const file of [manifest.serverPath, manifest.modelPath]) {
     if (!existsSync(file)) return { found: false, reason: `${file} named in ${path} is missing: ${howTo}` }

@@ -55,13 +55,19 @@ export function writeTinyLlamaModel(options: TinyLlamaOptions): TinyLlamaSummary
 
   const vocab = readGguf(options.vocabPath)
   const tokenTypes = vocab.metadata.get('tokenizer.ggml.token_type')?.value
-  if (!Array.isArray(tokenTypes)) throw new Error(`${options.vocabPath} has no tokenizer.ggml.token_type: use a vocab GGUF such as models/ggml-vocab-llama-spm.gguf`)
+  if (!Array.isArray(tokenTypes))
+    throw new Error(
+      `${options.vocabPath} has no tokenizer.ggml.token_type: use a vocab GGUF such as models/ggml-vocab-llama-spm.gguf`,
+    )
   const nVocab = tokenTypes.length
 
   const metadata = new Map<string, GgufValue>([
     ['general.architecture', str('llama')],
     ['general.name', str('vitest-llm-bench tiny llama (random weights)')],
-    ['general.description', str(`Random weights (seed ${options.seed ?? 1}) for testing servers; its output is noise.`)],
+    [
+      'general.description',
+      str(`Random weights (seed ${options.seed ?? 1}) for testing servers; its output is noise.`),
+    ],
     // 1 = mostly F16: the two vocabulary-sized matrices are F16, the rest F32.
     ['general.file_type', u32(1)],
     ['llama.context_length', u32(nCtx)],
@@ -134,7 +140,8 @@ export function writeTinyLlamaModel(options: TinyLlamaOptions): TinyLlamaSummary
 }
 
 function tensor(name: string, dims: number[], values: Float32Array, type: GgmlType = GgmlType.F32): GgufTensor {
-  if (type === GgmlType.F32) return { name, dims, type, data: Buffer.from(values.buffer, values.byteOffset, values.byteLength) }
+  if (type === GgmlType.F32)
+    return { name, dims, type, data: Buffer.from(values.buffer, values.byteOffset, values.byteLength) }
   const half = new Uint16Array(values.length)
   for (let i = 0; i < values.length; i++) half[i] = toFloat16Bits(values[i]!)
   return { name, dims, type, data: Buffer.from(half.buffer) }

@@ -13,12 +13,25 @@
 import { planArrivals } from '../../src/core/load/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { defaultHttpTransport, detectRuntime } from '../../src/core/platform/runtime.ts'
-import type { BenchmarkOptions, BenchmarkResult, LoadOptions, MetricSummary, RequestRecord } from '../../src/core/contract/types.ts'
+import type {
+  BenchmarkOptions,
+  BenchmarkResult,
+  LoadOptions,
+  MetricSummary,
+  RequestRecord,
+} from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 
 /** Simulator timing: slow enough that latencies mean something, fast enough for a CI step. */
-const SIM: SimulatorOptions = { seed: 11, prefillBaseMs: 10, prefillMsPerToken: 0.02, decodeBaseMs: 4, decodeMsPerSequence: 0.25, maxRunningSequences: 16 }
+const SIM: SimulatorOptions = {
+  seed: 11,
+  prefillBaseMs: 10,
+  prefillMsPerToken: 0.02,
+  decodeBaseMs: 4,
+  decodeMsPerSequence: 0.25,
+  maxRunningSequences: 16,
+}
 
 interface Phase {
   name: string
@@ -26,7 +39,22 @@ interface Phase {
   options: Omit<BenchmarkOptions, 'target'>
 }
 
-const WORDS = ['the', 'model', 'serves', 'tokens', 'in', 'batches', 'under', 'load', 'while', 'latency', 'stays', 'low', 'café', '数据']
+const WORDS = [
+  'the',
+  'model',
+  'serves',
+  'tokens',
+  'in',
+  'batches',
+  'under',
+  'load',
+  'while',
+  'latency',
+  'stays',
+  'low',
+  'café',
+  '数据',
+]
 
 /**
  * Fixed prompts of 16 to 143 words. Synthetic prompts start with a per-run random salt (so a
@@ -78,7 +106,11 @@ function figures(d: MetricSummary): { p50: number; p90: number; p99: number; mea
   return { p50: round(d.p50), p90: round(d.p90), p99: round(d.p99), mean: round(d.mean), count: d.count }
 }
 
-function summarize(result: BenchmarkResult, plannedMs: number[], simulated: { requests: number; completionTokens: number; faults: Record<string, number> }) {
+function summarize(
+  result: BenchmarkResult,
+  plannedMs: number[],
+  simulated: { requests: number; completionTokens: number; faults: Record<string, number> },
+) {
   const records = [...(result.requests ?? [])].sort((a: RequestRecord, b: RequestRecord) => a.index - b.index)
   const completed = records.filter((r) => r.ok)
   const firstPlanned = records.find((r) => r.plannedAt !== undefined)?.plannedAt
@@ -93,13 +125,24 @@ function summarize(result: BenchmarkResult, plannedMs: number[], simulated: { re
       /** Planned send offsets from the seeded plan, ms. */
       plannedMs,
       /** Offsets the load generator used (plannedAt - first plannedAt), ms; must match plannedMs less its first. */
-      usedPlannedMs: firstPlanned === undefined ? [] : records.map((r) => (r.plannedAt === undefined ? null : round(r.plannedAt - firstPlanned, 6))),
+      usedPlannedMs:
+        firstPlanned === undefined
+          ? []
+          : records.map((r) => (r.plannedAt === undefined ? null : round(r.plannedAt - firstPlanned, 6))),
       /** Per request index: ok, input tokens, output tokens. */
       requests: records.map((r) => [r.index, r.ok, r.inputTokens, r.outputTokens] as const),
     },
     simulator: simulated,
-    latency: { ttftMs: figures(result.metrics.ttftMs), tpotMs: figures(result.metrics.tpotMs), itlMs: figures(result.metrics.itlMs), e2eMs: figures(result.metrics.e2eMs) },
-    throughput: { requestsPerSec: round(result.throughput.requestsPerSec), outputTokensPerSec: round(result.throughput.outputTokensPerSec) },
+    latency: {
+      ttftMs: figures(result.metrics.ttftMs),
+      tpotMs: figures(result.metrics.tpotMs),
+      itlMs: figures(result.metrics.itlMs),
+      e2eMs: figures(result.metrics.e2eMs),
+    },
+    throughput: {
+      requestsPerSec: round(result.throughput.requestsPerSec),
+      outputTokensPerSec: round(result.throughput.outputTokensPerSec),
+    },
     durationMs: round(result.durationMs, 1),
     client: {
       keptUp: result.client.keptUp,
@@ -121,8 +164,15 @@ async function runPhase(phase: Phase) {
     const faults: Record<string, number> = {}
     for (const entry of measured) if (entry.fault) faults[entry.fault] = (faults[entry.fault] ?? 0) + 1
     const load = phase.options.load as LoadOptions
-    const plannedMs = load.rate !== undefined ? planArrivals(load, phase.options.seed ?? 0, load.requests ?? 0).map((t) => round(t, 6)) : []
-    return summarize(result, plannedMs, { requests: measured.length, completionTokens: measured.reduce((sum, e) => sum + e.completionTokens, 0), faults })
+    const plannedMs =
+      load.rate !== undefined
+        ? planArrivals(load, phase.options.seed ?? 0, load.requests ?? 0).map((t) => round(t, 6))
+        : []
+    return summarize(result, plannedMs, {
+      requests: measured.length,
+      completionTokens: measured.reduce((sum, e) => sum + e.completionTokens, 0),
+      faults,
+    })
   } finally {
     await sim.close()
   }

@@ -17,7 +17,12 @@ const speed = Number(process.env.LLM_BENCH_SIM_SPEED ?? '1')
 
 export default defineConfig({
   root: src('../../'),
-  plugins: [llmBench({ ...(baselines ? { baselineDir: baselines } : {}), server: simulator({ speedFactor: Number.isFinite(speed) && speed >= 0 ? speed : 1 }) })],
+  plugins: [
+    llmBench({
+      ...(baselines ? { baselineDir: baselines } : {}),
+      server: simulator({ speedFactor: Number.isFinite(speed) && speed >= 0 ? speed : 1 }),
+    }),
+  ],
   resolve: {
     alias: [
       { find: /^vitest-llm-bench$/, replacement: src('../../src/index.ts') },

@@ -47,7 +47,14 @@ interface Ran {
 }
 
 /** Runs a command in `cwd` with a bounded time; its output also goes to `<out>/<log>.txt`. */
-function run(cwd: string, log: string, cmd: string, args: string[], env: Record<string, string> = {}, timeoutMs = 300_000): Ran {
+function run(
+  cwd: string,
+  log: string,
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 300_000,
+): Ran {
   const started = performance.now()
   const result = spawnSync(cmd, args, {
     cwd,
@@ -77,13 +84,35 @@ function packTarball(): string {
 }
 
 /** A temporary project from the fixture with the package and `vitest@range` installed. */
-function project(tag: string, range: string, tarball: string, extraInstallArgs: string[] = []): { dir: string; version: string; installSeconds: number } | undefined {
+function project(
+  tag: string,
+  range: string,
+  tarball: string,
+  extraInstallArgs: string[] = [],
+): { dir: string; version: string; installSeconds: number } | undefined {
   const dir = mkdtempSync(join(tmpdir(), `llm-bench-vitest-${tag}-`))
   cpSync(fixture, dir, { recursive: true })
   // No "type": "module": a CommonJS package, where the README's vitest.config.mts still loads.
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `vitest-line-${tag}`, private: true, version: '0.0.0' }, null, 2)}\n`)
-  const installed = run(dir, `${tag}-install`, 'npm', ['install', '--no-audit', '--no-fund', '-D', tarball, `vitest@${range}`, 'node@^24', ...extraInstallArgs], {}, 600_000)
-  if (!check(`${tag}: npm install vitest@${range} with the tarball${extraInstallArgs.length ? ` (${extraInstallArgs.join(' ')})` : ''}`, installed.rc === 0, tail(installed.output))) return undefined
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: `vitest-line-${tag}`, private: true, version: '0.0.0' }, null, 2)}\n`,
+  )
+  const installed = run(
+    dir,
+    `${tag}-install`,
+    'npm',
+    ['install', '--no-audit', '--no-fund', '-D', tarball, `vitest@${range}`, 'node@^24', ...extraInstallArgs],
+    {},
+    600_000,
+  )
+  if (
+    !check(
+      `${tag}: npm install vitest@${range} with the tarball${extraInstallArgs.length ? ` (${extraInstallArgs.join(' ')})` : ''}`,
+      installed.rc === 0,
+      tail(installed.output),
+    )
+  )
+    return undefined
   // `vitest/4.1.12 linux-x64 node-v24.21.0`
   const version = /vitest\/(\S+)/.exec(run(dir, `${tag}-version`, 'npx', ['vitest', '--version']).output)?.[1] ?? '?'
   return { dir, version, installSeconds: installed.seconds }
@@ -105,32 +134,51 @@ function line(range: string, tarball: string): void {
     return ran
   }
   // The bench files are kept as .txt in this repository, so that its own `vitest bench` does not collect them.
-  for (const name of ['a', 'b', ...(major === 4 ? ['plain'] : [])]) copyFileSync(join(dir, `benches/${name}.bench.ts.txt`), join(dir, `benches/${name}.bench.ts`))
+  for (const name of ['a', 'b', ...(major === 4 ? ['plain'] : [])])
+    copyFileSync(join(dir, `benches/${name}.bench.ts.txt`), join(dir, `benches/${name}.bench.ts`))
 
   const mark = join(dir, 'hook-ran.txt')
   const record = bench('record', ['-u'], { LLM_BENCH_HOOK_MARK: mark })
   check(
     `${tag} (vitest ${version}): record exits 0 and writes both baselines`,
-    record.rc === 0 && read(baselineOf(dir, 'a.bench.ts')) !== undefined && read(baselineOf(dir, 'b.bench.ts')) !== undefined,
+    record.rc === 0 &&
+      read(baselineOf(dir, 'a.bench.ts')) !== undefined &&
+      read(baselineOf(dir, 'b.bench.ts')) !== undefined,
     tail(record.output),
   )
   check(
     `${tag}: each bench.llm block ran and is reported by name`,
-    /a > closed loop/.test(record.output) && /b > open loop/.test(record.output) && /baseline written/.test(record.output),
+    /a > closed loop/.test(record.output) &&
+      /b > open loop/.test(record.output) &&
+      /baseline written/.test(record.output),
     tail(record.output),
   )
   check(`${tag}: describe-level beforeAll ran before the benches`, existsSync(mark))
   const report = read(join(dir, 'llm-bench-report/results.json'))
-  check(`${tag}: the JSON reporter from test.reporters wrote both benches`, report !== undefined && report.includes('a > closed loop') && report.includes('b > open loop'))
-  if (major === 4) check(`${tag}: Vitest's own bench() file still runs (tinybench table)`, /sum of 1000/.test(record.output) && /hz/.test(record.output), tail(record.output))
+  check(
+    `${tag}: the JSON reporter from test.reporters wrote both benches`,
+    report !== undefined && report.includes('a > closed loop') && report.includes('b > open loop'),
+  )
+  if (major === 4)
+    check(
+      `${tag}: Vitest's own bench() file still runs (tinybench table)`,
+      /sum of 1000/.test(record.output) && /hz/.test(record.output),
+      tail(record.output),
+    )
 
   const unchanged = bench('unchanged', [], { CI: 'true' })
-  check(`${tag}: unchanged rerun under CI=true passes`, unchanged.rc === 0 && /a > closed loop/.test(unchanged.output), tail(unchanged.output))
+  check(
+    `${tag}: unchanged rerun under CI=true passes`,
+    unchanged.rc === 0 && /a > closed loop/.test(unchanged.output),
+    tail(unchanged.output),
+  )
 
   const slowed = bench('slowed', [], { CI: 'true', LLM_BENCH_SIM_SPEED: '2' })
   // On a disturbed host (a CI runner's steal) the verdict is inconclusive and names the disturbance,
   // as the runtime checks accept too: a stored baseline cannot decide there.
-  const slowedDisturbed = slowed.rc === 0 && /The machine was disturbed|could not keep up|of the CPU \(steal\), which can move/.test(slowed.output)
+  const slowedDisturbed =
+    slowed.rc === 0 &&
+    /The machine was disturbed|could not keep up|of the CPU \(steal\), which can move/.test(slowed.output)
   check(
     `${tag}: 2x slower simulator exits 1 with a regression${slowedDisturbed ? ' (inconclusive: the machine was disturbed, named in the log)' : ''}`,
     (slowed.rc === 1 && /Regressed against the baseline/.test(slowed.output)) || slowedDisturbed,
@@ -143,14 +191,21 @@ function line(range: string, tarball: string): void {
   const aAfter = read(baselineOf(dir, 'a.bench.ts'))
   check(
     `${tag}: \`vitest bench benches/a.bench.ts -u\` rewrites a only; b byte-identical`,
-    one.rc === 0 && read(baselineOf(dir, 'b.bench.ts')) === before && aAfter !== undefined && aAfter !== aBefore && !/b > open loop/.test(one.output),
+    one.rc === 0 &&
+      read(baselineOf(dir, 'b.bench.ts')) === before &&
+      aAfter !== undefined &&
+      aAfter !== aBefore &&
+      !/b > open loop/.test(one.output),
     tail(one.output),
   )
   if (major >= 5) {
     const swallowed = bench('update-path-as-type', ['-u', 'benches/a.bench.ts'])
     check(
       `${tag}: \`-u benches/a.bench.ts\` stops with the command to run, changing no baseline`,
-      swallowed.rc !== 0 && swallowed.output.includes('npx vitest bench benches/a.bench.ts -u') && read(baselineOf(dir, 'b.bench.ts')) === before && read(baselineOf(dir, 'a.bench.ts')) === aAfter,
+      swallowed.rc !== 0 &&
+        swallowed.output.includes('npx vitest bench benches/a.bench.ts -u') &&
+        read(baselineOf(dir, 'b.bench.ts')) === before &&
+        read(baselineOf(dir, 'a.bench.ts')) === aAfter,
       tail(swallowed.output),
     )
   }
@@ -159,17 +214,34 @@ function line(range: string, tarball: string): void {
   // is done instead of staying in watch mode; bounded to 3 minutes, a hang shows as rc 124.
   if (existsSync('/usr/bin/script')) {
     const started = performance.now()
-    const tty = run(dir, `${tag}-terminal`, 'timeout', ['180', 'script', '-qec', 'npx vitest bench benches/a.bench.ts', '/dev/null'])
+    const tty = run(dir, `${tag}-terminal`, 'timeout', [
+      '180',
+      'script',
+      '-qec',
+      'npx vitest bench benches/a.bench.ts',
+      '/dev/null',
+    ])
     times.push(`terminal ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    check(`${tag}: \`npx vitest bench\` in a terminal exits when done (no watch mode)`, tty.rc === 0, `rc ${tty.rc}; ${tail(tty.output)}`)
+    check(
+      `${tag}: \`npx vitest bench\` in a terminal exits when done (no watch mode)`,
+      tty.rc === 0,
+      `rc ${tty.rc}; ${tail(tty.output)}`,
+    )
   }
 
   rmSync(baselineOf(dir, 'b.bench.ts'))
   const missing = bench('ci-missing-baseline', [], { CI: 'true' })
-  check(`${tag}: CI=true with a missing baseline exits 1 and names it`, missing.rc === 1 && /No baseline for 'b > open loop'/.test(missing.output), `rc ${missing.rc}; ${tail(missing.output)}`)
+  check(
+    `${tag}: CI=true with a missing baseline exits 1 and names it`,
+    missing.rc === 1 && /No baseline for 'b > open loop'/.test(missing.output),
+    `rc ${missing.rc}; ${tail(missing.output)}`,
+  )
   // The message names the command that records this one bench; run as given, it touches no other baseline.
   const named = /`(npx vitest bench [^`]+ -u)`/.exec(missing.output)?.[1]
-  const expected = major >= 5 ? "npx vitest bench benches/b.bench.ts -t '^b > open loop$' -u" : "npx vitest bench benches/b.bench.ts -t 'b open loop$' -u"
+  const expected =
+    major >= 5
+      ? "npx vitest bench benches/b.bench.ts -t '^b > open loop$' -u"
+      : "npx vitest bench benches/b.bench.ts -t 'b open loop$' -u"
   check(`${tag}: the message names the per-bench update command`, named === expected, `named ${named ?? 'none'}`)
   if (named) {
     const aNow = read(baselineOf(dir, 'a.bench.ts'))
@@ -190,10 +262,18 @@ function line(range: string, tarball: string): void {
   if (major === 4) {
     copyFileSync(join(dir, 'benches/mixed.bench.ts.txt'), join(dir, 'benches/mixed.bench.ts'))
     const mixed = bench('mixed-file', ['benches/mixed.bench.ts'])
-    check(`${tag}: a file mixing Vitest bench() and bench.llm fails and says why`, mixed.rc === 1 && /cannot run both in one file/.test(mixed.output), `rc ${mixed.rc}; ${tail(mixed.output)}`)
+    check(
+      `${tag}: a file mixing Vitest bench() and bench.llm fails and says why`,
+      mixed.rc === 1 && /cannot run both in one file/.test(mixed.output),
+      `rc ${mixed.rc}; ${tail(mixed.output)}`,
+    )
     rmSync(join(dir, 'benches/mixed.bench.ts'))
     const noPlugin = bench('no-plugin', ['--config', 'vitest.noplugin.mts', 'benches/a.bench.ts'])
-    check(`${tag}: bench files without the plugin fail at collection, not a green run`, noPlugin.rc === 1 && /would not run/.test(noPlugin.output), `rc ${noPlugin.rc}; ${tail(noPlugin.output)}`)
+    check(
+      `${tag}: bench files without the plugin fail at collection, not a green run`,
+      noPlugin.rc === 1 && /would not run/.test(noPlugin.output),
+      `rc ${noPlugin.rc}; ${tail(noPlugin.output)}`,
+    )
   }
   console.log(`vitest ${version} (${range}): ${times.join(', ')}`)
   rmSync(dir, { recursive: true, force: true })
@@ -208,7 +288,9 @@ function unsupported(range: string, tarball: string): void {
   const ran = run(made.dir, `${tag}-bench`, 'npx', ['vitest', 'bench', '--run'])
   check(
     `${tag} (vitest ${made.version}): the plugin stops with the version found and the ones supported`,
-    ran.rc !== 0 && ran.output.includes(`this project has Vitest ${made.version}`) && ran.output.includes('^4.1.0 || ^5.0.0'),
+    ran.rc !== 0 &&
+      ran.output.includes(`this project has Vitest ${made.version}`) &&
+      ran.output.includes('^4.1.0 || ^5.0.0'),
     `rc ${ran.rc}; ${tail(ran.output)}`,
   )
   rmSync(made.dir, { recursive: true, force: true })

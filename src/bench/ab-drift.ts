@@ -4,7 +4,14 @@
  * baseline was recorded, and the stored verdicts of this machine cannot be trusted until `-u`.
  */
 import { join } from 'node:path'
-import { asParsedPolicy, baselineEntryFrom, baselineMismatchOf, baselinePathFor, BaselineStore, compare } from '../core/baseline/index.ts'
+import {
+  asParsedPolicy,
+  baselineEntryFrom,
+  baselineMismatchOf,
+  baselinePathFor,
+  BaselineStore,
+  compare,
+} from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -15,11 +22,17 @@ import { DEFAULT_COMPARE_POLICY } from './compare-bench-options.ts'
  * One line on the base arm against the stored baseline of `baseDir` (the base revision's package),
  * or undefined when there is no comparable entry (none stored, another machine or config).
  */
-export async function driftOf(baseDir: string, base: readonly ArmFile[], baselineDir: string | undefined): Promise<string | undefined> {
+export async function driftOf(
+  baseDir: string,
+  base: readonly ArmFile[],
+  baselineDir: string | undefined,
+): Promise<string | undefined> {
   const first = base[0]
   if (first === undefined || first.policy === false) return undefined
   const path = baselinePathFor(join(baseDir, first.file), baselineDir)
-  const store = await BaselineStore.open(path, { updateMode: 'none', ci: true, identity: canonicalConfig }).catch(() => undefined)
+  const store = await BaselineStore.open(path, { updateMode: 'none', ci: true, identity: canonicalConfig }).catch(
+    () => undefined,
+  )
   const found = store?.get(first.name)
   if (found?.state !== 'found') return undefined
   const merged = mergeTrials(base.map((file) => file.result))
@@ -28,13 +41,21 @@ export async function driftOf(baseDir: string, base: readonly ArmFile[], baselin
   const verdict = compare(found.entry, merged, policy)
   const gates = verdict.checks
     .filter((check) => check.ratio !== null)
-    .map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${formatFigure(check.ratio ?? 0)}x`)
+    .map(
+      (check) =>
+        `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${formatFigure(check.ratio ?? 0)}x`,
+    )
     .join(', ')
   const when = found.entry.recordedAt.slice(0, 16).replace('T', ' ')
   // The point estimate beyond the tolerance is enough to say so: the stored verdict would be unsure
   // of it too (a run with fewer trials than the recording, a machine slower than then).
-  const beyond = verdict.checks.some((check) => check.ratio !== null && (check.tolerance >= 0 ? check.ratio > 1 + check.tolerance : check.ratio < 1 + check.tolerance))
-  if (verdict.status === 'fail' || beyond) return `the machine moved since the baseline was recorded (${when}): base arm ${gates}; refresh it with \`vitest bench -u\` on this machine`
+  const beyond = verdict.checks.some(
+    (check) =>
+      check.ratio !== null &&
+      (check.tolerance >= 0 ? check.ratio > 1 + check.tolerance : check.ratio < 1 + check.tolerance),
+  )
+  if (verdict.status === 'fail' || beyond)
+    return `the machine moved since the baseline was recorded (${when}): base arm ${gates}; refresh it with \`vitest bench -u\` on this machine`
   if (verdict.status === 'pass') return `the base arm matches the stored baseline (${when}): ${gates}`
   return `the base arm is within the stored baseline's tolerances (${when}), undecided: ${gates}`
 }

@@ -2,7 +2,13 @@
  * The verdict of an `ab` run: every bench of the working tree (head) against the same bench of the
  * base revision, on the pairs both arms measured, by the paired rules of `bench.llm.compare`.
  */
-import { asParsedPolicy, baselineConfigOf, diffConfigs, hashConfig, type ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import {
+  asParsedPolicy,
+  baselineConfigOf,
+  diffConfigs,
+  hashConfig,
+  type ParsedRegressionPolicy,
+} from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { evaluateSlo, type SloCheck } from '../core/slo/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -55,7 +61,8 @@ function judgeBench(files: readonly ArmFile[], confidence: number): AbBenchVerdi
   const pairs = new Set(base.map((file) => file.pair).filter((pair) => head.some((file) => file.pair === pair))).size
   const out: AbBenchVerdict = { file: first.file, name: first.name, status: 'inconclusive', pairs }
   const slo = head[0]?.slo
-  if (slo !== undefined && head.length > 0) out.sloChecks = evaluateSlo(mergeTrials(head.map((file) => file.result)), slo)
+  if (slo !== undefined && head.length > 0)
+    out.sloChecks = evaluateSlo(mergeTrials(head.map((file) => file.result)), slo)
   for (const file of files) {
     const fault = faultOf(`${file.arm} (pair ${file.pair})`, file.result)
     if (fault !== undefined) return { ...out, status: 'fault', fault }
@@ -63,10 +70,20 @@ function judgeBench(files: readonly ArmFile[], confidence: number): AbBenchVerdi
   if (head.length === 0) return { ...out, status: 'gone' }
   if (base.length === 0) return { ...out, status: 'new' }
   const [before, after] = [hashConfig(identityOf(base[0] as ArmFile)), hashConfig(identityOf(head[0] as ArmFile))]
-  if (before !== after) return { ...out, status: 'changed', changes: diffConfigs(identityOf(base[0] as ArmFile), identityOf(head[0] as ArmFile)) }
+  if (before !== after)
+    return {
+      ...out,
+      status: 'changed',
+      changes: diffConfigs(identityOf(base[0] as ArmFile), identityOf(head[0] as ArmFile)),
+    }
   const policy = policyOf(head[0] as ArmFile)
   if (policy === false) return { ...out, status: 'not gated' }
-  const trials: CompareTrial[] = files.map((file, position) => ({ label: file.arm, pair: file.pair, position: position + 1, result: file.result }))
+  const trials: CompareTrial[] = files.map((file, position) => ({
+    label: file.arm,
+    pair: file.pair,
+    position: position + 1,
+    result: file.result,
+  }))
   const paired = judgeVariant('head', { control: 'base', policy }, trials, confidence)
   return { ...out, status: paired.status, paired }
 }
@@ -80,5 +97,7 @@ export function judgeAb(files: readonly ArmFile[], confidence: number): AbBenchV
 
 /** Whether the run fails: a gate failed, a server failed, or an SLO of head failed. */
 export function abFailed(verdicts: readonly AbBenchVerdict[]): boolean {
-  return verdicts.some((v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'))
+  return verdicts.some(
+    (v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'),
+  )
 }

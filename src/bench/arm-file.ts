@@ -28,16 +28,35 @@ export interface ArmFile {
 const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)
 
 /** Writes one bench's trial of an arm into `arm.dir` and returns its path. */
-export async function writeArmFile(arm: ArmRun, file: string, name: string, policy: ArmFile['policy'], slo: SloOptions | undefined, result: BenchmarkResult): Promise<string> {
+export async function writeArmFile(
+  arm: ArmRun,
+  file: string,
+  name: string,
+  policy: ArmFile['policy'],
+  slo: SloOptions | undefined,
+  result: BenchmarkResult,
+): Promise<string> {
   await mkdir(arm.dir, { recursive: true })
   const where = relative(process.cwd(), file).split(sep).join('/')
   const path = join(arm.dir, `${arm.label}-${arm.pair}--${safe(where)}--${safe(name)}.json`)
-  const content: ArmFile = { kind: 'vitest-llm-bench-arm', version: 1, arm: arm.label, pair: arm.pair, file: where, name, policy, slo, result }
+  const content: ArmFile = {
+    kind: 'vitest-llm-bench-arm',
+    version: 1,
+    arm: arm.label,
+    pair: arm.pair,
+    file: where,
+    name,
+    policy,
+    slo,
+    result,
+  }
   await writeFile(path, `${JSON.stringify(content)}\n`)
   return path
 }
 
 /** Every arm file under `dir`, in path order. */
 export async function readArmFiles(dir: string): Promise<ArmFile[]> {
-  return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(({ content }) => content)
+  return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(
+    ({ content }) => content,
+  )
 }

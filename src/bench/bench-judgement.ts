@@ -91,7 +91,9 @@ function unjudgeable(input: JudgeInput): string | undefined {
     const { name, how, logTail, logPath } = input.serverEnded
     return [
       `${name} ${how} during the run: ${result.counts.failed} of ${result.counts.total} requests failed. The run is not judged and no baseline is written.`,
-      ...(logTail.length > 0 ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)] : []),
+      ...(logTail.length > 0
+        ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)]
+        : []),
     ].join('\n')
   }
   if (result.stall) {
@@ -125,7 +127,9 @@ const MACHINE_FAILURES: ReadonlySet<string> = new Set(['timeout', 'cancelled'])
 function serverErrorsBeyondLimit(input: JudgeInput): boolean {
   const { result } = input
   if (input.slo?.errors !== undefined || result.counts.total === 0) return false
-  const fromServer = result.errors.filter((error) => !MACHINE_FAILURES.has(error.kind)).reduce((sum, error) => sum + error.count, 0)
+  const fromServer = result.errors
+    .filter((error) => !MACHINE_FAILURES.has(error.kind))
+    .reduce((sum, error) => sum + error.count, 0)
   return fromServer / result.counts.total > DEFAULT_MAX_ERROR_RATE
 }
 
@@ -153,13 +157,21 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     const top = input.result.errors[0]
     // A server that answered with an error status is up: its message (and its hint) says what to change.
     const advice = top?.kind === 'http' ? '' : ' Check that the server is up and serves the model.'
-    blocks.push(`No request completed${top ? `: ${top.count} x ${top.kind}: ${top.message.replace(/\.$/, '')}` : ''}.${advice}`)
+    blocks.push(
+      `No request completed${top ? `: ${top.count} x ${top.kind}: ${top.message.replace(/\.$/, '')}` : ''}.${advice}`,
+    )
   }
 
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
   const cannotJudge = unjudgeable(input)
   const disturbed = input.result.client.selfCheck?.disturbed ?? []
-  if (cannotJudge !== undefined && input.serverEnded === undefined && input.result.stall === undefined && disturbed.length > 0 && !serverErrorsBeyondLimit(input)) {
+  if (
+    cannotJudge !== undefined &&
+    input.serverEnded === undefined &&
+    input.result.stall === undefined &&
+    disturbed.length > 0 &&
+    !serverErrorsBeyondLimit(input)
+  ) {
     // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
     // a server that sent nothing for stallTimeoutMs is the server's on any machine.
     notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
@@ -172,7 +184,11 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   if (input.policy !== false && input.result.counts.completed > 0 && cannotJudge === undefined) {
     const path = baselinePathFor(input.file, input.provided.baselineDir)
     judgement.baselinePath = path
-    const store = await BaselineStore.open(path, { updateMode: input.provided.update, ci: input.provided.ci, identity: canonicalConfig })
+    const store = await BaselineStore.open(path, {
+      updateMode: input.provided.update,
+      ci: input.provided.ci,
+      identity: canonicalConfig,
+    })
     const series = throughputSeriesOf(input.result)
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
     const stored = store.get(input.name)
@@ -183,20 +199,38 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       stored.state === 'found' &&
       stored.entry.provisional !== undefined &&
       entry.provisional === undefined &&
-      compare(stored.entry, input.result, input.policy ?? DEFAULT_REGRESSION_POLICY, series ? { throughputSeries: series } : {}).status === 'fail'
+      compare(
+        stored.entry,
+        input.result,
+        input.policy ?? DEFAULT_REGRESSION_POLICY,
+        series ? { throughputSeries: series } : {},
+      ).status === 'fail'
     const match = store.match(input.name, entry, { replaceProvisional: !regressed })
     judgement.baselineState = match.state
     switch (match.state) {
       case 'compare': {
-        const verdict = compare(match.entry, input.result, input.policy ?? DEFAULT_REGRESSION_POLICY, series ? { throughputSeries: series } : {})
+        const verdict = compare(
+          match.entry,
+          input.result,
+          input.policy ?? DEFAULT_REGRESSION_POLICY,
+          series ? { throughputSeries: series } : {},
+        )
         judgement.verdict = verdict
         blocks.push(formatVerdict(verdict))
         if (verdict.status === 'inconclusive') {
           const undecided = verdict.checks.filter((check) => check.status === 'inconclusive')
-          const lines = undecided.map((check) => `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}: ${check.reason ?? 'undecided'}`)
+          const lines = undecided.map(
+            (check) =>
+              `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}: ${check.reason ?? 'undecided'}`,
+          )
           if (trials.onInconclusive === 'fail') {
             failed = true
-            blocks.push(['Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail"):', ...lines.map((line) => `  - ${line}`)].join('\n'))
+            blocks.push(
+              [
+                'Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail"):',
+                ...lines.map((line) => `  - ${line}`),
+              ].join('\n'),
+            )
           } else if (trials.onInconclusive === 'warn') {
             notes.push(...lines.map((line) => `inconclusive: ${input.name}: ${line}`))
           }
@@ -215,10 +249,14 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       }
       case 'written':
       case 'updated':
-        notes.push(`baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`)
+        notes.push(
+          `baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`,
+        )
         if (provisional !== undefined) notes.push(provisional)
         if (match.state === 'updated' && match.previous.provisional !== undefined && input.provided.update !== 'all') {
-          notes.push(`replaced the provisional baseline recorded ${match.previous.recordedAt} (${match.previous.provisional.join('; ')}) with this quiet run's`)
+          notes.push(
+            `replaced the provisional baseline recorded ${match.previous.recordedAt} (${match.previous.provisional.join('; ')}) with this quiet run's`,
+          )
         }
         notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_REGRESSION_POLICY, trials.max))
         break

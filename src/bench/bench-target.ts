@@ -62,24 +62,43 @@ export async function acquireTarget(
     }
   }
   if (server === undefined) {
-    return { target: { ...target, baseUrl: shared?.url as string }, context: { server: shared?.server }, serverEnded: stillRunning, release: noop }
+    return {
+      target: { ...target, baseUrl: shared?.url as string },
+      context: { server: shared?.server },
+      serverEnded: stillRunning,
+      release: noop,
+    }
   }
   const from = options.fresh ? freshPool : pool
   return launched(server, target, await from.acquire(server), from)
 }
 
-function launched(server: ServerSpec, target: Partial<TargetOptions> | undefined, running: RunningServer, from: ServerPool): AcquiredTarget {
+function launched(
+  server: ServerSpec,
+  target: Partial<TargetOptions> | undefined,
+  running: RunningServer,
+  from: ServerPool,
+): AcquiredTarget {
   const model = target?.model ?? running.model
   return {
-    target: { ...target, baseUrl: running.baseUrl, ...(model ? { model } : {}), ...(running.apiKey && !target?.apiKey ? { apiKey: running.apiKey } : {}) },
+    target: {
+      ...target,
+      baseUrl: running.baseUrl,
+      ...(model ? { model } : {}),
+      ...(running.apiKey && !target?.apiKey ? { apiKey: running.apiKey } : {}),
+    },
     context: {
       server: { name: running.name, ...(running.launch ? { launch: running.launch } : {}) },
       ...(running.pid !== undefined ? { serverPgid: running.pid } : {}),
-      ...(server.kind === 'launch' && server.env?.CUDA_VISIBLE_DEVICES ? { gpus: server.env.CUDA_VISIBLE_DEVICES } : {}),
+      ...(server.kind === 'launch' && server.env?.CUDA_VISIBLE_DEVICES
+        ? { gpus: server.env.CUDA_VISIBLE_DEVICES }
+        : {}),
     },
     serverEnded: () => {
       const how = running.exitedOnItsOwn
-      return how === undefined ? undefined : { name: running.name, how, logTail: running.logTail(ENDED_LOG_LINES), logPath: running.logPath }
+      return how === undefined
+        ? undefined
+        : { name: running.name, how, logTail: running.logTail(ENDED_LOG_LINES), logPath: running.logPath }
     },
     ...(running.owned ? { restart: async () => launched(server, target, await from.restart(server), from) } : {}),
     release: () => from.release(running),

@@ -14,7 +14,10 @@ export function runnerTimeoutMs(benchMs: number): number {
 
 /** The failure of a bench stopped at its whole limit `benchMs`, with what it measured (`result`) if it got that far. */
 export function benchTimedOut(name: string, benchMs: number, result: BenchmarkResult | undefined): string {
-  const measured = result === undefined ? 'before it measured anything' : `with ${result.counts.completed} of ${result.counts.total} requests completed, which are in the reports`
+  const measured =
+    result === undefined
+      ? 'before it measured anything'
+      : `with ${result.counts.completed} of ${result.counts.total} requests completed, which are in the reports`
   return (
     `${name}: stopped at its time limit, ${Math.round(benchMs / 1000)} s (\`timeoutMs\`, per trial, times the trials it may run), ${measured}. ` +
     'Raise `timeoutMs` in the bench options, or lower the load.'

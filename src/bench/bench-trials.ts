@@ -44,7 +44,11 @@ const ON_INCONCLUSIVE = ['warn', 'fail', 'pass'] as const
 function count(name: 'record' | 'max', value: unknown, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TRIALS_ALLOWED) {
-    throw new OptionsError(`trials.${name}`, `must be a whole number from 1 to ${MAX_TRIALS_ALLOWED}, got ${JSON.stringify(value)}`, `e.g. \`trials: { ${name}: 3 }\`.`)
+    throw new OptionsError(
+      `trials.${name}`,
+      `must be a whole number from 1 to ${MAX_TRIALS_ALLOWED}, got ${JSON.stringify(value)}`,
+      `e.g. \`trials: { ${name}: 3 }\`.`,
+    )
   }
   return value
 }
@@ -52,21 +56,37 @@ function count(name: 'record' | 'max', value: unknown, fallback: number): number
 /** The bench's `trials` option, checked and with defaults. @throws {OptionsError} naming the field and what to give. */
 export function resolveTrials(value: unknown): ResolvedTrials {
   if (value !== undefined && !isRecord(value)) {
-    throw new OptionsError('trials', `must be an object, got ${JSON.stringify(value)}`, 'e.g. `trials: { record: 5, max: 3 }`.')
+    throw new OptionsError(
+      'trials',
+      `must be an object, got ${JSON.stringify(value)}`,
+      'e.g. `trials: { record: 5, max: 3 }`.',
+    )
   }
   const options = (value ?? {}) as Record<string, unknown>
   for (const key of Object.keys(options)) {
     if (!['record', 'max', 'restartServer', 'onInconclusive'].includes(key)) {
-      throw new OptionsError(`trials.${key}`, 'is not a trials option', 'Options: record, max, restartServer, onInconclusive.')
+      throw new OptionsError(
+        `trials.${key}`,
+        'is not a trials option',
+        'Options: record, max, restartServer, onInconclusive.',
+      )
     }
   }
   const restart = options.restartServer ?? 'record'
   if (restart !== true && restart !== false && restart !== 'record') {
-    throw new OptionsError('trials.restartServer', `must be true, false or 'record', got ${JSON.stringify(restart)}`, 'e.g. `trials: { restartServer: true }`.')
+    throw new OptionsError(
+      'trials.restartServer',
+      `must be true, false or 'record', got ${JSON.stringify(restart)}`,
+      'e.g. `trials: { restartServer: true }`.',
+    )
   }
   const onInconclusive = options.onInconclusive ?? 'warn'
   if (!(ON_INCONCLUSIVE as readonly unknown[]).includes(onInconclusive)) {
-    throw new OptionsError('trials.onInconclusive', `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`, "e.g. `trials: { onInconclusive: 'fail' }` for a strict gate.")
+    throw new OptionsError(
+      'trials.onInconclusive',
+      `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`,
+      "e.g. `trials: { onInconclusive: 'fail' }` for a strict gate.",
+    )
   }
   return {
     record: count('record', options.record, DEFAULT_RECORD_TRIALS),

@@ -11,7 +11,10 @@ import { planBench, type BenchPlan } from './plan-bench.ts'
  * side by side in counterbalanced pairs (each trial on a freshly started server where the bench
  * launches it), every variant judged against the control on the pairs' ratios.
  */
-export interface BenchCompareOptions extends Omit<BenchLlmOptions, 'server' | 'slo' | 'baseline' | 'trials' | 'resetPrefixCache'> {
+export interface BenchCompareOptions extends Omit<
+  BenchLlmOptions,
+  'server' | 'slo' | 'baseline' | 'trials' | 'resetPrefixCache'
+> {
   /** The arms, by label: `{ default: llamaCpp({...}), 'ub 1': llamaCpp({ args: ['-ub', '1'] }) }`. At least two. */
   variants: Record<string, BenchServer>
   /** The label every other variant is judged against. */
@@ -65,13 +68,29 @@ export interface ComparePlan {
 }
 
 const OWN_KEYS = ['variants', 'control', 'baseline', 'pairs', 'budgetMs', 'onInconclusive'] as const
-const SHARED_KEYS = ['target', 'workload', 'load', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'serverMetrics', 'workers', 'timeoutMs'] as const
+const SHARED_KEYS = [
+  'target',
+  'workload',
+  'load',
+  'warmup',
+  'seed',
+  'recordRequests',
+  'goodput',
+  'cost',
+  'serverMetrics',
+  'workers',
+  'timeoutMs',
+] as const
 const KEYS: readonly string[] = [...OWN_KEYS, ...SHARED_KEYS]
 
 function count(value: unknown, option: string, fallback: number, least: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < least) {
-    throw new OptionsError(option, `must be an integer >= ${least}, got ${JSON.stringify(value)}`, `e.g. \`pairs: { min: ${COMPARE_DEFAULTS.minPairs}, max: ${COMPARE_DEFAULTS.maxPairs} }\`.`)
+    throw new OptionsError(
+      option,
+      `must be an integer >= ${least}, got ${JSON.stringify(value)}`,
+      `e.g. \`pairs: { min: ${COMPARE_DEFAULTS.minPairs}, max: ${COMPARE_DEFAULTS.maxPairs} }\`.`,
+    )
   }
   return value
 }
@@ -84,13 +103,26 @@ function count(value: unknown, option: string, fallback: number, least: number):
  */
 export function planCompare(name: unknown, options: unknown): ComparePlan {
   if (typeof name !== 'string' || name.trim() === '') {
-    throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm.compare('what is compared', { variants, control, workload, load }).")
+    throw new OptionsError(
+      'name',
+      `must be a non-empty string, got ${JSON.stringify(name)}`,
+      "Call bench.llm.compare('what is compared', { variants, control, workload, load }).",
+    )
   }
-  if (!isRecord(options)) throw new OptionsError('options', `bench.llm.compare('${name}', options) needs an options object`, 'Pass `{ variants, control, workload, load }` at least.')
+  if (!isRecord(options))
+    throw new OptionsError(
+      'options',
+      `bench.llm.compare('${name}', options) needs an options object`,
+      'Pass `{ variants, control, workload, load }` at least.',
+    )
   rejectUnknownKeys(options, KEYS, '', `bench.llm.compare('${name}')`)
   const variants = options.variants
   if (!isRecord(variants) || Object.keys(variants).length < 2) {
-    throw new OptionsError('variants', 'must name two servers at least', "e.g. `variants: { default: llamaCpp({ model }), 'ub 1': llamaCpp({ model, args: ['-ub', '1'] }) }`.")
+    throw new OptionsError(
+      'variants',
+      'must name two servers at least',
+      "e.g. `variants: { default: llamaCpp({ model }), 'ub 1': llamaCpp({ model, args: ['-ub', '1'] }) }`.",
+    )
   }
   const labels = Object.keys(variants)
   const control = options.control
@@ -101,7 +133,9 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
       'The control is what every other variant is judged against.',
     )
   }
-  const shared = Object.fromEntries(SHARED_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]))
+  const shared = Object.fromEntries(
+    SHARED_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
+  )
   const order = [control, ...labels.filter((label) => label !== control)]
   const arms = order.map((label) => {
     const server = variants[label] as BenchServer
@@ -109,23 +143,49 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
       return { label, server, plan: planBench(name, { ...shared, server, baseline: false }) }
     } catch (error) {
       if (error instanceof OptionsError && error.option === 'server') {
-        throw new OptionsError(`variants['${label}']`, 'is not a server spec', 'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).')
+        throw new OptionsError(
+          `variants['${label}']`,
+          'is not a server spec',
+          'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).',
+        )
       }
       throw error
     }
   })
   const pairs = options.pairs
-  if (pairs !== undefined && !isRecord(pairs)) throw new OptionsError('pairs', 'must be an object', 'e.g. `pairs: { min: 3, max: 6 }`.')
-  for (const key of Object.keys(pairs ?? {})) if (key !== 'min' && key !== 'max') throw new OptionsError(`pairs.${key}`, 'is not a pairs option', 'Options: min, max.')
+  if (pairs !== undefined && !isRecord(pairs))
+    throw new OptionsError('pairs', 'must be an object', 'e.g. `pairs: { min: 3, max: 6 }`.')
+  for (const key of Object.keys(pairs ?? {}))
+    if (key !== 'min' && key !== 'max')
+      throw new OptionsError(`pairs.${key}`, 'is not a pairs option', 'Options: min, max.')
   const min = count(pairs?.min, 'pairs.min', COMPARE_DEFAULTS.minPairs, 2)
   const max = count(pairs?.max, 'pairs.max', Math.max(min, COMPARE_DEFAULTS.maxPairs), min)
   const budgetMs = options.budgetMs ?? COMPARE_DEFAULTS.budgetMs
-  if (typeof budgetMs !== 'number' || !(budgetMs > 0)) throw new OptionsError('budgetMs', `must be a positive number of milliseconds, got ${JSON.stringify(budgetMs)}`, 'e.g. `budgetMs: 20 * 60_000`.')
+  if (typeof budgetMs !== 'number' || !(budgetMs > 0))
+    throw new OptionsError(
+      'budgetMs',
+      `must be a positive number of milliseconds, got ${JSON.stringify(budgetMs)}`,
+      'e.g. `budgetMs: 20 * 60_000`.',
+    )
   const onInconclusive = options.onInconclusive ?? COMPARE_DEFAULTS.onInconclusive
   if (!['warn', 'fail', 'pass'].includes(onInconclusive as string)) {
-    throw new OptionsError('onInconclusive', `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`, "e.g. `onInconclusive: 'fail'` for a strict gate.")
+    throw new OptionsError(
+      'onInconclusive',
+      `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`,
+      "e.g. `onInconclusive: 'fail'` for a strict gate.",
+    )
   }
-  const policy = asParsedPolicy((options.baseline as RegressionPolicy | undefined) ?? DEFAULT_COMPARE_POLICY, 'baseline')
+  const policy = asParsedPolicy(
+    (options.baseline as RegressionPolicy | undefined) ?? DEFAULT_COMPARE_POLICY,
+    'baseline',
+  )
   const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS
-  return { arms, control, policy, limits: { min, max, budgetMs }, onInconclusive: onInconclusive as ComparePlan['onInconclusive'], timeoutMs }
+  return {
+    arms,
+    control,
+    policy,
+    limits: { min, max, budgetMs },
+    onInconclusive: onInconclusive as ComparePlan['onInconclusive'],
+    timeoutMs,
+  }
 }

@@ -10,7 +10,14 @@ import type { BenchmarkResult } from '../core/contract/types.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { checkTarget } from '../core/plan/index.ts'
 import { runPlan, type RunContext } from '../core/run.ts'
-import { counterbalancedOrder, judgePairedGate, nextPair, sequentialConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
+import {
+  counterbalancedOrder,
+  judgePairedGate,
+  nextPair,
+  sequentialConfidence,
+  type PairedCheck,
+  type PairRatio,
+} from '../core/verdict/index.ts'
 import { DEFAULT_MAX_ERROR_RATE } from './bench-judgement.ts'
 import { acquireTarget } from './bench-target.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
@@ -70,7 +77,9 @@ export interface CompareBenchRun {
 }
 
 /** Runs the pairs, judges every variant against the control, and says whether the bench fails. */
-export async function runCompareBench(run: CompareBenchRun): Promise<{ result: CompareResult; failure: string | undefined; notes: string[] }> {
+export async function runCompareBench(
+  run: CompareBenchRun,
+): Promise<{ result: CompareResult; failure: string | undefined; notes: string[] }> {
   const { plan } = run
   const started = performance.now()
   const labels = plan.arms.map((arm) => arm.label)
@@ -88,17 +97,32 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
     for (const arm of arms) {
       run.log?.(`${run.name}: pair ${pair + 1}, ${arm.label} (trial ${trials.length + 1})`)
       const result = await measureArm(run, arm)
-      trials.push({ label: arm.label, pair: pair + 1, position: trials.length + 1, result: run.options.recordRequests ? result : { ...result, requests: undefined } })
+      trials.push({
+        label: arm.label,
+        pair: pair + 1,
+        position: trials.length + 1,
+        result: run.options.recordRequests ? result : { ...result, requests: undefined },
+      })
       results.set(arm.label, result)
       const fault = faultOf(arm.label, result)
       if (fault !== undefined) {
-        const partial: CompareResult = { control: plan.control, order, trials, variants, stopped: fault, confidencePerLook: confidence, durationMs: performance.now() - started }
+        const partial: CompareResult = {
+          control: plan.control,
+          order,
+          trials,
+          variants,
+          stopped: fault,
+          confidencePerLook: confidence,
+          durationMs: performance.now() - started,
+        }
         return { result: partial, failure: `${run.name}: ${fault}`, notes: [] }
       }
       if (run.signal?.aborted) throw run.signal.reason
     }
     longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
-    variants = labels.filter((label) => label !== plan.control).map((label) => judgeVariant(label, plan, trials, confidence))
+    variants = labels
+      .filter((label) => label !== plan.control)
+      .map((label) => judgeVariant(label, plan, trials, confidence))
     const next = nextPair(
       // A variant that failed or passed is decided: only an undecided one is worth another pair.
       variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
@@ -108,7 +132,15 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
     stopped = next.why
     if (!next.another) break
   }
-  const result: CompareResult = { control: plan.control, order, trials, variants, stopped, confidencePerLook: confidence, durationMs: performance.now() - started }
+  const result: CompareResult = {
+    control: plan.control,
+    order,
+    trials,
+    variants,
+    stopped,
+    confidencePerLook: confidence,
+    durationMs: performance.now() - started,
+  }
   const notes: string[] = []
   const failures: string[] = []
   for (const variant of variants) {
@@ -116,9 +148,11 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
     for (const check of variant.checks) {
       const what = `${variant.label} vs ${plan.control}: ${variant.changed.length > 0 ? `${variant.changed.join('; ')}: ` : ''}${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${check.ratio.toFixed(3)}x ${interval(check)}`
       const limit = `${check.tolerance >= 0 ? '+' : ''}${Math.round(check.tolerance * 100)} %`
-      if (check.status === 'fail') failures.push(`${what}, beyond ${limit} on every pair together (${check.pairs} pairs)`)
+      if (check.status === 'fail')
+        failures.push(`${what}, beyond ${limit} on every pair together (${check.pairs} pairs)`)
       else if (check.status === 'inconclusive' && plan.onInconclusive !== 'pass') {
-        const more = check.pairsToDecide !== undefined ? `; about ${check.pairsToDecide} pairs would decide at this noise` : ''
+        const more =
+          check.pairsToDecide !== undefined ? `; about ${check.pairsToDecide} pairs would decide at this noise` : ''
         const line = `${what} undecided against ${limit}: ${check.reason ?? ''}${more}`
         if (plan.onInconclusive === 'fail') failures.push(line)
         else notes.push(`inconclusive: ${run.name}: ${line}`)
@@ -127,21 +161,47 @@ export async function runCompareBench(run: CompareBenchRun): Promise<{ result: C
   }
   const table = formatCompareTable(result)
   if (failures.length === 0) return { result, failure: undefined, notes: [table, ...notes] }
-  return { result, failure: [`${run.name}: side by side, ${order.length} pairs (${stopped})`, ...failures.map((line) => `  - ${line}`), '', table].join('\n'), notes }
+  return {
+    result,
+    failure: [
+      `${run.name}: side by side, ${order.length} pairs (${stopped})`,
+      ...failures.map((line) => `  - ${line}`),
+      '',
+      table,
+    ].join('\n'),
+    notes,
+  }
 }
 
 /** One trial of one arm on a freshly started server (a launched one is stopped before the next arm starts). */
 async function measureArm(run: CompareBenchRun, arm: CompareArm): Promise<BenchmarkResult> {
-  const { target, variants: _variants, control: _control, baseline: _baseline, pairs: _pairs, budgetMs: _budget, onInconclusive: _on, timeoutMs: _timeout, ...rest } = run.options
+  const {
+    target,
+    variants: _variants,
+    control: _control,
+    baseline: _baseline,
+    pairs: _pairs,
+    budgetMs: _budget,
+    onInconclusive: _on,
+    timeoutMs: _timeout,
+    ...rest
+  } = run.options
   const acquired = await acquireTarget(arm.server, target, run.shared, { fresh: true })
   try {
     const result = await runPlan(
-      { target: checkTarget(acquired.target), run: arm.plan.run, options: { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) } },
+      {
+        target: checkTarget(acquired.target),
+        run: arm.plan.run,
+        options: { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) },
+      },
       { ...acquired.context, baseDir: dirname(run.file) },
     )
     const ended = acquired.serverEnded()
     if (ended) {
-      const tail = ended.logTail.length > 0 ? `\nLast lines of its log${ended.logPath ? ` (${ended.logPath})` : ''}:\n${ended.logTail.map((line) => `  ${line}`).join('\n')}` : ''
+      const tail =
+        ended.logTail.length > 0
+          ? `\nLast lines of its log${ended.logPath ? ` (${ended.logPath})` : ''}:\n${ended.logTail.map((line) => `  ${line}`).join('\n')}`
+          : ''
       throw new Error(`${arm.label}: ${ended.name} ${ended.how} during its trial; nothing is judged.${tail}`)
     }
     return result
@@ -167,11 +227,25 @@ export function faultOf(label: string, result: BenchmarkResult): string | undefi
 const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfCheck?.disturbed ?? []
 
 /** One variant against the control on every pair measured so far (a pair only one arm of which was measured disturbed is left out, named). */
-export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 'policy'>, trials: readonly CompareTrial[], confidence: number): CompareVariantVerdict {
+export function judgeVariant(
+  label: string,
+  plan: Pick<ComparePlan, 'control' | 'policy'>,
+  trials: readonly CompareTrial[],
+  confidence: number,
+): CompareVariantVerdict {
   const voided: string[] = []
   let bothDisturbed = 0
   let changed: string[] | undefined
-  const perGate = new Map<string, { ratios: PairRatio[]; control: number[]; variant: number[]; busy: number; gate: { metric: string; statistic: string; unit: string; tolerance: number } }>()
+  const perGate = new Map<
+    string,
+    {
+      ratios: PairRatio[]
+      control: number[]
+      variant: number[]
+      busy: number
+      gate: { metric: string; statistic: string; unit: string; tolerance: number }
+    }
+  >()
   const pairs = Math.max(0, ...trials.map((trial) => trial.pair))
   for (let pair = 1; pair <= pairs; pair++) {
     const control = trials.find((trial) => trial.pair === pair && trial.label === plan.control)?.result
@@ -189,7 +263,13 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
     const verdict = compare(baselineEntryFrom(control), variant, plan.policy)
     for (const check of verdict.checks) {
       const key = `${check.metric}:${check.statistic}`
-      const entry = perGate.get(key) ?? { ratios: [], control: [], variant: [], busy: 0, gate: { metric: check.metric, statistic: check.statistic, unit: check.unit, tolerance: check.tolerance } }
+      const entry = perGate.get(key) ?? {
+        ratios: [],
+        control: [],
+        variant: [],
+        busy: 0,
+        gate: { metric: check.metric, statistic: check.statistic, unit: check.unit, tolerance: check.tolerance },
+      }
       // A run-level figure (tokens over the run's duration) carries every stall a busy machine adds, and those differ from
       // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
       if (check.ratio !== null && check.ratio > 0) {
@@ -201,9 +281,14 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
       perGate.set(key, entry)
     }
   }
-  const geo = (values: number[]): number => (values.length === 0 ? Number.NaN : Math.exp(values.reduce((sum, x) => sum + Math.log(x), 0) / values.length))
+  const geo = (values: number[]): number =>
+    values.length === 0 ? Number.NaN : Math.exp(values.reduce((sum, x) => sum + Math.log(x), 0) / values.length)
   const checks = [...perGate.values()].map(({ gate, ratios, control, variant, busy }) => {
-    const check: PairedCheck & { control: number; variant: number } = { ...judgePairedGate(gate, ratios, confidence), control: geo(control), variant: geo(variant) }
+    const check: PairedCheck & { control: number; variant: number } = {
+      ...judgePairedGate(gate, ratios, confidence),
+      control: geo(control),
+      variant: geo(variant),
+    }
     if (ratios.length === 0 && control.length > 0) check.ratio = check.variant / check.control
     if (busy > 0) {
       const why = `${busy} pair${busy === 1 ? '' : 's'} with both arms disturbed left out of this run-level figure (a busy machine's stalls differ from trial to trial)`
@@ -211,11 +296,18 @@ export function judgeVariant(label: string, plan: Pick<ComparePlan, 'control' | 
     }
     return check
   })
-  const status = checks.some((check) => check.status === 'fail') ? 'fail' : checks.some((check) => check.status === 'inconclusive') || checks.length === 0 ? 'inconclusive' : 'pass'
+  const status = checks.some((check) => check.status === 'fail')
+    ? 'fail'
+    : checks.some((check) => check.status === 'inconclusive') || checks.length === 0
+      ? 'inconclusive'
+      : 'pass'
   return { label, status, checks, voided, bothDisturbed, changed: changed ?? [] }
 }
 
-const interval = (check: PairedCheck): string => (check.ciLow === null || check.ciHigh === null ? '[no interval]' : `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`)
+const interval = (check: PairedCheck): string =>
+  check.ciLow === null || check.ciHigh === null
+    ? '[no interval]'
+    : `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`
 
 /** The table of every variant's gates: control and variant figures, ratio, interval and verdict, one screen. */
 export function formatCompareTable(result: CompareResult): string {
@@ -244,6 +336,8 @@ export function formatCompareTable(result: CompareResult): string {
   )
   const orders = result.order.map((pair) => pair.join(' ')).join(' | ')
   const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; ${(result.confidencePerLook * 100).toFixed(2)} % per look`
-  const changes = result.variants.filter((variant) => variant.changed.length > 0).map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
+  const changes = result.variants
+    .filter((variant) => variant.changed.length > 0)
+    .map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
   return [head, ...changes, ...lines].join('\n')
 }

@@ -1,4 +1,11 @@
-import { baselineEntryFrom, compare, DEFAULT_REGRESSION_POLICY, formatVerdict, type BaselineEntry, type RegressionPolicy } from '../core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  compare,
+  DEFAULT_REGRESSION_POLICY,
+  formatVerdict,
+  type BaselineEntry,
+  type RegressionPolicy,
+} from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import { describeRegressions } from './regression-summary.ts'
@@ -6,12 +13,20 @@ import { isRecord } from '../core/contract/is-record.ts'
 import { isBenchmarkResult } from '../core/contract/result-guard.ts'
 
 function isBaselineEntry(value: unknown): value is BaselineEntry {
-  return isRecord(value) && typeof value.configHash === 'string' && isRecord(value.metrics) && isRecord(value.throughput) && isRecord(value.histograms)
+  return (
+    isRecord(value) &&
+    typeof value.configHash === 'string' &&
+    isRecord(value.metrics) &&
+    isRecord(value.throughput) &&
+    isRecord(value.histograms)
+  )
 }
 
 function requireResult(matcher: string, received: unknown): BenchmarkResult {
   if (!isBenchmarkResult(received)) {
-    throw new TypeError(`${matcher}: expected the BenchmarkResult that runBenchmark() returns, got ${received === null ? 'null' : typeof received}.`)
+    throw new TypeError(
+      `${matcher}: expected the BenchmarkResult that runBenchmark() returns, got ${received === null ? 'null' : typeof received}.`,
+    )
   }
   return received
 }
@@ -43,12 +58,19 @@ export const llmBenchMatchers = {
     }
   },
 
-  toNotRegress(received: unknown, baseline: BaselineEntry | BenchmarkResult, policy: RegressionPolicy = DEFAULT_REGRESSION_POLICY) {
+  toNotRegress(
+    received: unknown,
+    baseline: BaselineEntry | BenchmarkResult,
+    policy: RegressionPolicy = DEFAULT_REGRESSION_POLICY,
+  ) {
     const result = requireResult('toNotRegress', received)
     let entry: BaselineEntry
     if (isBaselineEntry(baseline)) entry = baseline
     else if (isBenchmarkResult(baseline)) entry = baselineEntryFrom(baseline)
-    else throw new TypeError('toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.')
+    else
+      throw new TypeError(
+        'toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.',
+      )
     const verdict = compare(entry, result, policy)
     const pass = verdict.status !== 'fail'
     const table = formatVerdict(verdict)

@@ -33,7 +33,10 @@ export interface ObsoleteBaselines {
  * not run completely are left alone. A baseline file that does not parse is skipped (its benches
  * already failed with its path).
  */
-export async function reconcileObsoleteBaselines(files: ReadonlyArray<BenchFileNames>, options: { update: UpdateMode; baselineDir?: string | undefined }): Promise<ObsoleteBaselines[]> {
+export async function reconcileObsoleteBaselines(
+  files: ReadonlyArray<BenchFileNames>,
+  options: { update: UpdateMode; baselineDir?: string | undefined },
+): Promise<ObsoleteBaselines[]> {
   const found: ObsoleteBaselines[] = []
   for (const file of files) {
     if (!file.complete) continue

@@ -1,4 +1,10 @@
-import { asParsedPolicy, DEFAULT_REGRESSION_POLICY, undecidableGates, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import {
+  asParsedPolicy,
+  DEFAULT_REGRESSION_POLICY,
+  undecidableGates,
+  type ParsedRegressionPolicy,
+  type RegressionPolicy,
+} from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { checkTarget, planRun, TARGET_KEYS, type RunPlan } from '../core/plan/index.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
@@ -54,17 +60,33 @@ export interface BenchPlan {
  *
  * @throws {OptionsError} naming the option and how to fix it.
  */
-export function planBench(name: unknown, options: unknown, env: Record<string, string | undefined> = process.env): BenchPlan {
+export function planBench(
+  name: unknown,
+  options: unknown,
+  env: Record<string, string | undefined> = process.env,
+): BenchPlan {
   if (typeof name !== 'string' || name.trim() === '') {
-    throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm('what is measured', { workload, load }).")
+    throw new OptionsError(
+      'name',
+      `must be a non-empty string, got ${JSON.stringify(name)}`,
+      "Call bench.llm('what is measured', { workload, load }).",
+    )
   }
   if (!isRecord(options)) {
-    throw new OptionsError('options', `bench.llm('${name}', options) needs an options object, got ${String(options)}`, 'Pass `{ workload, load }` at least.')
+    throw new OptionsError(
+      'options',
+      `bench.llm('${name}', options) needs an options object, got ${String(options)}`,
+      'Pass `{ workload, load }` at least.',
+    )
   }
   rejectUnknownKeys(options, BENCH_LLM_OPTION_KEYS, '', `bench.llm('${name}')`)
   const target = options.target
   if (target !== undefined && !isRecord(target)) {
-    throw new OptionsError('target', 'must be an object', "e.g. `target: { api: 'completions' }` or `target: { baseUrl: 'http://127.0.0.1:8000' }`.")
+    throw new OptionsError(
+      'target',
+      'must be an object',
+      "e.g. `target: { api: 'completions' }` or `target: { baseUrl: 'http://127.0.0.1:8000' }`.",
+    )
   }
   if (target !== undefined) rejectUnknownKeys(target, TARGET_KEYS, 'target')
   // The base URL is only known once the server runs: a target that names one is checked now, the
@@ -72,13 +94,23 @@ export function planBench(name: unknown, options: unknown, env: Record<string, s
   if (typeof target?.baseUrl === 'string') checkTarget(target)
   // A host of a load split over machines runs its segment (docs/distributed.md); the environment says which.
   const segment = segmentFromEnv(env)
-  const run = planRun({ ...(options as unknown as BenchLlmOptions & { load: NonNullable<BenchLlmOptions['load']> }), ...(segment ? { segment } : {}) })
+  const run = planRun({
+    ...(options as unknown as BenchLlmOptions & { load: NonNullable<BenchLlmOptions['load']> }),
+    ...(segment ? { segment } : {}),
+  })
   if (options.slo !== undefined) validateSloOptions(options.slo as SloOptions)
-  const policy = options.baseline === undefined || options.baseline === false ? options.baseline : asParsedPolicy(options.baseline as RegressionPolicy, 'baseline')
+  const policy =
+    options.baseline === undefined || options.baseline === false
+      ? options.baseline
+      : asParsedPolicy(options.baseline as RegressionPolicy, 'baseline')
   if (options.timeoutMs !== undefined) {
     const timeout = options.timeoutMs
     if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
-      throw new OptionsError('timeoutMs', `must be a positive number of milliseconds, got ${String(timeout)}`, 'e.g. `timeoutMs: 30 * 60_000`, or leave it out for 10 minutes.')
+      throw new OptionsError(
+        'timeoutMs',
+        `must be a positive number of milliseconds, got ${String(timeout)}`,
+        'e.g. `timeoutMs: 30 * 60_000`, or leave it out for 10 minutes.',
+      )
     }
   }
   if (options.resetPrefixCache !== undefined && typeof options.resetPrefixCache !== 'boolean') {
@@ -92,9 +124,14 @@ export function planBench(name: unknown, options: unknown, env: Record<string, s
   const server = options.server
   if (server !== undefined) {
     if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {
-      throw new OptionsError('server', 'is not a server spec', 'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).')
+      throw new OptionsError(
+        'server',
+        'is not a server spec',
+        'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).',
+      )
     }
-    if (server.kind === 'simulator') resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
+    if (server.kind === 'simulator')
+      resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
   return { run, slo: options.slo as SloOptions | undefined, policy, trials, arm: armFromEnv(env) }
 }
@@ -114,11 +151,21 @@ export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
  *
  * @throws {OptionsError} in strict mode, naming the gate and what to gate instead.
  */
-export function warnUndecidableGates(name: string, plan: BenchPlan, env: Record<string, string | undefined> = process.env, warn: (line: string) => void = (line) => console.warn(line)): void {
+export function warnUndecidableGates(
+  name: string,
+  plan: BenchPlan,
+  env: Record<string, string | undefined> = process.env,
+  warn: (line: string) => void = (line) => console.warn(line),
+): void {
   // An arm of `ab` is judged by `ab`'s paired gates, not by these.
   if (plan.policy === false || plan.arm) return
   const warnings = undecidableGates(plan.policy ?? DEFAULT_REGRESSION_POLICY, plan.run.load)
   if (warnings.length === 0) return
-  if (env[STRICT_GATES_ENV] === '1') throw new OptionsError('baseline', `of bench.llm('${name}') cannot decide: ${warnings.join(' ')}`, `Change the gates, or unset ${STRICT_GATES_ENV}.`)
+  if (env[STRICT_GATES_ENV] === '1')
+    throw new OptionsError(
+      'baseline',
+      `of bench.llm('${name}') cannot decide: ${warnings.join(' ')}`,
+      `Change the gates, or unset ${STRICT_GATES_ENV}.`,
+    )
   for (const warning of warnings) warn(`vitest-llm-bench: bench.llm('${name}'): ${warning}`)
 }

@@ -20,9 +20,19 @@ export function describeFailedCheck(check: Check, confidence: number): string {
   const limit = 1 + check.tolerance
   const limitFigure = check.baseline * limit
   const ratio = check.ratio === null ? 'no ratio' : `ratio ${check.ratio.toFixed(3)}`
-  const interval = check.ciLow === null || check.ciHigh === null ? '' : ` (${percent(confidence)} CI [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}])`
+  const interval =
+    check.ciLow === null || check.ciHigh === null
+      ? ''
+      : ` (${percent(confidence)} CI [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}])`
   const bound = check.tolerance < 0 ? 'at least' : 'at most'
-  const samples = check.statistic === 'value' ? (check.n.baseline === 1 && check.n.current === 1 ? 'runs' : 'windows') : check.metric === 'ttftMs' || check.metric === 'e2eMs' ? 'requests' : 'samples'
+  const samples =
+    check.statistic === 'value'
+      ? check.n.baseline === 1 && check.n.current === 1
+        ? 'runs'
+        : 'windows'
+      : check.metric === 'ttftMs' || check.metric === 'e2eMs'
+        ? 'requests'
+        : 'samples'
   return (
     `${label} is ${formatFigure(check.current)} ${check.unit}, baseline ${formatFigure(check.baseline)} ${check.unit}: ` +
     `${ratio}${interval} is beyond the limit ${limit.toFixed(3)} (${signedPercent(check.tolerance)}, ${bound} ${formatFigure(limitFigure)} ${check.unit}); ` +
@@ -38,7 +48,9 @@ export function describeFailedCheck(check: Check, confidence: number): string {
  */
 export function describeRegressions(verdict: Verdict): string[] {
   const changed = changedLead(verdict)
-  const lines = verdict.checks.filter((check) => check.status === 'fail').map((check) => `${changed}${describeFailedCheck(check, verdict.confidence)}`)
+  const lines = verdict.checks
+    .filter((check) => check.status === 'fail')
+    .map((check) => `${changed}${describeFailedCheck(check, verdict.confidence)}`)
   if (lines.length > 0 && verdict.server) lines.push(`Server side, baseline -> this run: ${verdict.server}.`)
   return lines
 }

@@ -1,4 +1,11 @@
-import { baselineConfigOf, baselineEntryFrom, baselineMismatchOf, compare, DEFAULT_REGRESSION_POLICY, softwareChanges } from '../core/baseline/index.ts'
+import {
+  baselineConfigOf,
+  baselineEntryFrom,
+  baselineMismatchOf,
+  compare,
+  DEFAULT_REGRESSION_POLICY,
+  softwareChanges,
+} from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy, Verdict } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
@@ -35,7 +42,10 @@ export function policyOfVerdict(verdict: Verdict): RegressionPolicy {
 
 /** The entry a saved result would have been recorded as, keyed by the config with every default written out. */
 function entryOf(result: BenchmarkResult): BaselineEntry {
-  return baselineEntryFrom(result, { config: { ...canonicalConfig(baselineConfigOf(result.config)) }, recordedAt: result.startedAt })
+  return baselineEntryFrom(result, {
+    config: { ...canonicalConfig(baselineConfigOf(result.config)) },
+    recordedAt: result.startedAt,
+  })
 }
 
 /**
@@ -45,7 +55,11 @@ function entryOf(result: BenchmarkResult): BaselineEntry {
  * not compared when the machine or the workload and load differ; what changed in the software
  * under test named either way.
  */
-export function diffRuns(before: readonly SavedBench[], after: readonly SavedBench[], policy?: RegressionPolicy): BenchDiff[] {
+export function diffRuns(
+  before: readonly SavedBench[],
+  after: readonly SavedBench[],
+  policy?: RegressionPolicy,
+): BenchDiff[] {
   const earlier = new Map(before.map((bench) => [bench.name, bench]))
   const diffs: BenchDiff[] = []
   for (const bench of after) {
@@ -61,7 +75,9 @@ export function diffRuns(before: readonly SavedBench[], after: readonly SavedBen
       diffs.push({
         name: bench.name,
         state: 'not comparable',
-        reasons: [`${empty.length === 2 ? 'neither run' : empty[0] === base ? 'the first run' : 'the second run'} completed a request`],
+        reasons: [
+          `${empty.length === 2 ? 'neither run' : empty[0] === base ? 'the first run' : 'the second run'} completed a request`,
+        ],
         changed,
       })
       continue
@@ -70,18 +86,30 @@ export function diffRuns(before: readonly SavedBench[], after: readonly SavedBen
     const mismatch = baselineMismatchOf(bench.name, 'the first run', was, is)
     if (mismatch) {
       const reasons = [
-        ...(mismatch.environmentChanges.length > 0 ? [`environment changed: ${mismatch.environmentChanges.join('; ')}`] : []),
-        ...(mismatch.configChanges.length > 0 ? [`workload or load changed: ${mismatch.configChanges.join('; ')}`] : []),
+        ...(mismatch.environmentChanges.length > 0
+          ? [`environment changed: ${mismatch.environmentChanges.join('; ')}`]
+          : []),
+        ...(mismatch.configChanges.length > 0
+          ? [`workload or load changed: ${mismatch.configChanges.join('; ')}`]
+          : []),
       ]
       diffs.push({ name: bench.name, state: 'not comparable', reasons, changed })
       continue
     }
-    const gates = policy ?? (bench.verdict && bench.verdict.checks.length > 0 ? policyOfVerdict(bench.verdict) : DEFAULT_REGRESSION_POLICY)
+    const gates =
+      policy ??
+      (bench.verdict && bench.verdict.checks.length > 0 ? policyOfVerdict(bench.verdict) : DEFAULT_REGRESSION_POLICY)
     const verdict = compare(was, bench.result, gates)
     // Named from the launches too (args, env), not only the fingerprint.
     if (changed.length > 0) verdict.changed = changed
     else delete verdict.changed
-    diffs.push({ name: bench.name, state: 'compared', verdict, gates: policy === undefined && bench.verdict && bench.verdict.checks.length > 0 ? 'own' : 'default', changed })
+    diffs.push({
+      name: bench.name,
+      state: 'compared',
+      verdict,
+      gates: policy === undefined && bench.verdict && bench.verdict.checks.length > 0 ? 'own' : 'default',
+      changed,
+    })
   }
   for (const name of earlier.keys()) diffs.push({ name, state: 'gone' })
   return diffs

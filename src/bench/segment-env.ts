@@ -27,12 +27,22 @@ export function segmentFromEnv(env: Record<string, string | undefined> = process
   let count: number | undefined
   if (given !== undefined && given !== '') {
     const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(given)
-    if (!match) throw new OptionsError(SEGMENT_ENV, `must be i/N (this host's segment of N, from 1), got ${JSON.stringify(given)}`, 'e.g. LLM_BENCH_SEGMENT=2/4 on the second of four hosts.')
+    if (!match)
+      throw new OptionsError(
+        SEGMENT_ENV,
+        `must be i/N (this host's segment of N, from 1), got ${JSON.stringify(given)}`,
+        'e.g. LLM_BENCH_SEGMENT=2/4 on the second of four hosts.',
+      )
     index = Number(match[1])
     count = Number(match[2])
   } else if (total !== undefined && total !== '') {
     count = wholeNumber(total)
-    if (count === undefined) throw new OptionsError(SEGMENTS_ENV, `must be the number of segments, got ${JSON.stringify(total)}`, "e.g. LLM_BENCH_SEGMENTS=4, the Job's completions.")
+    if (count === undefined)
+      throw new OptionsError(
+        SEGMENTS_ENV,
+        `must be the number of segments, got ${JSON.stringify(total)}`,
+        "e.g. LLM_BENCH_SEGMENTS=4, the Job's completions.",
+      )
     const zeroBased = jobIndex === undefined ? undefined : wholeNumber(jobIndex)
     if (zeroBased === undefined) {
       throw new OptionsError(
@@ -46,14 +56,22 @@ export function segmentFromEnv(env: Record<string, string | undefined> = process
   const startText = env[START_AT_ENV]
   if (index === undefined || count === undefined) {
     if (startText !== undefined && startText !== '')
-      throw new OptionsError(START_AT_ENV, `is set but no segment is (${SEGMENT_ENV} or ${SEGMENTS_ENV})`, `Set ${SEGMENT_ENV}=i/N on every host, or unset ${START_AT_ENV}.`)
+      throw new OptionsError(
+        START_AT_ENV,
+        `is set but no segment is (${SEGMENT_ENV} or ${SEGMENTS_ENV})`,
+        `Set ${SEGMENT_ENV}=i/N on every host, or unset ${START_AT_ENV}.`,
+      )
     return undefined
   }
   let startAtMs: number | undefined
   if (startText !== undefined && startText !== '') {
     startAtMs = wholeNumber(startText)
     if (startAtMs === undefined)
-      throw new OptionsError(START_AT_ENV, `must be epoch milliseconds, got ${JSON.stringify(startText)}`, 'e.g. LLM_BENCH_START_AT=$(( ($(date +%s) + 120) * 1000 )), the same on every host.')
+      throw new OptionsError(
+        START_AT_ENV,
+        `must be epoch milliseconds, got ${JSON.stringify(startText)}`,
+        'e.g. LLM_BENCH_START_AT=$(( ($(date +%s) + 120) * 1000 )), the same on every host.',
+      )
   }
   return { index, count, ...(startAtMs !== undefined ? { startAtMs } : {}) }
 }

@@ -38,14 +38,29 @@ export async function writeSegmentFile(
   const dir = resolve(env[SEGMENT_DIR_ENV] || DEFAULT_SEGMENT_DIR)
   await mkdir(dir, { recursive: true })
   const segment = result.segment
-  const path = join(dir, `${safe(relative(process.cwd(), file))}--${safe(name)}--${segment?.index ?? 0}-of-${segment?.count ?? 0}.json`)
-  const content: SegmentFile = { kind: 'vitest-llm-bench-segment', version: 1, file: relative(process.cwd(), file).split(sep).join('/'), name, policy, slo, result }
+  const path = join(
+    dir,
+    `${safe(relative(process.cwd(), file))}--${safe(name)}--${segment?.index ?? 0}-of-${segment?.count ?? 0}.json`,
+  )
+  const content: SegmentFile = {
+    kind: 'vitest-llm-bench-segment',
+    version: 1,
+    file: relative(process.cwd(), file).split(sep).join('/'),
+    name,
+    policy,
+    slo,
+    result,
+  }
   await writeFile(path, `${JSON.stringify(content)}\n`)
   return path
 }
 
 /** Every file under `dir` (subfolders too) whose JSON `kind` is `kind`, in path order; `hint` says where such files come from. */
-export async function readKindFiles<T>(dir: string, kind: string, hint: string): Promise<Array<{ path: string; content: T }>> {
+export async function readKindFiles<T>(
+  dir: string,
+  kind: string,
+  hint: string,
+): Promise<Array<{ path: string; content: T }>> {
   let names: string[]
   try {
     names = (await readdir(dir, { recursive: true })).filter((name) => name.endsWith('.json')).sort()
@@ -59,7 +74,10 @@ export async function readKindFiles<T>(dir: string, kind: string, hint: string):
     try {
       value = JSON.parse(await readFile(path, 'utf8'))
     } catch (error) {
-      throw new WorkloadError(`is not valid JSON (${(error as Error).message}). It is written whole by a bench; measure it again.`, { path })
+      throw new WorkloadError(
+        `is not valid JSON (${(error as Error).message}). It is written whole by a bench; measure it again.`,
+        { path },
+      )
     }
     if ((value as { kind?: unknown } | null)?.kind !== kind) continue
     out.push({ path, content: value as T })
@@ -69,6 +87,10 @@ export async function readKindFiles<T>(dir: string, kind: string, hint: string):
 
 /** Every segment file under `dir` (subfolders too: one per host's downloaded artifact), in path order. */
 export async function readSegmentFiles(dir: string): Promise<Array<{ path: string; segment: SegmentFile }>> {
-  const files = await readKindFiles<SegmentFile>(dir, 'vitest-llm-bench-segment', `Give the folder the hosts' ${DEFAULT_SEGMENT_DIR}/ were collected into.`)
+  const files = await readKindFiles<SegmentFile>(
+    dir,
+    'vitest-llm-bench-segment',
+    `Give the folder the hosts' ${DEFAULT_SEGMENT_DIR}/ were collected into.`,
+  )
   return files.map(({ path, content }) => ({ path, segment: content }))
 }

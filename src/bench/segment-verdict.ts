@@ -35,7 +35,10 @@ export interface MergedBenchVerdict {
  * says). A merge that refuses is not judged and counts as failed: a verdict on a load that was not
  * the planned one would be a wrong answer.
  */
-export async function judgeMergedSegments(segments: readonly BenchSegment[], provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>): Promise<MergedBenchVerdict[]> {
+export async function judgeMergedSegments(
+  segments: readonly BenchSegment[],
+  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>,
+): Promise<MergedBenchVerdict[]> {
   const groups = new Map<string, BenchSegment[]>()
   for (const segment of segments) {
     const key = `${segment.file}\u0000${segment.name}`

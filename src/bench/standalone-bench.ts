@@ -9,7 +9,16 @@ import { fileURLToPath } from 'node:url'
 import { BaselineMismatchError, OptionsError } from '../core/contract/errors.ts'
 import { runPlan } from '../core/run.ts'
 import { canonicalConfig, checkTarget } from '../core/plan/index.ts'
-import { asParsedPolicy, resolveUpdateMode, BaselineStore, baselinePathFor, compare, DEFAULT_REGRESSION_POLICY, diffMachine, fingerprintOf } from '../core/baseline/index.ts'
+import {
+  asParsedPolicy,
+  resolveUpdateMode,
+  BaselineStore,
+  baselinePathFor,
+  compare,
+  DEFAULT_REGRESSION_POLICY,
+  diffMachine,
+  fingerprintOf,
+} from '../core/baseline/index.ts'
 import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -55,11 +64,17 @@ export function updateModeFromEnv(env: Record<string, string | undefined>): Upda
   if (value === '1' || value === 'true' || value === 'all') return 'all'
   if (value === 'new') return 'new'
   if (value === '0' || value === 'false' || value === 'none') return 'none'
-  throw new OptionsError(UPDATE_ENV, `${JSON.stringify(raw)} is not an update mode`, 'Use 1 (rewrite baselines), new (write missing ones) or 0.')
+  throw new OptionsError(
+    UPDATE_ENV,
+    `${JSON.stringify(raw)} is not an update mode`,
+    'Use 1 (rewrite baselines), new (write missing ones) or 0.',
+  )
 }
 
 /** What the Vitest plugin would provide, read from the environment instead. */
-export function standaloneProvided(env: Record<string, string | undefined> = process.env): Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'> {
+export function standaloneProvided(
+  env: Record<string, string | undefined> = process.env,
+): Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'> {
   const dir = env[BASELINE_DIR_ENV]
   return { update: updateModeFromEnv(env), ci: isCI(env), ...(dir ? { baselineDir: dir } : {}) }
 }
@@ -83,7 +98,10 @@ export function callerFileOf(stack: string | undefined, isOwnFile: (file: string
 
 /** Files of this package that a `bench.llm` call passes through before it reaches the bench file. */
 function isAdapterFile(file: string): boolean {
-  return /[\\/](?:src|dist[\\/]src)[\\/](?:bun|deno)[\\/][^\\/]+\.[jt]s$/.test(file) || /[\\/]standalone-bench\.[jt]s$/.test(file)
+  return (
+    /[\\/](?:src|dist[\\/]src)[\\/](?:bun|deno)[\\/][^\\/]+\.[jt]s$/.test(file) ||
+    /[\\/]standalone-bench\.[jt]s$/.test(file)
+  )
 }
 
 /** One bench run: what `bench.llm` under Vitest and the runner adapters both do. */
@@ -128,13 +146,25 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const segment = bench.run.segment
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
-  const plan = policy === false || segment || arm ? { trials: 1, compareWith: undefined, stored: undefined } : await planTrials(run, trials)
+  const plan =
+    policy === false || segment || arm
+      ? { trials: 1, compareWith: undefined, stored: undefined }
+      : await planTrials(run, trials)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
     // The machine is known before the first request: a baseline from another GPU fails now, not after a trial.
     const moved = await machineChangeBeforeLoad(run, plan.stored, acquired.context)
     if (moved) throw moved
-    const { server: _server, slo: _slo, baseline: _baseline, timeoutMs: _timeout, target: _target, resetPrefixCache: reset, trials: _trials, ...rest } = options
+    const {
+      server: _server,
+      slo: _slo,
+      baseline: _baseline,
+      timeoutMs: _timeout,
+      target: _target,
+      resetPrefixCache: reset,
+      trials: _trials,
+      ...rest
+    } = options
     const results: BenchmarkResult[] = []
     const notes: string[] = []
     let remeasured = 0
@@ -143,7 +173,12 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
       if ((results.length > 0 || remeasured > 0) && restart && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
-      const trialOptions = { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}), ...(run.onProgress ? { onProgress: run.onProgress } : {}) }
+      const trialOptions = {
+        ...rest,
+        target: acquired.target,
+        ...(run.signal ? { signal: run.signal } : {}),
+        ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+      }
       const measured = await runPlan(
         { target: checkTarget(acquired.target), run: bench.run, options: trialOptions },
         // Dataset and tokenizer paths written in a bench file are relative to that file.
@@ -153,7 +188,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       // A baseline is recorded from quiet trials: a disturbed one is measured again (a few times at most).
       if (recording && disturbed.length > 0 && remeasured < MAX_REMEASURED_TRIALS && !acquired.serverEnded()) {
         remeasured++
-        notes.push(`trial ${results.length + 1} was measured again: the machine was disturbed (${disturbed.join('; ')})`)
+        notes.push(
+          `trial ${results.length + 1} was measured again: the machine was disturbed (${disturbed.join('; ')})`,
+        )
         continue
       }
       results.push(resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured)
@@ -176,13 +213,34 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     if (segment) {
       const path = await writeSegmentFile(run.file, run.name, policy, bench.slo, result)
       const note = `segment ${segment.index} of ${segment.count}: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>); written to ${path}`
-      return { result, judgement: { failure: undefined, sloChecks: [], notes: [note], baselineState: NOT_JUDGED, deferred: { policy, slo: bench.slo } } }
-    }
-    if (arm) {
-      const path = await writeArmFile(arm, run.file, run.name, bench.policy ?? (fromPlugin ? policy : undefined), bench.slo, result)
       return {
         result,
-        judgement: { failure: undefined, sloChecks: [], notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`], baselineState: NOT_JUDGED },
+        judgement: {
+          failure: undefined,
+          sloChecks: [],
+          notes: [note],
+          baselineState: NOT_JUDGED,
+          deferred: { policy, slo: bench.slo },
+        },
+      }
+    }
+    if (arm) {
+      const path = await writeArmFile(
+        arm,
+        run.file,
+        run.name,
+        bench.policy ?? (fromPlugin ? policy : undefined),
+        bench.slo,
+        result,
+      )
+      return {
+        result,
+        judgement: {
+          failure: undefined,
+          sloChecks: [],
+          notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`],
+          baselineState: NOT_JUDGED,
+        },
       }
     }
     let judgement: BenchJudgement
@@ -215,8 +273,15 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
 const MAX_REMEASURED_TRIALS = 2
 
 /** How many trials to measure first, the entry to compare with when more may follow, and the stored entry (unless `-u` replaces it). */
-async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Promise<{ trials: number; compareWith: BaselineEntry | undefined; stored: BaselineEntry | undefined }> {
-  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), { updateMode: run.provided.update, ci: run.provided.ci, identity: canonicalConfig })
+async function planTrials(
+  run: StandaloneBenchRun,
+  trials: ResolvedTrials,
+): Promise<{ trials: number; compareWith: BaselineEntry | undefined; stored: BaselineEntry | undefined }> {
+  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), {
+    updateMode: run.provided.update,
+    ci: run.provided.ci,
+    identity: canonicalConfig,
+  })
   const found = store.get(run.name)
   if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined, stored: undefined }
   const stored = found.state === 'found' ? found.entry : undefined
@@ -234,17 +299,25 @@ async function planTrials(run: StandaloneBenchRun, trials: ResolvedTrials): Prom
  * major), read before any load: the mismatch the judge would give after a trial, now. Undefined
  * when no entry is kept or the machine is the same.
  */
-async function machineChangeBeforeLoad(run: StandaloneBenchRun, stored: BaselineEntry | undefined, context: RunContext): Promise<BaselineMismatchError | undefined> {
+async function machineChangeBeforeLoad(
+  run: StandaloneBenchRun,
+  stored: BaselineEntry | undefined,
+  context: RunContext,
+): Promise<BaselineMismatchError | undefined> {
   if (stored === undefined) return undefined
   const host = await collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) })
   const changes = diffMachine(stored.fingerprint, fingerprintOf({ ...host, server: {} }))
-  return changes.length > 0 ? new BaselineMismatchError(run.name, baselinePathFor(run.file, run.provided.baselineDir), changes, []) : undefined
+  return changes.length > 0
+    ? new BaselineMismatchError(run.name, baselinePathFor(run.file, run.provided.baselineDir), changes, [])
+    : undefined
 }
 
 /** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */
 async function emptyPrefixCache(target: TargetOptions): Promise<string | undefined> {
   const done = await resetPrefixCache(target.baseUrl, target.apiKey ? { apiKey: target.apiKey } : {})
-  return done ? undefined : `resetPrefixCache: ${prefixCacheResetUnsupported(target.baseUrl)}; the bench may reuse cached prefixes.`
+  return done
+    ? undefined
+    : `resetPrefixCache: ${prefixCacheResetUnsupported(target.baseUrl)}; the bench may reuse cached prefixes.`
 }
 
 /** One line per bench, as the Vitest reporters' summary: counts, p99 TTFT, output tokens/s, baseline state. */
@@ -267,7 +340,10 @@ export class FailedAfterMeasuringError extends Error {
   readonly result: BenchmarkResult
 
   constructor(name: string, result: BenchmarkResult, cause: unknown) {
-    super(`${cause instanceof Error ? cause.message : String(cause)}\nThe load itself ran and is in the reports: ${measuredLine(name, result)}.`, { cause })
+    super(
+      `${cause instanceof Error ? cause.message : String(cause)}\nThe load itself ran and is in the reports: ${measuredLine(name, result)}.`,
+      { cause },
+    )
     this.result = result
     this.name = cause instanceof Error ? cause.name : 'FailedAfterMeasuringError'
   }
@@ -281,7 +357,12 @@ export function assertionError(message: string): Error {
 }
 
 /** How a runner registers a test: `mode` `skip` and `only` as the runner spells them. */
-export type RegisterTest = (mode: 'run' | 'skip' | 'only', name: string, fn: () => Promise<void>, timeoutMs: number) => void
+export type RegisterTest = (
+  mode: 'run' | 'skip' | 'only',
+  name: string,
+  fn: () => Promise<void>,
+  timeoutMs: number,
+) => void
 
 /** `bench.llm(name, options)` of a runner adapter. */
 export type StandaloneBenchFn = (name: string, options: BenchLlmOptions) => void
@@ -335,7 +416,10 @@ export interface StandaloneBenchLlmOptions {
  * remembers the calling file (for the baseline path), and registers a test that runs the bench,
  * prints its notes and throws an `LlmBenchAssertionError` with the verdict when it fails.
  */
-export function createStandaloneBenchLlm(register: RegisterTest, settings: StandaloneBenchLlmOptions = {}): StandaloneBenchLlm {
+export function createStandaloneBenchLlm(
+  register: RegisterTest,
+  settings: StandaloneBenchLlmOptions = {},
+): StandaloneBenchLlm {
   const log = settings.log ?? ((line: string) => console.log(line))
   const registerIn =
     (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn =>
@@ -343,7 +427,11 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
       const plan = planBench(name, options)
       const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
       if (file === undefined) {
-        throw new OptionsError('bench file', `cannot tell which file called bench.llm('${name}')`, 'Call bench.llm at the top level of a bench file.')
+        throw new OptionsError(
+          'bench file',
+          `cannot tell which file called bench.llm('${name}')`,
+          'Call bench.llm at the top level of a bench file.',
+        )
       }
       const limitMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
       register(
@@ -352,8 +440,18 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
         async () => {
           // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
           const signal = AbortSignal.timeout(limitMs)
-          const { result, judgement } = await runStandaloneBench({ name, file, options, plan, provided: standaloneProvided(settings.env ?? process.env), signal }).catch((error: unknown) => {
-            if (signal.aborted) throw assertionError(benchTimedOut(name, limitMs, error instanceof FailedAfterMeasuringError ? error.result : undefined))
+          const { result, judgement } = await runStandaloneBench({
+            name,
+            file,
+            options,
+            plan,
+            provided: standaloneProvided(settings.env ?? process.env),
+            signal,
+          }).catch((error: unknown) => {
+            if (signal.aborted)
+              throw assertionError(
+                benchTimedOut(name, limitMs, error instanceof FailedAfterMeasuringError ? error.result : undefined),
+              )
             throw error
           })
           log(summaryLine(name, result, judgement))
@@ -373,7 +471,11 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
       validateBenchSweepOptions(name, options)
       const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
       if (file === undefined) {
-        throw new OptionsError('bench file', `cannot tell which file called bench.llm.sweep('${name}')`, 'Call bench.llm.sweep at the top level of a bench file.')
+        throw new OptionsError(
+          'bench file',
+          `cannot tell which file called bench.llm.sweep('${name}')`,
+          'Call bench.llm.sweep at the top level of a bench file.',
+        )
       }
       const timeoutMs = options.timeoutMs ?? DEFAULT_SWEEP_TIMEOUT_MS
       register(
@@ -381,8 +483,16 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
         name,
         async () => {
           const signal = AbortSignal.timeout(timeoutMs)
-          const { meta, failure } = await runSweepBenchmark({ name, file, options, provided: standaloneProvided(settings.env ?? process.env), signal })
-          log(`${name}: ${meta.result.points.length} points in ${(meta.result.durationMs / 1000).toFixed(1)} s${meta.baselineState ? ` · baseline ${meta.baselineState}` : ''}`)
+          const { meta, failure } = await runSweepBenchmark({
+            name,
+            file,
+            options,
+            provided: standaloneProvided(settings.env ?? process.env),
+            signal,
+          })
+          log(
+            `${name}: ${meta.result.points.length} points in ${(meta.result.durationMs / 1000).toFixed(1)} s${meta.baselineState ? ` · baseline ${meta.baselineState}` : ''}`,
+          )
           log(formatSweepTable(meta.result))
           if (failure) throw assertionError(withUpdateCommand(failure, settings.updateCommand))
         },
@@ -396,7 +506,11 @@ export function createStandaloneBenchLlm(register: RegisterTest, settings: Stand
       const plan = planCompare(name, options)
       const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
       if (file === undefined) {
-        throw new OptionsError('bench file', `cannot tell which file called bench.llm.compare('${name}')`, 'Call bench.llm.compare at the top level of a bench file.')
+        throw new OptionsError(
+          'bench file',
+          `cannot tell which file called bench.llm.compare('${name}')`,
+          'Call bench.llm.compare at the top level of a bench file.',
+        )
       }
       register(
         mode,

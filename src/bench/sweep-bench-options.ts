@@ -53,7 +53,18 @@ export interface BenchSweepOptions extends Omit<BenchLlmOptions, 'load' | 'slo' 
 }
 
 const OWN_KEYS = ['over', 'capacity', 'scenario', 'load', 'saturation', 'between', 'expect', 'baseline'] as const
-const SHARED_KEYS = ['server', 'target', 'workload', 'warmup', 'seed', 'recordRequests', 'goodput', 'cost', 'serverMetrics', 'timeoutMs'] as const
+const SHARED_KEYS = [
+  'server',
+  'target',
+  'workload',
+  'warmup',
+  'seed',
+  'recordRequests',
+  'goodput',
+  'cost',
+  'serverMetrics',
+  'timeoutMs',
+] as const
 
 /** A load one point would run with, to check the shared options with `bench.llm`'s validation. */
 function sampleLoad(options: BenchSweepOptions): LoadOptions {
@@ -61,7 +72,9 @@ function sampleLoad(options: BenchSweepOptions): LoadOptions {
     const { axis, values } = axisOf(options.over)
     validatePointLoad(requiredLoad(options), axis)
     const value = values[0] as number
-    return axis === 'concurrency' ? { ...options.load, concurrency: value } : { arrival: 'poisson', ...options.load, rate: value }
+    return axis === 'concurrency'
+      ? { ...options.load, concurrency: value }
+      : { arrival: 'poisson', ...options.load, rate: value }
   }
   if (options.capacity) {
     validateCapacitySearch(options.capacity)
@@ -71,14 +84,22 @@ function sampleLoad(options: BenchSweepOptions): LoadOptions {
   validateScenario(options.scenario as ScenarioSpec)
   const extra = Object.keys(options.load ?? {}).filter((key) => key !== 'drainGraceMs')
   if (extra.length > 0) {
-    throw new OptionsError(`load.${extra[0]}`, 'is set by the scenario', 'A scenario fixes its own load; only `load.drainGraceMs` may be given.')
+    throw new OptionsError(
+      `load.${extra[0]}`,
+      'is set by the scenario',
+      'A scenario fixes its own load; only `load.drainGraceMs` may be given.',
+    )
   }
   return { ...options.load, concurrency: 1, requests: 1 }
 }
 
 function requiredLoad(options: BenchSweepOptions): SweepPointLoad {
   if (!isRecord(options.load)) {
-    throw new OptionsError('load', 'is missing', 'Give the stop rule of every point, e.g. `load: { requests: 200 }` or `load: { durationMs: 30000 }`.')
+    throw new OptionsError(
+      'load',
+      'is missing',
+      'Give the stop rule of every point, e.g. `load: { requests: 200 }` or `load: { durationMs: 30000 }`.',
+    )
   }
   return options.load
 }
@@ -90,14 +111,27 @@ function requiredLoad(options: BenchSweepOptions): SweepPointLoad {
  */
 export function validateBenchSweepOptions(name: unknown, options: unknown): asserts options is BenchSweepOptions {
   if (typeof name !== 'string' || name.trim() === '') {
-    throw new OptionsError('name', `must be a non-empty string, got ${JSON.stringify(name)}`, "Call bench.llm.sweep('what is measured', { workload, over, load }).")
+    throw new OptionsError(
+      'name',
+      `must be a non-empty string, got ${JSON.stringify(name)}`,
+      "Call bench.llm.sweep('what is measured', { workload, over, load }).",
+    )
   }
-  if (!isRecord(options)) throw new OptionsError('options', `bench.llm.sweep('${name}', options) needs an options object`, 'Pass `{ workload, over, load }` at least.')
+  if (!isRecord(options))
+    throw new OptionsError(
+      'options',
+      `bench.llm.sweep('${name}', options) needs an options object`,
+      'Pass `{ workload, over, load }` at least.',
+    )
   const known: readonly string[] = [...OWN_KEYS, ...SHARED_KEYS]
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       const hint = key === 'slo' ? 'Use `expect` for assertions on the curve. ' : ''
-      throw new OptionsError(key, `is not an option of bench.llm.sweep('${name}')`, `${hint}Options: ${known.join(', ')}.`)
+      throw new OptionsError(
+        key,
+        `is not an option of bench.llm.sweep('${name}')`,
+        `${hint}Options: ${known.join(', ')}.`,
+      )
     }
   }
   const sweep = options as unknown as BenchSweepOptions
@@ -113,12 +147,18 @@ export function validateBenchSweepOptions(name: unknown, options: unknown): asse
   validateSaturation(sweep.saturation)
   validateSweepExpectations(sweep.expect, sweep.over ? axisOf(sweep.over).values : undefined)
   if (sweep.baseline !== undefined && typeof sweep.baseline !== 'boolean') {
-    throw new OptionsError('baseline', `must be true or false, got ${String(sweep.baseline)}`, 'Use `expect` for the limits against the baseline.')
+    throw new OptionsError(
+      'baseline',
+      `must be true or false, got ${String(sweep.baseline)}`,
+      'Use `expect` for the limits against the baseline.',
+    )
   }
   if (sweep.between !== undefined) {
-    if (!isRecord(sweep.between)) throw new OptionsError('between', 'must be an object', 'Write e.g. `between: { resetPrefixCache: true }`.')
+    if (!isRecord(sweep.between))
+      throw new OptionsError('between', 'must be an object', 'Write e.g. `between: { resetPrefixCache: true }`.')
     for (const key of Object.keys(sweep.between)) {
-      if (key !== 'resetPrefixCache' && key !== 'restartServer') throw new OptionsError(`between.${key}`, 'is not an option', 'Use resetPrefixCache or restartServer.')
+      if (key !== 'resetPrefixCache' && key !== 'restartServer')
+        throw new OptionsError(`between.${key}`, 'is not an option', 'Use resetPrefixCache or restartServer.')
     }
     if (sweep.between.restartServer && (sweep.target?.baseUrl !== undefined || sweep.server?.kind === 'connect')) {
       throw new OptionsError(

@@ -38,7 +38,10 @@ class PointTargets {
   }
 
   async first(): Promise<AcquiredTarget> {
-    this.#current = await acquireTarget(this.#options.server, this.#options.target, { url: this.#shared.serverUrl, server: this.#shared.server })
+    this.#current = await acquireTarget(this.#options.server, this.#options.target, {
+      url: this.#shared.serverUrl,
+      server: this.#shared.server,
+    })
     return this.#current
   }
 
@@ -51,7 +54,12 @@ class PointTargets {
       this.#launched = await startServer(server)
       const model = this.#options.target?.model ?? this.#launched.model
       const apiKey = this.#options.target?.apiKey ?? this.#launched.apiKey
-      return { ...this.#options.target, baseUrl: this.#launched.baseUrl, ...(model ? { model } : {}), ...(apiKey ? { apiKey } : {}) }
+      return {
+        ...this.#options.target,
+        baseUrl: this.#launched.baseUrl,
+        ...(model ? { model } : {}),
+        ...(apiKey ? { apiKey } : {}),
+      }
     }
     if (server === undefined && this.#shared.serverUrl) {
       throw new OptionsError(
@@ -97,7 +105,12 @@ export interface SweepBenchOutcome {
  */
 export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchOutcome> {
   const { options, provided: shared, name } = run
-  if (options.between?.restartServer && options.server === undefined && options.target?.baseUrl === undefined && shared.serverUrl) {
+  if (
+    options.between?.restartServer &&
+    options.server === undefined &&
+    options.target?.baseUrl === undefined &&
+    shared.serverUrl
+  ) {
     throw new OptionsError(
       'between.restartServer',
       "needs a server the bench starts, but it uses the plugin's shared server",
@@ -123,11 +136,22 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       ...(options.serverMetrics !== undefined ? { serverMetrics: options.serverMetrics } : {}),
       ...(options.saturation ? { saturation: options.saturation } : {}),
       ...(options.between?.resetPrefixCache ? { between: { resetPrefixCache: true } } : {}),
-      ...(restart ? { beforePoint: async ({ order }: { order: number }) => (order === 0 ? undefined : targets.restart()) } : {}),
+      ...(restart
+        ? { beforePoint: async ({ order }: { order: number }) => (order === 0 ? undefined : targets.restart()) }
+        : {}),
     }
-    if (options.over) result = await runSweep({ ...common, over: options.over, load: options.load as SweepPointLoad }, context)
-    else if (options.capacity) result = await searchCapacity({ ...common, capacity: options.capacity, load: options.load as SweepPointLoad }, context)
-    else result = await runScenario({ ...common, scenario: options.scenario as ScenarioSpec, ...(options.load ? { load: options.load } : {}) }, context)
+    if (options.over)
+      result = await runSweep({ ...common, over: options.over, load: options.load as SweepPointLoad }, context)
+    else if (options.capacity)
+      result = await searchCapacity(
+        { ...common, capacity: options.capacity, load: options.load as SweepPointLoad },
+        context,
+      )
+    else
+      result = await runScenario(
+        { ...common, scenario: options.scenario as ScenarioSpec, ...(options.load ? { load: options.load } : {}) },
+        context,
+      )
   } finally {
     await targets.release()
   }
@@ -140,7 +164,11 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   if (options.baseline !== false && result.points.some((point) => point.result.counts.completed > 0)) {
     const path = baselinePathFor(run.file, shared.baselineDir)
     meta.baselinePath = path
-    const store = await BaselineStore.open(path, { updateMode: shared.update, ci: shared.ci, identity: canonicalConfig })
+    const store = await BaselineStore.open(path, {
+      updateMode: shared.update,
+      ci: shared.ci,
+      identity: canonicalConfig,
+    })
     const entry = sweepBaselineEntryOf(result)
     if (entry) {
       const forced = process.env[FORCE_BASELINE_ENV] === '1'
@@ -148,7 +176,9 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       const match = store.match(name, entry)
       meta.baselineState = match.state
       if ((match.state === 'written' || match.state === 'updated') && entry.provisional !== undefined) {
-        const shown = entry.provisional.slice(0, 3).join('; ') + (entry.provisional.length > 3 ? `; and ${entry.provisional.length - 3} more` : '')
+        const shown =
+          entry.provisional.slice(0, 3).join('; ') +
+          (entry.provisional.length > 3 ? `; and ${entry.provisional.length - 3} more` : '')
         recording.push({
           name: 'baseline',
           status: 'skip',
@@ -158,7 +188,10 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       if (match.state === 'compare') {
         provisionalBaseline = match.entry.provisional
         baselineCurve = sweepCurveOf(match.entry)
-        if (!baselineCurve) blocks.push(`The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${path}.`)
+        if (!baselineCurve)
+          blocks.push(
+            `The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${path}.`,
+          )
       } else if (match.state === 'missing' || match.state === 'mismatch') {
         blocks.push(match.error.message)
       }
@@ -183,6 +216,12 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   if (failed.length === 0 && blocks.length === 0) return { meta }
   const headline = `${name}: ${result.points.length} points in ${(result.durationMs / 1000).toFixed(1)} s`
   const failures = failed.map((check) => `${check.name}: ${check.message}`).join('\n')
-  const parts = [headline, ...(failures ? [failures] : []), formatSweepHeadlines(result).join('\n'), formatSweepTable(result), ...blocks]
+  const parts = [
+    headline,
+    ...(failures ? [failures] : []),
+    formatSweepHeadlines(result).join('\n'),
+    formatSweepTable(result),
+    ...blocks,
+  ]
   return { meta, failure: parts.filter((part) => part !== '').join('\n\n') }
 }

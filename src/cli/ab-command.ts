@@ -23,7 +23,8 @@ class AbError extends Error {}
 
 async function git(cwd: string, args: string[]): Promise<string> {
   const run = await execa('git', args, { cwd, reject: false })
-  if (run.exitCode !== 0) throw new AbError(`git ${args.join(' ')} failed: ${String(run.stderr).trim() || `exit ${String(run.exitCode)}`}`)
+  if (run.exitCode !== 0)
+    throw new AbError(`git ${args.join(' ')} failed: ${String(run.stderr).trim() || `exit ${String(run.exitCode)}`}`)
   return String(run.stdout).trim()
 }
 
@@ -34,20 +35,35 @@ const readText = async (path: string): Promise<string | undefined> => readFile(p
  * dependencies linked to the working tree's when both lock files agree (else installed with
  * `npm ci`). Returns the package folder inside it and how its dependencies were provided.
  */
-async function checkoutBase(root: string, packageDir: string, sha: string, work: string): Promise<{ tree: string; dir: string; dependencies: string }> {
+async function checkoutBase(
+  root: string,
+  packageDir: string,
+  sha: string,
+  work: string,
+): Promise<{ tree: string; dir: string; dependencies: string }> {
   const tree = join(work, 'base')
   await git(root, ['worktree', 'add', '--detach', '--quiet', tree, sha])
   const dir = join(tree, relative(root, packageDir))
   const modules = join(packageDir, 'node_modules')
-  if (!existsSync(modules)) throw new AbError(`${modules} does not exist: run \`npm install\` first (the base revision's benches run on the same dependencies).`)
-  if (!existsSync(join(dir, 'package.json'))) throw new AbError(`the base revision has no package at ${relative(root, packageDir) || '.'}: nothing to measure it with.`)
-  const [headLock, baseLock] = await Promise.all([readText(join(packageDir, 'package-lock.json')), readText(join(dir, 'package-lock.json'))])
+  if (!existsSync(modules))
+    throw new AbError(
+      `${modules} does not exist: run \`npm install\` first (the base revision's benches run on the same dependencies).`,
+    )
+  if (!existsSync(join(dir, 'package.json')))
+    throw new AbError(
+      `the base revision has no package at ${relative(root, packageDir) || '.'}: nothing to measure it with.`,
+    )
+  const [headLock, baseLock] = await Promise.all([
+    readText(join(packageDir, 'package-lock.json')),
+    readText(join(dir, 'package-lock.json')),
+  ])
   if (headLock === baseLock) {
     await symlink(modules, join(dir, 'node_modules'), 'dir')
     return { tree, dir, dependencies: "linked to the working tree's node_modules (package-lock.json is the same)" }
   }
   const install = await execa('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, reject: false, all: true })
-  if (install.exitCode !== 0) throw new AbError(`npm ci in the base revision failed:\n${String(install.all).split('\n').slice(-20).join('\n')}`)
+  if (install.exitCode !== 0)
+    throw new AbError(`npm ci in the base revision failed:\n${String(install.all).split('\n').slice(-20).join('\n')}`)
   return { tree, dir, dependencies: 'installed with npm ci (package-lock.json differs from the working tree)' }
 }
 
@@ -59,7 +75,16 @@ interface ArmLog {
 }
 
 /** One `vitest bench` of one arm: every `bench.llm` measures one trial and writes it for the judge. */
-async function measureArm(dir: string, arm: string, pair: number, armsDir: string, logDir: string, operands: readonly string[], name: string | undefined, signal: AbortSignal): Promise<ArmLog> {
+async function measureArm(
+  dir: string,
+  arm: string,
+  pair: number,
+  armsDir: string,
+  logDir: string,
+  operands: readonly string[],
+  name: string | undefined,
+  signal: AbortSignal,
+): Promise<ArmLog> {
   const started = performance.now()
   const vitest = join(dir, 'node_modules', 'vitest', 'vitest.mjs')
   const args = [vitest, 'bench', '--run', ...operands, ...(name === undefined ? [] : ['-t', name])]
@@ -79,24 +104,43 @@ async function measureArm(dir: string, arm: string, pair: number, armsDir: strin
       .split('\n')
       .slice(-25)
       .join('\n')
-    throw new AbError(`the ${arm} arm of pair ${pair} failed (vitest bench exit ${String(run.exitCode)}); its log is ${log}:\n${tail}`)
+    throw new AbError(
+      `the ${arm} arm of pair ${pair} failed (vitest bench exit ${String(run.exitCode)}); its log is ${log}:\n${tail}`,
+    )
   }
   return { arm, pair, log, seconds: (performance.now() - started) / 1000 }
 }
 
 /** The console lines of one bench's verdict. */
-function verdictLines(verdict: AbBenchVerdict, order: string[][], stopped: string, confidence: number, durationMs: number): string[] {
+function verdictLines(
+  verdict: AbBenchVerdict,
+  order: string[][],
+  stopped: string,
+  confidence: number,
+  durationMs: number,
+): string[] {
   const head = `${verdict.file} > ${verdict.name}: ${verdict.status}`
   const lines = [head]
   if (verdict.status === 'new') lines.push('  new in head: no base arm to compare with; its SLOs still apply')
   if (verdict.status === 'gone') lines.push('  in base only: not in the working tree')
-  if (verdict.status === 'changed') lines.push(`  its workload or load differs between the revisions, so no relative verdict: ${(verdict.changes ?? []).join(', ')}`)
+  if (verdict.status === 'changed')
+    lines.push(
+      `  its workload or load differs between the revisions, so no relative verdict: ${(verdict.changes ?? []).join(', ')}`,
+    )
   if (verdict.fault !== undefined) lines.push(`  ${verdict.fault}`)
   if (verdict.drift !== undefined) lines.push(`  ${verdict.drift}`)
   if (verdict.paired) {
     for (const line of verdict.paired.voided) lines.push(`  ${line}`)
     lines.push(
-      ...formatCompareTable({ control: 'base', order, trials: [], variants: [verdict.paired], stopped, confidencePerLook: confidence, durationMs })
+      ...formatCompareTable({
+        control: 'base',
+        order,
+        trials: [],
+        variants: [verdict.paired],
+        stopped,
+        confidencePerLook: confidence,
+        durationMs,
+      })
         .split('\n')
         .map((line) => `  ${line}`),
     )
@@ -120,10 +164,16 @@ function verdictLines(verdict: AbBenchVerdict, order: string[][], stopped: strin
 async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number> {
   const baseRef = flags.base
   if (typeof baseRef !== 'string' || baseRef === '') {
-    io.err('vitest-llm-bench ab: --base <git ref> is required, e.g. `--base origin/main` (in GitHub Actions check out with `fetch-depth: 0`).')
+    io.err(
+      'vitest-llm-bench ab: --base <git ref> is required, e.g. `--base origin/main` (in GitHub Actions check out with `fetch-depth: 0`).',
+    )
     return 2
   }
-  const limits: PairLimits = { min: Number(flags['min-pairs']), max: Number(flags['max-pairs']), budgetMs: Number(flags['budget-min']) * 60_000 }
+  const limits: PairLimits = {
+    min: Number(flags['min-pairs']),
+    max: Number(flags['max-pairs']),
+    budgetMs: Number(flags['budget-min']) * 60_000,
+  }
   if (limits.max < limits.min) {
     io.err(`vitest-llm-bench ab: --max-pairs (${limits.max}) is below --min-pairs (${limits.min}).`)
     return 2
@@ -142,7 +192,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   try {
     root = await git(packageDir, ['rev-parse', '--show-toplevel'])
     const sha = await git(root, ['merge-base', baseRef, 'HEAD']).catch((error: unknown) => {
-      throw new AbError(`${(error as Error).message}\nIs \`${baseRef}\` fetched? With a shallow clone fetch the base first (GitHub Actions: \`fetch-depth: 0\`).`)
+      throw new AbError(
+        `${(error as Error).message}\nIs \`${baseRef}\` fetched? With a shallow clone fetch the base first (GitHub Actions: \`fetch-depth: 0\`).`,
+      )
     })
     const headSha = await git(root, ['rev-parse', 'HEAD'])
     const dirty = (await git(root, ['status', '--porcelain'])) !== ''
@@ -152,7 +204,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const armsDir = join(work, 'arms')
     const logDir = join(out, 'logs')
     await mkdir(logDir, { recursive: true })
-    io.out(`ab: base ${baseRef} at the merge base ${sha.slice(0, 12)}, head ${headSha.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`)
+    io.out(
+      `ab: base ${baseRef} at the merge base ${sha.slice(0, 12)}, head ${headSha.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
+    )
     io.out(`ab: base dependencies ${base.dependencies}`)
     const dirs: Record<string, string> = { base: base.dir, head: packageDir }
     const name = typeof flags.name === 'string' ? flags.name : undefined
@@ -169,18 +223,31 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       const arms = counterbalancedOrder(AB_ARMS, pair - 1)
       order.push([...arms])
       for (const arm of arms) {
-        const measured = await measureArm(dirs[arm] as string, arm, pair, armsDir, logDir, operands, name, controller.signal)
+        const measured = await measureArm(
+          dirs[arm] as string,
+          arm,
+          pair,
+          armsDir,
+          logDir,
+          operands,
+          name,
+          controller.signal,
+        )
         logs.push(measured)
         io.out(`ab: pair ${pair}, ${arm}: ${measured.seconds.toFixed(0)} s`)
       }
       longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
       files = await readArmFiles(armsDir)
       if (files.length === 0)
-        throw new AbError(`no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`)
+        throw new AbError(
+          `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
+        )
       verdicts = judgeAb(files, confidence)
       const next = nextPair(
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
-        verdicts.filter((verdict) => verdict.status === 'inconclusive').flatMap((verdict) => verdict.paired?.checks ?? []),
+        verdicts
+          .filter((verdict) => verdict.status === 'inconclusive')
+          .flatMap((verdict) => verdict.paired?.checks ?? []),
         { pairs: pair, elapsedMs: performance.now() - started, longestPairMs },
         limits,
       )
@@ -189,18 +256,33 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     }
     const durationMs = performance.now() - started
     for (const verdict of verdicts) {
-      const baseFiles = files.filter((file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name)
+      const baseFiles = files.filter(
+        (file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name,
+      )
       const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
       if (drift !== undefined) verdict.drift = drift
     }
     io.out('')
     for (const verdict of verdicts) io.out(verdictLines(verdict, order, stopped, confidence, durationMs).join('\n'))
     const failed = abFailed(verdicts)
-    const summary = { base: { ref: baseRef, sha }, head: { sha: headSha, dirty }, dependencies: base.dependencies, order, stopped, confidencePerLook: confidence, durationMs }
+    const summary = {
+      base: { ref: baseRef, sha },
+      head: { sha: headSha, dirty },
+      dependencies: base.dependencies,
+      order,
+      stopped,
+      confidencePerLook: confidence,
+      durationMs,
+    }
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
-    await writeFile(join(out, 'ab.json'), `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, arms: logs, trials }, null, 2)}\n`)
+    await writeFile(
+      join(out, 'ab.json'),
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, arms: logs, trials }, null, 2)}\n`,
+    )
     await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary))
-    io.out(`\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`)
+    io.out(
+      `\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
+    )
     io.out(`ab: ${join(relative(packageDir, out) || '.', 'ab.json')} and comment.md written`)
     return failed ? 1 : 0
   } catch (error) {
@@ -218,11 +300,29 @@ export const abCommand: CliCommand = {
   summary: 'Measure the base revision and the working tree side by side, in pairs, and judge head against base',
   operands: '[bench files]',
   flags: {
-    base: { type: 'string', description: 'Git ref of the base; its merge base with HEAD is measured (e.g. origin/main)' },
+    base: {
+      type: 'string',
+      description: 'Git ref of the base; its merge base with HEAD is measured (e.g. origin/main)',
+    },
     name: { type: 'string', short: 't', description: 'Only benches whose name matches (as vitest -t)' },
-    'min-pairs': { type: 'integer', description: 'Pairs measured before any verdict', default: COMPARE_DEFAULTS.minPairs, min: 2 },
-    'max-pairs': { type: 'integer', description: 'Pairs at most, while a gate is undecided', default: COMPARE_DEFAULTS.maxPairs, min: 2 },
-    'budget-min': { type: 'number', description: 'Minutes the pairs may take; another pair starts only if one more fits', default: COMPARE_DEFAULTS.budgetMs / 60_000, min: 0 },
+    'min-pairs': {
+      type: 'integer',
+      description: 'Pairs measured before any verdict',
+      default: COMPARE_DEFAULTS.minPairs,
+      min: 2,
+    },
+    'max-pairs': {
+      type: 'integer',
+      description: 'Pairs at most, while a gate is undecided',
+      default: COMPARE_DEFAULTS.maxPairs,
+      min: 2,
+    },
+    'budget-min': {
+      type: 'number',
+      description: 'Minutes the pairs may take; another pair starts only if one more fits',
+      default: COMPARE_DEFAULTS.budgetMs / 60_000,
+      min: 0,
+    },
     out: { type: 'string', description: 'Folder for ab.json, comment.md and the arm logs', default: 'llm-bench-ab' },
   },
   run: runAb,

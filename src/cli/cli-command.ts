@@ -47,12 +47,14 @@ function flagValue(command: string, name: string, flag: CliFlag, raw: string): C
     throw bad(`expected true or false, got '${raw}'`)
   }
   if (flag.type === 'string') {
-    if (flag.choices && !flag.choices.includes(raw)) throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
+    if (flag.choices && !flag.choices.includes(raw))
+      throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
     return raw
   }
   const n = raw.trim() === '' ? NaN : Number(raw)
   if (!Number.isFinite(n)) throw bad(`expected a number, got '${raw}'`)
-  if (flag.choices && !flag.choices.includes(String(n))) throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
+  if (flag.choices && !flag.choices.includes(String(n)))
+    throw bad(`expected one of ${flag.choices.join(', ')}, got '${raw}'`)
   if (flag.type === 'integer' && !Number.isInteger(n)) throw bad(`expected a whole number, got '${raw}'`)
   if (flag.min !== undefined && n < flag.min) throw bad(`must be at least ${flag.min}, got ${raw}`)
   if (flag.max !== undefined && n > flag.max) throw bad(`must be at most ${flag.max}, got ${raw}`)
@@ -64,13 +66,19 @@ function flagValue(command: string, name: string, flag: CliFlag, raw: string): C
  * Throws {@link CliUsageError} on an unknown flag, a missing or bad value, or a stray argument
  * (arguments that are no flag go to `operands` when the command takes them).
  */
-export function parseCliFlags(commandName: string, command: CliCommand, args: readonly string[], operands: string[] = []): CliFlagValues {
+export function parseCliFlags(
+  commandName: string,
+  command: CliCommand,
+  args: readonly string[],
+  operands: string[] = [],
+): CliFlagValues {
   const values: CliFlagValues = {}
   for (const [name, flag] of Object.entries(command.flags)) values[name] = flag.default
   for (let i = 0; i < args.length; i++) {
     let arg = args[i] as string
     const short = /^-([A-Za-z])$/.exec(arg)?.[1]
-    const long = short === undefined ? undefined : Object.entries(command.flags).find(([, flag]) => flag.short === short)?.[0]
+    const long =
+      short === undefined ? undefined : Object.entries(command.flags).find(([, flag]) => flag.short === short)?.[0]
     if (long !== undefined) arg = `--${long}`
     if (!arg.startsWith('--') || arg === '--') {
       if (command.operands !== undefined && !arg.startsWith('-')) {
@@ -84,14 +92,18 @@ export function parseCliFlags(commandName: string, command: CliCommand, args: re
     const flag = command.flags[name]
     if (!flag) {
       const guess = closestName(name, Object.keys(command.flags))
-      throw new CliUsageError(`Unknown flag --${name} for '${commandName}'.${guess ? ` Did you mean --${guess}?` : ''}`, commandName)
+      throw new CliUsageError(
+        `Unknown flag --${name} for '${commandName}'.${guess ? ` Did you mean --${guess}?` : ''}`,
+        commandName,
+      )
     }
     let raw: string
     if (eq !== -1) raw = arg.slice(eq + 1)
     else if (flag.type === 'boolean') raw = 'true'
     else {
       const next = args[i + 1]
-      if (next === undefined || next.startsWith('--')) throw new CliUsageError(`Flag --${name} needs a value.`, commandName)
+      if (next === undefined || next.startsWith('--'))
+        throw new CliUsageError(`Flag --${name} needs a value.`, commandName)
       raw = next
       i++
     }

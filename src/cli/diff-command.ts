@@ -15,16 +15,22 @@ async function readSavedRun(path: string): Promise<SavedBench[]> {
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new LlmBenchError(`Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}. Give the results.json a run wrote (llm-bench-report/results.json by default).`)
+    throw new LlmBenchError(
+      `Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}. Give the results.json a run wrote (llm-bench-report/results.json by default).`,
+    )
   }
   let report: unknown
   try {
     report = JSON.parse(text)
   } catch (error) {
-    throw new LlmBenchError(`${path} is not JSON (${error instanceof Error ? error.message : String(error)}). Give the results.json a run wrote (llm-bench-report/results.json by default).`)
+    throw new LlmBenchError(
+      `${path} is not JSON (${error instanceof Error ? error.message : String(error)}). Give the results.json a run wrote (llm-bench-report/results.json by default).`,
+    )
   }
   if (!isRecord(report) || report.tool !== 'vitest-llm-bench' || !Array.isArray(report.benches)) {
-    throw new LlmBenchError(`${path} is not a vitest-llm-bench JSON report (no "tool": "vitest-llm-bench" with "benches"). Give the results.json the JSON reporter writes.`)
+    throw new LlmBenchError(
+      `${path} is not a vitest-llm-bench JSON report (no "tool": "vitest-llm-bench" with "benches"). Give the results.json the JSON reporter writes.`,
+    )
   }
   return report.benches.filter(isRecord).flatMap((bench): SavedBench[] => {
     if (typeof bench.name !== 'string' || !isRecord(bench.result)) return []
@@ -48,7 +54,14 @@ function statusOf(diff: BenchDiff): string {
   return diff.state === 'compared' ? diff.verdict.status : diff.state
 }
 
-const SYMBOL: Record<string, string> = { pass: '✓', fail: '✗', inconclusive: '?', 'not comparable': '≠', new: '+', gone: '-' }
+const SYMBOL: Record<string, string> = {
+  pass: '✓',
+  fail: '✗',
+  inconclusive: '?',
+  'not comparable': '≠',
+  new: '+',
+  gone: '-',
+}
 
 function render(diff: BenchDiff): string {
   const status = statusOf(diff)
@@ -56,7 +69,8 @@ function render(diff: BenchDiff): string {
   if (diff.state === 'new') return `${head} (only in the second run)`
   if (diff.state === 'gone') return `${head} (only in the first run)`
   const changed = diff.changed.length > 0 ? `\n  changed: ${diff.changed.join('; ')}` : ''
-  if (diff.state === 'not comparable') return `${head}${changed}\n${diff.reasons.map((reason) => `  ${reason}`).join('\n')}`
+  if (diff.state === 'not comparable')
+    return `${head}${changed}\n${diff.reasons.map((reason) => `  ${reason}`).join('\n')}`
   const block = formatVerdict(diff.verdict)
     .replace(/^Baseline comparison: /, 'first run -> second run: ')
     .split('\n')
@@ -73,7 +87,10 @@ function render(diff: BenchDiff): string {
  */
 async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number> {
   if (operands.length !== 2) {
-    throw new CliUsageError(`diff takes two saved runs, got ${operands.length}: \`vitest-llm-bench diff before/results.json after/results.json\`.`, COMMAND)
+    throw new CliUsageError(
+      `diff takes two saved runs, got ${operands.length}: \`vitest-llm-bench diff before/results.json after/results.json\`.`,
+      COMMAND,
+    )
   }
   const keep = nameFilter(flags.name)
   const [first, second] = operands.map((path) => resolve(path)) as [string, string]
@@ -91,14 +108,20 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
   const counts = new Map<string, number>()
   for (const diff of diffs) counts.set(statusOf(diff), (counts.get(statusOf(diff)) ?? 0) + 1)
   const failed = counts.has('fail')
-  io.out(`${diffs.length} bench${diffs.length === 1 ? '' : 'es'}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}${failed ? ': FAILED' : ''}`)
+  io.out(
+    `${diffs.length} bench${diffs.length === 1 ? '' : 'es'}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}${failed ? ': FAILED' : ''}`,
+  )
   return failed ? 1 : 0
 }
 
 export const diffCommand: CliCommand = {
   summary: 'Judge one saved run against another (results.json), bench by bench, naming what changed',
   flags: {
-    name: { type: 'string', short: 't', description: 'Only benches whose full name matches this pattern (a regular expression, as vitest -t)' },
+    name: {
+      type: 'string',
+      short: 't',
+      description: 'Only benches whose full name matches this pattern (a regular expression, as vitest -t)',
+    },
   },
   operands: '<first/results.json> <second/results.json>',
   run: runDiff,

@@ -6,7 +6,14 @@ export { runBenchmark } from './run.ts'
 export type { RunContext } from './run.ts'
 export { resolveBenchmark, validateOptions } from './plan/index.ts'
 export type { BenchmarkPlan, RunPlan } from './plan/index.ts'
-export { checkSweep, formatSweepTable, runSweep, searchCapacity, sweepBaselineEntryOf, sweepCurveOf } from './sweep/index.ts'
+export {
+  checkSweep,
+  formatSweepTable,
+  runSweep,
+  searchCapacity,
+  sweepBaselineEntryOf,
+  sweepCurveOf,
+} from './sweep/index.ts'
 export type * from './sweep/index.ts'
 export { offlineScenario, runScenario, serverScenario, singleStreamScenario } from './scenario/index.ts'
 export type * from './scenario/index.ts'

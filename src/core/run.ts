@@ -9,9 +9,25 @@ import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
-import { resolveServerMetricsOptions, SERVER_NOTE_PREFIX, startMetricsScraper, summarizeServerMetrics } from './server/metrics/index.ts'
+import {
+  resolveServerMetricsOptions,
+  SERVER_NOTE_PREFIX,
+  startMetricsScraper,
+  summarizeServerMetrics,
+} from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
-import type { BenchmarkOptions, BenchmarkResult, ClientHealth, ClientLateness, EnvironmentInfo, SegmentInfo, SegmentOptions, ServerSide, StallReport, WorkloadFacts } from './contract/types.ts'
+import type {
+  BenchmarkOptions,
+  BenchmarkResult,
+  ClientHealth,
+  ClientLateness,
+  EnvironmentInfo,
+  SegmentInfo,
+  SegmentOptions,
+  ServerSide,
+  StallReport,
+  WorkloadFacts,
+} from './contract/types.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
@@ -102,9 +118,13 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const load = run.load
   // Sub-agents add requests beside their session's: an agentic trace's in-flight count has no bound the load knows.
   const connections =
-    run.workload.kind === 'agentic-trace' ? MAX_OPEN_LOOP_CONNECTIONS : (load.concurrency ?? Math.min(load.requests ?? load.sessions ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS))
+    run.workload.kind === 'agentic-trace'
+      ? MAX_OPEN_LOOP_CONNECTIONS
+      : (load.concurrency ??
+        Math.min(load.requests ?? load.sessions ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS))
   // With workers, each thread has its own client; this thread only coordinates.
-  const client = workers === 1 ? new StreamingClient(clientTarget, { connections: Math.max(1, connections) }) : undefined
+  const client =
+    workers === 1 ? new StreamingClient(clientTarget, { connections: Math.max(1, connections) }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
@@ -114,7 +134,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   let hostLoad: HostLoadWatch | undefined
   const share = run.segment ? segmentShare(load, run.warmup, seed, workload.timestampsMs, run.segment) : undefined
   // Every host of a segmented run reads the one server's clock, so the merge can put their origins on it.
-  const clock = run.segment ? await measureClockOffset(baseUrl, { apiKey: target.apiKey, headers: target.headers, signal: options.signal }) : undefined
+  const clock = run.segment
+    ? await measureClockOffset(baseUrl, { apiKey: target.apiKey, headers: target.headers, signal: options.signal })
+    : undefined
   const beforeLoad = async () => {
     // Every host of a segmented run starts its measured load at the same wall-clock time.
     if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
@@ -135,11 +157,18 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     // run left (a second attempt could hit the first one's blocks).
     const beforeProbe = await scraper?.scrape()
     let afterFirstProbe: ServerMetricsScrape | undefined
-    const probe = await probeServerStreaming(client ?? new StreamingClient(clientTarget, { connections: 1 }), workload, options.signal, client === undefined, async (attempt) => {
-      if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
-    })
+    const probe = await probeServerStreaming(
+      client ?? new StreamingClient(clientTarget, { connections: 1 }),
+      workload,
+      options.signal,
+      client === undefined,
+      async (attempt) => {
+        if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
+      },
+    )
     afterFirstProbe ??= await scraper?.scrape()
-    const firstRequest: FirstRequestScrapes | undefined = beforeProbe && afterFirstProbe ? { before: beforeProbe, after: afterFirstProbe } : undefined
+    const firstRequest: FirstRequestScrapes | undefined =
+      beforeProbe && afterFirstProbe ? { before: beforeProbe, after: afterFirstProbe } : undefined
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
@@ -182,9 +211,19 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     if (phase.stall) warnings.push(stallWarning(phase.stall, metrics.counts.completed))
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
     const { outputTokensTotal } = metrics
-    const gpu = await sampler?.stop({ outputTokens: outputTokensTotal, startAt: outcome.startedAt, at: outcome.endedAt })
+    const gpu = await sampler?.stop({
+      outputTokens: outputTokensTotal,
+      startAt: outcome.startedAt,
+      at: outcome.endedAt,
+    })
 
-    const health = clientHealth(outcome.scheduleLagMs, outcome.generatorLagMs, phase.eventLoopDelayMs, metrics.lateness, generatorLagLimitMs(load))
+    const health = clientHealth(
+      outcome.scheduleLagMs,
+      outcome.generatorLagMs,
+      phase.eventLoopDelayMs,
+      metrics.lateness,
+      generatorLagLimitMs(load),
+    )
     const client_: ClientHealth = host ? { ...health, selfCheck: selfCheckOf(host, health, cpuCalibrationMs) } : health
     warnings.push(...client_.warnings)
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
@@ -218,9 +257,17 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(metrics.goodput ? { goodput: metrics.goodput } : {}),
       ...(metrics.cost ? { cost: metrics.cost } : {}),
       client: client_,
-      workload: { ...workloadFacts, actualOutputTokensMean: metrics.metrics.outputTokens.mean, actualInputTokensMean: metrics.metrics.inputTokens.mean },
+      workload: {
+        ...workloadFacts,
+        actualOutputTokensMean: metrics.metrics.outputTokens.mean,
+        actualInputTokensMean: metrics.metrics.inputTokens.mean,
+      },
       environment,
-      config: redactConfig({ ...options, ...resolvedIdentity(options), target: { ...options.target, baseUrl, model, api } }),
+      config: redactConfig({
+        ...options,
+        ...resolvedIdentity(options),
+        target: { ...options.target, baseUrl, model, api },
+      }),
       histograms: metrics.histograms,
       ...(timeline ? { timeline } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),
@@ -270,7 +317,11 @@ async function discoverModel(baseUrl: string, apiKey: string | undefined): Promi
   const models = await listModels(baseUrl, { apiKey })
   const first = models[0]
   if (!first) {
-    throw new OptionsError('target.model', `${baseUrl}/v1/models lists no model`, 'Set `target.model` to the served model name.')
+    throw new OptionsError(
+      'target.model',
+      `${baseUrl}/v1/models lists no model`,
+      'Set `target.model` to the served model name.',
+    )
   }
   return first.id
 }
@@ -309,7 +360,9 @@ function clientHealth(
   // monitorEventLoopDelay's floor is its resolution (10 ms); only a p99 well beyond it means starvation.
   if (eventLoopDelayMs && eventLoopDelayMs.p99 > EVENT_LOOP_WARN_MS + EVENT_LOOP_RESOLUTION_MS) {
     keptUp = false
-    warnings.push(`Event-loop delay p99 was ${eventLoopDelayMs.p99.toFixed(1)} ms: timestamps may be late by that much; the client could not keep up.`)
+    warnings.push(
+      `Event-loop delay p99 was ${eventLoopDelayMs.p99.toFixed(1)} ms: timestamps may be late by that much; the client could not keep up.`,
+    )
   }
   return {
     ...(scheduleLagMs ? { scheduleLagMs } : {}),
@@ -331,10 +384,23 @@ function outputShortfall(facts: WorkloadFacts, actualMean: number, completed: nu
 }
 
 /** What a segment's result says about its slice: the origin on the wall clock (from the monotonic origin), and how late it was. */
-function segmentInfo(segment: SegmentOptions, seed: number, originAt: number, clock: ClockOffset | { note: string } | undefined): SegmentInfo {
+function segmentInfo(
+  segment: SegmentOptions,
+  seed: number,
+  originAt: number,
+  clock: ClockOffset | { note: string } | undefined,
+): SegmentInfo {
   const originEpochMs = performance.timeOrigin + originAt
   const startAtMs = segment.startAtMs ?? null
-  const info: SegmentInfo = { index: segment.index, count: segment.count, seed, startAtMs, originEpochMs, startLagMs: startAtMs === null ? null : originEpochMs - startAtMs, clock: null }
+  const info: SegmentInfo = {
+    index: segment.index,
+    count: segment.count,
+    seed,
+    startAtMs,
+    originEpochMs,
+    startLagMs: startAtMs === null ? null : originEpochMs - startAtMs,
+    clock: null,
+  }
   if (clock && 'offsetMs' in clock) info.clock = { offsetMs: clock.offsetMs, accuracyMs: clock.accuracyMs }
   else info.clockNote = clock?.note ?? 'not measured'
   return info

@@ -16,7 +16,9 @@ interface DenoTestDefinition {
 function denoTest(): (definition: DenoTestDefinition) => void {
   const deno = (globalThis as { Deno?: { test?: (definition: DenoTestDefinition) => void } }).Deno
   if (typeof deno?.test !== 'function') {
-    throw new Error('vitest-llm-bench/deno registers Deno.test tests: run the bench file with `deno test`. Under Vitest use `vitest-llm-bench`, under Bun `vitest-llm-bench/bun`.')
+    throw new Error(
+      'vitest-llm-bench/deno registers Deno.test tests: run the bench file with `deno test`. Under Vitest use `vitest-llm-bench`, under Bun `vitest-llm-bench/bun`.',
+    )
   }
   return deno.test.bind(deno)
 }
@@ -32,7 +34,9 @@ const registerDenoTest: RegisterTest = (mode, name, fn) => {
  * exactly as the Vitest `bench.llm` does (same options, files and verdicts). The baseline key is
  * `name` as given. Update baselines with `LLM_BENCH_UPDATE=1 deno test -A` (no `-u` outside Vitest).
  */
-export const llm: StandaloneBenchLlm = createStandaloneBenchLlm(registerDenoTest, { updateCommand: 'LLM_BENCH_UPDATE=1 deno test -A' })
+export const llm: StandaloneBenchLlm = createStandaloneBenchLlm(registerDenoTest, {
+  updateCommand: 'LLM_BENCH_UPDATE=1 deno test -A',
+})
 
 /** `bench.llm` and its variants. */
 export const bench = { llm }

@@ -49,8 +49,18 @@ export interface SimulatorCapacity {
 export function simulatorCapacity(options: SimulatorOptions, workload: SimulatorWorkloadShape): SimulatorCapacity {
   const o = resolveSimulatorOptions(options)
   const { inputTokens, outputTokens } = workload
-  if (!Number.isInteger(inputTokens) || inputTokens < 0) throw new OptionsError('workload.inputTokens', `must be an integer >= 0, got ${inputTokens}`, 'Pass the prompt length in tokens.')
-  if (!Number.isInteger(outputTokens) || outputTokens < 1) throw new OptionsError('workload.outputTokens', `must be an integer >= 1, got ${outputTokens}`, 'Pass the output length in tokens.')
+  if (!Number.isInteger(inputTokens) || inputTokens < 0)
+    throw new OptionsError(
+      'workload.inputTokens',
+      `must be an integer >= 0, got ${inputTokens}`,
+      'Pass the prompt length in tokens.',
+    )
+  if (!Number.isInteger(outputTokens) || outputTokens < 1)
+    throw new OptionsError(
+      'workload.outputTokens',
+      `must be an integer >= 1, got ${outputTokens}`,
+      'Pass the output length in tokens.',
+    )
 
   const s = o.speedFactor
   const batch = o.maxRunningSequences

@@ -4,4 +4,10 @@ export { simulatorCapacity } from './capacity.ts'
 export type { SimulatorCapacity, SimulatorWorkloadShape } from './capacity.ts'
 export { SIMULATOR_DEFAULTS } from './options.ts'
 export type { SimulatorOptions, SimulatorFaultOptions } from './options.ts'
-export type { RunningSimulator, SimulatorHistogramSnapshot, SimulatorMetricsSnapshot, SimulatorScheduleEntry, SimulatorStats } from './types.ts'
+export type {
+  RunningSimulator,
+  SimulatorHistogramSnapshot,
+  SimulatorMetricsSnapshot,
+  SimulatorScheduleEntry,
+  SimulatorStats,
+} from './types.ts'

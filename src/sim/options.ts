@@ -156,25 +156,45 @@ export const SIMULATOR_DEFAULTS = {
 
 function nonNegative(option: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
-  if (!Number.isFinite(v) || v < 0) throw new OptionsError(option, `must be a finite number >= 0, got ${String(value)}`, 'Pass a non-negative number or leave it out for the default.')
+  if (!Number.isFinite(v) || v < 0)
+    throw new OptionsError(
+      option,
+      `must be a finite number >= 0, got ${String(value)}`,
+      'Pass a non-negative number or leave it out for the default.',
+    )
   return v
 }
 
 function positiveInteger(option: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
-  if (!Number.isInteger(v) || v < 1) throw new OptionsError(option, `must be an integer >= 1, got ${String(value)}`, 'Pass a whole number of at least 1 or leave it out for the default.')
+  if (!Number.isInteger(v) || v < 1)
+    throw new OptionsError(
+      option,
+      `must be an integer >= 1, got ${String(value)}`,
+      'Pass a whole number of at least 1 or leave it out for the default.',
+    )
   return v
 }
 
 function nonNegativeInteger(option: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
-  if (!Number.isInteger(v) || v < 0) throw new OptionsError(option, `must be an integer >= 0, got ${String(value)}`, 'Pass a whole number, or leave it out for the default.')
+  if (!Number.isInteger(v) || v < 0)
+    throw new OptionsError(
+      option,
+      `must be an integer >= 0, got ${String(value)}`,
+      'Pass a whole number, or leave it out for the default.',
+    )
   return v
 }
 
 function rate(option: string, value: number | undefined): number {
   const v = value ?? 0
-  if (!Number.isFinite(v) || v < 0 || v > 1) throw new OptionsError(option, `must be a probability between 0 and 1, got ${String(value)}`, 'Use 0 for never, 1 for every request.')
+  if (!Number.isFinite(v) || v < 0 || v > 1)
+    throw new OptionsError(
+      option,
+      `must be a probability between 0 and 1, got ${String(value)}`,
+      'Use 0 for never, 1 for every request.',
+    )
   return v
 }
 
@@ -202,40 +222,75 @@ const SIMULATOR_OPTION_KEYS = [
   'blockTokens',
   'kvCacheTokens',
 ] as const satisfies ReadonlyArray<keyof SimulatorOptions>
-const FAULT_OPTION_KEYS = ['httpErrorRate', 'httpErrorStatus', 'dropConnectionRate', 'errorEventRate', 'stallRate', 'stallMs'] as const satisfies ReadonlyArray<keyof SimulatorFaultOptions>
+const FAULT_OPTION_KEYS = [
+  'httpErrorRate',
+  'httpErrorStatus',
+  'dropConnectionRate',
+  'errorEventRate',
+  'stallRate',
+  'stallMs',
+] as const satisfies ReadonlyArray<keyof SimulatorFaultOptions>
 
 /** A name that is no option: a fault rate written beside `faults` instead of in it is the likeliest (nothing would fail). */
 function unknownOption(key: string, known: readonly string[], prefix: string): OptionsError {
   const fault = prefix === '' && (FAULT_OPTION_KEYS as readonly string[]).includes(key)
   const guess = fault ? `faults.${key}` : closestName(key, known)
-  return new OptionsError(`${prefix}${key}`, `is not a simulator option`, `${guess ? `Did you mean \`${prefix}${guess}\`? ` : ''}Options: ${known.join(', ')}.`)
+  return new OptionsError(
+    `${prefix}${key}`,
+    `is not a simulator option`,
+    `${guess ? `Did you mean \`${prefix}${guess}\`? ` : ''}Options: ${known.join(', ')}.`,
+  )
 }
 
 /** Fills in defaults and validates; throws {@link OptionsError} naming the bad option (an unknown one too). */
 export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
-  for (const key of Object.keys(options)) if (!(SIMULATOR_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, SIMULATOR_OPTION_KEYS, '')
-  for (const key of Object.keys(options.faults ?? {})) if (!(FAULT_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, FAULT_OPTION_KEYS, 'faults.')
+  for (const key of Object.keys(options))
+    if (!(SIMULATOR_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, SIMULATOR_OPTION_KEYS, '')
+  for (const key of Object.keys(options.faults ?? {}))
+    if (!(FAULT_OPTION_KEYS as readonly string[]).includes(key)) throw unknownOption(key, FAULT_OPTION_KEYS, 'faults.')
   const d = SIMULATOR_DEFAULTS
   const port = options.port ?? d.port
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new OptionsError('port', `must be an integer between 0 and 65535, got ${String(options.port)}`, 'Use 0 to let the system pick a free port.')
+    throw new OptionsError(
+      'port',
+      `must be an integer between 0 and 65535, got ${String(options.port)}`,
+      'Use 0 to let the system pick a free port.',
+    )
   const seed = options.seed ?? d.seed
-  if (!Number.isFinite(seed)) throw new OptionsError('seed', `must be a finite number, got ${String(options.seed)}`, 'Pass an integer such as 0.')
+  if (!Number.isFinite(seed))
+    throw new OptionsError('seed', `must be a finite number, got ${String(options.seed)}`, 'Pass an integer such as 0.')
   const model = options.model ?? d.model
   if (model.length === 0) throw new OptionsError('model', 'must not be empty', 'Pass a model id such as `sim-model`.')
   const f = options.faults ?? {}
   const httpErrorStatus = f.httpErrorStatus ?? d.faults.httpErrorStatus
   if (httpErrorStatus !== 429 && httpErrorStatus !== 500)
-    throw new OptionsError('faults.httpErrorStatus', `must be 429 or 500, got ${String(httpErrorStatus)}`, 'Pick 429 (rate limited) or 500 (server error).')
+    throw new OptionsError(
+      'faults.httpErrorStatus',
+      `must be 429 or 500, got ${String(httpErrorStatus)}`,
+      'Pick 429 (rate limited) or 500 (server error).',
+    )
   if (options.bufferMode !== undefined && options.bufferMode !== 'json' && options.bufferMode !== 'burst') {
-    throw new OptionsError('bufferMode', `must be 'json' or 'burst', got ${String(options.bufferMode)}`, 'Leave it out to stream token by token.')
+    throw new OptionsError(
+      'bufferMode',
+      `must be 'json' or 'burst', got ${String(options.bufferMode)}`,
+      'Leave it out to stream token by token.',
+    )
   }
   const prefixCaching = options.prefixCaching ?? d.prefixCaching
-  if (typeof prefixCaching !== 'boolean') throw new OptionsError('prefixCaching', `must be true or false, got ${String(options.prefixCaching)}`, 'Pass true to model prefix caching.')
+  if (typeof prefixCaching !== 'boolean')
+    throw new OptionsError(
+      'prefixCaching',
+      `must be true or false, got ${String(options.prefixCaching)}`,
+      'Pass true to model prefix caching.',
+    )
   const blockTokens = positiveInteger('blockTokens', options.blockTokens, d.blockTokens)
   const kvCacheTokens = positiveInteger('kvCacheTokens', options.kvCacheTokens, d.kvCacheTokens)
   if (kvCacheTokens < blockTokens) {
-    throw new OptionsError('kvCacheTokens', `must hold at least one block of blockTokens (${blockTokens}) tokens, got ${kvCacheTokens}`, 'Raise kvCacheTokens or lower blockTokens.')
+    throw new OptionsError(
+      'kvCacheTokens',
+      `must hold at least one block of blockTokens (${blockTokens}) tokens, got ${kvCacheTokens}`,
+      'Raise kvCacheTokens or lower blockTokens.',
+    )
   }
   return {
     port,

@@ -73,7 +73,10 @@ export function familyHeader(name: string, type: 'counter' | 'gauge' | 'histogra
 
 /** The rendered labels of each bucket line of a histogram, `+Inf` last (`labels` plus `le`). */
 export function bucketLabelTexts(labels: PrometheusLabels, boundaries: readonly number[]): string[] {
-  return [...boundaries.map((bound) => labelText({ ...labels, le: formatPrometheusNumber(bound) })), labelText({ ...labels, le: '+Inf' })]
+  return [
+    ...boundaries.map((bound) => labelText({ ...labels, le: formatPrometheusNumber(bound) })),
+    labelText({ ...labels, le: '+Inf' }),
+  ]
 }
 
 /**
@@ -81,7 +84,12 @@ export function bucketLabelTexts(labels: PrometheusLabels, boundaries: readonly 
  * @param bucketLabels from {@link bucketLabelTexts} for the histogram's boundaries.
  * @param labels the histogram's labels rendered by {@link labelText}.
  */
-export function histogramLines(name: string, bucketLabels: readonly string[], labels: string, histogram: SimulatorHistogramSnapshot): string {
+export function histogramLines(
+  name: string,
+  bucketLabels: readonly string[],
+  labels: string,
+  histogram: SimulatorHistogramSnapshot,
+): string {
   let text = ''
   histogram.cumulativeCounts.forEach((count, i) => {
     text += sampleLine(`${name}_bucket`, bucketLabels[i] ?? '', count)

@@ -28,8 +28,17 @@ export interface TokenUsage {
  * `cachedTokens` given: the usage also reports `prompt_tokens_details.cached_tokens`;
  * `reasoningTokens` given: `completion_tokens_details.reasoning_tokens`.
  */
-export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number, reasoningTokens?: number): TokenUsage {
-  const usage: TokenUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
+export function usageOf(
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens?: number,
+  reasoningTokens?: number,
+): TokenUsage {
+  const usage: TokenUsage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  }
   if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens }
   if (reasoningTokens !== undefined) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens }
   return usage
@@ -63,21 +72,54 @@ export function roleChunk(identity: ResponseIdentity, usage?: TokenUsage): unkno
  * `delta.reasoning_content` (a chunk crossing from reasoning to answer carries both); the last one
  * carries the finish reason. `usage`: the cumulative usage so far (`continuous_usage_stats`).
  */
-export function tokenChunk(identity: ResponseIdentity, text: string, finishReason: string | null, reasoning = '', usage?: TokenUsage): unknown {
+export function tokenChunk(
+  identity: ResponseIdentity,
+  text: string,
+  finishReason: string | null,
+  reasoning = '',
+  usage?: TokenUsage,
+): unknown {
   const ending = finishReason === null ? {} : { stop_reason: null }
-  const delta = reasoning === '' ? { content: text } : text === '' ? { reasoning_content: reasoning } : { reasoning_content: reasoning, content: text }
+  const delta =
+    reasoning === ''
+      ? { content: text }
+      : text === ''
+        ? { reasoning_content: reasoning }
+        : { reasoning_content: reasoning, content: text }
   const choice =
-    identity.api === 'chat' ? { index: 0, delta, logprobs: null, finish_reason: finishReason, ...ending } : { index: 0, text: reasoning + text, logprobs: null, finish_reason: finishReason, ...ending }
-  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [choice], ...(usage === undefined ? {} : { usage }) }
+    identity.api === 'chat'
+      ? { index: 0, delta, logprobs: null, finish_reason: finishReason, ...ending }
+      : { index: 0, text: reasoning + text, logprobs: null, finish_reason: finishReason, ...ending }
+  return {
+    id: identity.id,
+    object: chunkObject(identity),
+    created: identity.created,
+    model: identity.model,
+    choices: [choice],
+    ...(usage === undefined ? {} : { usage }),
+  }
 }
 
 /** The `stream_options.include_usage` chunk: no choices, only usage. */
 export function usageChunk(identity: ResponseIdentity, usage: TokenUsage): unknown {
-  return { id: identity.id, object: chunkObject(identity), created: identity.created, model: identity.model, choices: [], usage }
+  return {
+    id: identity.id,
+    object: chunkObject(identity),
+    created: identity.created,
+    model: identity.model,
+    choices: [],
+    usage,
+  }
 }
 
 /** A whole (non-streamed) completion; `reasoning` (chat) goes to `message.reasoning_content`. */
-export function completionBody(identity: ResponseIdentity, text: string, finishReason: string, usage: TokenUsage, reasoning = ''): unknown {
+export function completionBody(
+  identity: ResponseIdentity,
+  text: string,
+  finishReason: string,
+  usage: TokenUsage,
+  reasoning = '',
+): unknown {
   if (identity.api === 'chat') {
     return {
       id: identity.id,
@@ -87,7 +129,12 @@ export function completionBody(identity: ResponseIdentity, text: string, finishR
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: text, reasoning_content: reasoning === '' ? null : reasoning, tool_calls: [] },
+          message: {
+            role: 'assistant',
+            content: text,
+            reasoning_content: reasoning === '' ? null : reasoning,
+            tool_calls: [],
+          },
           logprobs: null,
           finish_reason: finishReason,
           stop_reason: null,
@@ -102,7 +149,16 @@ export function completionBody(identity: ResponseIdentity, text: string, finishR
     object: 'text_completion',
     created: identity.created,
     model: identity.model,
-    choices: [{ index: 0, text: reasoning + text, logprobs: null, finish_reason: finishReason, stop_reason: null, prompt_logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        text: reasoning + text,
+        logprobs: null,
+        finish_reason: finishReason,
+        stop_reason: null,
+        prompt_logprobs: null,
+      },
+    ],
     usage,
   }
 }

@@ -64,7 +64,10 @@ function tokenIdText(id: number): string {
 }
 
 function badRequest(message: string, param?: string): { ok: false; problem: RequestProblem } {
-  return { ok: false, problem: { status: 400, type: 'BadRequestError', message, ...(param === undefined ? {} : { param }) } }
+  return {
+    ok: false,
+    problem: { status: 400, type: 'BadRequestError', message, ...(param === undefined ? {} : { param }) },
+  }
 }
 
 /** A prompt's token count, and its token strings when asked for. */
@@ -112,7 +115,8 @@ function isTokenIds(value: unknown): value is number[] {
 
 /** Counts a completions `prompt`: a string, token ids, or a one-element list of either. */
 function countPromptTokens(prompt: unknown, keep: boolean): PromptTokens | undefined {
-  if (typeof prompt === 'string') return keep ? fromTexts(splitSimulatorTokens(prompt)) : { count: countSimulatorTokens(prompt), texts: undefined }
+  if (typeof prompt === 'string')
+    return keep ? fromTexts(splitSimulatorTokens(prompt)) : { count: countSimulatorTokens(prompt), texts: undefined }
   if (isTokenIds(prompt)) return keep ? fromTexts(prompt.map(tokenIdText)) : { count: prompt.length, texts: undefined }
   if (Array.isArray(prompt) && prompt.length === 1) return countPromptTokens(prompt[0], keep)
   return undefined
@@ -122,10 +126,15 @@ function fromTexts(texts: string[]): PromptTokens {
   return { count: texts.length, texts }
 }
 
-function optionalInteger(body: Record<string, unknown>, field: string, min: number): number | undefined | { problem: string } {
+function optionalInteger(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+): number | undefined | { problem: string } {
   const value = body[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) return { problem: `${field} must be an integer of at least ${min}, got ${JSON.stringify(value)}.` }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    return { problem: `${field} must be an integer of at least ${min}, got ${JSON.stringify(value)}.` }
   return value
 }
 
@@ -133,10 +142,19 @@ function optionalInteger(body: Record<string, unknown>, field: string, min: numb
 export function parseCompletionRequest(api: ApiKind, body: unknown, limits: RequestLimits): ParsedCompletionRequest {
   if (!isRecord(body)) return badRequest('The request body must be a JSON object.')
 
-  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') return badRequest('model must be a string.', 'model')
+  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string')
+    return badRequest('model must be a string.', 'model')
   const model = typeof body.model === 'string' ? body.model : undefined
   if (model !== undefined && model !== limits.model) {
-    return { ok: false, problem: { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.`, param: 'model' } }
+    return {
+      ok: false,
+      problem: {
+        status: 404,
+        type: 'NotFoundError',
+        message: `The model \`${model}\` does not exist.`,
+        param: 'model',
+      },
+    }
   }
 
   let prompt: PromptTokens | undefined
@@ -144,16 +162,19 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   const keep = limits.keepPromptTokens === true
   if (api === 'chat') {
     prompt = countMessageTokens(body.messages, keep)
-    if (prompt === undefined) return badRequest('messages must be a non-empty list of {role, content} objects.', 'messages')
+    if (prompt === undefined)
+      return badRequest('messages must be a non-empty list of {role, content} objects.', 'messages')
     contentKey = 'chat:' + JSON.stringify(body.messages)
   } else {
     prompt = countPromptTokens(body.prompt, keep)
-    if (prompt === undefined) return badRequest('prompt must be a string, a list of token ids, or a list with one of either.', 'prompt')
+    if (prompt === undefined)
+      return badRequest('prompt must be a string, a list of token ids, or a list with one of either.', 'prompt')
     contentKey = 'completions:' + JSON.stringify(body.prompt)
   }
   const promptTokens = prompt.count
 
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') return badRequest('stream must be a boolean.', 'stream')
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+    return badRequest('stream must be a boolean.', 'stream')
   const stream = body.stream === true
   let includeUsage = false
   let continuousUsage = false
@@ -169,7 +190,8 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   if (typeof requestedMax === 'object') return badRequest(requestedMax.problem, maxField)
   const requestedMin = optionalInteger(body, 'min_tokens', 0)
   if (typeof requestedMin === 'object') return badRequest(requestedMin.problem, 'min_tokens')
-  if (body.ignore_eos !== undefined && body.ignore_eos !== null && typeof body.ignore_eos !== 'boolean') return badRequest('ignore_eos must be a boolean.', 'ignore_eos')
+  if (body.ignore_eos !== undefined && body.ignore_eos !== null && typeof body.ignore_eos !== 'boolean')
+    return badRequest('ignore_eos must be a boolean.', 'ignore_eos')
 
   const where = api === 'chat' ? 'messages' : 'prompt'
   const room = limits.maxModelLen - promptTokens
@@ -182,10 +204,26 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   }
   const maxTokens = requestedMax ?? Math.min(limits.defaultMaxTokens, room)
   const minTokens = requestedMin ?? 0
-  if (minTokens > maxTokens) return badRequest(`min_tokens (${minTokens}) must be less than or equal to max_tokens (${maxTokens}).`, 'min_tokens')
+  if (minTokens > maxTokens)
+    return badRequest(
+      `min_tokens (${minTokens}) must be less than or equal to max_tokens (${maxTokens}).`,
+      'min_tokens',
+    )
 
   return {
     ok: true,
-    request: { api, model, stream, includeUsage, continuousUsage, promptTokens, promptTokenTexts: prompt.texts, maxTokens, minTokens, ignoreEos: body.ignore_eos === true, contentKey },
+    request: {
+      api,
+      model,
+      stream,
+      includeUsage,
+      continuousUsage,
+      promptTokens,
+      promptTokenTexts: prompt.texts,
+      maxTokens,
+      minTokens,
+      ignoreEos: body.ignore_eos === true,
+      contentKey,
+    },
   }
 }

@@ -1,5 +1,15 @@
 import type { ServerResponse } from 'node:http'
-import { completionBody, errorBody, roleChunk, SSE_DONE, sseEvent, streamErrorEvent, tokenChunk, usageChunk, usageOf } from './protocol.ts'
+import {
+  completionBody,
+  errorBody,
+  roleChunk,
+  SSE_DONE,
+  sseEvent,
+  streamErrorEvent,
+  tokenChunk,
+  usageChunk,
+  usageOf,
+} from './protocol.ts'
 import type { ResponseIdentity, TokenUsage } from './protocol.ts'
 
 /**
@@ -10,7 +20,12 @@ export type ResponseMode = 'stream' | 'burst' | 'json'
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } as const
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return
   const text = JSON.stringify(body)
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
@@ -81,11 +96,17 @@ export class CompletionResponder {
     if (this.#mode === 'json') {
       this.#buffer += text
       this.#reasoningBuffer += reasoning
-      if (last) sendJson(this.#res, 200, completionBody(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer))
+      if (last)
+        sendJson(
+          this.#res,
+          200,
+          completionBody(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer),
+        )
       return
     }
     let events = ''
-    if (!this.#started && this.#identity.api === 'chat') events += sseEvent(roleChunk(this.#identity, this.#continuousUsage ? usageOf(this.#promptTokens, 0) : undefined))
+    if (!this.#started && this.#identity.api === 'chat')
+      events += sseEvent(roleChunk(this.#identity, this.#continuousUsage ? usageOf(this.#promptTokens, 0) : undefined))
     this.#started = true
     // As vLLM: a chunk's continuous usage is the running total, without the details of the final one.
     const usage = this.#continuousUsage ? usageOf(this.#promptTokens, this.#emittedTokens) : undefined
@@ -127,7 +148,8 @@ export class CompletionResponder {
       return
     }
     const events = this.#buffer + streamErrorEvent(message)
-    if (this.#mode === 'burst') this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(events) })
+    if (this.#mode === 'burst')
+      this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(events) })
     this.#res.end(events)
   }
 }

@@ -124,7 +124,11 @@ export class BatchScheduler {
   readonly #clock: SchedulerClock
   readonly #kv: BatchKvCache
 
-  constructor(timings: BatchTimings, clock: SchedulerClock = realSchedulerClock, kvCache: BatchKvCache = DEFAULT_KV_CACHE) {
+  constructor(
+    timings: BatchTimings,
+    clock: SchedulerClock = realSchedulerClock,
+    kvCache: BatchKvCache = DEFAULT_KV_CACHE,
+  ) {
     this.#timings = { ...timings }
     this.#clock = clock
     this.#kv = kvCache
@@ -133,7 +137,15 @@ export class BatchScheduler {
   /** Queues a sequence; it runs once a slot is free. */
   submit(sequence: BatchSequence): void {
     if (this.#closed) return
-    const state: SequenceState = { sequence, phase: 'queued', emittedTokens: 0, emittedChunks: 0, cachedTokens: 0, faultDone: false, stallUntil: 0 }
+    const state: SequenceState = {
+      sequence,
+      phase: 'queued',
+      emittedTokens: 0,
+      emittedChunks: 0,
+      cachedTokens: 0,
+      faultDone: false,
+      stallUntil: 0,
+    }
     this.#states.set(sequence, state)
     this.#queue.push(state)
     this.#wake()
@@ -237,7 +249,8 @@ export class BatchScheduler {
       this.#running.push(state)
       admitted.push(state)
       const { blockHashes, promptTokens } = state.sequence
-      if (this.#kv.prefixCache && blockHashes) state.cachedTokens = this.#kv.prefixCache.acquire(blockHashes, promptTokens)
+      if (this.#kv.prefixCache && blockHashes)
+        state.cachedTokens = this.#kv.prefixCache.acquire(blockHashes, promptTokens)
       state.sequence.sink.admitted(now, state.cachedTokens)
     }
     if (admitted.length > 0) this.#kv.prefixCache?.evictToFit(this.#privateBlocks())
@@ -293,13 +306,15 @@ export class BatchScheduler {
 
     if (members.length === 0) {
       // Nothing to decode: idle until an arrival (#wake) or the first stall ends.
-      if (earliestStallEnd < Infinity) this.#waitUntil('stall', earliestStallEnd, () => this.#beginStep(this.#clock.now(), 0))
+      if (earliestStallEnd < Infinity)
+        this.#waitUntil('stall', earliestStallEnd, () => this.#beginStep(this.#clock.now(), 0))
       return
     }
 
     const t = this.#timings
     let prefillMs = 0
-    for (const state of admitted) prefillMs += t.prefillBaseMs + t.prefillMsPerToken * (state.sequence.promptTokens - state.cachedTokens)
+    for (const state of admitted)
+      prefillMs += t.prefillBaseMs + t.prefillMsPerToken * (state.sequence.promptTokens - state.cachedTokens)
     const duration = t.speedFactor * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
     const step: Step = { members, end: start + duration, duration }
     this.#step = step

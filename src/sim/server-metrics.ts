@@ -7,9 +7,17 @@ import type { SimulatorHistogramSnapshot, SimulatorMetricsSnapshot } from './typ
 // latency, ACCUMULATED_PHASE_LATENCY for e2e, queue, inference, prefill and decode time. Older
 // releases (loggers.py in v0.10) start the request-level bounds at 0.3 instead of 0.1, 0.2, 0.3;
 // scrapers should read `le` from the text rather than assume either.
-const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0]
-const INTER_TOKEN_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0]
-const REQUEST_LATENCY_BUCKETS = [0.1, 0.2, 0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0]
+const TTFT_BUCKETS = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0,
+  640.0, 2560.0,
+]
+const INTER_TOKEN_BUCKETS = [
+  0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0,
+]
+const REQUEST_LATENCY_BUCKETS = [
+  0.1, 0.2, 0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0,
+  960.0, 1920.0, 7680.0,
+]
 
 /** Observations counted per bucket, as prometheus_client's Histogram does (a value equal to a bound falls in that bucket). */
 class Histogram {
@@ -98,7 +106,12 @@ export class SimulatorServerMetrics {
    * @param options.prefixCaching whether prefix-cache queries count.
    * @param options.gauges the scheduler's load, read at every scrape.
    */
-  constructor(options: { model: string; tokensPerChunk: number; prefixCaching: boolean; gauges: () => SchedulerGauges }) {
+  constructor(options: {
+    model: string
+    tokensPerChunk: number
+    prefixCaching: boolean
+    gauges: () => SchedulerGauges
+  }) {
     // vLLM labels every engine series with the served model and the engine index (one engine here).
     this.#labels = { model_name: options.model, engine: '0' }
     this.#labelText = labelText(this.#labels)
@@ -174,7 +187,12 @@ export class SimulatorServerMetrics {
       prefixCacheHits: this.#prefixCacheHits,
       specDecode:
         this.#tokensPerChunk > 1
-          ? { drafts: this.#drafts, draftTokens: this.#draftTokens, acceptedTokens: this.#acceptedTokens, acceptedTokensPerPosition: [...this.#acceptedPerPosition] }
+          ? {
+              drafts: this.#drafts,
+              draftTokens: this.#draftTokens,
+              acceptedTokens: this.#acceptedTokens,
+              acceptedTokensPerPosition: [...this.#acceptedPerPosition],
+            }
           : undefined,
       timeToFirstToken: this.#ttft.snapshot(),
       interTokenLatency: this.#interToken.snapshot(),
@@ -225,8 +243,12 @@ export class SimulatorServerMetrics {
     gauge('vllm:num_requests_running', 'Number of requests in model execution batches.', m.running)
     gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', m.waiting)
     gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', m.kvCacheUsage)
-    counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', [[l, m.prefixCacheQueries]])
-    counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', [[l, m.prefixCacheHits]])
+    counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', [
+      [l, m.prefixCacheQueries],
+    ])
+    counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', [
+      [l, m.prefixCacheHits],
+    ])
     counter('vllm:num_preemptions', 'Cumulative number of preemption from the engine.', [[l, m.preemptions]])
     counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', [[l, m.promptTokens]])
     counter('vllm:generation_tokens', 'Number of generation tokens processed.', [[l, m.generationTokens]])
@@ -240,8 +262,16 @@ export class SimulatorServerMetrics {
     histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', this.#interToken)
     histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', this.#e2e)
     histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', this.#queue)
-    histogram('vllm:request_inference_time_seconds', 'Histogram of time spent in RUNNING phase for request.', this.#inference)
-    histogram('vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', this.#prefill)
+    histogram(
+      'vllm:request_inference_time_seconds',
+      'Histogram of time spent in RUNNING phase for request.',
+      this.#inference,
+    )
+    histogram(
+      'vllm:request_prefill_time_seconds',
+      'Histogram of time spent in PREFILL phase for request.',
+      this.#prefill,
+    )
     histogram('vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', this.#decode)
     return text
   }

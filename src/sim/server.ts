@@ -34,7 +34,14 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; api?: ApiKind }> = {
   '/v1/completions': { method: 'POST', api: 'completions' },
 }
 
-function sendError(res: ServerResponse, status: number, type: string, message: string, param: string | null = null, headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  param: string | null = null,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, errorBody(status, type, message, param), headers)
 }
 
@@ -48,7 +55,9 @@ function readBody(req: IncomingMessage): Promise<{ ok: true; text: string } | { 
       if (size > MAX_BODY_BYTES) tooLarge = true
       else parts.push(part)
     })
-    req.on('end', () => resolve(tooLarge ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(parts).toString('utf8') }))
+    req.on('end', () =>
+      resolve(tooLarge ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(parts).toString('utf8') }),
+    )
     req.on('error', () => resolve({ ok: false, tooLarge: false }))
   })
 }
@@ -58,7 +67,8 @@ function createIdSource(seed: number): (api: ApiKind) => string {
   const random = createRandom(deriveSeed(seed, 'ids'))
   let counter = 0
   const hex8 = () => random.integer(0x100000000).toString(16).padStart(8, '0')
-  return (api) => `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
+  return (api) =>
+    `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
 }
 
 class Simulator {
@@ -88,7 +98,12 @@ class Simulator {
         return { running, waiting: queued, kvCacheUsage: this.scheduler.kvCacheUsage() }
       },
     })
-    this.#limits = { model: config.model, defaultMaxTokens: config.defaultMaxTokens, maxModelLen: config.maxModelLen, keepPromptTokens: config.prefixCaching }
+    this.#limits = {
+      model: config.model,
+      defaultMaxTokens: config.defaultMaxTokens,
+      maxModelLen: config.maxModelLen,
+      keepPromptTokens: config.prefixCaching,
+    }
     this.#faultRandom = createRandom(deriveSeed(config.seed, 'faults'))
     this.#nextId = createIdSource(config.seed)
   }
@@ -100,17 +115,29 @@ class Simulator {
     const route = ROUTES[path]
     if (!route) {
       req.resume()
-      sendError(res, 404, 'NotFoundError', `Not Found: ${req.method ?? 'GET'} ${path}. The simulator serves ${Object.keys(ROUTES).join(', ')}.`)
+      sendError(
+        res,
+        404,
+        'NotFoundError',
+        `Not Found: ${req.method ?? 'GET'} ${path}. The simulator serves ${Object.keys(ROUTES).join(', ')}.`,
+      )
       return
     }
     if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
       req.resume()
-      sendError(res, 405, 'MethodNotAllowed', `Method Not Allowed: use ${route.method} ${path}.`, null, { allow: route.method })
+      sendError(res, 405, 'MethodNotAllowed', `Method Not Allowed: use ${route.method} ${path}.`, null, {
+        allow: route.method,
+      })
       return
     }
     if (path.startsWith('/v1/') && !this.#authorized(req)) {
       req.resume()
-      sendError(res, 401, 'AuthenticationError', 'Unauthorized: send the header `Authorization: Bearer <api key>` with the key the simulator was started with.')
+      sendError(
+        res,
+        401,
+        'AuthenticationError',
+        'Unauthorized: send the header `Authorization: Bearer <api key>` with the key the simulator was started with.',
+      )
       return
     }
     if (path === '/health') {
@@ -162,9 +189,21 @@ class Simulator {
     const config = this.config
     const plan = planOutput(request, config.seed)
     const fault = drawFault(this.#faultRandom, config.faults)
-    const identity: ResponseIdentity = { api: request.api, id: this.#nextId(request.api), created: Math.floor(Date.now() / 1000), model: config.model }
+    const identity: ResponseIdentity = {
+      api: request.api,
+      id: this.#nextId(request.api),
+      created: Math.floor(Date.now() / 1000),
+      model: config.model,
+    }
     const entry: SimulatorScheduleEntry | undefined = config.recordSchedule
-      ? { id: identity.id, arrivedAt, tokenTimes: [], chunkTimes: [], promptTokens: request.promptTokens, completionTokens: plan.completionTokens }
+      ? {
+          id: identity.id,
+          arrivedAt,
+          tokenTimes: [],
+          chunkTimes: [],
+          promptTokens: request.promptTokens,
+          completionTokens: plan.completionTokens,
+        }
       : undefined
     if (entry) this.schedule.push(entry)
 
@@ -173,12 +212,21 @@ class Simulator {
         entry.fault = `http-${fault.status}`
         entry.finishedAt = performance.now()
       }
-      if (fault.status === 429) sendError(res, 429, 'RateLimitError', 'Too many requests (simulated by faults.httpErrorRate). Retry later.', null, { 'retry-after': '1' })
+      if (fault.status === 429)
+        sendError(
+          res,
+          429,
+          'RateLimitError',
+          'Too many requests (simulated by faults.httpErrorRate). Retry later.',
+          null,
+          { 'retry-after': '1' },
+        )
       else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults.httpErrorRate).')
       return
     }
 
-    const mode: ResponseMode = config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
+    const mode: ResponseMode =
+      config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
     // The first output tokens are the reply's reasoning (chat only: vLLM's completions have no reasoning parser).
     const reasoningTokens = request.api === 'chat' ? Math.min(config.reasoningTokens, plan.completionTokens) : 0
     let emittedTokens = 0
@@ -202,7 +250,9 @@ class Simulator {
       completionTokens: plan.completionTokens,
       fault: midStreamFault,
       faultAtChunk: faultChunkIndex(chunks),
-      ...(request.promptTokenTexts && config.prefixCaching ? { blockHashes: hashPromptBlocks(request.promptTokenTexts, config.blockTokens) } : {}),
+      ...(request.promptTokenTexts && config.prefixCaching
+        ? { blockHashes: hashPromptBlocks(request.promptTokenTexts, config.blockTokens) }
+        : {}),
       sink: {
         admitted: (at, cachedTokens) => {
           if (entry) {

@@ -44,7 +44,8 @@ export function splitSimulatorTokens(text: string): string[] {
     }
     // Array.from splits by code point, so a surrogate pair never straddles two pieces.
     const points = Array.from(word)
-    for (let i = 0; i < points.length; i += SIMULATOR_CHARS_PER_TOKEN) tokens.push(points.slice(i, i + SIMULATOR_CHARS_PER_TOKEN).join(''))
+    for (let i = 0; i < points.length; i += SIMULATOR_CHARS_PER_TOKEN)
+      tokens.push(points.slice(i, i + SIMULATOR_CHARS_PER_TOKEN).join(''))
   }
   return tokens
 }
@@ -117,7 +118,20 @@ const ASCII_WORDS = [
 ] as const
 
 // Multi-byte UTF-8 (2, 3 and 4 bytes) so clients are tested on split code points; all within 8 code points.
-const MULTIBYTE_WORDS = ['café', 'naïve', 'über', 'façade', 'jalapeño', '字', '数据', '模型', '東京', 'Ωmega', '🙂', 'niño'] as const
+const MULTIBYTE_WORDS = [
+  'café',
+  'naïve',
+  'über',
+  'façade',
+  'jalapeño',
+  '字',
+  '数据',
+  '模型',
+  '東京',
+  'Ωmega',
+  '🙂',
+  'niño',
+] as const
 
 /** Share of output tokens drawn from the multi-byte words. */
 const MULTIBYTE_SHARE = 1 / 16
@@ -137,7 +151,12 @@ export function createTokenTextSource(seed: number): () => string {
 
 /** An ASCII text of exactly `tokens` simulator tokens (words joined by single spaces), reproducible from `seed`. */
 export function buildSimulatorText(tokens: number, seed = 0): string {
-  if (!Number.isInteger(tokens) || tokens < 0) throw new OptionsError('tokens', `must be a non-negative integer, got ${tokens}`, 'Pass the prompt length in whole tokens.')
+  if (!Number.isInteger(tokens) || tokens < 0)
+    throw new OptionsError(
+      'tokens',
+      `must be a non-negative integer, got ${tokens}`,
+      'Pass the prompt length in whole tokens.',
+    )
   const random = createRandom(deriveSeed(seed, 'prompt-text'))
   const words: string[] = new Array<string>(tokens)
   for (let i = 0; i < tokens; i++) words[i] = pick(ASCII_WORDS, random)

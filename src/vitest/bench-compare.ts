@@ -57,7 +57,10 @@ export interface BenchCompare extends BenchCompareFn {
  * on the pairs' ratios (pass, fail, or inconclusive with how many more pairs would decide). No
  * stored baseline is read or written. The result is on `task.meta.llmBenchCompare`.
  */
-export const compareBench: BenchCompare = Object.assign(register('run'), { skip: register('skip'), only: register('only') })
+export const compareBench: BenchCompare = Object.assign(register('run'), {
+  skip: register('skip'),
+  only: register('only'),
+})
 
 declare module 'vitest' {
   interface TaskMeta {

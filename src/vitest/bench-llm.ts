@@ -38,7 +38,8 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     provided: shared,
     signal: controller.signal,
     shared: { url: shared.serverUrl, server: shared.server },
-    policy: options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
+    policy:
+      options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
     ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
   }).catch((error: unknown) => {
     // Measured, then failed: the reports still get the numbers, beside the error.

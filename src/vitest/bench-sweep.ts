@@ -1,6 +1,10 @@
 import type { TestContext } from 'vitest'
 import { assertionError } from '../bench/standalone-bench.ts'
-import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from '../bench/sweep-bench-options.ts'
+import {
+  DEFAULT_SWEEP_TIMEOUT_MS,
+  validateBenchSweepOptions,
+  type BenchSweepOptions,
+} from '../bench/sweep-bench-options.ts'
 import { runSweepBenchmark } from '../bench/sweep-bench.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
 import { benchNameOf } from './bench-name.ts'
@@ -18,7 +22,13 @@ export type { BenchSweepOptions }
 export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
-  const { meta, failure } = await runSweepBenchmark({ name: benchNameOf(ctx.task), file: ctx.task.file.filepath, options, provided: injectProvided(), signal: controller.signal })
+  const { meta, failure } = await runSweepBenchmark({
+    name: benchNameOf(ctx.task),
+    file: ctx.task.file.filepath,
+    options,
+    provided: injectProvided(),
+    signal: controller.signal,
+  })
   ctx.task.meta.llmBenchSweep = meta
   // Messages that suggest an update name this sweep's own command, not `vitest bench -u` (every bench).
   if (failure) throw assertionError(withUpdateCommand(failure, benchUpdateCommand(ctx.task)))
@@ -27,7 +37,12 @@ export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions
 /** Registers one sweep: `bench.llm.sweep(name, options)`. */
 export type BenchSweepFn = (name: string, options: BenchSweepOptions) => void
 
-const register = benchRegistrar<BenchSweepOptions, void>({ plan: validateBenchSweepOptions, run: runSweepBench, defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS, skippedInArms: true })
+const register = benchRegistrar<BenchSweepOptions, void>({
+  plan: validateBenchSweepOptions,
+  run: runSweepBench,
+  defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS,
+  skippedInArms: true,
+})
 
 /** `bench.llm.sweep` with its variants. */
 export interface BenchSweep extends BenchSweepFn {

@@ -65,7 +65,11 @@ export class ObsoleteBaselineReporter implements Reporter {
     this.#projects.set(project, { baselineDir })
   }
 
-  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: 'passed' | 'interrupted' | 'failed'): Promise<void> {
+  async onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    _errors: ReadonlyArray<unknown>,
+    reason: 'passed' | 'interrupted' | 'failed',
+  ): Promise<void> {
     // A bail or Ctrl-C leaves files half run: nothing can be called obsolete then.
     if (reason === 'interrupted') return
     const update = this.#vitest.config.snapshotOptions.updateSnapshot as UpdateMode

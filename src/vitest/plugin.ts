@@ -42,14 +42,24 @@ const VITEST4_BENCH_RUNNER = fileURLToPath(new URL(`./vitest4-bench-runner${ext}
 
 /** The reporter list Vitest builds its reporters from in this mode (Vitest 4's bench mode has its own). */
 function reporterList(vitest: Vitest, line: 4 | 5): unknown[] {
-  const config = vitest.config as unknown as { mode?: string; reporters: unknown[]; benchmark?: { reporters?: unknown[] } }
+  const config = vitest.config as unknown as {
+    mode?: string
+    reporters: unknown[]
+    benchmark?: { reporters?: unknown[] }
+  }
   if (line === 4 && config.mode === 'benchmark') {
     const bench = (config.benchmark ??= {})
     bench.reporters ??= ['default']
     // Reporter instances listed in test.reporters (LlmHtmlReporter, LlmJsonReporter, …) report bench
     // runs too, as on Vitest 5; names such as 'default' stay Vitest 4's benchmark reporters.
     for (const reporter of config.reporters) {
-      if (typeof reporter === 'object' && reporter !== null && !Array.isArray(reporter) && !bench.reporters.includes(reporter)) bench.reporters.push(reporter)
+      if (
+        typeof reporter === 'object' &&
+        reporter !== null &&
+        !Array.isArray(reporter) &&
+        !bench.reporters.includes(reporter)
+      )
+        bench.reporters.push(reporter)
     }
     return bench.reporters
   }
@@ -64,7 +74,9 @@ function isBenchRun(vitest: Vitest): boolean {
 
 /** Whether the command line asked for watch mode (`--watch`, `-w`, `vitest watch` or `vitest dev`). */
 function watchAsked(argv: readonly string[]): boolean {
-  return argv.some((arg) => arg === '--watch' || arg === '-w' || arg === '--watch=true' || arg === 'watch' || arg === 'dev')
+  return argv.some(
+    (arg) => arg === '--watch' || arg === '-w' || arg === '--watch=true' || arg === 'watch' || arg === 'dev',
+  )
 }
 
 // One obsolete-baseline reporter per Vitest instance, however many projects use the plugin.
@@ -103,7 +115,9 @@ function stopWhenOrphaned(vitest: Vitest): void {
   orphanWatch = true
   const parent = process.ppid
   watchParent(() => {
-    vitest.logger.error(`vitest-llm-bench: the process that started this run (pid ${parent}, e.g. npx) is gone; stopping the run and its servers.`)
+    vitest.logger.error(
+      `vitest-llm-bench: the process that started this run (pid ${parent}, e.g. npx) is gone; stopping the run and its servers.`,
+    )
     process.kill(process.pid, 'SIGTERM')
   })
 }
@@ -126,7 +140,9 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
     },
     configureVitest({ vitest, project }) {
       const bench = isBenchRun(vitest)
-      const updateError = bench ? updateArgumentError((vitest.config as { update?: unknown }).update, process.argv.slice(2)) : undefined
+      const updateError = bench
+        ? updateArgumentError((vitest.config as { update?: unknown }).update, process.argv.slice(2))
+        : undefined
       if (updateError) throw configError(updateError)
       if (bench) {
         stopWhenOrphaned(vitest)

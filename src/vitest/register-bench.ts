@@ -23,7 +23,9 @@ export interface BenchKind<Options, Plan> {
 }
 
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
-export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(kind: BenchKind<Options, Plan>): (mode: BenchMode) => BenchRegistration<Options> {
+export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(
+  kind: BenchKind<Options, Plan>,
+): (mode: BenchMode) => BenchRegistration<Options> {
   return (given) => (name, options) => {
     const plan = kind.plan(name, options)
     const mode = kind.skippedInArms && armFromEnv() ? 'skip' : given

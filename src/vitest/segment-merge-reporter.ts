@@ -31,7 +31,12 @@ export class SegmentMergeReporter implements Reporter {
     const meta = testCase.meta() as { llmBench?: LlmBenchTaskMeta }
     const bench = meta.llmBench
     if (!bench?.result.segment || !bench.segmentJudge) return
-    this.#segments.push({ file: testCase.module.moduleId, name: testCase.fullName, result: bench.result, ...bench.segmentJudge })
+    this.#segments.push({
+      file: testCase.module.moduleId,
+      name: testCase.fullName,
+      result: bench.result,
+      ...bench.segmentJudge,
+    })
   }
 
   async onTestRunEnd(): Promise<void> {
@@ -39,9 +44,14 @@ export class SegmentMergeReporter implements Reporter {
     if (this.#segments.length === 0 || !this.#vitest.state.blobs) return
     const update = this.#vitest.config.snapshotOptions.updateSnapshot as UpdateMode
     const baselineDir = this.#baselineDir()
-    const verdicts = await judgeMergedSegments(this.#segments, { update, ci: isCI(), ...(baselineDir ? { baselineDir } : {}) })
+    const verdicts = await judgeMergedSegments(this.#segments, {
+      update,
+      ci: isCI(),
+      ...(baselineDir ? { baselineDir } : {}),
+    })
     const root = this.#vitest.config.root
-    for (const verdict of verdicts) this.#vitest.logger.log(`\n${renderMergedVerdict(verdict, relative(root, verdict.file))}\n`)
+    for (const verdict of verdicts)
+      this.#vitest.logger.log(`\n${renderMergedVerdict(verdict, relative(root, verdict.file))}\n`)
     if (verdicts.some((v) => v.failed)) process.exitCode = 1
   }
 }

@@ -23,7 +23,10 @@ interface BenchmarkRunnerPrototype {
 
 function benchmarkRunner(): BenchmarkRunnerPrototype {
   const runner = (vitestApi as unknown as { BenchmarkRunner?: { prototype: BenchmarkRunnerPrototype } }).BenchmarkRunner
-  if (!runner) throw new Error('vitest-llm-bench: the Vitest 4 bench runner was loaded on a Vitest without a benchmark runner; it is meant for Vitest 4.1 only.')
+  if (!runner)
+    throw new Error(
+      'vitest-llm-bench: the Vitest 4 bench runner was loaded on a Vitest without a benchmark runner; it is meant for Vitest 4.1 only.',
+    )
   return runner.prototype
 }
 

@@ -22,7 +22,10 @@ function writeVocab(path: string): void {
     ['llama.context_length', { type: GgufValueType.UINT32, value: 4096 }],
     ['tokenizer.ggml.model', { type: GgufValueType.STRING, value: 'llama' }],
     ['tokenizer.ggml.tokens', { type: GgufValueType.ARRAY, itemType: GgufValueType.STRING, value: TOKENS }],
-    ['tokenizer.ggml.scores', { type: GgufValueType.ARRAY, itemType: GgufValueType.FLOAT32, value: TOKENS.map((_, i) => -i) }],
+    [
+      'tokenizer.ggml.scores',
+      { type: GgufValueType.ARRAY, itemType: GgufValueType.FLOAT32, value: TOKENS.map((_, i) => -i) },
+    ],
     ['tokenizer.ggml.token_type', { type: GgufValueType.ARRAY, itemType: GgufValueType.INT32, value: TYPES }],
     ['tokenizer.ggml.bos_token_id', { type: GgufValueType.UINT32, value: 1 }],
     ['tokenizer.ggml.add_bos_token', { type: GgufValueType.BOOL, value: true }],
@@ -77,7 +80,9 @@ describe('GGUF writer and reader', () => {
   })
 
   test('refuses tensor data that does not match the shape', () => {
-    expect(() => encodeGguf(new Map(), [{ name: 'w', dims: [4], type: GgmlType.F32, data: Buffer.alloc(12) }])).toThrow(/w: 12 bytes .* needs 16/)
+    expect(() => encodeGguf(new Map(), [{ name: 'w', dims: [4], type: GgmlType.F32, data: Buffer.alloc(12) }])).toThrow(
+      /w: 12 bytes .* needs 16/,
+    )
   })
 
   test('float16 conversion: exact values, rounding, subnormals, overflow', () => {
@@ -99,15 +104,25 @@ describe('tiny llama model generator', () => {
   const vocabPath = join(dir, 'vocab.gguf')
   const modelPath = join(dir, 'model.gguf')
   writeVocab(vocabPath)
-  const summary = writeTinyLlamaModel({ vocabPath, outputPath: modelPath, embeddingLength: 16, blockCount: 2, headCount: 2, feedForwardLength: 24, seed: 7 })
+  const summary = writeTinyLlamaModel({
+    vocabPath,
+    outputPath: modelPath,
+    embeddingLength: 16,
+    blockCount: 2,
+    headCount: 2,
+    feedForwardLength: 24,
+    seed: 7,
+  })
   const model = readGguf(modelPath)
   const tensor = (name: string) => {
     const t = model.tensors.find((x) => x.name === name)
     if (!t) throw new Error(`no tensor ${name}`)
     return t
   }
-  const f16At = (name: string, index: number) => f16ToNumber(model.bytes.readUInt16LE(model.dataOffset + Number(tensor(name).offset) + index * 2))
-  const f32At = (name: string, index: number) => model.bytes.readFloatLE(model.dataOffset + Number(tensor(name).offset) + index * 4)
+  const f16At = (name: string, index: number) =>
+    f16ToNumber(model.bytes.readUInt16LE(model.dataOffset + Number(tensor(name).offset) + index * 2))
+  const f32At = (name: string, index: number) =>
+    model.bytes.readFloatLE(model.dataOffset + Number(tensor(name).offset) + index * 4)
 
   test('llama hyperparameters, and the tokenizer copied from the vocabulary file unchanged', () => {
     expect(model.metadata.get('general.architecture')?.value).toBe('llama')
@@ -117,7 +132,11 @@ describe('tiny llama model generator', () => {
     expect(model.metadata.get('llama.rope.dimension_count')?.value).toBe(8)
     expect(model.metadata.get('llama.vocab_size')?.value).toBe(TOKENS.length)
     expect(model.metadata.get('tokenizer.ggml.tokens')?.value).toEqual(TOKENS)
-    expect(model.metadata.get('tokenizer.ggml.token_type')).toEqual({ type: GgufValueType.ARRAY, itemType: GgufValueType.INT32, value: TYPES })
+    expect(model.metadata.get('tokenizer.ggml.token_type')).toEqual({
+      type: GgufValueType.ARRAY,
+      itemType: GgufValueType.INT32,
+      value: TYPES,
+    })
     expect(model.metadata.get('tokenizer.big')).toEqual({ type: GgufValueType.UINT64, value: 2n ** 40n + 3n })
     // The vocabulary file's own hyperparameters (a 7B's) must not leak into the tiny model.
     expect(model.metadata.get('llama.context_length')?.value).toBe(2048)
@@ -151,8 +170,24 @@ describe('tiny llama model generator', () => {
   test('the same seed writes the same bytes; another seed other weights', () => {
     const again = join(dir, 'again.gguf')
     const other = join(dir, 'other.gguf')
-    writeTinyLlamaModel({ vocabPath, outputPath: again, embeddingLength: 16, blockCount: 2, headCount: 2, feedForwardLength: 24, seed: 7 })
-    writeTinyLlamaModel({ vocabPath, outputPath: other, embeddingLength: 16, blockCount: 2, headCount: 2, feedForwardLength: 24, seed: 8 })
+    writeTinyLlamaModel({
+      vocabPath,
+      outputPath: again,
+      embeddingLength: 16,
+      blockCount: 2,
+      headCount: 2,
+      feedForwardLength: 24,
+      seed: 7,
+    })
+    writeTinyLlamaModel({
+      vocabPath,
+      outputPath: other,
+      embeddingLength: 16,
+      blockCount: 2,
+      headCount: 2,
+      feedForwardLength: 24,
+      seed: 8,
+    })
     expect(readGguf(again).bytes.equals(model.bytes)).toBe(true)
     expect(readGguf(other).bytes.equals(model.bytes)).toBe(false)
   })

@@ -36,7 +36,10 @@ describe('llama.cpp', () => {
       args: LLAMA_E2E_SERVER_ARGS,
       ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}),
     }),
-    workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } } },
+    workload: {
+      kind: 'sessions',
+      source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 64 }, outputTokens: { mean: 32 } },
+    },
     load: { concurrency: 2, sessions: 6 },
     warmup: { requests: 2 },
     seed: 3,

@@ -21,13 +21,17 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 let artifacts = findLlamaArtifacts()
 const ci = isCI()
 /** Build programs not on PATH; the build can only run without any missing. */
-const missingTools = artifacts.found ? [] : ['git', 'cmake', 'c++'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+const missingTools = artifacts.found
+  ? []
+  : ['git', 'cmake', 'c++'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
 const optedOut = process.env.LLM_BENCH_SKIP_LLAMA === '1'
 const buildHere = !artifacts.found && !ci && !optedOut && missingTools.length === 0
 const runnable = artifacts.found || buildHere
 
 if (!runnable && !ci) {
-  const why = optedOut ? 'LLM_BENCH_SKIP_LLAMA=1' : `${missingTools.join(', ')} not found on PATH, so llama-server cannot be built here (${artifacts.found ? '' : artifacts.reason})`
+  const why = optedOut
+    ? 'LLM_BENCH_SKIP_LLAMA=1'
+    : `${missingTools.join(', ')} not found on PATH, so llama-server cannot be built here (${artifacts.found ? '' : artifacts.reason})`
   console.warn(`[llama.cpp e2e] skipped: ${why}`)
 }
 
@@ -47,18 +51,30 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
   beforeAll(
     async () => {
       if (buildHere) {
-        console.warn('[llama.cpp e2e] building llama-server and the tiny model once (8 to 15 minutes on 2 cores; cached afterwards, LLM_BENCH_SKIP_LLAMA=1 skips)')
+        console.warn(
+          '[llama.cpp e2e] building llama-server and the tiny model once (8 to 15 minutes on 2 cores; cached afterwards, LLM_BENCH_SKIP_LLAMA=1 skips)',
+        )
         // Asynchronous: a worker blocked for minutes could not answer the test runner.
         const build = spawn(process.execPath, [join(ROOT, 'scripts/llama/build.ts')], { cwd: ROOT, stdio: 'inherit' })
         const code = await new Promise<number | null>((resolve) => build.on('close', resolve))
         artifacts = findLlamaArtifacts()
-        if (!artifacts.found) throw new Error(`building llama-server failed (exit ${String(code)}): ${artifacts.reason}`)
+        if (!artifacts.found)
+          throw new Error(`building llama-server failed (exit ${String(code)}): ${artifacts.reason}`)
         manifest = artifacts.manifest
       }
       logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-logs-'))
-      server = await startServer(llamaCpp({ bin: manifest!.serverPath, modelPath: manifest!.modelPath, args: LLAMA_E2E_SERVER_ARGS, logDir, startTimeoutMs: 60_000 }), {
-        print: () => {},
-      })
+      server = await startServer(
+        llamaCpp({
+          bin: manifest!.serverPath,
+          modelPath: manifest!.modelPath,
+          args: LLAMA_E2E_SERVER_ARGS,
+          logDir,
+          startTimeoutMs: 60_000,
+        }),
+        {
+          print: () => {},
+        },
+      )
     },
     buildHere ? 45 * 60_000 : 90_000,
   )
@@ -68,7 +84,11 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     rmSync(logDir, { recursive: true, force: true })
   })
 
-  function run(overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>, api: 'chat' | 'completions' = 'chat', outputTokens = 128): Promise<BenchmarkResult> {
+  function run(
+    overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>,
+    api: 'chat' | 'completions' = 'chat',
+    outputTokens = 128,
+  ): Promise<BenchmarkResult> {
     return runBenchmark(
       {
         target: { baseUrl: server.baseUrl, api },
@@ -118,7 +138,11 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
 
   test('server metrics (--metrics): generated and prompt tokens equal what the client counted over the window; slot and queue gauges move under load', async () => {
     // Six streams on two slots: four wait (llama.cpp "deferred") at first. Scrapes every 100 ms so a run of a few seconds has many.
-    const result = await run({ load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } }, 'chat', 192)
+    const result = await run(
+      { load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } },
+      'chat',
+      192,
+    )
     expectClean(result, 18, 192)
     const m = result.server?.metrics
     expect(result.server?.note).toBeUndefined()
@@ -175,7 +199,11 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     for (const concurrency of [1, 2, 4]) {
       // Long outputs: the wait for a slot (a running request's remaining decode) dwarfs the noise of TTFT at 2.
       const requests = 4 * concurrency
-      results[concurrency] = await run({ load: { concurrency, requests }, warmup: { requests: concurrency } }, 'chat', 256)
+      results[concurrency] = await run(
+        { load: { concurrency, requests }, warmup: { requests: concurrency } },
+        'chat',
+        256,
+      )
       expectClean(results[concurrency]!, requests, 256)
     }
     const ttft = (c: number) => results[c]!.metrics.ttftMs.p50
@@ -195,7 +223,10 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
   test("sessions: each turn re-sends the history with the model's replies; llama-server finds it in its slot's prompt cache, and TTFT is reported by turn", async () => {
     // Two users on two slots, 4 turns each: turn k's prompt holds turns 1..k-1 and their replies (under 1024 tokens a slot).
     const result = await run({
-      workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 4 }, userTokens: { mean: 100 }, outputTokens: { mean: 24 } } },
+      workload: {
+        kind: 'sessions',
+        source: { kind: 'synthetic', turns: { mean: 4 }, userTokens: { mean: 100 }, outputTokens: { mean: 24 } },
+      },
       load: { concurrency: 2, sessions: 6 },
     })
     expect(result.errors).toEqual([])
@@ -232,9 +263,14 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       expect(first.code, first.output).toBe(0)
       const baselinePath = join(baselineDir, 'llama-server.e2e-bench.ts.json')
       expect(existsSync(baselinePath)).toBe(true)
-      const stored = JSON.parse(readFileSync(baselinePath, 'utf8')) as { entries: Record<string, { fingerprint?: Record<string, unknown> }> }
+      const stored = JSON.parse(readFileSync(baselinePath, 'utf8')) as {
+        entries: Record<string, { fingerprint?: Record<string, unknown> }>
+      }
       // The baseline belongs to this server build: a llama.cpp upgrade shows as a fingerprint change.
-      expect(stored.entries['llama.cpp > tiny model, 2 streams']?.fingerprint).toMatchObject({ serverName: 'llama.cpp', serverVersion: expect.stringMatching(/^b\d+-[0-9a-f]{7,}$/) })
+      expect(stored.entries['llama.cpp > tiny model, 2 streams']?.fingerprint).toMatchObject({
+        serverName: 'llama.cpp',
+        serverVersion: expect.stringMatching(/^b\d+-[0-9a-f]{7,}$/),
+      })
       expect(first.meta?.baselineState).toBe('written')
       // The session bench beside it: recorded too, with TTFT by turn in its result.
       expect(stored.entries['llama.cpp > chat sessions, 2 users']).toBeDefined()
@@ -260,7 +296,8 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     const childEnv: Record<string, string> = {}
     for (const [key, value] of Object.entries(process.env)) {
       // The parent is itself a Vitest worker: its markers would confuse the child's CLI.
-      if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') childEnv[key] = value
+      if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS')
+        childEnv[key] = value
     }
     Object.assign(childEnv, env, {
       LLAMA_E2E_SERVER: manifest!.serverPath,
@@ -269,7 +306,16 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       LLAMA_E2E_LOG_DIR: logDir,
     })
     const vitestCli = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
-    const args = [vitestCli, 'bench', '--run', '--config', 'test/e2e/llama.vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonPath}`]
+    const args = [
+      vitestCli,
+      'bench',
+      '--run',
+      '--config',
+      'test/e2e/llama.vitest.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${jsonPath}`,
+    ]
     const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (d: Buffer) => (output += d.toString()))
@@ -277,7 +323,9 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
     let meta: ChildBench['meta']
     try {
-      const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as { testResults: Array<{ assertionResults: Array<{ meta?: { llmBench?: ChildBench['meta'] } }> }> }
+      const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as {
+        testResults: Array<{ assertionResults: Array<{ meta?: { llmBench?: ChildBench['meta'] } }> }>
+      }
       meta = report.testResults.flatMap((file) => file.assertionResults).find((a) => a.meta?.llmBench)?.meta?.llmBench
     } catch {
       meta = undefined

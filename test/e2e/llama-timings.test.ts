@@ -3,7 +3,14 @@ import { describe, expect, test } from 'vitest'
 import { compareLlamaTimings, llamaTimingPairs } from '../../src/core/server/llama-timings.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 
-function record(index: number, ttft: number, tpot: number, tokens: number, timings: Record<string, number> | undefined, extra: Partial<RequestRecord> = {}): RequestRecord {
+function record(
+  index: number,
+  ttft: number,
+  tpot: number,
+  tokens: number,
+  timings: Record<string, number> | undefined,
+  extra: Partial<RequestRecord> = {},
+): RequestRecord {
   const sentAt = 1000 * index
   const firstTokenAt = sentAt + ttft
   return {
@@ -25,11 +32,21 @@ function record(index: number, ttft: number, tpot: number, tokens: number, timin
   }
 }
 
-const server = (promptMs: number, perTokenMs: number, n: number) => ({ prompt_n: 48, prompt_ms: promptMs, predicted_n: n, predicted_ms: perTokenMs * (n - 1), predicted_per_token_ms: perTokenMs })
+const server = (promptMs: number, perTokenMs: number, n: number) => ({
+  prompt_n: 48,
+  prompt_ms: promptMs,
+  predicted_n: n,
+  predicted_ms: perTokenMs * (n - 1),
+  predicted_per_token_ms: perTokenMs,
+})
 
 describe('compareLlamaTimings', () => {
   test('pairs each streamed, completed request with its timings, and computes differences and ratios', () => {
-    const records = [record(0, 10, 2, 11, server(4, 1.6, 11)), record(1, 12, 2, 11, server(5, 2, 11)), record(2, 20, 3, 11, server(8, 2.5, 11))]
+    const records = [
+      record(0, 10, 2, 11, server(4, 1.6, 11)),
+      record(1, 12, 2, 11, server(5, 2, 11)),
+      record(2, 20, 3, 11, server(8, 2.5, 11)),
+    ]
     const c = compareLlamaTimings(records)!
     expect(c.requests).toBe(3)
     expect(c.tokenCountsAgree).toBe(3)

@@ -8,7 +8,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 
 export default defineConfig({
   root,
-  plugins: [llmBench({ ...(process.env.LLAMA_E2E_BASELINE_DIR ? { baselineDir: process.env.LLAMA_E2E_BASELINE_DIR } : {}), reporters: false })],
+  plugins: [
+    llmBench({
+      ...(process.env.LLAMA_E2E_BASELINE_DIR ? { baselineDir: process.env.LLAMA_E2E_BASELINE_DIR } : {}),
+      reporters: false,
+    }),
+  ],
   test: {
     include: [],
     benchmark: { include: ['test/e2e/llama-server.e2e-bench.ts'] },

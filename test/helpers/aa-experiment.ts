@@ -66,15 +66,24 @@ function benchmarkOptions(baseUrl: string, requests: number): BenchmarkOptions {
 }
 
 async function measureOnce(baseUrl: string, requests: number): Promise<BenchmarkResult> {
-  const result = await runBenchmark(benchmarkOptions(baseUrl, requests), { skipGpu: true, server: { name: 'vitest-llm-bench-sim' } })
+  const result = await runBenchmark(benchmarkOptions(baseUrl, requests), {
+    skipGpu: true,
+    server: { name: 'vitest-llm-bench-sim' },
+  })
   if (result.counts.completed !== requests) {
-    throw new Error(`expected ${requests} completed requests, got ${result.counts.completed} (${JSON.stringify(result.errors)})`)
+    throw new Error(
+      `expected ${requests} completed requests, got ${result.counts.completed} (${JSON.stringify(result.errors)})`,
+    )
   }
   return result
 }
 
 /** Measures until the client kept up, at most `attempts` times; returns the last result. */
-async function measure(baseUrl: string, requests: number, attempts: number): Promise<{ result: BenchmarkResult; attempts: number }> {
+async function measure(
+  baseUrl: string,
+  requests: number,
+  attempts: number,
+): Promise<{ result: BenchmarkResult; attempts: number }> {
   let result = await measureOnce(baseUrl, requests)
   let attempt = 1
   while (!result.client.keptUp && attempt < attempts) {

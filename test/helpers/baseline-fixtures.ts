@@ -22,7 +22,12 @@ export function lognormalSamples(random: () => number, n: number, medianMs: numb
 
 /** Compressed base64 HDR histogram of millisecond values, recorded in whole microseconds. */
 export function encodedHistogramOf(valuesMs: readonly number[]): string {
-  const histogram = build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, autoResize: true })
+  const histogram = build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  })
   for (const value of valuesMs) histogram.recordValue(Math.round(value * 1000))
   return encodeIntoCompressedBase64(histogram)
 }
@@ -35,10 +40,23 @@ export function summaryOf(values: readonly number[]): MetricSummary {
   const at = (q: number): number => sorted[Math.max(1, Math.ceil(q * n - 1e-9)) - 1] ?? 0
   const mean = sorted.reduce((a, b) => a + b, 0) / n
   const stddev = Math.sqrt(sorted.reduce((acc, v) => acc + (v - mean) ** 2, 0) / n)
-  return { count: n, min: sorted[0] ?? 0, max: sorted[n - 1] ?? 0, mean, stddev, p50: at(0.5), p90: at(0.9), p95: at(0.95), p99: at(0.99), p999: at(0.999) }
+  return {
+    count: n,
+    min: sorted[0] ?? 0,
+    max: sorted[n - 1] ?? 0,
+    mean,
+    stddev,
+    p50: at(0.5),
+    p90: at(0.9),
+    p95: at(0.95),
+    p99: at(0.99),
+    p999: at(0.999),
+  }
 }
 
-export function environment(overrides: { gpu?: string; gpus?: number; driver?: string; serverVersion?: string; nodeVersion?: string } = {}): EnvironmentInfo {
+export function environment(
+  overrides: { gpu?: string; gpus?: number; driver?: string; serverVersion?: string; nodeVersion?: string } = {},
+): EnvironmentInfo {
   const count = overrides.gpus ?? 1
   return {
     runtime: { name: 'node', version: overrides.nodeVersion ?? '24.1.0' },
@@ -98,9 +116,25 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
     },
     throughput: { requestsPerSec: 8.333, outputTokensPerSec: 1066.7, totalTokensPerSec: 5333.3, ...spec.throughput },
     errors: [],
-    streaming: { streamed: true, evidence: 'probe', nonSseRequests: 0, burstRequests: 0, tokenCountEstimated: false, multiTokenChunks: 0, meanTokensPerChunk: 1 },
+    streaming: {
+      streamed: true,
+      evidence: 'probe',
+      nonSseRequests: 0,
+      burstRequests: 0,
+      tokenCountEstimated: false,
+      multiTokenChunks: 0,
+      meanTokensPerChunk: 1,
+    },
     client: { keptUp: spec.keptUp ?? true, warnings: spec.keptUp === false ? ['schedule lag p99 850 ms'] : [] },
-    workload: { kind: 'synthetic', seed: 0, salt: null, requestedInputTokensMean: 512, requestedOutputTokensMean: 128, actualInputTokensMean: 512, actualOutputTokensMean: 128 },
+    workload: {
+      kind: 'synthetic',
+      seed: 0,
+      salt: null,
+      requestedInputTokensMean: 512,
+      requestedOutputTokensMean: 128,
+      actualInputTokensMean: 512,
+      actualOutputTokensMean: 128,
+    },
     environment: spec.environment ?? environment(),
     config: spec.config ?? DEFAULT_CONFIG,
     histograms,

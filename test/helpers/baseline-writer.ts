@@ -10,7 +10,8 @@ import { reconcileObsoleteBaselines } from '../../src/bench/obsolete-baselines.t
 import { lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
 
 const [benchFile, name, namesFile] = process.argv.slice(2)
-if (benchFile === undefined || name === undefined || namesFile === undefined) throw new Error('usage: baseline-writer.ts <bench file> <name> <names.json>')
+if (benchFile === undefined || name === undefined || namesFile === undefined)
+  throw new Error('usage: baseline-writer.ts <bench file> <name> <names.json>')
 const registered = new Set(JSON.parse(await readFile(namesFile, 'utf8')) as string[])
 const store = await BaselineStore.open(baselinePathFor(benchFile), { updateMode: 'all', ci: false })
 store.match(name, baselineEntryFrom(makeResult({ ttftMs: lognormalSamples(seededRandom(name.length), 20, 100, 0.2) })))

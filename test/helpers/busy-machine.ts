@@ -21,7 +21,11 @@ export function disturbanceNamed(text: string): string | undefined {
  * Skips the rest of a test whose bounds only hold on a quiet machine when the run's self-check says
  * the machine was disturbed, naming what disturbed it (a skip, not a pass: the report shows it).
  */
-export function skipWhenDisturbed(ctx: { skip: (note?: string) => never }, result: Pick<BenchmarkResult, 'client'>): void {
+export function skipWhenDisturbed(
+  ctx: { skip: (note?: string) => never },
+  result: Pick<BenchmarkResult, 'client'>,
+): void {
   const disturbed = result.client.selfCheck?.disturbed ?? []
-  if (disturbed.length > 0) ctx.skip(`the machine was disturbed (${disturbed.join('; ')}): a quiet machine's bounds are not asserted`)
+  if (disturbed.length > 0)
+    ctx.skip(`the machine was disturbed (${disturbed.join('; ')}): a quiet machine's bounds are not asserted`)
 }

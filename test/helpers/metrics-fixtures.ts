@@ -20,7 +20,11 @@ export function okRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 's
 }
 
 /** A failed request; its (large) timings must not reach any distribution. */
-export function failedRecord(index: number, kind: NonNullable<RequestRecord['error']>['kind'], message: string): RequestRecord {
+export function failedRecord(
+  index: number,
+  kind: NonNullable<RequestRecord['error']>['kind'],
+  message: string,
+): RequestRecord {
   return {
     index,
     plannedAt: undefined,
@@ -47,9 +51,33 @@ export function failedRecord(index: number, kind: NonNullable<RequestRecord['err
  */
 export function threeRecords(): RequestRecord[] {
   return [
-    okRecord({ index: 0, sentAt: 1000, firstTokenAt: 1100, chunkTimes: [1100, 1120, 1150, 1200], endAt: 1200, outputTokens: 4, inputTokens: 10 }),
-    okRecord({ index: 1, sentAt: 2000, firstTokenAt: 2050, chunkTimes: [2050, 2060, 2070], endAt: 2070, outputTokens: 3, inputTokens: 20 }),
-    okRecord({ index: 2, sentAt: 3000, firstTokenAt: 3300, chunkTimes: [3300], endAt: 3300, outputTokens: 1, inputTokens: 30 }),
+    okRecord({
+      index: 0,
+      sentAt: 1000,
+      firstTokenAt: 1100,
+      chunkTimes: [1100, 1120, 1150, 1200],
+      endAt: 1200,
+      outputTokens: 4,
+      inputTokens: 10,
+    }),
+    okRecord({
+      index: 1,
+      sentAt: 2000,
+      firstTokenAt: 2050,
+      chunkTimes: [2050, 2060, 2070],
+      endAt: 2070,
+      outputTokens: 3,
+      inputTokens: 20,
+    }),
+    okRecord({
+      index: 2,
+      sentAt: 3000,
+      firstTokenAt: 3300,
+      chunkTimes: [3300],
+      endAt: 3300,
+      outputTokens: 1,
+      inputTokens: 30,
+    }),
   ]
 }
 
@@ -66,5 +94,13 @@ export function randomRecord(random: () => number, index: number, chunks = 8): R
   const chunkTimes: number[] = [firstTokenAt]
   for (let i = 1; i < chunks; i++) chunkTimes.push((chunkTimes[i - 1] as number) + 1 + random() * 60)
   const endAt = chunkTimes[chunkTimes.length - 1] as number
-  return okRecord({ index, sentAt, firstTokenAt, chunkTimes, endAt, outputTokens: chunks, inputTokens: 100 + Math.floor(random() * 900) })
+  return okRecord({
+    index,
+    sentAt,
+    firstTokenAt,
+    chunkTimes,
+    endAt,
+    outputTokens: chunks,
+    inputTokens: 100 + Math.floor(random() * 900),
+  })
 }

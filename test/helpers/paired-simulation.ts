@@ -1,4 +1,11 @@
-import { counterbalancedOrder, judgePairedGate, nextPair, sequentialConfidence, type PairedCheck, type PairLimits } from '../../src/core/verdict/index.ts'
+import {
+  counterbalancedOrder,
+  judgePairedGate,
+  nextPair,
+  sequentialConfidence,
+  type PairedCheck,
+  type PairLimits,
+} from '../../src/core/verdict/index.ts'
 import { seededRandom } from './metrics-fixtures.ts'
 
 /** One simulated job's truth: each trial's figure is exp(log truth of its arm + drift x its position + noise). */
@@ -27,7 +34,10 @@ export function simulateJob(truth: PairedTruth, limits: PairLimits, random: () =
   let position = 0
   let check: PairedCheck | undefined
   for (let pair = 0; ; pair++) {
-    const arms = truth.order === 'balanced' ? counterbalancedOrder(['control', 'variant'] as const, pair) : (['control', 'variant'] as const)
+    const arms =
+      truth.order === 'balanced'
+        ? counterbalancedOrder(['control', 'variant'] as const, pair)
+        : (['control', 'variant'] as const)
     const figure: Record<string, number> = {}
     for (const arm of arms) {
       const truthLog = arm === 'variant' ? Math.log(truth.ratio) : 0
@@ -35,13 +45,22 @@ export function simulateJob(truth: PairedTruth, limits: PairLimits, random: () =
       position++
     }
     ratios.push({ ratio: (figure.variant ?? 1) / (figure.control ?? 1), ciLow: null, ciHigh: null })
-    check = judgePairedGate({ metric: 'e2eMs', statistic: 'p50', unit: 'ms', tolerance: truth.tolerance }, ratios, sequentialConfidence(0.95, limits))
+    check = judgePairedGate(
+      { metric: 'e2eMs', statistic: 'p50', unit: 'ms', tolerance: truth.tolerance },
+      ratios,
+      sequentialConfidence(0.95, limits),
+    )
     if (!nextPair([check], { pairs: ratios.length, elapsedMs: 0, longestPairMs: 0 }, limits).another) return check
   }
 }
 
 /** The share of `jobs` seeded jobs ending in each status. */
-export function simulateRates(truth: PairedTruth, limits: PairLimits, jobs: number, seed: number): { fail: number; pass: number; inconclusive: number; meanPairs: number } {
+export function simulateRates(
+  truth: PairedTruth,
+  limits: PairLimits,
+  jobs: number,
+  seed: number,
+): { fail: number; pass: number; inconclusive: number; meanPairs: number } {
   const random = seededRandom(seed)
   const counts = { fail: 0, pass: 0, inconclusive: 0 }
   let pairs = 0
@@ -50,5 +69,10 @@ export function simulateRates(truth: PairedTruth, limits: PairLimits, jobs: numb
     counts[check.status]++
     pairs += check.pairs
   }
-  return { fail: counts.fail / jobs, pass: counts.pass / jobs, inconclusive: counts.inconclusive / jobs, meanPairs: pairs / jobs }
+  return {
+    fail: counts.fail / jobs,
+    pass: counts.pass / jobs,
+    inconclusive: counts.inconclusive / jobs,
+    meanPairs: pairs / jobs,
+  }
 }

@@ -35,7 +35,9 @@ export async function expectNoProcessesWith(marker: string, withinMs = 2000): Pr
     const left = processesWith(marker)
     if (left.length === 0) return
     if (performance.now() > deadline) {
-      throw new Error(`Processes left running (marker ${marker}):\n${left.map((r) => `${r.pid} pgid=${r.pgid} ${r.state} ${r.args}`).join('\n')}`)
+      throw new Error(
+        `Processes left running (marker ${marker}):\n${left.map((r) => `${r.pid} pgid=${r.pgid} ${r.state} ${r.args}`).join('\n')}`,
+      )
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

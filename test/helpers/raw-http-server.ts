@@ -35,12 +35,19 @@ async function play(socket: net.Socket, answer: RawAnswer): Promise<void> {
     return
   }
   if (answer.kind === 'plain') {
-    const head = [`HTTP/1.1 ${answer.status} X`, ...answer.headerLines, `content-length: ${Buffer.byteLength(answer.body)}`, 'connection: keep-alive']
+    const head = [
+      `HTTP/1.1 ${answer.status} X`,
+      ...answer.headerLines,
+      `content-length: ${Buffer.byteLength(answer.body)}`,
+      'connection: keep-alive',
+    ]
     socket.write(`${head.join('\r\n')}\r\n\r\n${answer.body}`)
     return
   }
   const close = answer.then === 'close-header'
-  socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n\r\n`)
+  socket.write(
+    `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n\r\n`,
+  )
   for (const event of answer.events) {
     if (answer.gapMs) await sleep(answer.gapMs)
     if (socket.destroyed) return

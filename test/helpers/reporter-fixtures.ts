@@ -29,7 +29,9 @@ function timelineOf(seed: number, windows: number, outputPerWindow: number, inFl
     requests,
     outputTokens,
     totalTokens: outputTokens.map((tokens, index) => tokens + (requests[index] ?? 0) * 512),
-    inFlightMax: outputTokens.map((_, index) => (index === 0 ? Math.ceil(inFlight / 2) : inFlight - (random() < 0.2 ? 1 : 0))),
+    inFlightMax: outputTokens.map((_, index) =>
+      index === 0 ? Math.ceil(inFlight / 2) : inFlight - (random() < 0.2 ? 1 : 0),
+    ),
     lastWindowPartial: true,
   }
 }
@@ -86,7 +88,12 @@ function check(
   }
 }
 
-const GPU_ENVIRONMENT = environment({ gpu: 'NVIDIA H100 80GB HBM3', gpus: 2, driver: '550.54.15', serverVersion: '0.10.1' })
+const GPU_ENVIRONMENT = environment({
+  gpu: 'NVIDIA H100 80GB HBM3',
+  gpus: 2,
+  driver: '550.54.15',
+  serverVersion: '0.10.1',
+})
 
 const BASE_STEADY = makeResult({
   ttftMs: lognormalSamples(seededRandom(11), 500, 42, 0.35),
@@ -176,7 +183,10 @@ export function firstRunResult(): BenchmarkResult {
     ttftMs: lognormalSamples(seededRandom(41), 120, 35, 0.2),
     tpotMs: lognormalSamples(seededRandom(42), 120, 10, 0.05),
     e2eMs: lognormalSamples(seededRandom(43), 120, 360, 0.06),
-    environment: { ...environment({ gpus: 0 }), server: { name: 'vitest-llm-bench-sim', version: 'sim-0.1.0', model: 'sim-model' } },
+    environment: {
+      ...environment({ gpus: 0 }),
+      server: { name: 'vitest-llm-bench-sim', version: 'sim-0.1.0', model: 'sim-model' },
+    },
     throughput: { requestsPerSec: 21.9, outputTokensPerSec: 700.8, totalTokensPerSec: 3504 },
     config: {
       target: { baseUrl: 'http://127.0.0.1:41234', api: 'completions', model: 'sim-model' },
@@ -192,8 +202,28 @@ export function firstRunResult(): BenchmarkResult {
 }
 
 const STEADY_SLO: SloCheck[] = [
-  { metric: 'ttftMs', statistic: 'p99', bound: 'max', limit: 500, measured: 96.8, unit: 'ms', n: 500, status: 'pass', message: 'ttftMs p99 96.8 ms <= 500 ms (n=500)' },
-  { metric: 'errors', statistic: 'maxRate', bound: 'max', limit: 0, measured: 0, unit: 'share', n: 500, status: 'pass', message: 'error rate 0% <= 0% (n=500)' },
+  {
+    metric: 'ttftMs',
+    statistic: 'p99',
+    bound: 'max',
+    limit: 500,
+    measured: 96.8,
+    unit: 'ms',
+    n: 500,
+    status: 'pass',
+    message: 'ttftMs p99 96.8 ms <= 500 ms (n=500)',
+  },
+  {
+    metric: 'errors',
+    statistic: 'maxRate',
+    bound: 'max',
+    limit: 0,
+    measured: 0,
+    unit: 'share',
+    n: 500,
+    status: 'pass',
+    message: 'error rate 0% <= 0% (n=500)',
+  },
 ]
 
 /** The three fixed entries, in report order. */
@@ -233,13 +263,23 @@ export function reportEntries(): ReportEntry[] {
         notes: ['3 requests failed in this run and none in the baseline.'],
         checks: [
           check('ttftMs', 'p99', BASE_REGRESSED.metrics.ttftMs.p99, regressed.metrics.ttftMs.p99, 0.1, 0.12, n400),
-          check('tpotMs', 'p50', BASE_REGRESSED.metrics.tpotMs.p50, regressed.metrics.tpotMs.p50, 0.1, 0.1, n400, 'interval straddles the limit; more requests would settle it'),
+          check(
+            'tpotMs',
+            'p50',
+            BASE_REGRESSED.metrics.tpotMs.p50,
+            regressed.metrics.tpotMs.p50,
+            0.1,
+            0.1,
+            n400,
+            'interval straddles the limit; more requests would settle it',
+          ),
           check('requestsPerSec', 'value', 19.9, 19.6, -0.05, 0.02, { baseline: 20, current: 20 }),
         ],
       },
       baselinePath: '/repo/benches/__llm_baselines__/chat.bench.ts.json',
       baselineState: 'compare',
-      failure: 'chat > poisson arrivals, 20 req/s: 397 of 400 requests completed in 20.3 s\n\nBaseline comparison: FAIL (1 fail, 1 inconclusive, 1 pass)',
+      failure:
+        'chat > poisson arrivals, 20 req/s: 397 of 400 requests completed in 20.3 s\n\nBaseline comparison: FAIL (1 fail, 1 inconclusive, 1 pass)',
     },
     {
       name: 'completions > first run',
@@ -264,7 +304,13 @@ export function baselinesFor(entries: readonly ReportEntry[]): Map<ReportEntry, 
 /** A finished Vitest test case as reporters see it, carrying the entry's task meta. */
 export function testCaseOf(entry: ReportEntry, id = 'case-1'): TestCase {
   const meta = {
-    llmBench: { result: entry.result, verdict: entry.verdict, sloChecks: entry.sloChecks, baselinePath: entry.baselinePath, baselineState: entry.baselineState },
+    llmBench: {
+      result: entry.result,
+      verdict: entry.verdict,
+      sloChecks: entry.sloChecks,
+      baselinePath: entry.baselinePath,
+      baselineState: entry.baselineState,
+    },
   }
   return {
     id,

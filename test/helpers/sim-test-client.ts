@@ -17,7 +17,11 @@ export interface StreamResponse {
   error?: Error
 }
 
-export async function post(url: string, body: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal; onEvent?: (event: ReceivedEvent) => void } = {}): Promise<StreamResponse> {
+export async function post(
+  url: string,
+  body: unknown,
+  init: { headers?: Record<string, string>; signal?: AbortSignal; onEvent?: (event: ReceivedEvent) => void } = {},
+): Promise<StreamResponse> {
   const sentAt = performance.now()
   const response = await fetch(url, {
     method: 'POST',
@@ -68,5 +72,11 @@ export function chunkText(chunk: Record<string, unknown>): string | undefined {
 }
 
 export function chatBody(content: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model: 'sim-model', messages: [{ role: 'user', content }], stream: true, stream_options: { include_usage: true }, ...extra }
+  return {
+    model: 'sim-model',
+    messages: [{ role: 'user', content }],
+    stream: true,
+    stream_options: { include_usage: true },
+    ...extra,
+  }
 }

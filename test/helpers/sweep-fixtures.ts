@@ -13,7 +13,10 @@ export interface PointSpec {
 }
 
 /** A concurrency sweep whose points have the given throughputs; `extra` goes into its config. */
-export function makeSweep(specs: PointSpec[], extra: Record<string, unknown> = { sweep: { concurrency: specs.map((spec) => spec.value) } }): SweepResult {
+export function makeSweep(
+  specs: PointSpec[],
+  extra: Record<string, unknown> = { sweep: { concurrency: specs.map((spec) => spec.value) } },
+): SweepResult {
   const points = specs.map((spec, order) => {
     const random = seededRandom(order + 1)
     const ttft = lognormalSamples(random, 200, spec.ttftMedianMs ?? 50, 0.3)
@@ -21,10 +24,19 @@ export function makeSweep(specs: PointSpec[], extra: Record<string, unknown> = {
       ttftMs: ttft,
       tpotMs: lognormalSamples(random, 200, 10, 0.1),
       e2eMs: ttft.map((value) => value + 1270),
-      throughput: { outputTokensPerSec: spec.outputTokensPerSec, requestsPerSec: spec.outputTokensPerSec / 128, totalTokensPerSec: spec.outputTokensPerSec * 5 },
+      throughput: {
+        outputTokensPerSec: spec.outputTokensPerSec,
+        requestsPerSec: spec.outputTokensPerSec / 128,
+        totalTokensPerSec: spec.outputTokensPerSec * 5,
+      },
       config: { ...DEFAULT_CONFIG, load: { concurrency: spec.value, requests: 200 } },
     })
-    return { value: spec.value, order, result, ...(spec.valid !== undefined ? { valid: spec.valid, reasons: spec.valid ? [] : ['p99 TTFT over'] } : {}) }
+    return {
+      value: spec.value,
+      order,
+      result,
+      ...(spec.valid !== undefined ? { valid: spec.valid, reasons: spec.valid ? [] : ['p99 TTFT over'] } : {}),
+    }
   })
   const curve = points.map((point) => curvePointOf(point.value, point.result, point.valid))
   const sweep: SweepResult = {
@@ -35,7 +47,12 @@ export function makeSweep(specs: PointSpec[], extra: Record<string, unknown> = {
     durationMs: 1000,
     points,
     curve,
-    config: { workload: DEFAULT_CONFIG.workload, target: { api: 'chat', model: 'meta-llama/Llama-3.1-8B-Instruct' }, load: { requests: 200 }, ...extra },
+    config: {
+      workload: DEFAULT_CONFIG.workload,
+      target: { api: 'chat', model: 'meta-llama/Llama-3.1-8B-Instruct' },
+      load: { requests: 200 },
+      ...extra,
+    },
     warnings: [],
   }
   const knee = findSaturation(curve)

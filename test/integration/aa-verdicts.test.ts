@@ -14,7 +14,11 @@ describe('A/A verdicts against the simulator', () => {
     // A starved client (loaded CI machine) can only turn fails into inconclusive, never pass into fail.
     expect(aa.fail, JSON.stringify(outcome.aa.map((v) => v.checks[0]))).toBe(0)
     // Each slowed run fails, or, on a disturbed machine, is inconclusive and names the disturbance.
-    const named = outcome.slow.filter((v) => v.status === 'inconclusive' && disturbanceNamed([...v.notes, ...v.checks.map((c) => c.reason ?? '')].join('\n')) !== undefined).length
+    const named = outcome.slow.filter(
+      (v) =>
+        v.status === 'inconclusive' &&
+        disturbanceNamed([...v.notes, ...v.checks.map((c) => c.reason ?? '')].join('\n')) !== undefined,
+    ).length
     expect(slow.fail + named, JSON.stringify(outcome.slow.map((v) => [v.checks[0], v.notes]))).toBe(5)
     for (const verdict of outcome.slow) {
       const check = verdict.checks[0]

@@ -27,9 +27,11 @@ bench.llm.sweep('curve', {
 
 // The command line from the sources (bin/ would run a dist/ that may be older than them).
 const CLI = `import { runCli } from ${JSON.stringify(join(repo, 'src', 'cli.ts'))}; process.exitCode = await runCli(process.argv.slice(1))`
-const cli = (args: string[]) => execa(process.execPath, ['--input-type=module', '-e', CLI, '--', ...args], { cwd: project, reject: false, all: true })
+const cli = (args: string[]) =>
+  execa(process.execPath, ['--input-type=module', '-e', CLI, '--', ...args], { cwd: project, reject: false, all: true })
 
-const gitIn = (args: string[]) => execa('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], { cwd: project })
+const gitIn = (args: string[]) =>
+  execa('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], { cwd: project })
 
 async function ab(...args: string[]) {
   const run = await cli(['ab', '--base', 'HEAD', '--min-pairs', '3', '--max-pairs', '3', ...args])
@@ -40,7 +42,8 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
   const modules = join(project, 'node_modules')
   await mkdir(modules)
-  for (const name of await readdir(join(repo, 'node_modules'))) await symlink(join(repo, 'node_modules', name), join(modules, name))
+  for (const name of await readdir(join(repo, 'node_modules')))
+    await symlink(join(repo, 'node_modules', name), join(modules, name))
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'ab-e2e', private: true, type: 'module' }))
   // The package from its sources: the same plugin in both arms, what differs is the bench file.
   await writeFile(
@@ -66,10 +69,16 @@ describe('vitest-llm-bench ab', () => {
     await writeFile(join(project, 'chat.bench.ts'), bench(2))
     const run = await ab()
     expect(run.output).toContain('ab: base dependencies linked')
-    expect(run.output).toMatch(/ab: base HEAD at the merge base [0-9a-f]{12}, head [0-9a-f]{12} with uncommitted changes/)
+    expect(run.output).toMatch(
+      /ab: base HEAD at the merge base [0-9a-f]{12}, head [0-9a-f]{12} with uncommitted changes/,
+    )
     const report = JSON.parse(await readFile(join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
       order: string[][]
-      verdicts: Array<{ name: string; status: string; paired?: { voided: string[]; checks: Array<{ metric: string; status: string; ratio: number }> } }>
+      verdicts: Array<{
+        name: string
+        status: string
+        paired?: { voided: string[]; checks: Array<{ metric: string; status: string; ratio: number }> }
+      }>
     }
     expect(report.order).toEqual([
       ['base', 'head'],
@@ -82,11 +91,14 @@ describe('vitest-llm-bench ab', () => {
     const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
     expect(ttft?.ratio).toBeGreaterThan(1.5)
     // A pair one arm of which was measured on a disturbed machine is left out, and says so.
-    if (chat?.status !== 'fail') expect(chat?.paired?.voided.join('\n')).toMatch(/left out: only (base|head) was measured on a disturbed machine/)
+    if (chat?.status !== 'fail')
+      expect(chat?.paired?.voided.join('\n')).toMatch(/left out: only (base|head) was measured on a disturbed machine/)
     else {
       expect(run.exitCode, run.output).toBe(1)
       expect(run.output).toMatch(/chat\.bench\.ts > chat: fail/)
-      expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(/❌ `chat` \(chat\.bench\.ts\): fail, 3 pairs/)
+      expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(
+        /❌ `chat` \(chat\.bench\.ts\): fail, 3 pairs/,
+      )
     }
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
     expect(existsSync(join(project, 'llm-bench-ab', 'logs', 'head-3.log'))).toBe(true)
@@ -103,24 +115,36 @@ describe('vitest-llm-bench ab', () => {
   test('drift guard: the base arm against the stored baseline says when the machine moved since it was recorded', async () => {
     // A baseline recorded on a machine twice as fast as this one (a simulator at speed 0.5), committed.
     await writeFile(join(project, 'chat.bench.ts'), bench(0.5))
-    const record = await execa(process.execPath, [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'bench', '--run', '-u'], {
-      cwd: project,
-      reject: false,
-      all: true,
-      env: { LLM_BENCH_FORCE_BASELINE: '1' },
-    })
+    const record = await execa(
+      process.execPath,
+      [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'bench', '--run', '-u'],
+      {
+        cwd: project,
+        reject: false,
+        all: true,
+        env: { LLM_BENCH_FORCE_BASELINE: '1' },
+      },
+    )
     expect(record.exitCode, String(record.all)).toBe(0)
     await writeFile(join(project, 'chat.bench.ts'), bench(1))
     await gitIn(['add', '-A'])
     await gitIn(['commit', '-qm', 'baseline'])
     const run = await ab()
     expect(run.exitCode, run.output).toBe(0)
-    expect(run.output).toMatch(/the machine moved since the baseline was recorded \(\d{4}-\d\d-\d\d \d\d:\d\d\): base arm ttftMs p50 [\d.]+x/)
-    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain('the machine moved since the baseline was recorded')
+    expect(run.output).toMatch(
+      /the machine moved since the baseline was recorded \(\d{4}-\d\d-\d\d \d\d:\d\d\): base arm ttftMs p50 [\d.]+x/,
+    )
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain(
+      'the machine moved since the baseline was recorded',
+    )
   }, 240_000)
 
   test('SIGTERM during an arm: the arm stops, the base worktree is removed, exit 1 saying so', async () => {
-    const child = execa(process.execPath, ['--input-type=module', '-e', CLI, '--', 'ab', '--base', 'HEAD'], { cwd: project, reject: false, all: true })
+    const child = execa(process.execPath, ['--input-type=module', '-e', CLI, '--', 'ab', '--base', 'HEAD'], {
+      cwd: project,
+      reject: false,
+      all: true,
+    })
     let seen = ''
     await new Promise<void>((resolve) => {
       child.all?.on('data', (chunk: Buffer) => {

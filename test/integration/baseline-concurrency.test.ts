@@ -5,7 +5,12 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
-import { baselineEntryFrom, baselinePathFor, formatBaselineFile, parseBaselineFile } from '../../src/core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  baselinePathFor,
+  formatBaselineFile,
+  parseBaselineFile,
+} from '../../src/core/baseline/index.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const run = promisify(execFile)

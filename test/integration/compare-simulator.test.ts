@@ -12,7 +12,10 @@ import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
 
 const file = path.join(import.meta.dirname, 'compare.bench.ts')
 
-function options(variants: BenchCompareOptions['variants'], extra: Partial<BenchCompareOptions> = {}): BenchCompareOptions {
+function options(
+  variants: BenchCompareOptions['variants'],
+  extra: Partial<BenchCompareOptions> = {},
+): BenchCompareOptions {
   return {
     variants,
     control: 'default',
@@ -30,7 +33,10 @@ async function run(name: string, opts: BenchCompareOptions) {
 
 describe('bench.llm.compare on the simulator', () => {
   test('twice as slow fails on every median gate after the minimum 3 pairs, in the order A B, B A, A B', async () => {
-    const { result, failure } = await run('2x', options({ default: simulator(AA_SIMULATOR), slow: simulator({ ...AA_SIMULATOR, speedFactor: 2 }) }))
+    const { result, failure } = await run(
+      '2x',
+      options({ default: simulator(AA_SIMULATOR), slow: simulator({ ...AA_SIMULATOR, speedFactor: 2 }) }),
+    )
     expect(result.order).toEqual([
       ['default', 'slow'],
       ['slow', 'default'],
@@ -54,10 +60,17 @@ describe('bench.llm.compare on the simulator', () => {
   }, 180_000)
 
   test('A/A: the same server twice never fails; the table has one row per gate', async () => {
-    const { result, failure, notes } = await run('aa', options({ default: simulator(AA_SIMULATOR), again: simulator(AA_SIMULATOR) }))
+    const { result, failure, notes } = await run(
+      'aa',
+      options({ default: simulator(AA_SIMULATOR), again: simulator(AA_SIMULATOR) }),
+    )
     expect(failure).toBeUndefined()
     expect(result.variants[0]?.status).not.toBe('fail')
-    expect(result.variants[0]?.checks.map((check) => `${check.metric} ${check.statistic}`)).toEqual(['ttftMs p50', 'tpotMs p50', 'outputTokensPerSec value'])
+    expect(result.variants[0]?.checks.map((check) => `${check.metric} ${check.statistic}`)).toEqual([
+      'ttftMs p50',
+      'tpotMs p50',
+      'outputTokensPerSec value',
+    ])
     for (const check of result.variants[0]?.checks ?? []) expect(check.ratio).toBeGreaterThan(0.8)
     // The headline, the column names and one row per gate.
     expect(notes[0]?.split('\n')).toHaveLength(5)
@@ -65,18 +78,32 @@ describe('bench.llm.compare on the simulator', () => {
   }, 240_000)
 
   test('a variant whose server returns errors fails the bench at once, naming it and the error', async () => {
-    const { failure, result } = await run('faulty', options({ default: simulator(AA_SIMULATOR), faulty: simulator({ ...AA_SIMULATOR, faults: { httpErrorRate: 0.3, httpErrorStatus: 500 } }) }))
-    expect(failure).toMatch(/^faulty: faulty: \d+ of \d+ requests failed, above the 1 % a compared trial may lose \(most often \d+ x http/)
+    const { failure, result } = await run(
+      'faulty',
+      options({
+        default: simulator(AA_SIMULATOR),
+        faulty: simulator({ ...AA_SIMULATOR, faults: { httpErrorRate: 0.3, httpErrorStatus: 500 } }),
+      }),
+    )
+    expect(failure).toMatch(
+      /^faulty: faulty: \d+ of \d+ requests failed, above the 1 % a compared trial may lose \(most often \d+ x http/,
+    )
     expect(result.trials).toHaveLength(2)
   }, 60_000)
 
   test('options are checked at collection, naming the option', () => {
     const base = options({ default: simulator(AA_SIMULATOR), other: simulator(AA_SIMULATOR) })
-    expect(() => planCompare('x', { ...base, control: 'nope' })).toThrow(/Invalid option `control`: must be one of the variants' labels \('default', 'other'\)/)
-    expect(() => planCompare('x', { ...base, variants: { default: simulator() } })).toThrow(/`variants`: must name two servers at least/)
+    expect(() => planCompare('x', { ...base, control: 'nope' })).toThrow(
+      /Invalid option `control`: must be one of the variants' labels \('default', 'other'\)/,
+    )
+    expect(() => planCompare('x', { ...base, variants: { default: simulator() } })).toThrow(
+      /`variants`: must name two servers at least/,
+    )
     expect(() => planCompare('x', { ...base, pairs: { min: 1 } })).toThrow(/`pairs.min`: must be an integer >= 2/)
     expect(() => planCompare('x', { ...base, pair: 3 } as never)).toThrow(/Did you mean `pairs`\?/)
-    expect(() => planCompare('x', { ...base, variants: { default: simulator(), bad: { kind: 'nope' } as never } })).toThrow(OptionsError)
+    expect(() =>
+      planCompare('x', { ...base, variants: { default: simulator(), bad: { kind: 'nope' } as never } }),
+    ).toThrow(OptionsError)
     expect(() => planCompare('x', { ...base, load: { concurrency: -1, requests: 4 } })).toThrow(/load\.concurrency/)
     const plan = planCompare('x', base)
     expect(plan.limits).toEqual({ min: 3, max: 6, budgetMs: 1_800_000 })

@@ -46,10 +46,15 @@ let curveMarkers = 0
 
 function chromium(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    execFile(CHROMIUM, [...FLAGS, ...args], { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`chromium failed: ${error.message}\n${stderr}`))
-      else resolvePromise({ stdout, stderr })
-    })
+    execFile(
+      CHROMIUM,
+      [...FLAGS, ...args],
+      { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`chromium failed: ${error.message}\n${stderr}`))
+        else resolvePromise({ stdout, stderr })
+      },
+    )
   })
 }
 
@@ -58,7 +63,11 @@ function consoleLines(stderr: string): string[] {
 }
 
 /** RGB pixels of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes). */
-function decodePng(png: Buffer): { width: number; height: number; pixel(x: number, y: number): [number, number, number] } {
+function decodePng(png: Buffer): {
+  width: number
+  height: number
+  pixel(x: number, y: number): [number, number, number]
+} {
   expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
   let offset = 8
   let width = 0
@@ -136,7 +145,14 @@ beforeAll(async () => {
   const html = renderHtml(entries, {
     baselines: baselinesFor(entries),
     generatedAt: '2025-01-01T12:03:00.000Z',
-    curves: [{ title: 'chat > concurrency sweep: output tokens/s against TTFT p99', xLabel: 'TTFT p99 (ms)', yLabel: 'output tokens/s', points: curvePoints }],
+    curves: [
+      {
+        title: 'chat > concurrency sweep: output tokens/s against TTFT p99',
+        xLabel: 'TTFT p99 (ms)',
+        yLabel: 'output tokens/s',
+        points: curvePoints,
+      },
+    ],
   })
   const path = join(dir, 'report.html')
   await writeFile(path, html)
@@ -157,7 +173,17 @@ describe('HTML report in headless Chromium', () => {
     const { stdout, stderr } = await chromium([`--user-data-dir=${join(dir, 'profile-dom')}`, '--dump-dom', reportUrl])
     expect(consoleLines(stderr)).toEqual([])
     const charts = [...stdout.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)]
-    expect(charts.map((match) => match[1])).toEqual(expect.arrayContaining(['ttft-cdf', 'e2e-cdf', 'tokens-over-time', 'in-flight-over-time', 'gpu-memory', 'gpu-power', 'curve-1']))
+    expect(charts.map((match) => match[1])).toEqual(
+      expect.arrayContaining([
+        'ttft-cdf',
+        'e2e-cdf',
+        'tokens-over-time',
+        'in-flight-over-time',
+        'gpu-memory',
+        'gpu-power',
+        'curve-1',
+      ]),
+    )
     expect(charts).toHaveLength(13)
     // The sweep curve: one marker per swept value, each with its label.
     expect(charts.find((match) => match[1] === 'curve-1')?.[2]).toBe(String(curveMarkers))
@@ -181,7 +207,12 @@ describe('HTML report in headless Chromium', () => {
       ctx.skip(SKIP_REASON)
     }
     const png = join(dir, 'report.png')
-    const { stderr } = await chromium([`--user-data-dir=${join(dir, 'profile-shot')}`, '--window-size=1280,2300', `--screenshot=${png}`, reportUrl])
+    const { stderr } = await chromium([
+      `--user-data-dir=${join(dir, 'profile-shot')}`,
+      '--window-size=1280,2300',
+      `--screenshot=${png}`,
+      reportUrl,
+    ])
     expect(consoleLines(stderr)).toEqual([])
     const image = decodePng(await readFile(png))
     expect([image.width, image.height]).toEqual([1280, 2300])

@@ -15,9 +15,18 @@ beforeAll(async () => {
 })
 afterAll(() => sim.close())
 
-async function sends(load: LoadOptions): Promise<{ records: RequestRecord[]; scheduleLagP99: number | undefined; keptUp: boolean }> {
+async function sends(
+  load: LoadOptions,
+): Promise<{ records: RequestRecord[]; scheduleLagP99: number | undefined; keptUp: boolean }> {
   const result = await runBenchmark(
-    { target: { baseUrl: sim.url }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } }, load, warmup: { requests: 4 }, recordRequests: true, seed: 7 },
+    {
+      target: { baseUrl: sim.url },
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+      load,
+      warmup: { requests: 4 },
+      recordRequests: true,
+      seed: 7,
+    },
     { skipGpu: true },
   )
   expect(result.counts.failed).toBe(0)
@@ -41,7 +50,9 @@ describe('achieved request rate against the simulator', () => {
       const { records, scheduleLagP99, keptUp } = await sends({ rate, arrival: 'constant', requests })
       expect(records).toHaveLength(requests)
       const achieved = achievedRate(records)
-      console.log(`constant ${rate} req/s: achieved ${achieved.toFixed(3)} req/s, schedule lag p99 ${scheduleLagP99?.toFixed(2)} ms, kept up ${keptUp}`)
+      console.log(
+        `constant ${rate} req/s: achieved ${achieved.toFixed(3)} req/s, schedule lag p99 ${scheduleLagP99?.toFixed(2)} ms, kept up ${keptUp}`,
+      )
       expect(Math.abs(achieved / rate - 1)).toBeLessThan(0.03)
       expect(scheduleLagP99).toBeGreaterThanOrEqual(0)
     },
@@ -53,7 +64,9 @@ describe('achieved request rate against the simulator', () => {
     const planned = records.map((r) => r.plannedAt!).sort((a, b) => a - b)
     const plannedRate = (planned.length - 1) / ((planned.at(-1)! - planned[0]!) / 1000)
     const achieved = achievedRate(records)
-    console.log(`poisson 500 req/s: planned ${plannedRate.toFixed(1)}, achieved ${achieved.toFixed(1)} req/s, schedule lag p99 ${scheduleLagP99?.toFixed(2)} ms`)
+    console.log(
+      `poisson 500 req/s: planned ${plannedRate.toFixed(1)}, achieved ${achieved.toFixed(1)} req/s, schedule lag p99 ${scheduleLagP99?.toFixed(2)} ms`,
+    )
     expect(Math.abs(achieved / plannedRate - 1)).toBeLessThan(0.03)
     // vLLM's rescale: N arrivals end at N / rate after the schedule's start, so over 1000 the first gap hardly matters.
     expect(Math.abs(plannedRate / 500 - 1)).toBeLessThan(0.03)

@@ -58,7 +58,8 @@ const parsers = {
   resolveTrials,
   planRun,
 }
-const counts = (): Record<string, number> => Object.fromEntries(Object.entries(parsers).map(([name, fn]) => [name, vi.mocked(fn).mock.calls.length]))
+const counts = (): Record<string, number> =>
+  Object.fromEntries(Object.entries(parsers).map(([name, fn]) => [name, vi.mocked(fn).mock.calls.length]))
 const once = Object.fromEntries(Object.keys(parsers).map((name) => [name, 1]))
 
 afterEach(() => {
@@ -70,7 +71,11 @@ describe('each option group is parsed once', () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-parse-once-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const registered: Array<() => Promise<void>> = []
-    const llm = createStandaloneBenchLlm((_mode, _name, fn) => registered.push(fn), { file: join(dir, 'parse.bench.ts'), env: {}, log: () => {} })
+    const llm = createStandaloneBenchLlm((_mode, _name, fn) => registered.push(fn), {
+      file: join(dir, 'parse.bench.ts'),
+      env: {},
+      log: () => {},
+    })
     const bench = () =>
       llm('parsed once', {
         server: simulator({ seed: 5, prefillBaseMs: 2, decodeBaseMs: 1 }),
@@ -120,7 +125,15 @@ describe('each option group is parsed once', () => {
     )
     expect(vi.mocked(resolveBenchmark).mock.calls.length).toBe(1)
     const { validateSloOptions: _slo, parseRegressionPolicy: _policy, resolveTrials: _trials, ...run } = counts()
-    expect(run).toEqual({ validateLoad: 1, validateWarmupOptions: 1, validateGoodputLimits: 1, validateCostOptions: 1, checkServerMetricsOptions: 1, validateWorkers: 1, planRun: 1 })
+    expect(run).toEqual({
+      validateLoad: 1,
+      validateWarmupOptions: 1,
+      validateGoodputLimits: 1,
+      validateCostOptions: 1,
+      checkServerMetricsOptions: 1,
+      validateWorkers: 1,
+      planRun: 1,
+    })
   })
 
   test('per sweep point: 3 points, each planned once (the shared load is also checked once before the first point)', async () => {
@@ -140,6 +153,14 @@ describe('each option group is parsed once', () => {
     )
     expect(swept.points).toHaveLength(3)
     const { validateSloOptions: _slo, parseRegressionPolicy: _policy, resolveTrials: _trials, ...run } = counts()
-    expect(run).toEqual({ validateLoad: 4, validateWarmupOptions: 3, validateGoodputLimits: 3, validateCostOptions: 3, checkServerMetricsOptions: 3, validateWorkers: 3, planRun: 3 })
+    expect(run).toEqual({
+      validateLoad: 4,
+      validateWarmupOptions: 3,
+      validateGoodputLimits: 3,
+      validateCostOptions: 3,
+      checkServerMetricsOptions: 3,
+      validateWorkers: 3,
+      planRun: 3,
+    })
   })
 })

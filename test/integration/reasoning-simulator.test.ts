@@ -56,7 +56,9 @@ describe('a reasoning model with multi-token chunks, against the simulator', () 
 
     // Against what the simulator did, request by request (concurrency 1: the n-th record is the n-th arrival).
     const records = result.requests as RequestRecord[]
-    const entries = sim.schedule.filter((entry) => entry.fault === undefined).slice((result.streaming.probeRequests ?? 0) + 1)
+    const entries = sim.schedule
+      .filter((entry) => entry.fault === undefined)
+      .slice((result.streaming.probeRequests ?? 0) + 1)
     expect(entries).toHaveLength(12)
     records.forEach((record, i) => {
       const entry = entries[i]!

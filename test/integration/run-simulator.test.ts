@@ -39,7 +39,13 @@ const healthRoundTrips = async (url: string, count: number): Promise<number[]> =
 describe('runBenchmark against the simulator', () => {
   let sim: RunningSimulator
   beforeAll(async () => {
-    sim = await startSimulator({ recordSchedule: true, seed: 7, prefillBaseMs: 15, decodeBaseMs: 4, decodeMsPerSequence: 0.5 })
+    sim = await startSimulator({
+      recordSchedule: true,
+      seed: 7,
+      prefillBaseMs: 15,
+      decodeBaseMs: 4,
+      decodeMsPerSequence: 0.5,
+    })
   })
   afterAll(async () => {
     await sim.close()
@@ -66,7 +72,9 @@ describe('runBenchmark against the simulator', () => {
     expect(result.counts).toEqual({ total: 30, completed: 30, failed: 0 })
     const records = result.requests as RequestRecord[]
     // Before them: the idle streaming probe's request(s), then the 2 warm-up requests.
-    const entries = sim.schedule.filter((entry) => entry.fault === undefined).slice((result.streaming.probeRequests ?? 0) + 2)
+    const entries = sim.schedule
+      .filter((entry) => entry.fault === undefined)
+      .slice((result.streaming.probeRequests ?? 0) + 2)
     expect(entries).toHaveLength(30)
     // At concurrency 1 the requests are sequential: the n-th record is the n-th arrival.
     const ttftDiff: number[] = []
@@ -132,7 +140,12 @@ describe('runBenchmark against the simulator', () => {
   })
 
   it('counts injected faults as typed failures, outside every latency distribution', async () => {
-    const faulty = await startSimulator({ seed: 3, decodeBaseMs: 1, prefillBaseMs: 1, faults: { httpErrorRate: 0.2, httpErrorStatus: 500, errorEventRate: 0.1 } })
+    const faulty = await startSimulator({
+      seed: 3,
+      decodeBaseMs: 1,
+      prefillBaseMs: 1,
+      faults: { httpErrorRate: 0.2, httpErrorStatus: 500, errorEventRate: 0.1 },
+    })
     try {
       const result = await runBenchmark(
         {
@@ -159,13 +172,19 @@ describe('runBenchmark against the simulator', () => {
     try {
       const run = (ignoreEos: boolean) =>
         runBenchmark(
-          { target: { baseUrl: quick.url }, workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 32 }, ignoreEos }, load: { concurrency: 4, requests: 40 } },
+          {
+            target: { baseUrl: quick.url },
+            workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 32 }, ignoreEos },
+            load: { concurrency: 4, requests: 40 },
+          },
           { skipGpu: true },
         )
       const stopped = await run(false)
       const warning = stopped.warnings.find((w) => w.startsWith('Output was '))
       expect(stopped.metrics.outputTokens.mean).toBeLessThan(32 * 0.95)
-      expect(warning).toMatch(/^Output was \d+% shorter than requested \([\d.]+ vs 32\.0 tokens\): the model stopped early\. Set `workload\.ignoreEos: true`/)
+      expect(warning).toMatch(
+        /^Output was \d+% shorter than requested \([\d.]+ vs 32\.0 tokens\): the model stopped early\. Set `workload\.ignoreEos: true`/,
+      )
       const forced = await run(true)
       expect(forced.metrics.outputTokens.mean).toBe(32)
       expect(forced.warnings.some((w) => w.startsWith('Output was '))).toBe(false)
@@ -211,7 +230,10 @@ describe('runBenchmark against the simulator', () => {
     // Every case points at the simulator (a bad base URL is its address without the scheme), so a request sent by mistake would show in its schedule.
     const given = (options as BenchmarkOptions).target
     const baseUrl = given?.baseUrl === 'SIM-WITHOUT-SCHEME' ? sim.url.replace(/^http:\/\//, '') : sim.url
-    const error = await runBenchmark({ ...(options as BenchmarkOptions), target: given ? { ...given, baseUrl } : (undefined as never) }).catch((e: unknown) => e)
+    const error = await runBenchmark({
+      ...(options as BenchmarkOptions),
+      target: given ? { ...given, baseUrl } : (undefined as never),
+    }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OptionsError)
     expect((error as OptionsError).option).toBe(option)
     const message = (error as Error).message
@@ -227,12 +249,20 @@ describe('a target with nothing listening', () => {
     const port = await closedPort()
     const started = performance.now()
     const error = await runBenchmark(
-      { target: { baseUrl: `http://127.0.0.1:${port}` }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } }, load: { concurrency: 1, requests: 1 } },
+      {
+        target: { baseUrl: `http://127.0.0.1:${port}` },
+        workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+        load: { concurrency: 1, requests: 1 },
+      },
       { skipGpu: true },
     ).catch((e: unknown) => e)
     const seconds = (performance.now() - started) / 1000
     expect(seconds).toBeLessThan(10)
-    expect((error as Error).message).toMatch(new RegExp(`^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 2000 ms`))
-    expect((error as Error).message).toContain('use `server: connect(baseUrl, { readyTimeoutMs })` in place of `target`.')
+    expect((error as Error).message).toMatch(
+      new RegExp(`^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 2000 ms`),
+    )
+    expect((error as Error).message).toContain(
+      'use `server: connect(baseUrl, { readyTimeoutMs })` in place of `target`.',
+    )
   })
 })

@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../../src/cli.ts'
 import type { CliIo } from '../../src/cli/cli-command.ts'
 import { readSegmentFiles } from '../../src/bench/segment-file.ts'
-import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  BENCHMARK_RESULT_SCHEMA_ID,
+  JsonSchemaValidator,
+} from '../../src/core/contract/json-schema/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
@@ -30,13 +34,23 @@ interface ChildRun {
 /** `vitest <args>` with the segments config, in a child process with a clean environment plus `extra`; `killAfterMs` stops it (SIGTERM) that long after its start. */
 function vitestChild(args: string[], extra: Record<string, string>, killAfterMs?: number): Promise<ChildRun> {
   const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS') env[key] = value
   Object.assign(env, { SEGMENTS_E2E_URL: sim.url, LLM_BENCH_BASELINE_DIR: join(work, 'baselines'), CI: '' }, extra)
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), ...args, '--config', 'test/fixtures/segments/segments.vitest.config.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/vitest/vitest.mjs'),
+      ...args,
+      '--config',
+      'test/fixtures/segments/segments.vitest.config.ts',
+    ],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let output = ''
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr.on('data', (d: Buffer) => (output += d.toString()))
@@ -60,8 +74,15 @@ function segmentProcess(index: number, startAtMs: number): Promise<ChildRun> {
 
 async function merge(...args: string[]): Promise<{ code: number; out: string }> {
   let out = ''
-  const io: CliIo = { out: (line) => (out += `${line}\n`), err: (line) => (out += `${line}\n`), stopRequested: () => new Promise(() => {}) }
-  const code = await runCli(['merge', '--dir', join(work, 'segments'), '--baseline-dir', join(work, 'baselines'), ...args], io)
+  const io: CliIo = {
+    out: (line) => (out += `${line}\n`),
+    err: (line) => (out += `${line}\n`),
+    stopRequested: () => new Promise(() => {}),
+  }
+  const code = await runCli(
+    ['merge', '--dir', join(work, 'segments'), '--baseline-dir', join(work, 'baselines'), ...args],
+    io,
+  )
   return { code, out }
 }
 
@@ -87,7 +108,9 @@ describe('one load over four vitest bench processes', () => {
     expect(files.map((f) => f.segment.result.segment?.index).sort()).toEqual([1, 2, 3, 4])
     const results = files.map((f) => f.segment.result)
     for (const result of results) {
-      expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, result)).toEqual([])
+      expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, result)).toEqual(
+        [],
+      )
       // One machine: the server's clock is this one, and each host measured it so (its Date headers).
       const clock = result.segment?.clock
       expect(clock?.accuracyMs).toBeLessThan(100)
@@ -99,28 +122,40 @@ describe('one load over four vitest bench processes', () => {
     // Each planned request was sent once, by the segment that owns it (k mod 4).
     const indices = results.flatMap((r) => (r.requests ?? []).map((q) => q.index)).sort((a, b) => a - b)
     expect(indices).toEqual(Array.from({ length: 80 }, (_, i) => i))
-    for (const r of results) for (const q of r.requests ?? []) expect(q.index % SEGMENTS).toBe((r.segment?.index ?? 0) - 1)
+    for (const r of results)
+      for (const q of r.requests ?? []) expect(q.index % SEGMENTS).toBe((r.segment?.index ?? 0) - 1)
 
     // The four processes share this machine's two cores, so each segment's self-check names the others as
     // disturbance and the quality gate would refuse to record: forced here, as LLM_BENCH_FORCE_BASELINE documents.
     process.env.LLM_BENCH_FORCE_BASELINE = '1'
-    const first = await merge('--update', '--out', join(work, 'merged.json')).finally(() => delete process.env.LLM_BENCH_FORCE_BASELINE)
+    const first = await merge('--update', '--out', join(work, 'merged.json')).finally(
+      () => delete process.env.LLM_BENCH_FORCE_BASELINE,
+    )
     expect(first.code, first.out).toBe(0)
     expect(first.out).toContain('merged from 4 segments of 4')
-    expect(first.out).toMatch(/segments placed on the server's clock \(its Date headers\): their origins agree within ±\d/)
+    expect(first.out).toMatch(
+      /segments placed on the server's clock \(its Date headers\): their origins agree within ±\d/,
+    )
     expect(first.out).toContain('baseline written')
-    const merged = (JSON.parse(readFileSync(join(work, 'merged.json'), 'utf8')) as { merged: Array<{ result: BenchmarkResult; refusals: string[] }> }).merged
+    const merged = (
+      JSON.parse(readFileSync(join(work, 'merged.json'), 'utf8')) as {
+        merged: Array<{ result: BenchmarkResult; refusals: string[] }>
+      }
+    ).merged
     expect(merged).toHaveLength(1)
     const result = merged[0]!.result
     expect(merged[0]!.refusals).toEqual([])
-    console.log(`[segments e2e] ${result.warnings[1]}; clock accuracy per host ${results.map((r) => r.segment?.clock?.accuracyMs.toFixed(1)).join(', ')} ms`)
+    console.log(
+      `[segments e2e] ${result.warnings[1]}; clock accuracy per host ${results.map((r) => r.segment?.clock?.accuracyMs.toFixed(1)).join(', ')} ms`,
+    )
     expect(result.counts).toEqual({ total: 80, completed: 80, failed: 0 })
     // The merged histograms are those of one accumulator fed every request of every host.
     const all = new MetricsAccumulator()
     for (const r of results) for (const q of r.requests ?? []) all.add(q)
     const together = all.finish({ durationMs: result.durationMs }).metrics
     for (const metric of ['ttftMs', 'e2eMs', 'itlMs'] as const) {
-      for (const statistic of ['count', 'p50', 'p90', 'p99', 'min', 'max'] as const) expect(result.metrics[metric][statistic]).toBe(together[metric][statistic])
+      for (const statistic of ['count', 'p50', 'p90', 'p99', 'min', 'max'] as const)
+        expect(result.metrics[metric][statistic]).toBe(together[metric][statistic])
       expect(result.metrics[metric].mean).toBeCloseTo(together[metric].mean, 6)
     }
 
@@ -159,14 +194,19 @@ describe('one load over four vitest bench processes', () => {
     const runs = await hosts(blobs)
     for (const run of runs) expect(run.code, run.output).toBe(0)
     const mergeReports = (args: string[], extra: Record<string, string> = {}, folder = blobs) =>
-      vitestChild(['--merge-reports', folder, ...args], { LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'), ...extra })
+      vitestChild(['--merge-reports', folder, ...args], {
+        LLM_BENCH_BASELINE_DIR: join(work, 'blob-baselines'),
+        ...extra,
+      })
     // Recorded from the merge (-u); forced as above: the four processes shared two cores.
     const record = await mergeReports(['-u'], { LLM_BENCH_FORCE_BASELINE: '1' })
     expect(record.code, record.output).toBe(0)
     expect(record.output).toContain('merged from 4 segments of 4')
     expect(record.output).toContain('80/80 requests completed')
     expect(record.output).toContain('baseline written')
-    const entries = JSON.parse(readFileSync(join(work, 'blob-baselines', 'segments.e2e-bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
+    const entries = JSON.parse(readFileSync(join(work, 'blob-baselines', 'segments.e2e-bench.ts.json'), 'utf8')) as {
+      entries: Record<string, unknown>
+    }
     expect(Object.keys(entries.entries)).toEqual(['one load over four hosts'])
     const compare = await mergeReports([])
     expect(compare.code, compare.output).toBe(0)

@@ -55,7 +55,13 @@ async function runBlocked(options: BenchmarkOptions): Promise<BenchmarkResult> {
 describe('client self-check', () => {
   let sim: { url: string; close: () => Promise<void> }
   beforeAll(async () => {
-    sim = await startSimulatorThread({ seed: 5, prefillBaseMs: 4, prefillMsPerToken: 0, decodeBaseMs: 3, decodeMsPerSequence: 0 })
+    sim = await startSimulatorThread({
+      seed: 5,
+      prefillBaseMs: 4,
+      prefillMsPerToken: 0,
+      decodeBaseMs: 3,
+      decodeMsPerSequence: 0,
+    })
   })
   afterAll(async () => {
     await sim?.close()
@@ -78,7 +84,9 @@ describe('client self-check', () => {
     expect(blocked.client.eventLoopDelayMs?.p99).toBeGreaterThan(30)
     expect(blocked.client.warnings).toHaveLength(1)
     const warning = blocked.client.warnings[0] as string
-    expect(warning).toMatch(/^Event-loop delay p99 was \d+\.\d ms: timestamps may be late by that much; the client could not keep up\.$/)
+    expect(warning).toMatch(
+      /^Event-loop delay p99 was \d+\.\d ms: timestamps may be late by that much; the client could not keep up\.$/,
+    )
     expect(warning).not.toContain('\n')
     expect(blocked.warnings).toContain(warning)
   })

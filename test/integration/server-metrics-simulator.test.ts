@@ -30,7 +30,8 @@ function run(baseUrl: string, options: Partial<BenchmarkOptions>): Promise<Bench
   )
 }
 
-const sum = (result: BenchmarkResult, pick: (r: NonNullable<BenchmarkResult['requests']>[number]) => number) => (result.requests ?? []).reduce((total, r) => total + pick(r), 0)
+const sum = (result: BenchmarkResult, pick: (r: NonNullable<BenchmarkResult['requests']>[number]) => number) =>
+  (result.requests ?? []).reduce((total, r) => total + pick(r), 0)
 
 describe('server metrics against the simulator', () => {
   test('shared prefix: every measured request hits the full blocks of salt + prefix, as the block rule gives; counters equal the client counts', async () => {
@@ -42,7 +43,11 @@ describe('server metrics against the simulator', () => {
     // The warm-up and the probe cached the run's salt and shared prefix; each measured request finds their full blocks.
     const hitPerRequest = Math.floor((saltTokens + 64) / BLOCK) * BLOCK
     const prompt = sum(result, (r) => r.inputTokens)
-    expect(m?.prefixCache).toEqual({ queriedTokens: prompt, hitTokens: 40 * hitPerRequest, hitRate: (40 * hitPerRequest) / prompt })
+    expect(m?.prefixCache).toEqual({
+      queriedTokens: prompt,
+      hitTokens: 40 * hitPerRequest,
+      hitRate: (40 * hitPerRequest) / prompt,
+    })
     expect(m?.promptTokens).toBe(prompt)
     expect(m?.generatedTokens).toBe(sum(result, (r) => r.outputTokens))
     expect(m?.finishedRequests).toBe(40)
@@ -73,14 +78,20 @@ describe('server metrics against the simulator', () => {
   test('a cache warm from an earlier run is detected: fixed prompts sent twice; salted prompts are not', async () => {
     sim = await startSimulator({ prefixCaching: true, blockTokens: BLOCK, speedFactor: 0.2 })
     const prompts = [0, 1, 2, 3].map((seed) => buildSimulatorText(120, seed))
-    const fixed = { workload: { kind: 'prompts' as const, prompts, maxTokens: 8 }, load: { concurrency: 2, requests: 8 }, warmup: { requests: 0 } }
+    const fixed = {
+      workload: { kind: 'prompts' as const, prompts, maxTokens: 8 },
+      load: { concurrency: 2, requests: 8 },
+      warmup: { requests: 0 },
+    }
     const first = await run(sim.url, fixed)
     expect(first.server?.metrics?.firstRequestCache).toEqual({ promptTokens: 120, hitTokens: 0, warm: false })
     expect(first.warnings.join('\n')).not.toContain('Prefix cache was warm')
     const second = await run(sim.url, fixed)
     // Its first request is a prompt the first run sent: every full block but the last token's is cached.
     expect(second.server?.metrics?.firstRequestCache).toEqual({ promptTokens: 120, hitTokens: 112, warm: true })
-    expect(second.warnings.join('\n')).toContain('Server metrics: Prefix cache was warm before the run: its first request found 112 of its 120 prompt tokens cached')
+    expect(second.warnings.join('\n')).toContain(
+      'Server metrics: Prefix cache was warm before the run: its first request found 112 of its 120 prompt tokens cached',
+    )
     // Synthetic prompts open with a fresh salt per run: the same seed twice does not warm the cache.
     const salted = await run(sim.url, {})
     const again = await run(sim.url, {})
@@ -98,23 +109,33 @@ describe('server metrics against the simulator', () => {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')
         return
       }
-      void fetch(`${simUrl}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? req : undefined, duplex: 'half' } as RequestInit).then(
-        async (upstream) => {
-          res.writeHead(upstream.status, Object.fromEntries(upstream.headers))
-          for await (const chunk of upstream.body ?? []) res.write(chunk)
-          res.end()
-        },
-      )
+      void fetch(`${simUrl}${req.url}`, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        body: req.method === 'POST' ? req : undefined,
+        duplex: 'half',
+      } as RequestInit).then(async (upstream) => {
+        res.writeHead(upstream.status, Object.fromEntries(upstream.headers))
+        for await (const chunk of upstream.body ?? []) res.write(chunk)
+        res.end()
+      })
     })
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     try {
       const port = (proxy.address() as { port: number }).port
-      const result = await run(`http://127.0.0.1:${port}`, { load: { concurrency: 2, requests: 6 }, warmup: { requests: 0 } })
+      const result = await run(`http://127.0.0.1:${port}`, {
+        load: { concurrency: 2, requests: 6 },
+        warmup: { requests: 0 },
+      })
       expect(result.counts.completed).toBe(6)
       expect(result.server).toEqual({
         note: `No server metrics: http://127.0.0.1:${port}/metrics (HTTP 404: Not Found); http://127.0.0.1:${port}/prometheus/metrics (HTTP 404: Not Found). Start llama-server with \`--metrics\` (SGLang: \`--enable-metrics\`), or give the endpoint as \`serverMetrics: { url }\` (\`serverMetrics: false\` turns this off).`,
       })
-      const off = await run(sim.url, { load: { concurrency: 2, requests: 6 }, warmup: { requests: 0 }, serverMetrics: false })
+      const off = await run(sim.url, {
+        load: { concurrency: 2, requests: 6 },
+        warmup: { requests: 0 },
+        serverMetrics: false,
+      })
       expect(off.server).toBeUndefined()
     } finally {
       await new Promise<void>((resolve) => proxy.close(() => resolve()))

@@ -69,14 +69,25 @@ describe('a server upgrade against a stored baseline', () => {
     const slower = await benchOn('0.11.0', 2)
     expect(slower.judgement.baselineState).toBe('compare')
     // On a machine disturbed for every try the verdict cannot fail; it must say why.
-    if (disturbanceNamed([...(slower.judgement.verdict?.notes ?? []), ...(slower.judgement.verdict?.checks ?? []).map((c) => c.reason ?? '')].join('\n')) === undefined) {
+    if (
+      disturbanceNamed(
+        [
+          ...(slower.judgement.verdict?.notes ?? []),
+          ...(slower.judgement.verdict?.checks ?? []).map((c) => c.reason ?? ''),
+        ].join('\n'),
+      ) === undefined
+    ) {
       expect(slower.judgement.verdict?.status).toBe('fail')
       expect(slower.judgement.failure).toContain('Baseline comparison: vitest-llm-bench-sim 0.10.1 -> 0.11.0: FAIL')
-      expect(slower.judgement.failure).toMatch(/- vitest-llm-bench-sim 0\.10\.1 -> 0\.11\.0: ttftMs p50 is [\d.]+ ms, baseline [\d.]+ ms: ratio/)
+      expect(slower.judgement.failure).toMatch(
+        /- vitest-llm-bench-sim 0\.10\.1 -> 0\.11\.0: ttftMs p50 is [\d.]+ ms, baseline [\d.]+ ms: ratio/,
+      )
     }
 
     // The stored entry as if recorded on an H200: a machine change, refused before any comparison.
-    const stored = JSON.parse(readFileSync(baselineFile, 'utf8')) as { entries: Record<string, { fingerprint: Record<string, unknown> }> }
+    const stored = JSON.parse(readFileSync(baselineFile, 'utf8')) as {
+      entries: Record<string, { fingerprint: Record<string, unknown> }>
+    }
     const entry = stored.entries.upgrade
     if (entry === undefined) throw new Error('the baseline entry was not written')
     entry.fingerprint = { ...entry.fingerprint, gpuModel: 'NVIDIA H200', gpuCount: 1 }

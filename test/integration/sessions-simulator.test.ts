@@ -4,7 +4,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  BENCHMARK_RESULT_SCHEMA_ID,
+  JsonSchemaValidator,
+} from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/sim/index.ts'
 
@@ -25,12 +29,20 @@ const median = (values: number[]): number => {
 }
 
 // Prefill dominates TTFT (1 ms a prompt token) and decode is cheap: what caching saves is plain to see.
-const SLOW_PREFILL: SimulatorOptions = { prefillMsPerToken: 1, decodeBaseMs: 2, decodeMsPerSequence: 0, blockTokens: 16 }
+const SLOW_PREFILL: SimulatorOptions = {
+  prefillMsPerToken: 1,
+  decodeBaseMs: 2,
+  decodeMsPerSequence: 0,
+  blockTokens: 16,
+}
 
 function sessionsRun(url: string, extra: Partial<BenchmarkOptions> = {}): BenchmarkOptions {
   return {
     target: { baseUrl: url, model: 'sim-model' },
-    workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 96 }, outputTokens: { mean: 16 } } },
+    workload: {
+      kind: 'sessions',
+      source: { kind: 'synthetic', turns: { mean: 3 }, userTokens: { mean: 96 }, outputTokens: { mean: 16 } },
+    },
     load: { concurrency: 1, sessions: 4 },
     serverMetrics: false,
     recordRequests: true,
@@ -39,7 +51,8 @@ function sessionsRun(url: string, extra: Partial<BenchmarkOptions> = {}): Benchm
   }
 }
 
-const turnsOf = (result: BenchmarkResult, turn: number): RequestRecord[] => (result.requests ?? []).filter((r) => r.sessionTurn?.turn === turn)
+const turnsOf = (result: BenchmarkResult, turn: number): RequestRecord[] =>
+  (result.requests ?? []).filter((r) => r.sessionTurn?.turn === turn)
 
 describe('sessions against the simulator', () => {
   it('turn k re-sends the history with the actual replies: prompts grow by reply + new message, and the sim saw the same', async () => {
@@ -56,7 +69,9 @@ describe('sessions against the simulator', () => {
     ])
     // Every session: turn k's prompt = turn k-1's prompt + its reply + the new message (the sim counts words).
     for (let session = 0; session < 4; session++) {
-      const turns = (result.requests ?? []).filter((r) => r.sessionTurn?.session === session).sort((a, b) => (a.sessionTurn?.turn ?? 0) - (b.sessionTurn?.turn ?? 0))
+      const turns = (result.requests ?? [])
+        .filter((r) => r.sessionTurn?.session === session)
+        .sort((a, b) => (a.sessionTurn?.turn ?? 0) - (b.sessionTurn?.turn ?? 0))
       expect(turns).toHaveLength(3)
       for (let k = 1; k < 3; k++) {
         const before = turns[k - 1] as RequestRecord
@@ -70,7 +85,12 @@ describe('sessions against the simulator', () => {
     // Recorded results keep no reply text.
     expect((result.requests ?? []).some((r) => r.outputText !== undefined)).toBe(false)
     // The published schema holds the session figures (as the JSON reporter writes them).
-    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(result)))).toEqual([])
+    expect(
+      new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(
+        BENCHMARK_RESULT_SCHEMA_ID,
+        JSON.parse(JSON.stringify(result)),
+      ),
+    ).toEqual([])
   })
 
   it('with prefix caching, turns >= 2 have lower TTFT than turn 1 by the prefill of the cached tokens; without, higher', async () => {
@@ -79,9 +99,16 @@ describe('sessions against the simulator', () => {
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const path = join(dir, 'chats.jsonl')
     const words = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}w${i}`).join(' ')
-    const lines = [0, 1, 2, 3].map((s) => JSON.stringify({ system: words(`s${s}`, 256), turns: [1, 2, 3].map((t) => ({ user: words(`s${s}t${t}`, 32), max_tokens: 16 })) }))
+    const lines = [0, 1, 2, 3].map((s) =>
+      JSON.stringify({
+        system: words(`s${s}`, 256),
+        turns: [1, 2, 3].map((t) => ({ user: words(`s${s}t${t}`, 32), max_tokens: 16 })),
+      }),
+    )
     writeFileSync(path, lines.join('\n') + '\n')
-    const chat: Partial<BenchmarkOptions> = { workload: { kind: 'sessions', source: { kind: 'jsonl', path }, ignoreEos: true } }
+    const chat: Partial<BenchmarkOptions> = {
+      workload: { kind: 'sessions', source: { kind: 'jsonl', path }, ignoreEos: true },
+    }
     const cached = await sim({ ...SLOW_PREFILL, prefixCaching: true })
     const withCache = await runBenchmark(sessionsRun(cached.url, chat))
     const uncached = await sim({ ...SLOW_PREFILL, prefixCaching: false })
@@ -89,7 +116,10 @@ describe('sessions against the simulator', () => {
 
     const ttft = (result: BenchmarkResult, turn: number) => result.sessions?.byTurn[turn - 1]?.ttftMs.p50 ?? NaN
     // What the simulator modelled: prefill = 1 ms x (prompt - cached) tokens, read from its own log.
-    const modelled = (server: RunningSimulator, turn: number) => median(server.schedule.filter((_, i) => i % 3 === turn - 1).map((e) => e.promptTokens - (e.cachedPromptTokens ?? 0)))
+    const modelled = (server: RunningSimulator, turn: number) =>
+      median(
+        server.schedule.filter((_, i) => i % 3 === turn - 1).map((e) => e.promptTokens - (e.cachedPromptTokens ?? 0)),
+      )
     // The log is in arrival order: one user, so probe first, then sessions of 3 turns in order.
     cached.schedule.splice(0, 1)
     uncached.schedule.splice(0, 1)
@@ -113,14 +143,20 @@ describe('sessions against the simulator', () => {
     const server = await sim({ prefillMsPerToken: 0, decodeBaseMs: 1, decodeMsPerSequence: 0 })
     const result = await runBenchmark(
       sessionsRun(server.url, {
-        workload: { kind: 'sessions', source: { kind: 'synthetic', turns: { mean: 2 }, userTokens: { mean: 8 }, outputTokens: { mean: 4 } }, thinkTimeMs: { mean: 120 } },
+        workload: {
+          kind: 'sessions',
+          source: { kind: 'synthetic', turns: { mean: 2 }, userTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+          thinkTimeMs: { mean: 120 },
+        },
         load: { rate: 50, arrival: 'constant', sessions: 5 },
         goodput: { ttftMs: 10_000 },
       }),
     )
     const records = result.requests ?? []
     for (const second of turnsOf(result, 2)) {
-      const first = records.find((r) => r.sessionTurn?.session === second.sessionTurn?.session && r.sessionTurn?.turn === 1) as RequestRecord
+      const first = records.find(
+        (r) => r.sessionTurn?.session === second.sessionTurn?.session && r.sessionTurn?.turn === 1,
+      ) as RequestRecord
       expect(second.sentAt - first.endAt).toBeGreaterThanOrEqual(119)
     }
     // Arrivals every 20 ms and sessions of >= 120 ms: several sessions overlap.
@@ -133,7 +169,12 @@ describe('sessions against the simulator', () => {
   })
 
   it('a failed turn ends its session: later turns are not sent, and the session counts as failed', async () => {
-    const server = await sim({ prefillMsPerToken: 0, decodeBaseMs: 1, faults: { httpErrorRate: 0.3, httpErrorStatus: 500 }, seed: 3 })
+    const server = await sim({
+      prefillMsPerToken: 0,
+      decodeBaseMs: 1,
+      faults: { httpErrorRate: 0.3, httpErrorStatus: 500 },
+      seed: 3,
+    })
     const result = await runBenchmark(sessionsRun(server.url, { load: { concurrency: 2, sessions: 8 } }))
     const sessions = result.sessions
     expect(sessions).toBeDefined()
@@ -141,16 +182,26 @@ describe('sessions against the simulator', () => {
     expect(sessions?.failed).toBeGreaterThan(0)
     expect((sessions?.completed ?? 0) + (sessions?.failed ?? 0)).toBe(8)
     for (const failure of (result.requests ?? []).filter((r) => !r.ok)) {
-      const later = (result.requests ?? []).filter((r) => r.sessionTurn?.session === failure.sessionTurn?.session && (r.sessionTurn?.turn ?? 0) > (failure.sessionTurn?.turn ?? 0))
+      const later = (result.requests ?? []).filter(
+        (r) =>
+          r.sessionTurn?.session === failure.sessionTurn?.session &&
+          (r.sessionTurn?.turn ?? 0) > (failure.sessionTurn?.turn ?? 0),
+      )
       expect(later).toEqual([])
     }
   })
 
   it('refuses requests for a session load, sessions for a request load, and workers', async () => {
     const base = sessionsRun('http://127.0.0.1:9')
-    await expect(runBenchmark({ ...base, load: { concurrency: 1, requests: 4 } })).rejects.toThrow(/load\.requests.*session workload.*load\.sessions/s)
-    await expect(runBenchmark({ ...base, workload: { kind: 'prompts', prompts: ['a'] }, load: { concurrency: 1, sessions: 4 } })).rejects.toThrow(/load\.sessions.*only to session workloads/s)
-    await expect(runBenchmark({ ...base, load: { concurrency: 2, sessions: 4 }, workers: 2 })).rejects.toThrow(/workers.*session workload/s)
+    await expect(runBenchmark({ ...base, load: { concurrency: 1, requests: 4 } })).rejects.toThrow(
+      /load\.requests.*session workload.*load\.sessions/s,
+    )
+    await expect(
+      runBenchmark({ ...base, workload: { kind: 'prompts', prompts: ['a'] }, load: { concurrency: 1, sessions: 4 } }),
+    ).rejects.toThrow(/load\.sessions.*only to session workloads/s)
+    await expect(runBenchmark({ ...base, load: { concurrency: 2, sessions: 4 }, workers: 2 })).rejects.toThrow(
+      /workers.*session workload/s,
+    )
   })
 })
 
@@ -169,9 +220,16 @@ describe('agentic trace replay against the simulator', () => {
     const records = result.requests ?? []
     expect(result.counts).toEqual({ total: 9, completed: 9, failed: 0 })
     expect(result.sessions).toMatchObject({ started: 2, completed: 2, failed: 0, subSessions: 3 })
-    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(result)))).toEqual([])
+    expect(
+      new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA]).validate(
+        BENCHMARK_RESULT_SCHEMA_ID,
+        JSON.parse(JSON.stringify(result)),
+      ),
+    ).toEqual([])
     const find = (session: number, depth: number, turn: number): RequestRecord[] =>
-      records.filter((r) => r.sessionTurn?.session === session && r.sessionTurn.depth === depth && r.sessionTurn.turn === turn)
+      records.filter(
+        (r) => r.sessionTurn?.session === session && r.sessionTurn.depth === depth && r.sessionTurn.turn === turn,
+      )
     const one = (session: number, depth: number, turn: number): RequestRecord => {
       const found = find(session, depth, turn)
       expect(found).toHaveLength(1)
@@ -199,7 +257,9 @@ describe('agentic trace replay against the simulator', () => {
     expect(verifier.sentAt).toBeGreaterThanOrEqual(coder1.endAt)
     expect(one(1, 0, 2).sentAt).toBeGreaterThanOrEqual(verifier.endAt)
     // hash_ids [1] opens both roots: the coder's first prompt finds the planner's block in the prefix cache.
-    const coderEntry = server.schedule.find((e) => Math.abs(e.arrivedAt - coder1.sentAt) < 5 && e.promptTokens === coder1.inputTokens)
+    const coderEntry = server.schedule.find(
+      (e) => Math.abs(e.arrivedAt - coder1.sentAt) < 5 && e.promptTokens === coder1.inputTokens,
+    )
     expect(coderEntry?.cachedPromptTokens).toBeGreaterThanOrEqual(32)
   })
 
@@ -211,11 +271,23 @@ describe('agentic trace replay against the simulator', () => {
       writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n'))
       return path
     }
-    const run = (path: string) => runBenchmark({ target: { baseUrl: 'http://127.0.0.1:9', model: 'm' }, workload: { kind: 'agentic-trace', path }, load: {}, serverMetrics: false })
-    await expect(run(write('orphan.jsonl', [{ session_id: 'x', parent_session_id: 'nobody', parent_turn: 1, input_length: 4, output_length: 4 }]))).rejects.toThrow(
-      /orphan\.jsonl:1.*"parent_session_id" "nobody" names no session on an earlier line/s,
+    const run = (path: string) =>
+      runBenchmark({
+        target: { baseUrl: 'http://127.0.0.1:9', model: 'm' },
+        workload: { kind: 'agentic-trace', path },
+        load: {},
+        serverMetrics: false,
+      })
+    await expect(
+      run(
+        write('orphan.jsonl', [
+          { session_id: 'x', parent_session_id: 'nobody', parent_turn: 1, input_length: 4, output_length: 4 },
+        ]),
+      ),
+    ).rejects.toThrow(/orphan\.jsonl:1.*"parent_session_id" "nobody" names no session on an earlier line/s)
+    await expect(run(write('no-ts.jsonl', [{ session_id: 'x', input_length: 4, output_length: 4 }]))).rejects.toThrow(
+      /no-ts\.jsonl:1.*needs "timestamp"/s,
     )
-    await expect(run(write('no-ts.jsonl', [{ session_id: 'x', input_length: 4, output_length: 4 }]))).rejects.toThrow(/no-ts\.jsonl:1.*needs "timestamp"/s)
     await expect(
       run(
         write('late-turn.jsonl', [

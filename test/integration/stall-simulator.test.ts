@@ -7,7 +7,12 @@ describe('a server that stops answering mid-run', () => {
   for (const workers of [1, 2]) {
     test(`workers ${workers}: progress says so, the run stops at stallTimeoutMs, what completed before is measured`, async () => {
       // A quarter of the requests stall halfway for a minute (the bytes stop, the connection stays open).
-      const sim = await startSimulator({ seed: 5, prefillBaseMs: 2, decodeBaseMs: 2, faults: { stallRate: 0.25, stallMs: 60_000 } })
+      const sim = await startSimulator({
+        seed: 5,
+        prefillBaseMs: 2,
+        decodeBaseMs: 2,
+        faults: { stallRate: 0.25, stallMs: 60_000 },
+      })
       try {
         const progress: Progress[] = []
         const started = performance.now()

@@ -3,7 +3,13 @@ import { bench, simulator } from '../../src/vitest/index.ts'
 import { runSweepBench } from '../../src/vitest/bench-sweep.ts'
 
 const workload = { kind: 'synthetic' as const, inputTokens: { mean: 16 }, outputTokens: { mean: 8 } }
-const fastSim = simulator({ maxRunningSequences: 2, prefillBaseMs: 1, prefillMsPerToken: 0, decodeBaseMs: 2, decodeMsPerSequence: 0 })
+const fastSim = simulator({
+  maxRunningSequences: 2,
+  prefillBaseMs: 1,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 2,
+  decodeMsPerSequence: 0,
+})
 
 describe('bench.llm.sweep', () => {
   bench.llm.sweep('tiny curve', {
@@ -26,7 +32,9 @@ describe('bench.llm.sweep', () => {
       ['knee', 'pass'],
     ])
     // restartServer: a new simulator (new port) for every point; the simulator has no prefix-cache endpoint.
-    const ports = meta?.result.points.map((point) => new URL(String((point.result.config.target as { baseUrl: string }).baseUrl)).port)
+    const ports = meta?.result.points.map(
+      (point) => new URL(String((point.result.config.target as { baseUrl: string }).baseUrl)).port,
+    )
     expect(new Set(ports).size).toBe(3)
     expect(meta?.result.warnings.some((warning) => warning.startsWith('between.resetPrefixCache:'))).toBe(true)
     expect(JSON.parse(JSON.stringify(meta))).toEqual(meta)
@@ -41,7 +49,9 @@ describe('bench.llm.sweep', () => {
       baseline: false,
       expect: { throughput: [{ at: 2, min: 1e9, metric: 'requestsPerSec' }] },
     })
-    await expect(run).rejects.toThrow(/: 2 points in [\d.]+ s\n\nrequests\/s at concurrency 2: [\d.]+ >= 1000000000\n\nknee: /)
+    await expect(run).rejects.toThrow(
+      /: 2 points in [\d.]+ s\n\nrequests\/s at concurrency 2: [\d.]+ >= 1000000000\n\nknee: /,
+    )
     await expect(run).rejects.toMatchObject({ name: 'LlmBenchAssertionError' })
     await expect(run).rejects.toThrow(/conc\s+out tok\/s/)
     expect(ctx.task.meta.llmBenchSweep?.checks[0]?.status).toBe('fail')

@@ -16,7 +16,14 @@ import { simulatorCapacity, startSimulator, type RunningSimulator, type Simulato
  * Steps this long absorb the event-loop stalls of a busy machine; a closed loop at exactly 8
  * still loses about one step per request to the client's round trip (~5 %), hence minGain 0.15.
  */
-const KNEE_SIM: SimulatorOptions = { maxRunningSequences: 8, prefillBaseMs: 4, prefillMsPerToken: 0, decodeBaseMs: 24, decodeMsPerSequence: 2, seed: 1 }
+const KNEE_SIM: SimulatorOptions = {
+  maxRunningSequences: 8,
+  prefillBaseMs: 4,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 24,
+  decodeMsPerSequence: 2,
+  seed: 1,
+}
 const KNEE_SHAPE = { inputTokens: 16, outputTokens: 16 }
 
 /**
@@ -24,7 +31,14 @@ const KNEE_SHAPE = { inputTokens: 16, outputTokens: 16 }
  * prefill: maxRequestsPerSec = 1000 x 64 / (8 x 64 + 64 x 2) = 100 req/s. Many slots keep
  * queueing short until close to capacity, and long steps make client jitter small against the limit.
  */
-const CAPACITY_SIM: SimulatorOptions = { maxRunningSequences: 64, prefillBaseMs: 2, prefillMsPerToken: 0, decodeBaseMs: 16, decodeMsPerSequence: 0.75, seed: 1 }
+const CAPACITY_SIM: SimulatorOptions = {
+  maxRunningSequences: 64,
+  prefillBaseMs: 2,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 16,
+  decodeMsPerSequence: 0.75,
+  seed: 1,
+}
 const CAPACITY_SHAPE = { inputTokens: 16, outputTokens: 8 }
 /**
  * The SLO: p90 TTFT <= 200 ms over 3 s of Poisson arrivals. Below capacity the queue stays short
@@ -35,7 +49,11 @@ const CAPACITY_SHAPE = { inputTokens: 16, outputTokens: 8 }
 const CAPACITY_LIMITS = { ttftMs: 200 }
 
 function workload(shape: { inputTokens: number; outputTokens: number }) {
-  return { kind: 'synthetic' as const, inputTokens: { mean: shape.inputTokens }, outputTokens: { mean: shape.outputTokens } }
+  return {
+    kind: 'synthetic' as const,
+    inputTokens: { mean: shape.inputTokens },
+    outputTokens: { mean: shape.outputTokens },
+  }
 }
 
 describe('sweeps against the simulator', () => {
@@ -66,23 +84,29 @@ describe('sweeps against the simulator', () => {
     )
 
   // One retry: a neighbour process can starve the in-process simulator of CPU for a whole point.
-  it('finds the knee at maxRunningSequences, the concurrency where the batch is full, reproducibly', { retry: 1 }, async () => {
-    const model = simulatorCapacity(KNEE_SIM, KNEE_SHAPE)
-    const first = await kneeSweep()
-    const second = await kneeSweep()
-    const report = (result: SweepResult) => `\n${formatSweepTable(result)}`
-    expect(first.knee, report(first)).toMatchObject({ value: model.saturationConcurrency, saturated: true })
-    expect(second.knee?.value, report(second)).toBe(first.knee?.value)
-    // The plateau is the model's full-batch throughput (190.5 tokens/s), less what a busy machine takes.
-    expect(first.knee?.peak.throughput).toBeGreaterThan(0.85 * model.maxOutputTokensPerSec)
-    expect(first.knee?.peak.throughput).toBeLessThan(1.05 * model.maxOutputTokensPerSec)
-    // Each point ran its own benchmark with the swept concurrency and a fresh prompt salt.
-    expect(first.points.map((point) => (point.result.config.load as { concurrency: number }).concurrency)).toEqual([1, 2, 4, 8, 16])
-    const salts = first.points.map((point) => point.result.workload.salt)
-    expect(new Set(salts).size).toBe(salts.length)
-    expect(first.points.every((point) => point.result.requests === undefined)).toBe(true)
-    expect(JSON.parse(JSON.stringify(first)).curve).toEqual(first.curve)
-  })
+  it(
+    'finds the knee at maxRunningSequences, the concurrency where the batch is full, reproducibly',
+    { retry: 1 },
+    async () => {
+      const model = simulatorCapacity(KNEE_SIM, KNEE_SHAPE)
+      const first = await kneeSweep()
+      const second = await kneeSweep()
+      const report = (result: SweepResult) => `\n${formatSweepTable(result)}`
+      expect(first.knee, report(first)).toMatchObject({ value: model.saturationConcurrency, saturated: true })
+      expect(second.knee?.value, report(second)).toBe(first.knee?.value)
+      // The plateau is the model's full-batch throughput (190.5 tokens/s), less what a busy machine takes.
+      expect(first.knee?.peak.throughput).toBeGreaterThan(0.85 * model.maxOutputTokensPerSec)
+      expect(first.knee?.peak.throughput).toBeLessThan(1.05 * model.maxOutputTokensPerSec)
+      // Each point ran its own benchmark with the swept concurrency and a fresh prompt salt.
+      expect(first.points.map((point) => (point.result.config.load as { concurrency: number }).concurrency)).toEqual([
+        1, 2, 4, 8, 16,
+      ])
+      const salts = first.points.map((point) => point.result.workload.salt)
+      expect(new Set(salts).size).toBe(salts.length)
+      expect(first.points.every((point) => point.result.requests === undefined)).toBe(true)
+      expect(JSON.parse(JSON.stringify(first)).curve).toEqual(first.curve)
+    },
+  )
 
   it('finds the highest Poisson rate within the SLO within 10 % of the model capacity', { retry: 1 }, async () => {
     const model = simulatorCapacity(CAPACITY_SIM, CAPACITY_SHAPE)
@@ -121,7 +145,11 @@ describe('sweeps against the simulator', () => {
         searchCapacity(
           {
             target: { baseUrl: fast.url },
-            workload: { kind: 'synthetic', inputTokens: { mean: 32, stddev: 8 }, outputTokens: { mean: 4, stddev: 1, min: 2 } },
+            workload: {
+              kind: 'synthetic',
+              inputTokens: { mean: 32, stddev: 8 },
+              outputTokens: { mean: 4, stddev: 1, min: 2 },
+            },
             load: { requests: 12 },
             seed,
             recordRequests: true,
@@ -134,7 +162,11 @@ describe('sweeps against the simulator', () => {
           const requests = [...(point.result.requests ?? [])].sort((x, y) => x.index - y.index)
           const origin = requests[0]?.plannedAt ?? 0
           // Prompt token counts include the salt, which differs by design; output lengths are drawn from the seed.
-          return { rate: point.value, offsets: requests.map((r) => Number(((r.plannedAt ?? NaN) - origin).toFixed(6))), output: requests.map((r) => r.outputTokens) }
+          return {
+            rate: point.value,
+            offsets: requests.map((r) => Number(((r.plannedAt ?? NaN) - origin).toFixed(6))),
+            output: requests.map((r) => r.outputTokens),
+          }
         })
       const [a, b, other] = [await search(21), await search(21), await search(22)]
       expect(a.capacity?.tried).toEqual([100, 200, 400])

@@ -101,14 +101,22 @@ interface Run {
 async function vitestBench(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base: Record<string, string | undefined> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('VITEST') || key === 'CI' || key === 'TEST' || key === 'NODE_ENV' || key === 'GITHUB_ACTIONS') continue
+    if (key.startsWith('VITEST') || key === 'CI' || key === 'TEST' || key === 'NODE_ENV' || key === 'GITHUB_ACTIONS')
+      continue
     base[key] = value
   }
   // Vitest reads UPDATE_SNAPSHOT like `-u`: `new` (write missing baselines only) is the local default,
   // pinned here so a CI machine running this test behaves like a developer's.
   const result = await execa(process.execPath, [vitestBin, 'bench', '--run', ...args], {
     cwd: project,
-    env: { ...base, NO_COLOR: '1', FORCE_COLOR: '0', E2E_OUT: out, UPDATE_SNAPSHOT: args.includes('-u') ? '' : 'new', ...env },
+    env: {
+      ...base,
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+      E2E_OUT: out,
+      UPDATE_SNAPSHOT: args.includes('-u') ? '' : 'new',
+      ...env,
+    },
     extendEnv: false,
     reject: false,
     all: true,
@@ -148,7 +156,12 @@ beforeAll(async () => {
   // tsc exits non-zero on a type error anywhere in the repository but still emits; what this
   // test needs is fresh JavaScript in dist/.
   const build = await execa('npm', ['run', 'build'], { cwd: repo, reject: false, all: true })
-  for (const file of ['dist/src/index.js', 'dist/src/vitest/plugin.js', 'dist/src/vitest/global-setup.js', 'dist/src/vitest/obsolete-baselines.js']) {
+  for (const file of [
+    'dist/src/index.js',
+    'dist/src/vitest/plugin.js',
+    'dist/src/vitest/global-setup.js',
+    'dist/src/vitest/obsolete-baselines.js',
+  ]) {
     const path = join(repo, file)
     if (!existsSync(path) || (await stat(path)).mtimeMs < started - 1000) {
       throw new Error(`npm run build did not produce ${file}:\n${build.all}`)
@@ -167,7 +180,9 @@ beforeAll(async () => {
     if (name === 'vitest-llm-bench') continue
     await symlink(join(repo, 'node_modules', name), join(modules, name))
   }
-  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project], { cwd: repo })
+  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project], {
+    cwd: repo,
+  })
   const tarball = join(project, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename)
   await execa('tar', ['-xzf', tarball, '-C', modules])
   await rename(join(modules, 'package'), join(modules, 'vitest-llm-bench'))
@@ -187,7 +202,9 @@ describe('vitest bench with the built package', () => {
     firstChat = recorded['chat > small > ttft p50']
     // Both benches measured the plugin's simulator (its model name), not one of their own.
     for (const file of ['shared-a.bench.ts', 'shared-b.bench.ts']) {
-      const entries = JSON.parse(await readFile(baselineOf(file), 'utf8')) as { entries: Record<string, { fingerprint: { model?: string } }> }
+      const entries = JSON.parse(await readFile(baselineOf(file), 'utf8')) as {
+        entries: Record<string, { fingerprint: { model?: string } }>
+      }
       expect(Object.values(entries.entries).map((entry) => entry.fingerprint.model)).toEqual(['shared-sim'])
     }
     const urlA = await readFile(join(out, 'shared-a.url'), 'utf8')
@@ -205,7 +222,9 @@ describe('vitest bench with the built package', () => {
 
     const run = await vitestBench(['chat'])
     expect(run.exitCode, run.output).toBe(0)
-    expect(run.output).toContain('Obsolete baseline entries in __llm_baselines__/chat.bench.ts.json: chat > removed bench (run `npx vitest bench chat.bench.ts -u` to remove them)')
+    expect(run.output).toContain(
+      'Obsolete baseline entries in __llm_baselines__/chat.bench.ts.json: chat > removed bench (run `npx vitest bench chat.bench.ts -u` to remove them)',
+    )
     // Same entries, same figures (the store may re-sort the keys of a hand-edited file).
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(file)
   })
@@ -229,7 +248,9 @@ describe('vitest bench with the built package', () => {
     const before = await entriesOf('chat.bench.ts')
     const run = await vitestBench(['chat', '-u'], { E2E_SPEED: '1.5' })
     expect(run.exitCode, run.output).toBe(0)
-    expect(run.output).toContain('Removed obsolete baseline entries from __llm_baselines__/chat.bench.ts.json: chat > removed bench')
+    expect(run.output).toContain(
+      'Removed obsolete baseline entries from __llm_baselines__/chat.bench.ts.json: chat > removed bench',
+    )
     const after = await entriesOf('chat.bench.ts')
     expect(Object.keys(after)).toEqual(['chat > small > ttft p50'])
     const entry = after['chat > small > ttft p50']
@@ -237,13 +258,16 @@ describe('vitest bench with the built package', () => {
     // Slower than the speed-1 recording, when that was measured on a quiet machine. A provisional one
     // (disturbed) was slowed by the machine, and the first quiet local run, the 1.5x one above,
     // replaced it: then both entries are 1.5x ones.
-    if (firstChat?.provisional === undefined) expect(entry?.metrics.ttftMs.p50).toBeGreaterThan((firstChat?.metrics.ttftMs.p50 ?? Infinity) * 1.2)
+    if (firstChat?.provisional === undefined)
+      expect(entry?.metrics.ttftMs.p50).toBeGreaterThan((firstChat?.metrics.ttftMs.p50 ?? Infinity) * 1.2)
   })
 
   test("CI=true with no baseline fails, naming the bench's own update command, and writes nothing", async () => {
     const run = await vitestBench(['ci.bench'], { CI: 'true', UPDATE_SNAPSHOT: '' })
     expect(run.exitCode, run.output).toBe(1)
-    expect(run.output).toContain(`No baseline for 'needs a baseline' in ${baselineOf('ci.bench.ts')}. Run \`npx vitest bench ci.bench.ts -t '^needs a baseline$' -u\` locally and commit`)
+    expect(run.output).toContain(
+      `No baseline for 'needs a baseline' in ${baselineOf('ci.bench.ts')}. Run \`npx vitest bench ci.bench.ts -t '^needs a baseline$' -u\` locally and commit`,
+    )
     expect(existsSync(baselineOf('ci.bench.ts'))).toBe(false)
   })
 

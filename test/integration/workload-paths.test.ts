@@ -19,8 +19,15 @@ describe('workload file paths', () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-dataset-'))
     try {
       await mkdir(join(dir, 'data'))
-      await writeFile(join(dir, 'data', 'chat.jsonl'), '{"prompt":"hello there","max_tokens":4}\n{"prompt":"another prompt","max_tokens":4}\n')
-      const options = { target: { baseUrl: sim.url }, workload: { kind: 'jsonl' as const, path: 'data/chat.jsonl' }, load: { concurrency: 2, requests: 4 } }
+      await writeFile(
+        join(dir, 'data', 'chat.jsonl'),
+        '{"prompt":"hello there","max_tokens":4}\n{"prompt":"another prompt","max_tokens":4}\n',
+      )
+      const options = {
+        target: { baseUrl: sim.url },
+        workload: { kind: 'jsonl' as const, path: 'data/chat.jsonl' },
+        load: { concurrency: 2, requests: 4 },
+      }
       for (const workers of [1, 2]) {
         const result = await runBenchmark({ ...options, workers }, { skipGpu: true, baseDir: dir })
         expect(result.counts).toEqual({ total: 4, completed: 4, failed: 0 })

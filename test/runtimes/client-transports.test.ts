@@ -11,7 +11,8 @@ import type { HttpTransportName } from '../../src/core/platform/runtime.ts'
 import { startRawHttpServer } from '../helpers/raw-http-server.ts'
 import type { RawAnswer, RawHttpServer } from '../helpers/raw-http-server.ts'
 
-const content = (text: string): string => `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
+const content = (text: string): string =>
+  `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
 const usage = 'data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":3}}\n\n'
 const done = 'data: [DONE]\n\n'
 const threeTokens = [content('a'), content('b'), content('c') + usage + done]
@@ -32,10 +33,17 @@ async function serve(answer: RawHttpServer['answer']): Promise<RawHttpServer> {
 }
 
 function client(transport: HttpTransportName, server: RawHttpServer): StreamingClient {
-  return new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000 }, 'm'), { connections: 1, transport })
+  return new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000 }, 'm'), {
+    connections: 1,
+    transport,
+  })
 }
 
-async function sequential(transport: HttpTransportName, server: RawHttpServer, count: number): Promise<Array<string | undefined>> {
+async function sequential(
+  transport: HttpTransportName,
+  server: RawHttpServer,
+  count: number,
+): Promise<Array<string | undefined>> {
   const c = client(transport, server)
   try {
     const kinds: Array<string | undefined> = []
@@ -62,7 +70,12 @@ test('the default transport is undici where its dispatcher works, else fetch (Bu
 
 describe.each(transports)('%s transport', (transport) => {
   test('requestText: status, headers with lower-case names (repeated ones joined) and body', async () => {
-    const server = await serve(() => ({ kind: 'plain', status: 201, headerLines: ['Server: vllm-test/1.0', 'X-Two: a', 'X-Two: b', 'Content-Type: application/json'], body: '{"ok":true}' }))
+    const server = await serve(() => ({
+      kind: 'plain',
+      status: 201,
+      headerLines: ['Server: vllm-test/1.0', 'X-Two: a', 'X-Two: b', 'Content-Type: application/json'],
+      body: '{"ok":true}',
+    }))
     const response = await requestText(`${server.url}/version`, { transport })
     expect(response.status).toBe(201)
     expect(response.headers.server).toBe('vllm-test/1.0')
@@ -71,10 +84,16 @@ describe.each(transports)('%s transport', (transport) => {
   })
 
   test.each<{ how: string; answer: RawAnswer }>([
-    { how: 'Connection: close after each response', answer: { kind: 'sse', events: threeTokens, then: 'close-header' } },
+    {
+      how: 'Connection: close after each response',
+      answer: { kind: 'sse', events: threeTokens, then: 'close-header' },
+    },
     // llama.cpp: keep-alive implied, yet the socket is destroyed after the final byte. The next
     // request may be written to the dying socket before the close is seen: ECONNRESET, UND_ERR_SOCKET.
-    { how: 'keep-alive implied, socket destroyed after the last byte (llama.cpp)', answer: { kind: 'sse', events: threeTokens, then: 'destroy' } },
+    {
+      how: 'keep-alive implied, socket destroyed after the last byte (llama.cpp)',
+      answer: { kind: 'sse', events: threeTokens, then: 'destroy' },
+    },
   ])('$how: 12 sequential requests, 0 failures', async ({ answer }) => {
     const server = await serve(() => answer)
     expect(await sequential(transport, server, 12)).toEqual(Array(12).fill(undefined))
@@ -85,13 +104,18 @@ describe.each(transports)('%s transport', (transport) => {
 
   // Node's own fetch keeps several idle sockets per origin, so the one resend may meet another
   // dropped one: fetch is Bun's transport, forced on Node only to compare, and not held to this there.
-  test.skipIf(transport === 'fetch' && detectRuntime().name === 'node')('a kept-alive connection dropped on reuse: sent once more, no failure counted', async () => {
-    const server = await serve(({ nthOnConnection }) => (nthOnConnection > 0 ? { kind: 'drop' } : { kind: 'sse', events: threeTokens }))
-    expect(await sequential(transport, server, 8)).toEqual(Array(8).fill(undefined))
-    // 8 served; the drops in between are resends (ours, or the runtime's own retry on a reused socket).
-    expect(server.requests.length).toBeGreaterThanOrEqual(8)
-    expect(server.requests.length).toBeLessThanOrEqual(24)
-  })
+  test.skipIf(transport === 'fetch' && detectRuntime().name === 'node')(
+    'a kept-alive connection dropped on reuse: sent once more, no failure counted',
+    async () => {
+      const server = await serve(({ nthOnConnection }) =>
+        nthOnConnection > 0 ? { kind: 'drop' } : { kind: 'sse', events: threeTokens },
+      )
+      expect(await sequential(transport, server, 8)).toEqual(Array(8).fill(undefined))
+      // 8 served; the drops in between are resends (ours, or the runtime's own retry on a reused socket).
+      expect(server.requests.length).toBeGreaterThanOrEqual(8)
+      expect(server.requests.length).toBeLessThanOrEqual(24)
+    },
+  )
 
   test('a server that drops every request: a network failure naming the socket error', async () => {
     const server = await serve(() => ({ kind: 'drop' }))
@@ -107,7 +131,11 @@ describe.each(transports)('%s transport', (transport) => {
   })
 
   test('events 25 ms apart get timestamps 25 ms apart: the body is read as it streams, not buffered', async () => {
-    const server = await serve(() => ({ kind: 'sse', events: [content('a'), content('b'), content('c'), content('d') + usage + done], gapMs: 25 }))
+    const server = await serve(() => ({
+      kind: 'sse',
+      events: [content('a'), content('b'), content('c'), content('d') + usage + done],
+      gapMs: 25,
+    }))
     const c = client(transport, server)
     try {
       const record = await c.send(request, { index: 0 })
@@ -123,7 +151,11 @@ describe.each(transports)('%s transport', (transport) => {
   })
 
   test('cancel mid-stream: cancelled at the abort, the server sees the connection drop', async () => {
-    const server = await serve(() => ({ kind: 'sse', events: Array.from({ length: 40 }, (_, i) => content(String(i))), gapMs: 10 }))
+    const server = await serve(() => ({
+      kind: 'sse',
+      events: Array.from({ length: 40 }, (_, i) => content(String(i))),
+      gapMs: 10,
+    }))
     const c = client(transport, server)
     try {
       const abort = new AbortController()

@@ -18,9 +18,21 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const bin = (name: string): string => join(root, 'node_modules', '.bin', name)
 
 const RUNNERS = [
-  { name: 'bun', entry: 'src/bun/index.ts', command: bin('bun'), args: (file: string) => ['test', file], update: 'LLM_BENCH_UPDATE=1 bun test' },
+  {
+    name: 'bun',
+    entry: 'src/bun/index.ts',
+    command: bin('bun'),
+    args: (file: string) => ['test', file],
+    update: 'LLM_BENCH_UPDATE=1 bun test',
+  },
   // --no-check: the adapter's behaviour is under test here; CI type-checks it with `deno check` separately.
-  { name: 'deno', entry: 'src/deno/index.ts', command: bin('deno'), args: (file: string) => ['test', '-A', '--no-check', file], update: 'LLM_BENCH_UPDATE=1 deno test -A' },
+  {
+    name: 'deno',
+    entry: 'src/deno/index.ts',
+    command: bin('deno'),
+    args: (file: string) => ['test', '-A', '--no-check', file],
+    update: 'LLM_BENCH_UPDATE=1 deno test -A',
+  },
 ] as const
 
 function benchSource(entry: string): string {
@@ -58,82 +70,104 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
 }
 
 describe.runIf(detectRuntime().name === 'node')('runner adapters', () => {
-  test.for([...RUNNERS])('$name: missing baseline fails under CI, record, pass, fail on a regression, accept with LLM_BENCH_UPDATE=1', { timeout: 400_000 }, async (runner, { skip }) => {
-    // Locally a runner that is not installed is skipped; CI installs both, so there it fails.
-    if (!existsSync(runner.command)) {
-      if (isCI()) throw new Error(`${runner.name} is not installed under node_modules/.bin: run npm install (devDependency ${runner.name})`)
-      skip(`${runner.name} not installed`)
-    }
-    const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-adapter-`))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'chat.bench.ts')
-    await writeFile(file, benchSource(runner.entry))
-    const baseline = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
+  test.for([...RUNNERS])(
+    '$name: missing baseline fails under CI, record, pass, fail on a regression, accept with LLM_BENCH_UPDATE=1',
+    { timeout: 400_000 },
+    async (runner, { skip }) => {
+      // Locally a runner that is not installed is skipped; CI installs both, so there it fails.
+      if (!existsSync(runner.command)) {
+        if (isCI())
+          throw new Error(
+            `${runner.name} is not installed under node_modules/.bin: run npm install (devDependency ${runner.name})`,
+          )
+        skip(`${runner.name} not installed`)
+      }
+      const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-adapter-`))
+      onTestFinished(() => rm(dir, { recursive: true, force: true }))
+      const file = join(dir, 'chat.bench.ts')
+      await writeFile(file, benchSource(runner.entry))
+      const baseline = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
 
-    // Under CI a bench without a baseline fails the run, and says how to record one.
-    const missing = await run(runner.command, runner.args(file), { CI: 'true' })
-    expect(missing.code, missing.output).not.toBe(0)
-    expect(missing.output).toContain("No baseline for 'chat steady'")
-    expect(missing.output).toContain(`\`${runner.update}\``)
+      // Under CI a bench without a baseline fails the run, and says how to record one.
+      const missing = await run(runner.command, runner.args(file), { CI: 'true' })
+      expect(missing.code, missing.output).not.toBe(0)
+      expect(missing.output).toContain("No baseline for 'chat steady'")
+      expect(missing.output).toContain(`\`${runner.update}\``)
 
-    const recorded = await run(runner.command, runner.args(file), {})
-    expect(recorded.code, recorded.output).toBe(0)
-    expect(recorded.output).toContain(`baseline written: ${baseline} [chat steady]`)
-    const stored = JSON.parse(await readFile(baseline, 'utf8')) as { entries: Record<string, { fingerprint: { runtimeName: string } }> }
-    expect(stored.entries['chat steady']?.fingerprint.runtimeName).toBe(runner.name)
+      const recorded = await run(runner.command, runner.args(file), {})
+      expect(recorded.code, recorded.output).toBe(0)
+      expect(recorded.output).toContain(`baseline written: ${baseline} [chat steady]`)
+      const stored = JSON.parse(await readFile(baseline, 'utf8')) as {
+        entries: Record<string, { fingerprint: { runtimeName: string } }>
+      }
+      expect(stored.entries['chat steady']?.fingerprint.runtimeName).toBe(runner.name)
 
-    const same = await run(runner.command, runner.args(file), { CI: 'true' })
-    expect(same.code, same.output).toBe(0)
-    expect(same.output).toMatch(/chat steady: 40\/40 completed, .*baseline: (pass|inconclusive)/)
+      const same = await run(runner.command, runner.args(file), { CI: 'true' })
+      expect(same.code, same.output).toBe(0)
+      expect(same.output).toMatch(/chat steady: 40\/40 completed, .*baseline: (pass|inconclusive)/)
 
-    const slower = await run(runner.command, runner.args(file), { CI: 'true', SIM_SPEED: '3' })
-    // A client starved of CPU turns failures into "inconclusive" (the verdict's rule, not the adapter's).
-    if (!/baseline: inconclusive/.test(slower.output)) {
-      expect(slower.code, slower.output).not.toBe(0)
-      expect(slower.output).toContain('Regressed against the baseline')
-      expect(slower.output).toContain(`\`${runner.update}\``)
-    }
+      const slower = await run(runner.command, runner.args(file), { CI: 'true', SIM_SPEED: '3' })
+      // A client starved of CPU turns failures into "inconclusive" (the verdict's rule, not the adapter's).
+      if (!/baseline: inconclusive/.test(slower.output)) {
+        expect(slower.code, slower.output).not.toBe(0)
+        expect(slower.output).toContain('Regressed against the baseline')
+        expect(slower.output).toContain(`\`${runner.update}\``)
+      }
 
-    const accepted = await run(runner.command, runner.args(file), { CI: 'true', SIM_SPEED: '3', LLM_BENCH_UPDATE: '1' })
-    expect(accepted.code, accepted.output).toBe(0)
-    expect(accepted.output).toContain(`baseline updated: ${baseline} [chat steady]`)
-  })
+      const accepted = await run(runner.command, runner.args(file), {
+        CI: 'true',
+        SIM_SPEED: '3',
+        LLM_BENCH_UPDATE: '1',
+      })
+      expect(accepted.code, accepted.output).toBe(0)
+      expect(accepted.output).toContain(`baseline updated: ${baseline} [chat steady]`)
+    },
+  )
 
-  test.for([...RUNNERS])('$name: bench.llm.sweep records its curve, passes against it, and fails a broken expectation', { timeout: 300_000 }, async (runner, { skip }) => {
-    if (!existsSync(runner.command)) {
-      if (isCI()) throw new Error(`${runner.name} is not installed under node_modules/.bin: run npm install (devDependency ${runner.name})`)
-      skip(`${runner.name} not installed`)
-    }
-    const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-sweep-`))
-    onTestFinished(() => rm(dir, { recursive: true, force: true }))
-    const file = join(dir, 'curve.bench.ts')
-    await writeFile(
-      file,
-      [
-        `import { bench, simulator } from ${JSON.stringify(join(root, runner.entry))}`,
-        `const floor = Number(process.env.FLOOR ?? '0.001')`,
-        `bench.llm.sweep('curve', {`,
-        `  server: simulator({ seed: 3, prefillBaseMs: 4, decodeBaseMs: 2 }),`,
-        `  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },`,
-        `  over: { concurrency: [1, 2] },`,
-        `  load: { requests: 8 },`,
-        `  expect: { throughput: [{ at: 2, min: floor }] },`,
-        `})`,
-        '',
-      ].join('\n'),
-    )
-    const recorded = await run(runner.command, runner.args(file), {})
-    expect(recorded.code, recorded.output).toBe(0)
-    expect(recorded.output).toMatch(/curve: 2 points in [\d.]+ s · baseline written/)
-    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'curve.bench.ts.json'), 'utf8')) as { entries: Record<string, { sweep?: { points?: unknown[] } }> }
-    expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
+  test.for([...RUNNERS])(
+    '$name: bench.llm.sweep records its curve, passes against it, and fails a broken expectation',
+    { timeout: 300_000 },
+    async (runner, { skip }) => {
+      if (!existsSync(runner.command)) {
+        if (isCI())
+          throw new Error(
+            `${runner.name} is not installed under node_modules/.bin: run npm install (devDependency ${runner.name})`,
+          )
+        skip(`${runner.name} not installed`)
+      }
+      const dir = await mkdtemp(join(tmpdir(), `llm-${runner.name}-sweep-`))
+      onTestFinished(() => rm(dir, { recursive: true, force: true }))
+      const file = join(dir, 'curve.bench.ts')
+      await writeFile(
+        file,
+        [
+          `import { bench, simulator } from ${JSON.stringify(join(root, runner.entry))}`,
+          `const floor = Number(process.env.FLOOR ?? '0.001')`,
+          `bench.llm.sweep('curve', {`,
+          `  server: simulator({ seed: 3, prefillBaseMs: 4, decodeBaseMs: 2 }),`,
+          `  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },`,
+          `  over: { concurrency: [1, 2] },`,
+          `  load: { requests: 8 },`,
+          `  expect: { throughput: [{ at: 2, min: floor }] },`,
+          `})`,
+          '',
+        ].join('\n'),
+      )
+      const recorded = await run(runner.command, runner.args(file), {})
+      expect(recorded.code, recorded.output).toBe(0)
+      expect(recorded.output).toMatch(/curve: 2 points in [\d.]+ s · baseline written/)
+      const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'curve.bench.ts.json'), 'utf8')) as {
+        entries: Record<string, { sweep?: { points?: unknown[] } }>
+      }
+      expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
 
-    const same = await run(runner.command, runner.args(file), { CI: 'true' })
-    expect(same.code, same.output).toBe(0)
-    expect(same.output).toMatch(/curve: 2 points in [\d.]+ s · baseline compare/)
+      const same = await run(runner.command, runner.args(file), { CI: 'true' })
+      expect(same.code, same.output).toBe(0)
+      expect(same.output).toMatch(/curve: 2 points in [\d.]+ s · baseline compare/)
 
-    const broken = await run(runner.command, runner.args(file), { CI: 'true', FLOOR: '1000000000' })
-    expect(broken.code, broken.output).not.toBe(0)
-    expect(broken.output).toMatch(/output tokens\/s at concurrency 2: [\d.]+ >= 1000000000/)
-  })
+      const broken = await run(runner.command, runner.args(file), { CI: 'true', FLOOR: '1000000000' })
+      expect(broken.code, broken.output).not.toBe(0)
+      expect(broken.output).toMatch(/output tokens\/s at concurrency 2: [\d.]+ >= 1000000000/)
+    },
+  )
 })

@@ -31,7 +31,12 @@ describe('jsonErrorPosition', () => {
   })
 
   test("the runtime's own position wins when its message names one", () => {
-    expect(jsonErrorPosition('{"a"\n:1 x', new SyntaxError("Expected ',' or '}' after property value in JSON at position 7"))).toEqual({ offset: 7, line: 2, column: 3 })
+    expect(
+      jsonErrorPosition(
+        '{"a"\n:1 x',
+        new SyntaxError("Expected ',' or '}' after property value in JSON at position 7"),
+      ),
+    ).toEqual({ offset: 7, line: 2, column: 3 })
   })
 
   test('the error this runtime throws gives a line on the broken line', () => {
@@ -47,7 +52,9 @@ describe('jsonErrorPosition', () => {
 
 describe('describeJsonError', () => {
   test('adds the position, worded as V8 words it, to a message without one', () => {
-    expect(describeJsonError('{"a":1,\n"b":}', bunStyle("Unexpected token '}'"))).toBe("JSON Parse error: Unexpected token '}' in JSON at position 12 (line 2 column 5)")
+    expect(describeJsonError('{"a":1,\n"b":}', bunStyle("Unexpected token '}'"))).toBe(
+      "JSON Parse error: Unexpected token '}' in JSON at position 12 (line 2 column 5)",
+    )
   })
 
   test("this runtime's own JSON.parse error ends up with a position", () => {

@@ -6,7 +6,13 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
 import type { BenchLlmOptions } from '../../src/bench/bench-options.ts'
-import { callerFileOf, createStandaloneBenchLlm, runStandaloneBench, standaloneProvided, updateModeFromEnv } from '../../src/bench/standalone-bench.ts'
+import {
+  callerFileOf,
+  createStandaloneBenchLlm,
+  runStandaloneBench,
+  standaloneProvided,
+  updateModeFromEnv,
+} from '../../src/bench/standalone-bench.ts'
 import type { RegisterTest } from '../../src/bench/standalone-bench.ts'
 import { disturbanceNamed } from '../helpers/busy-machine.ts'
 
@@ -30,7 +36,11 @@ describe('LLM_BENCH_UPDATE', () => {
   })
 
   test('LLM_BENCH_BASELINE_DIR moves the baseline files, as the plugin option baselineDir does', () => {
-    expect(standaloneProvided({ LLM_BENCH_BASELINE_DIR: '/tmp/b', CI: 'true' })).toEqual({ update: 'none', ci: true, baselineDir: '/tmp/b' })
+    expect(standaloneProvided({ LLM_BENCH_BASELINE_DIR: '/tmp/b', CI: 'true' })).toEqual({
+      update: 'none',
+      ci: true,
+      baselineDir: '/tmp/b',
+    })
   })
 })
 
@@ -42,9 +52,21 @@ describe('callerFileOf: the bench file from the stack of a bench.llm call', () =
       'Error\n    at registerIn (/repo/src/bench/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7',
       '/home/me/app/benches/chat.bench.ts',
     ],
-    ['Bun, named frame', 'Error\n    at <anonymous> (/repo/src/bench/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
-    ['Deno', 'Error\n    at registerIn (file:///repo/src/bench/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7', '/home/me/app/b c/chat.bench.ts'],
-    ['Node', 'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)', '/home/me/app/chat.bench.ts'],
+    [
+      'Bun, named frame',
+      'Error\n    at <anonymous> (/repo/src/bench/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)',
+      '/home/me/app/chat.bench.ts',
+    ],
+    [
+      'Deno',
+      'Error\n    at registerIn (file:///repo/src/bench/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7',
+      '/home/me/app/b c/chat.bench.ts',
+    ],
+    [
+      'Node',
+      'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)',
+      '/home/me/app/chat.bench.ts',
+    ],
   ])('%s', (_runtime, stack, file) => {
     expect(callerFileOf(stack, own)).toBe(file)
   })
@@ -97,8 +119,17 @@ describe('createStandaloneBenchLlm', () => {
   test('at its time limit the run stops and the bench fails naming timeoutMs, with what it measured', async () => {
     const { registered, register } = runner()
     const lines: string[] = []
-    const long = { ...options(1), load: { concurrency: 2, requests: 1_000_000 }, baseline: false as const, timeoutMs: 300 }
-    createStandaloneBenchLlm(register, { file: '/tmp/limit.bench.ts', env: { CI: 'true' }, log: (line) => lines.push(line) })('endless', long)
+    const long = {
+      ...options(1),
+      load: { concurrency: 2, requests: 1_000_000 },
+      baseline: false as const,
+      timeoutMs: 300,
+    }
+    createStandaloneBenchLlm(register, {
+      file: '/tmp/limit.bench.ts',
+      env: { CI: 'true' },
+      log: (line) => lines.push(line),
+    })('endless', long)
     const started = performance.now()
     const failure = await registered[0]?.fn().then(
       () => undefined,
@@ -130,7 +161,12 @@ describe('createStandaloneBenchLlm', () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-standalone-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const { registered, register } = runner()
-    createStandaloneBenchLlm(register, { file: join(dir, 'chat.bench.ts'), env: { CI: 'true' }, log: () => {}, updateCommand: 'LLM_BENCH_UPDATE=1 bun test' })('chat steady', options(1))
+    createStandaloneBenchLlm(register, {
+      file: join(dir, 'chat.bench.ts'),
+      env: { CI: 'true' },
+      log: () => {},
+      updateCommand: 'LLM_BENCH_UPDATE=1 bun test',
+    })('chat steady', options(1))
     const failure = await registered[0]?.fn().then(
       () => undefined,
       (error: unknown) => error,
@@ -143,12 +179,24 @@ describe('createStandaloneBenchLlm', () => {
   })
 
   test('resetPrefixCache asks the target to empty its cache; a server without the endpoint gets a warning, not a failure', async () => {
-    const reset = await runStandaloneBench({ name: 'reset', file: '/tmp/reset.bench.ts', options: { ...options(1), baseline: false, resetPrefixCache: true }, provided: { update: 'none', ci: true } })
+    const reset = await runStandaloneBench({
+      name: 'reset',
+      file: '/tmp/reset.bench.ts',
+      options: { ...options(1), baseline: false, resetPrefixCache: true },
+      provided: { update: 'none', ci: true },
+    })
     expect(reset.judgement.failure).toBeUndefined()
     expect(reset.result.warnings.filter((w) => w.startsWith('resetPrefixCache: '))).toEqual([
-      expect.stringMatching(/^resetPrefixCache: http:\/\/127\.0\.0\.1:\d+ offers neither POST \/reset_prefix_cache \(vLLM with VLLM_SERVER_DEV_MODE=1\) nor POST \/flush_cache \(SGLang\)/),
+      expect.stringMatching(
+        /^resetPrefixCache: http:\/\/127\.0\.0\.1:\d+ offers neither POST \/reset_prefix_cache \(vLLM with VLLM_SERVER_DEV_MODE=1\) nor POST \/flush_cache \(SGLang\)/,
+      ),
     ])
-    const plain = await runStandaloneBench({ name: 'plain', file: '/tmp/reset.bench.ts', options: { ...options(1), baseline: false }, provided: { update: 'none', ci: true } })
+    const plain = await runStandaloneBench({
+      name: 'plain',
+      file: '/tmp/reset.bench.ts',
+      options: { ...options(1), baseline: false },
+      provided: { update: 'none', ci: true },
+    })
     expect(plain.result.warnings.some((w) => w.startsWith('resetPrefixCache: '))).toBe(false)
   })
 
@@ -157,20 +205,39 @@ describe('createStandaloneBenchLlm', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'trials.bench.ts')
     const withTrials = (speed: number): BenchLlmOptions => ({ ...options(speed), trials: { record: 3, max: 3 } })
-    const recorded = await runStandaloneBench({ name: 'trials', file, options: withTrials(1), provided: { update: 'new', ci: false } })
+    const recorded = await runStandaloneBench({
+      name: 'trials',
+      file,
+      options: withTrials(1),
+      provided: { update: 'new', ci: false },
+    })
     expect(recorded.judgement.baselineState).toBe('written')
     expect(recorded.result.trials).toHaveLength(3)
     expect(recorded.result.counts.completed).toBe(120)
-    expect(recorded.judgement.notes.join('\n')).toMatch(/\[trials\] \(3 trials\)[\s\S]*between-trial spread over 3 recorded trials: tpotMs p50/)
-    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'trials.bench.ts.json'), 'utf8')) as { entries: Record<string, { trials?: unknown[] }> }
+    expect(recorded.judgement.notes.join('\n')).toMatch(
+      /\[trials\] \(3 trials\)[\s\S]*between-trial spread over 3 recorded trials: tpotMs p50/,
+    )
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'trials.bench.ts.json'), 'utf8')) as {
+      entries: Record<string, { trials?: unknown[] }>
+    }
     expect(stored.entries.trials?.trials).toHaveLength(3)
 
-    const same = await runStandaloneBench({ name: 'trials', file, options: withTrials(1), provided: { update: 'none', ci: true } })
+    const same = await runStandaloneBench({
+      name: 'trials',
+      file,
+      options: withTrials(1),
+      provided: { update: 'none', ci: true },
+    })
     expect(same.judgement.verdict?.status).not.toBe('fail')
     expect(same.result.trials?.length).toBeGreaterThanOrEqual(1)
     expect(same.judgement.verdict?.checks[0]?.trials?.baseline).toBe(3)
 
-    const slow = await runStandaloneBench({ name: 'trials', file, options: withTrials(3), provided: { update: 'none', ci: true } })
+    const slow = await runStandaloneBench({
+      name: 'trials',
+      file,
+      options: withTrials(3),
+      provided: { update: 'none', ci: true },
+    })
     const verdict = slow.judgement.verdict
     const why = [...(verdict?.notes ?? []), ...(verdict?.checks ?? []).map((check) => check.reason ?? '')].join('\n')
     // Steal below the disturbance limit can explain up to 1 + 40 x its share (3x at 5 %): then the
@@ -182,7 +249,12 @@ describe('createStandaloneBenchLlm', () => {
       expect(slow.result.trials).toHaveLength(3)
       expect(slow.judgement.verdict?.checks[0]?.trials).toEqual({ baseline: 3, current: 3 })
     }
-    const once = await runStandaloneBench({ name: 'trials', file, options: { ...options(3), trials: { max: 1 } }, provided: { update: 'none', ci: true } })
+    const once = await runStandaloneBench({
+      name: 'trials',
+      file,
+      options: { ...options(3), trials: { max: 1 } },
+      provided: { update: 'none', ci: true },
+    })
     expect(once.result.trials).toHaveLength(1)
   })
 
@@ -195,19 +267,32 @@ describe('createStandaloneBenchLlm', () => {
     createStandaloneBenchLlm(register, { file, env: {}, log: (line) => lines.push(line) })('chat steady', options(1))
     await registered[0]?.fn()
     // A baseline is recorded from 5 trials of 40 requests.
-    expect(lines[0]).toMatch(/^chat steady: 200\/200 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/)
-    expect(lines.some((line) => line.startsWith('baseline written: ') && line.includes('[chat steady] (5 trials)'))).toBe(true)
-    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'chat.bench.ts.json'), 'utf8')) as { entries: Record<string, unknown> }
+    expect(lines[0]).toMatch(
+      /^chat steady: 200\/200 completed, TTFT p99 [\d.]+ ms, \d+ output tok\/s, baseline: written$/,
+    )
+    expect(
+      lines.some((line) => line.startsWith('baseline written: ') && line.includes('[chat steady] (5 trials)')),
+    ).toBe(true)
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'chat.bench.ts.json'), 'utf8')) as {
+      entries: Record<string, unknown>
+    }
     expect(Object.keys(stored.entries)).toEqual(['chat steady'])
 
-    const { result, judgement } = await runStandaloneBench({ name: 'chat steady', file, options: options(3), provided: { update: 'none', ci: true } })
+    const { result, judgement } = await runStandaloneBench({
+      name: 'chat steady',
+      file,
+      options: options(3),
+      provided: { update: 'none', ci: true },
+    })
     const tpot = judgement.verdict?.checks.find((check) => check.metric === 'tpotMs')
     expect(tpot?.ratio).toBeGreaterThan(2)
     // A client starved of CPU, a disturbed machine or one slower than at recording makes every
     // failure inconclusive (compare.ts): only then may it not fail, and the reason must say which.
     const reasons = (judgement.verdict?.checks ?? []).map((check) => check.reason ?? '').join(' | ')
     if (judgement.verdict?.status === 'inconclusive') {
-      expect(reasons).toMatch(/could not keep up|disturbed|of the CPU \(steal\)|slower than when the baseline was recorded|within the client's measured lateness/)
+      expect(reasons).toMatch(
+        /could not keep up|disturbed|of the CPU \(steal\)|slower than when the baseline was recorded|within the client's measured lateness/,
+      )
     } else {
       expect(judgement.verdict?.status, `${reasons} ${JSON.stringify(result.client.selfCheck)}`).toBe('fail')
       expect(judgement.failure).toContain('Regressed against the baseline')
@@ -236,7 +321,12 @@ describe('a provisional baseline outside Vitest', () => {
     if (entry === undefined) throw new Error('no entry written')
     entry.provisional = ['the hypervisor took 9.0 % of the CPU (steal)']
     await writeFile(path, JSON.stringify(stored))
-    const { result, judgement } = await runStandaloneBench({ name: 'chat', file, options, provided: { update: 'new', ci: false } })
+    const { result, judgement } = await runStandaloneBench({
+      name: 'chat',
+      file,
+      options,
+      provided: { update: 'new', ci: false },
+    })
     // Two trials, as a recording takes (a compared run would take one first).
     expect(result.trials).toHaveLength(2)
     if ((result.client.selfCheck?.disturbed.length ?? 0) === 0) {
@@ -278,11 +368,15 @@ describe('bench.llm.sweep outside Vitest', () => {
 
     await registered[0]?.fn()
     expect(lines[0]).toMatch(/^curve: 2 points in \d+\.\d s · baseline written$/)
-    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'sweep.bench.ts.json'), 'utf8')) as { entries: Record<string, { sweep?: { points?: unknown[] } }> }
+    const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'sweep.bench.ts.json'), 'utf8')) as {
+      entries: Record<string, { sweep?: { points?: unknown[] } }>
+    }
     expect(stored.entries.curve?.sweep?.points).toHaveLength(2)
     await registered[0]?.fn()
     // Compared; or, when the first sweep was measured disturbed (a provisional entry), replaced by this quiet one.
-    expect(lines.find((line) => line.startsWith('curve: 2 points') && /baseline (compare|updated)$/.test(line))).toBeDefined()
+    expect(
+      lines.find((line) => line.startsWith('curve: 2 points') && /baseline (compare|updated)$/.test(line)),
+    ).toBeDefined()
 
     const failure = await registered[2]?.fn().then(
       () => undefined,
@@ -298,7 +392,11 @@ describe('bench.llm.compare outside Vitest', () => {
   test('variants side by side: twice as slow fails the registered test, naming the variant, gate and pairs', async () => {
     const registered: Array<{ mode: string; name: string; fn: () => Promise<void> }> = []
     const lines: string[] = []
-    const llm = createStandaloneBenchLlm((mode, name, fn) => registered.push({ mode, name, fn }), { file: join(tmpdir(), 'compare.bench.ts'), env: {}, log: (line) => lines.push(line) })
+    const llm = createStandaloneBenchLlm((mode, name, fn) => registered.push({ mode, name, fn }), {
+      file: join(tmpdir(), 'compare.bench.ts'),
+      env: {},
+      log: (line) => lines.push(line),
+    })
     const sim = { seed: 3, prefillBaseMs: 20, decodeBaseMs: 4 }
     const options = {
       variants: { default: simulator(sim), slow: simulator({ ...sim, speedFactor: 2 }) },
@@ -321,6 +419,8 @@ describe('bench.llm.compare outside Vitest', () => {
       (error: unknown) => error as Error,
     )
     expect(failure?.name).toBe('LlmBenchAssertionError')
-    expect(failure?.message).toMatch(/^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/)
+    expect(failure?.message).toMatch(
+      /^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/,
+    )
   }, 60_000)
 })

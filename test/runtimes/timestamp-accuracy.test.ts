@@ -19,7 +19,13 @@ const quantile = (values: number[], q: number): number => {
 
 let sim: RunningSimulator
 beforeAll(async () => {
-  sim = await startSimulator({ recordSchedule: true, seed: 7, prefillBaseMs: 15, decodeBaseMs: 4, decodeMsPerSequence: 0.5 })
+  sim = await startSimulator({
+    recordSchedule: true,
+    seed: 7,
+    prefillBaseMs: 15,
+    decodeBaseMs: 4,
+    decodeMsPerSequence: 0.5,
+  })
 })
 afterAll(async () => {
   await sim.close()

@@ -12,11 +12,32 @@ const random = seededRandom(7)
 
 /** One trial: TTFT and TPOT around their medians (ms), output throughput in tok/s. */
 function trial(ttft: number, tpot: number, tokensPerSec: number, config = DEFAULT_CONFIG) {
-  return makeResult({ ttftMs: lognormalSamples(random, 400, ttft, 0.2), tpotMs: lognormalSamples(random, 400, tpot, 0.2), throughput: { outputTokensPerSec: tokensPerSec }, config })
+  return makeResult({
+    ttftMs: lognormalSamples(random, 400, ttft, 0.2),
+    tpotMs: lognormalSamples(random, 400, tpot, 0.2),
+    throughput: { outputTokensPerSec: tokensPerSec },
+    config,
+  })
 }
 
-function arm(armName: 'base' | 'head', pair: number, result: ArmFile['result'], name = 'chat', slo?: ArmFile['slo']): ArmFile {
-  return { kind: 'vitest-llm-bench-arm', version: 1, arm: armName, pair, file: 'chat.bench.ts', name, policy: undefined, slo, result }
+function arm(
+  armName: 'base' | 'head',
+  pair: number,
+  result: ArmFile['result'],
+  name = 'chat',
+  slo?: ArmFile['slo'],
+): ArmFile {
+  return {
+    kind: 'vitest-llm-bench-arm',
+    version: 1,
+    arm: armName,
+    pair,
+    file: 'chat.bench.ts',
+    name,
+    policy: undefined,
+    slo,
+    result,
+  }
 }
 
 /** Pairs in which the machine speed drifts from pair to pair (both arms of a pair alike), head `factor` times slower. */
@@ -24,7 +45,10 @@ function pairs(count: number, factor: number, name = 'chat'): ArmFile[] {
   const files: ArmFile[] = []
   for (let pair = 1; pair <= count; pair++) {
     const drift = 1 + 0.08 * (pair - 1)
-    files.push(arm('base', pair, trial(100 * drift, 10 * drift, 1000 / drift), name), arm('head', pair, trial(100 * drift * factor, 10 * drift * factor, 1000 / drift / factor), name))
+    files.push(
+      arm('base', pair, trial(100 * drift, 10 * drift, 1000 / drift), name),
+      arm('head', pair, trial(100 * drift * factor, 10 * drift * factor, 1000 / drift / factor), name),
+    )
   }
   return files
 }
@@ -56,7 +80,12 @@ describe('judgeAb', () => {
       arm('head', 1, failing, 'broken'),
     ]
     const verdicts = judgeAb(files, 0.95)
-    expect(Object.fromEntries(verdicts.map((v) => [v.name, v.status]))).toEqual({ 'new one': 'new', 'gone one': 'gone', reshaped: 'changed', broken: 'fault' })
+    expect(Object.fromEntries(verdicts.map((v) => [v.name, v.status]))).toEqual({
+      'new one': 'new',
+      'gone one': 'gone',
+      reshaped: 'changed',
+      broken: 'fault',
+    })
     expect(verdicts.find((v) => v.name === 'reshaped')?.changes).toEqual(['load.concurrency 16 -> 32'])
     expect(verdicts.find((v) => v.name === 'broken')?.fault).toMatch(/^head \(pair 1\): 8 of 10 requests failed/)
     expect(abFailed(verdicts)).toBe(true)
@@ -89,20 +118,39 @@ describe('comment.md', () => {
     const text = formatAbComment(judgeAb(files, 0.95), summary)
     expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toMatch(/^### ❌ vitest-llm-bench ab: /)
-    expect(text).toMatch(/- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 2\.\d{3}x \[[\d.]+, [\d.]+\] fail/)
+    expect(text).toMatch(
+      /- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 2\.\d{3}x \[[\d.]+, [\d.]+\] fail/,
+    )
     expect(text).toContain('- ✅ 4 benches passed every gate')
   })
 
   test("what head changed in the server is named on the bench's line and above the gates", () => {
     const launched = (result: ArmFile['result'], extra: string[]): ArmFile['result'] => {
-      const server = { ...result.environment.server, name: 'llama.cpp', launch: { command: 'llama-server', args: ['--port', '41234', '-t', '2', ...extra] } }
+      const server = {
+        ...result.environment.server,
+        name: 'llama.cpp',
+        launch: { command: 'llama-server', args: ['--port', '41234', '-t', '2', ...extra] },
+      }
       return { ...result, environment: { ...result.environment, server } }
     }
-    const files = pairs(3, 2, 'slow').map((file) => ({ ...file, result: launched(file.result, file.arm === 'head' ? ['-ub', '1'] : []) }))
+    const files = pairs(3, 2, 'slow').map((file) => ({
+      ...file,
+      result: launched(file.result, file.arm === 'head' ? ['-ub', '1'] : []),
+    }))
     const [verdict] = judgeAb(files, 0.95)
     expect(verdict?.paired?.changed).toEqual(['llama.cpp args: added -ub 1'])
-    expect(formatAbComment([verdict!], summary)).toMatch(/- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · head changed llama\.cpp args: added -ub 1; ttftMs p50 [12]\.\d{3}x/)
-    const table = formatCompareTable({ control: 'base', order: summary.order, trials: [], variants: [verdict!.paired!], stopped: 'decided', confidencePerLook: 0.95, durationMs: 1000 })
+    expect(formatAbComment([verdict!], summary)).toMatch(
+      /- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · head changed llama\.cpp args: added -ub 1; ttftMs p50 [12]\.\d{3}x/,
+    )
+    const table = formatCompareTable({
+      control: 'base',
+      order: summary.order,
+      trials: [],
+      variants: [verdict!.paired!],
+      stopped: 'decided',
+      confidencePerLook: 0.95,
+      durationMs: 1000,
+    })
     expect(table.split('\n')[1]).toBe('head against base: llama.cpp args: added -ub 1')
   })
 
@@ -117,8 +165,19 @@ describe('comment.md', () => {
 describe('ab command line', () => {
   test('bench files as operands, -t for the name, the pair limits', () => {
     const operands: string[] = []
-    const flags = parseCliFlags('ab', abCommand, ['--base', 'origin/main', 'chat.bench.ts', '-t', 'chat', '--max-pairs', '4', 'b.bench.ts'], operands)
-    expect(flags).toMatchObject({ base: 'origin/main', name: 'chat', 'min-pairs': 3, 'max-pairs': 4, out: 'llm-bench-ab' })
+    const flags = parseCliFlags(
+      'ab',
+      abCommand,
+      ['--base', 'origin/main', 'chat.bench.ts', '-t', 'chat', '--max-pairs', '4', 'b.bench.ts'],
+      operands,
+    )
+    expect(flags).toMatchObject({
+      base: 'origin/main',
+      name: 'chat',
+      'min-pairs': 3,
+      'max-pairs': 4,
+      out: 'llm-bench-ab',
+    })
     expect(operands).toEqual(['chat.bench.ts', 'b.bench.ts'])
     expect(() => parseCliFlags('ab', abCommand, ['-x'])).toThrow("Unexpected argument '-x'.")
   })

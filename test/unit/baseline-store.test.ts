@@ -17,8 +17,20 @@ import {
   resolveUpdateMode,
   roundFigure,
 } from '../../src/core/baseline/index.ts'
-import { BaselineFileError, BaselineMismatchError, BaselineMissingError, LlmBenchError } from '../../src/core/contract/errors.ts'
-import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'
+import {
+  BaselineFileError,
+  BaselineMismatchError,
+  BaselineMissingError,
+  LlmBenchError,
+} from '../../src/core/contract/errors.ts'
+import {
+  DEFAULT_CONFIG,
+  environment,
+  lognormalSamples,
+  makeResult,
+  seededRandom,
+  summaryOf,
+} from '../helpers/baseline-fixtures.ts'
 import { MemoryEnvironment } from '../helpers/memory-baseline-environment.ts'
 
 async function temporaryDirectory(): Promise<string> {
@@ -31,14 +43,20 @@ const PATH = '/repo/benches/__llm_baselines__/chat.bench.ts.json'
 
 function entryFor(seed: number, overrides: Parameters<typeof makeResult>[0] = {}): BaselineEntry {
   const random = seededRandom(seed)
-  const result = makeResult({ ttftMs: lognormalSamples(random, 200, 80, 0.3), tpotMs: lognormalSamples(random, 200, 12, 0.1), ...overrides })
+  const result = makeResult({
+    ttftMs: lognormalSamples(random, 200, 80, 0.3),
+    tpotMs: lognormalSamples(random, 200, 12, 0.1),
+    ...overrides,
+  })
   return baselineEntryFrom(result, { recordedAt: '2025-06-01T12:00:00.000Z' })
 }
 
 describe('baselinePathFor', () => {
   test('puts <file name>.json in __llm_baselines__ beside the bench file', () => {
     expect(baselinePathFor('/repo/benches/chat.bench.ts')).toBe('/repo/benches/__llm_baselines__/chat.bench.ts.json')
-    expect(baselinePathFor('/repo/benches/chat.bench.ts', 'perf-baselines')).toBe('/repo/benches/perf-baselines/chat.bench.ts.json')
+    expect(baselinePathFor('/repo/benches/chat.bench.ts', 'perf-baselines')).toBe(
+      '/repo/benches/perf-baselines/chat.bench.ts.json',
+    )
     expect(baselinePathFor('/repo/benches/chat.bench.ts', '/abs/b')).toBe('/abs/b/chat.bench.ts.json')
   })
 })
@@ -55,9 +73,27 @@ describe('file format', () => {
   })
 
   test('a small file has sorted keys, 2-space indentation, rounded figures and a trailing newline', () => {
-    const result = makeResult({ ttftMs: [], throughput: { outputTokensPerSec: 1066.66666, requestsPerSec: 8.3333333, totalTokensPerSec: 0.00000015 } })
-    result.metrics.ttftMs = { count: 123456, min: 1, max: 900, mean: 81.23456, stddev: 20.5, p50: 80.00049, p90: 120.1, p95: 130.77777, p99: 150.55555, p999: -0 }
-    result.config = { target: { baseUrl: 'http://127.0.0.1:1', api: 'chat' }, workload: { kind: 'prompts', prompts: ['hi'] }, load: { rate: Infinity, requests: 10 } }
+    const result = makeResult({
+      ttftMs: [],
+      throughput: { outputTokensPerSec: 1066.66666, requestsPerSec: 8.3333333, totalTokensPerSec: 0.00000015 },
+    })
+    result.metrics.ttftMs = {
+      count: 123456,
+      min: 1,
+      max: 900,
+      mean: 81.23456,
+      stddev: 20.5,
+      p50: 80.00049,
+      p90: 120.1,
+      p95: 130.77777,
+      p99: 150.55555,
+      p999: -0,
+    }
+    result.config = {
+      target: { baseUrl: 'http://127.0.0.1:1', api: 'chat' },
+      workload: { kind: 'prompts', prompts: ['hi'] },
+      load: { rate: Infinity, requests: 10 },
+    }
     result.environment = environment({ gpus: 1 })
     const entry = baselineEntryFrom(result, { recordedAt: '2025-06-01T12:00:00.000Z' })
     const text = formatBaselineFile({ schemaVersion: 1, entries: { 'chat p99 under load': entry } })
@@ -220,9 +256,17 @@ describe('file format', () => {
       target: { model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', baseUrl: 'http://10.0.0.1:8000' },
     }
     expect(entryFor(1, { config: reordered }).configHash).toBe(a)
-    expect(entryFor(1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }).configHash).not.toBe(a)
-    const local = hashConfig(baselineEntryFrom(makeResult({ config: { workload: { kind: 'jsonl', path: '/home/me/repo/data/chat.jsonl' } } })).config)
-    const ci = hashConfig(baselineEntryFrom(makeResult({ config: { workload: { kind: 'jsonl', path: '/__w/repo/data/chat.jsonl' } } })).config)
+    expect(
+      entryFor(1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }).configHash,
+    ).not.toBe(a)
+    const local = hashConfig(
+      baselineEntryFrom(makeResult({ config: { workload: { kind: 'jsonl', path: '/home/me/repo/data/chat.jsonl' } } }))
+        .config,
+    )
+    const ci = hashConfig(
+      baselineEntryFrom(makeResult({ config: { workload: { kind: 'jsonl', path: '/__w/repo/data/chat.jsonl' } } }))
+        .config,
+    )
     expect(local).toBe(ci)
   })
 })
@@ -290,9 +334,16 @@ describe('BaselineStore', () => {
 
   test('a hand-broken member is named; a newer schema asks for an upgrade', () => {
     // The first p99 in the file (keys are sorted) is e2eMs's.
-    const text = formatBaselineFile({ schemaVersion: 1, entries: { chat: entryFor(1) } }).replace(/"p99": [\d.]+/, '"p99": "fast"')
-    expect(() => parseBaselineFile(text, 'b.json')).toThrow('b.json: entries["chat"].metrics.e2eMs.p99 must be a number, found the string "fast"')
-    expect(() => parseBaselineFile('{"schemaVersion": 2, "entries": {}}', 'b.json')).toThrow('schemaVersion is 2, newer than this version of vitest-llm-bench reads (1); upgrade')
+    const text = formatBaselineFile({ schemaVersion: 1, entries: { chat: entryFor(1) } }).replace(
+      /"p99": [\d.]+/,
+      '"p99": "fast"',
+    )
+    expect(() => parseBaselineFile(text, 'b.json')).toThrow(
+      'b.json: entries["chat"].metrics.e2eMs.p99 must be a number, found the string "fast"',
+    )
+    expect(() => parseBaselineFile('{"schemaVersion": 2, "entries": {}}', 'b.json')).toThrow(
+      'schemaVersion is 2, newer than this version of vitest-llm-bench reads (1); upgrade',
+    )
     expect(() => parseBaselineFile('[]', 'b.json')).toThrow('b.json: the file must be an object, found an array')
   })
 
@@ -307,7 +358,9 @@ describe('BaselineStore', () => {
       expect(decision.action).toBe('fail')
       if (decision.action === 'fail') {
         expect(decision.error).toBeInstanceOf(BaselineMissingError)
-        expect(decision.error.message).toBe(`No baseline for 'chat' in ${PATH}. Run \`vitest bench -u\` locally and commit ${PATH}.`)
+        expect(decision.error.message).toBe(
+          `No baseline for 'chat' in ${PATH}. Run \`vitest bench -u\` locally and commit ${PATH}.`,
+        )
       }
     }
     expect(resolveUpdateMode({ update: false, ci: true })).toBe('none')
@@ -315,7 +368,11 @@ describe('BaselineStore', () => {
     expect(resolveUpdateMode({ update: true, ci: true })).toBe('all')
 
     const env = new MemoryEnvironment()
-    const ci = await BaselineStore.open(PATH, { updateMode: resolveUpdateMode({ update: false, ci: true }), ci: true, environment: env })
+    const ci = await BaselineStore.open(PATH, {
+      updateMode: resolveUpdateMode({ update: false, ci: true }),
+      ci: true,
+      environment: env,
+    })
     const match = ci.match('chat', entryFor(1))
     expect(match.state).toBe('missing')
     expect((await ci.save()).fileWritten).toBe(false)
@@ -344,7 +401,13 @@ describe('BaselineStore', () => {
     const own = await BaselineStore.open(PATH, { updateMode: 'all', ci: false, environment: env })
     own.match('a', fresh)
     expect(await own.save()).toMatchObject({ updated: ['a'], obsolete: ['b', 'c', 'skipped'], removed: [] })
-    expect(await update.save({ removeObsolete: true })).toMatchObject({ updated: ['a'], added: [], obsolete: ['b', 'c'], removed: ['b', 'c'], fileWritten: true })
+    expect(await update.save({ removeObsolete: true })).toMatchObject({
+      updated: ['a'],
+      added: [],
+      obsolete: ['b', 'c'],
+      removed: ['b', 'c'],
+      fileWritten: true,
+    })
     const after = await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })
     expect(after.names()).toEqual(['a', 'skipped'])
     expect(after.get('a')).toEqual({ state: 'found', entry: fresh })
@@ -359,7 +422,15 @@ describe('BaselineStore', () => {
     env.exclusive = async (path, critical) => (locked++, exclusive(path, critical))
     const store = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
     expect(store.match('chat', entryFor(1)).state).toBe('compare')
-    expect(await store.save()).toEqual({ path: PATH, added: [], updated: [], removed: [], obsolete: ['old'], fileWritten: false, fileRemoved: false })
+    expect(await store.save()).toEqual({
+      path: PATH,
+      added: [],
+      updated: [],
+      removed: [],
+      obsolete: ['old'],
+      fileWritten: false,
+      fileRemoved: false,
+    })
     expect(env.files.get(PATH)).toBe(text)
     expect([env.writes, locked]).toEqual([0, 0])
   })
@@ -372,7 +443,10 @@ describe('BaselineStore', () => {
     two.match('second', entryFor(2))
     await one.save()
     await two.save()
-    expect((await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })).names()).toEqual(['first', 'second'])
+    expect((await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })).names()).toEqual([
+      'first',
+      'second',
+    ])
   })
 
   test('a machine change is a mismatch naming what changed and how to refresh; a server upgrade alone is compared', async () => {
@@ -402,11 +476,16 @@ describe('BaselineStore', () => {
     store.match('chat', entryFor(1))
     await store.save()
     const reopened = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
-    const match = reopened.match('chat', entryFor(1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }))
+    const match = reopened.match(
+      'chat',
+      entryFor(1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }),
+    )
     expect(match.state).toBe('mismatch')
     if (match.state !== 'mismatch') return
     expect(match.error.configChanges).toEqual(['load.concurrency 16 -> 32'])
-    expect(match.error.message).toContain('measured a different workload or load: load.concurrency 16 -> 32. Refresh it with `vitest bench -u`')
+    expect(match.error.message).toContain(
+      'measured a different workload or load: load.concurrency 16 -> 32. Refresh it with `vitest bench -u`',
+    )
   })
 })
 
@@ -414,11 +493,20 @@ describe('fingerprints', () => {
   test('GPU count, driver, runtime major and unknown fields count as changes; a runtime patch does not', () => {
     const base = fingerprintOf(environment())
     expect(diffMachine(base, fingerprintOf(environment({ nodeVersion: '24.9.1' })))).toEqual([])
-    expect(diffMachine(base, fingerprintOf(environment({ nodeVersion: '22.12.0' })))).toEqual(['runtime node 24.1.0 -> node 22.12.0'])
-    expect(diffMachine(base, fingerprintOf(environment({ gpus: 2 })))).toEqual(['GPU 1 x NVIDIA A100-SXM4-80GB -> 2 x NVIDIA A100-SXM4-80GB'])
-    expect(diffMachine(base, fingerprintOf(environment({ driver: '560.28.03' })))).toEqual(['NVIDIA driver 550.54.15 -> 560.28.03'])
+    expect(diffMachine(base, fingerprintOf(environment({ nodeVersion: '22.12.0' })))).toEqual([
+      'runtime node 24.1.0 -> node 22.12.0',
+    ])
+    expect(diffMachine(base, fingerprintOf(environment({ gpus: 2 })))).toEqual([
+      'GPU 1 x NVIDIA A100-SXM4-80GB -> 2 x NVIDIA A100-SXM4-80GB',
+    ])
+    expect(diffMachine(base, fingerprintOf(environment({ driver: '560.28.03' })))).toEqual([
+      'NVIDIA driver 550.54.15 -> 560.28.03',
+    ])
     const noGpu = fingerprintOf({ ...environment(), gpus: [] })
-    expect(diffMachine(base, noGpu)).toEqual(['GPU NVIDIA A100-SXM4-80GB -> none', 'NVIDIA driver 550.54.15 -> unknown'])
+    expect(diffMachine(base, noGpu)).toEqual([
+      'GPU NVIDIA A100-SXM4-80GB -> none',
+      'NVIDIA driver 550.54.15 -> unknown',
+    ])
     expect(fingerprintOf(environment())).toEqual({
       gpuModel: 'NVIDIA A100-SXM4-80GB',
       gpuCount: 1,

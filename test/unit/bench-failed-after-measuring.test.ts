@@ -39,6 +39,8 @@ test('a baseline file broken while the load ran: the error names the file and ca
   expect(failure.cause).toBeInstanceOf(BaselineFileError)
   expect(failure.name).toBe('BaselineFileError')
   expect(failure.message).toContain(baseline)
-  expect(failure.message).toMatch(/\nThe load itself ran and is in the reports: breaks mid-run: 20\/20 completed, TTFT p99 \d+(\.\d+)? ms, \d+ output tok\/s\.$/)
+  expect(failure.message).toMatch(
+    /\nThe load itself ran and is in the reports: breaks mid-run: 20\/20 completed, TTFT p99 \d+(\.\d+)? ms, \d+ output tok\/s\.$/,
+  )
   expect(failure.result.counts).toEqual({ total: 20, completed: 20, failed: 0 })
 })

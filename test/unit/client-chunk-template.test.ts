@@ -1,11 +1,22 @@
 import { describe, expect, test } from 'vitest'
-import { ContentChunkTemplate, jsonStringEnd, MATCH_WITH_ANSWER, MATCH_WITH_REASONING, MATCH_WITHOUT_OUTPUT, NO_MATCH } from '../../src/core/client/content-chunk-template.ts'
+import {
+  ContentChunkTemplate,
+  jsonStringEnd,
+  MATCH_WITH_ANSWER,
+  MATCH_WITH_REASONING,
+  MATCH_WITHOUT_OUTPUT,
+  NO_MATCH,
+} from '../../src/core/client/content-chunk-template.ts'
 import { choiceCarriesOutput } from '../../src/core/client/sse-event.ts'
 import type { ChunkLike } from '../../src/core/client/sse-event.ts'
 import { seededRandom } from '../helpers/metrics-fixtures.ts'
 
 const base = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'm' }
-const chat = (content: unknown, extra: Record<string, unknown> = {}): string => JSON.stringify({ ...base, choices: [{ index: 0, delta: { content, ...extra }, logprobs: null, finish_reason: null }] })
+const chat = (content: unknown, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    ...base,
+    choices: [{ index: 0, delta: { content, ...extra }, logprobs: null, finish_reason: null }],
+  })
 
 function learned(data: string): ContentChunkTemplate {
   const template = new ContentChunkTemplate()
@@ -40,8 +51,23 @@ describe('ContentChunkTemplate', () => {
 
   test('anything else is left to JSON.parse', () => {
     const template = learned(chat(' Hello'))
-    expect(template.match(JSON.stringify({ ...base, id: 'chatcmpl-other', choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: null }] }))).toBe(NO_MATCH)
-    expect(template.match(JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: 'stop' }] }))).toBe(NO_MATCH)
+    expect(
+      template.match(
+        JSON.stringify({
+          ...base,
+          id: 'chatcmpl-other',
+          choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: null }],
+        }),
+      ),
+    ).toBe(NO_MATCH)
+    expect(
+      template.match(
+        JSON.stringify({
+          ...base,
+          choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: 'stop' }],
+        }),
+      ),
+    ).toBe(NO_MATCH)
     expect(template.match(JSON.stringify({ ...base, choices: [], usage: { completion_tokens: 3 } }))).toBe(NO_MATCH)
     // Text that closes the string early and adds a key is another JSON shape.
     const prefix = chat('X').split('X')[0] as string
@@ -56,10 +82,18 @@ describe('ContentChunkTemplate', () => {
 
   test('completions `text` and reasoning fields are slots too', () => {
     const completion = (text: string) =>
-      JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text, logprobs: null, finish_reason: null }], usage: null })
+      JSON.stringify({
+        id: 'cmpl-1',
+        object: 'text_completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, text, logprobs: null, finish_reason: null }],
+        usage: null,
+      })
     expect(learned(completion('a')).match(completion('bc'))).toBe(MATCH_WITH_ANSWER)
     expect(learned(completion('a')).match(completion(''))).toBe(MATCH_WITHOUT_OUTPUT)
-    const reasoning = (r: string) => JSON.stringify({ ...base, choices: [{ index: 0, delta: { reasoning_content: r, content: null } }] })
+    const reasoning = (r: string) =>
+      JSON.stringify({ ...base, choices: [{ index: 0, delta: { reasoning_content: r, content: null } }] })
     expect(learned(reasoning('think')).match(reasoning('more'))).toBe(MATCH_WITH_REASONING)
     expect(learned(reasoning('think')).match(reasoning(''))).toBe(MATCH_WITHOUT_OUTPUT)
     const vllmReasoning = (r: string) => JSON.stringify({ ...base, choices: [{ index: 0, delta: { reasoning: r } }] })
@@ -75,7 +109,8 @@ describe('ContentChunkTemplate', () => {
 
   test('a shape whose answer sits outside the slot is not learned (a match could not tell its text)', () => {
     // The first non-empty field would be `text`, but `delta.content` also carries answer text.
-    const twoAnswers = (text: string) => JSON.stringify({ ...base, choices: [{ index: 0, text, delta: { content: 'c' } }] })
+    const twoAnswers = (text: string) =>
+      JSON.stringify({ ...base, choices: [{ index: 0, text, delta: { content: 'c' } }] })
     const template = learned(twoAnswers('a'))
     expect(template.learnedChunk).toBeUndefined()
     expect(template.match(twoAnswers('b'))).toBe(NO_MATCH)
@@ -83,7 +118,14 @@ describe('ContentChunkTemplate', () => {
 
   test('answerText is the slot decoded: the raw body without escapes, JSON.parse of it with them', () => {
     const template = learned(chat('seed'))
-    for (const text of ['plain', '', 'é and 🙂 raw', 'quote " backslash \\ newline \n tab \t', '\u00e9 escaped', 'emoji \ud83d\ude42']) {
+    for (const text of [
+      'plain',
+      '',
+      'é and 🙂 raw',
+      'quote " backslash \\ newline \n tab \t',
+      '\u00e9 escaped',
+      'emoji \ud83d\ude42',
+    ]) {
       const data = chat(text)
       expect(template.match(data)).not.toBe(NO_MATCH)
       expect(template.answerText(data), text).toBe(text)
@@ -95,7 +137,8 @@ describe('ContentChunkTemplate', () => {
   })
 
   test('a first "content" key outside the first choice is not taken for the slot', () => {
-    const decoy = (content: string) => JSON.stringify({ meta: { content: 'decoy' }, choices: [{ index: 0, delta: { content } }] })
+    const decoy = (content: string) =>
+      JSON.stringify({ meta: { content: 'decoy' }, choices: [{ index: 0, delta: { content } }] })
     const template = learned(decoy('a'))
     expect(template.learnedChunk).toBeUndefined()
     expect(template.match(decoy('b'))).toBe(NO_MATCH)
@@ -103,7 +146,8 @@ describe('ContentChunkTemplate', () => {
 
   test('stops learning after shapes that never match, and learns again after a match', () => {
     const template = new ContentChunkTemplate()
-    const varying = (i: number) => JSON.stringify({ ...base, created: i, choices: [{ index: 0, delta: { content: 'x' } }] })
+    const varying = (i: number) =>
+      JSON.stringify({ ...base, created: i, choices: [{ index: 0, delta: { content: 'x' } }] })
     for (let i = 0; i < 3; i++) {
       template.learn(varying(i), JSON.parse(varying(i)) as ChunkLike)
       expect(template.match(varying(i + 100))).toBe(NO_MATCH)

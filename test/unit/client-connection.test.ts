@@ -4,7 +4,8 @@ import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedResponse, ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 
-const content = (text: string): string => `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
+const content = (text: string): string =>
+  `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
 const usage = 'data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":3}}\n\n'
 const done = 'data: [DONE]\n\n'
 const threeTokens: ScriptedResponse['writes'] = [
@@ -28,9 +29,15 @@ function client(connections: number): StreamingClient {
 
 describe('servers that close the connection after each response', () => {
   test.each([
-    { how: 'Connection: close header', response: { headers: { 'content-type': 'text/event-stream', connection: 'close' }, writes: threeTokens } },
+    {
+      how: 'Connection: close header',
+      response: { headers: { 'content-type': 'text/event-stream', connection: 'close' }, writes: threeTokens },
+    },
     // llama.cpp-like: keep-alive is implied, yet the socket is destroyed after the final byte.
-    { how: 'socket destroyed after the last byte', response: { writes: threeTokens, ending: 'end-then-destroy' as const } },
+    {
+      how: 'socket destroyed after the last byte',
+      response: { writes: threeTokens, ending: 'end-then-destroy' as const },
+    },
   ])('$how: 10 sequential requests, 0 failures, one connection each', async ({ response }) => {
     server.respond = () => response
     const connectionsBefore = server.connections
@@ -56,7 +63,10 @@ describe('servers that close the connection after each response', () => {
 describe('a kept-alive connection the server already dropped', () => {
   test('the request is sent once more on a new connection: no error counted', async () => {
     // Every second request on a connection finds it dropped (as after a server's keep-alive timeout).
-    server.respond = (r) => (server.requests.filter((x) => x.connection === r.connection).length > 1 ? { writes: [], dropConnection: true } : { writes: threeTokens })
+    server.respond = (r) =>
+      server.requests.filter((x) => x.connection === r.connection).length > 1
+        ? { writes: [], dropConnection: true }
+        : { writes: threeTokens }
     const requestsBefore = server.requests.length
     const c = client(1)
     try {
@@ -109,10 +119,15 @@ describe('responses that are not a token stream', () => {
       id: 'chatcmpl-9',
       object: 'chat.completion',
       model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'The whole answer at once.' }, finish_reason: 'stop' }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'The whole answer at once.' }, finish_reason: 'stop' },
+      ],
       usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
     }
-    server.respond = () => ({ headers: { 'content-type': 'application/json' }, writes: [{ afterMs: 60, data: JSON.stringify(completion) }] })
+    server.respond = () => ({
+      headers: { 'content-type': 'application/json' },
+      writes: [{ afterMs: 60, data: JSON.stringify(completion) }],
+    })
     const c = client(1)
     try {
       const record = await c.send(request, { index: 0 })
@@ -131,7 +146,10 @@ describe('responses that are not a token stream', () => {
   })
 
   test('a body that is neither SSE nor JSON is malformed and says what it was', async () => {
-    server.respond = () => ({ headers: { 'content-type': 'text/html' }, writes: [{ afterMs: 0, data: '<html>login page</html>' }] })
+    server.respond = () => ({
+      headers: { 'content-type': 'text/html' },
+      writes: [{ afterMs: 0, data: '<html>login page</html>' }],
+    })
     const c = client(1)
     try {
       const record = await c.send(request, { index: 0 })
@@ -144,7 +162,12 @@ describe('responses that are not a token stream', () => {
 
   test('separate chunked segments coalesced into one TCP send still count as one burst', async () => {
     // Five events, each its own chunked-encoding segment (undici hands them over one by one) but one read.
-    server.respond = () => ({ corked: true, writes: ['a', 'b', 'c', 'd', 'e'].map((t) => ({ afterMs: 0, data: content(t) })).concat([{ afterMs: 0, data: usage + done }]) })
+    server.respond = () => ({
+      corked: true,
+      writes: ['a', 'b', 'c', 'd', 'e']
+        .map((t) => ({ afterMs: 0, data: content(t) }))
+        .concat([{ afterMs: 0, data: usage + done }]),
+    })
     const c = client(1)
     try {
       const record = await c.send(request, { index: 0 })

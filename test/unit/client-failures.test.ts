@@ -5,9 +5,15 @@ import type { ResolvedTarget } from '../../src/core/client/index.ts'
 import { closedPort, startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedResponse, ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 
-const content = (text: string): string => `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
+const content = (text: string): string =>
+  `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
 const okStream: ScriptedResponse = {
-  writes: [{ afterMs: 5, data: `${content('a')}data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n` }],
+  writes: [
+    {
+      afterMs: 5,
+      data: `${content('a')}data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\ndata: [DONE]\n\n`,
+    },
+  ],
 }
 const request = { messages: [{ role: 'user', content: 'hi' }], maxTokens: 4 }
 
@@ -19,8 +25,14 @@ afterAll(async () => {
   await server.close()
 })
 
-async function withClient<T>(target: Partial<ResolvedTarget>, run: (client: StreamingClient) => Promise<T>): Promise<T> {
-  const client = new StreamingClient({ ...resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000 }, 'm'), ...target }, { connections: 2 })
+async function withClient<T>(
+  target: Partial<ResolvedTarget>,
+  run: (client: StreamingClient) => Promise<T>,
+): Promise<T> {
+  const client = new StreamingClient(
+    { ...resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000 }, 'm'), ...target },
+    { connections: 2 },
+  )
   try {
     return await run(client)
   } finally {
@@ -34,9 +46,21 @@ function jsonError(status: number, body: string): ScriptedResponse {
 
 describe('HTTP errors', () => {
   test.each([
-    { status: 400, body: '{"object":"error","message":"max_tokens must be at least 1, got 0.","type":"BadRequestError","param":null,"code":400}', quote: 'max_tokens must be at least 1, got 0.' },
-    { status: 429, body: '{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}', quote: 'Rate limit reached for requests' },
-    { status: 500, body: '{"detail":"Internal Server Error: engine dead"}', quote: 'Internal Server Error: engine dead' },
+    {
+      status: 400,
+      body: '{"object":"error","message":"max_tokens must be at least 1, got 0.","type":"BadRequestError","param":null,"code":400}',
+      quote: 'max_tokens must be at least 1, got 0.',
+    },
+    {
+      status: 429,
+      body: '{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}',
+      quote: 'Rate limit reached for requests',
+    },
+    {
+      status: 500,
+      body: '{"detail":"Internal Server Error: engine dead"}',
+      quote: 'Internal Server Error: engine dead',
+    },
     { status: 502, body: '<html><body>Bad Gateway</body></html>', quote: '<html><body>Bad Gateway</body></html>' },
   ])('HTTP $status: status and the server message are in the failure', async ({ status, body, quote }) => {
     server.respond = () => jsonError(status, body)
@@ -52,7 +76,11 @@ describe('HTTP errors', () => {
   })
 
   test('a long plain-text body is cut to its first 200 characters', async () => {
-    server.respond = () => ({ status: 503, headers: { 'content-type': 'text/plain' }, writes: [{ afterMs: 0, data: 'x'.repeat(1000) }] })
+    server.respond = () => ({
+      status: 503,
+      headers: { 'content-type': 'text/plain' },
+      writes: [{ afterMs: 0, data: 'x'.repeat(1000) }],
+    })
     const record = await withClient({}, (client) => client.send(request, { index: 0 }))
     expect(record.error?.message).toContain(`HTTP 503: ${'x'.repeat(200)}...`)
     expect(record.error?.message).not.toContain('x'.repeat(201))
@@ -61,7 +89,9 @@ describe('HTTP errors', () => {
 
 test('connection refused: a network failure naming the URL and ECONNREFUSED', async () => {
   const port = await closedPort()
-  const client = new StreamingClient(resolveTarget({ baseUrl: `http://127.0.0.1:${port}/v1/` }, 'm'), { connections: 1 })
+  const client = new StreamingClient(resolveTarget({ baseUrl: `http://127.0.0.1:${port}/v1/` }, 'm'), {
+    connections: 1,
+  })
   try {
     const record = await client.send(request, { index: 3 })
     expect(record.ok).toBe(false)
@@ -135,7 +165,10 @@ describe('cancel via signal', () => {
   test('the client keeps working after timeouts and cancels', async () => {
     server.respond = () => ({ writes: [], silent: true })
     await withClient({ requestTimeoutMs: 100 }, async (client) => {
-      const failed = await Promise.all([client.send(request, { index: 0 }), client.send(request, { index: 1, signal: AbortSignal.timeout(50) })])
+      const failed = await Promise.all([
+        client.send(request, { index: 0 }),
+        client.send(request, { index: 1, signal: AbortSignal.timeout(50) }),
+      ])
       expect(failed.map((r) => r.error?.kind).sort()).toEqual(['cancelled', 'timeout'])
       server.respond = () => okStream
       const ok = await client.send(request, { index: 2 })
@@ -184,7 +217,8 @@ describe('the API key', () => {
   })
 
   test('never appears in a record, even when the server echoes it', async () => {
-    server.respond = () => jsonError(401, `{"error":{"message":"Incorrect API key provided: ${key}. You can find your API key at ..."}}`)
+    server.respond = () =>
+      jsonError(401, `{"error":{"message":"Incorrect API key provided: ${key}. You can find your API key at ..."}}`)
     const record = await withClient({ apiKey: key }, (client) => client.send(request, { index: 0 }))
     expect(record.error?.kind).toBe('http')
     expect(record.error?.message).toContain('Incorrect API key provided: ***')

@@ -41,8 +41,19 @@ function reset(next: Record<string, Route>): void {
 
 describe('listModels', () => {
   test('ids in order, max_model_len when given, bearer token sent', async () => {
-    reset({ '/v1/models': () => ({ status: 200, body: JSON.stringify({ object: 'list', data: [{ id: 'llama', object: 'model', max_model_len: 8192 }, { id: 'lora-a' }, { object: 'model' }] }) }) })
-    expect(await listModels(`${base}/v1/`, { apiKey: 'sk-x' })).toEqual([{ id: 'llama', maxModelLen: 8192 }, { id: 'lora-a' }])
+    reset({
+      '/v1/models': () => ({
+        status: 200,
+        body: JSON.stringify({
+          object: 'list',
+          data: [{ id: 'llama', object: 'model', max_model_len: 8192 }, { id: 'lora-a' }, { object: 'model' }],
+        }),
+      }),
+    })
+    expect(await listModels(`${base}/v1/`, { apiKey: 'sk-x' })).toEqual([
+      { id: 'llama', maxModelLen: 8192 },
+      { id: 'lora-a' },
+    ])
     expect(seenAuth).toEqual(['Bearer sk-x'])
   })
 
@@ -73,7 +84,11 @@ describe('waitForReady', () => {
   const models: Route = () => ({ status: 200, body: '{"data":[{"id":"m"}]}' })
 
   test('polls /health through 503s, then checks /v1/models', async () => {
-    reset({ '/health': (_req, n) => (n <= 3 ? { status: 503, body: '{"error":"Loading model"}' } : { status: 200, body: '{"status":"ok"}' }), '/v1/models': models })
+    reset({
+      '/health': (_req, n) =>
+        n <= 3 ? { status: 503, body: '{"error":"Loading model"}' } : { status: 200, body: '{"status":"ok"}' },
+      '/v1/models': models,
+    })
     await waitForReady(base, { intervalMs: 10, timeoutMs: 10_000 })
     expect(hits['/health']).toBe(4)
     expect(hits['/v1/models']).toBe(1)
@@ -97,35 +112,55 @@ describe('waitForReady', () => {
 
   test('connection refused until the timeout: the last error says ECONNREFUSED', async () => {
     const port = await closedPort()
-    await expect(waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 150 })).rejects.toThrow(/not ready within 150 ms; last answer: GET \/health: .*ECONNREFUSED/)
+    await expect(waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 150 })).rejects.toThrow(
+      /not ready within 150 ms; last answer: GET \/health: .*ECONNREFUSED/,
+    )
   })
 
   test('refused for refusedFailMs: fails long before the timeout, says nothing listens and names the option that waits', async () => {
     const port = await closedPort()
     const started = performance.now()
-    const error = await waitForReady(`http://127.0.0.1:${port}`, { intervalMs: 20, timeoutMs: 30_000, refusedFailMs: 300, timeoutOption: '`connect(url, { readyTimeoutMs })`' }).catch(
-      (e: unknown) => e,
-    )
+    const error = await waitForReady(`http://127.0.0.1:${port}`, {
+      intervalMs: 20,
+      timeoutMs: 30_000,
+      refusedFailMs: 300,
+      timeoutOption: '`connect(url, { readyTimeoutMs })`',
+    }).catch((e: unknown) => e)
     expect(performance.now() - started).toBeLessThan(3_000)
     expect(error).toBeInstanceOf(ServerUnavailableError)
     const message = (error as Error).message
-    expect(message).toMatch(new RegExp(`^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 300 ms \\(GET /health: .*ECONNREFUSED.*\\)\\. Start the server first`))
+    expect(message).toMatch(
+      new RegExp(
+        `^Nothing listens at http://127\\.0\\.0\\.1:${port}: the connection was refused for 300 ms \\(GET /health: .*ECONNREFUSED.*\\)\\. Start the server first`,
+      ),
+    )
     expect(message).toContain('To wait for a server that is still starting, use `connect(url, { readyTimeoutMs })`.')
   })
 
   test('a server that answers 503 is waited for to the timeout even with refusedFailMs', async () => {
     reset({ '/health': () => ({ status: 503, body: '' }) })
-    const error = await waitForReady(base, { intervalMs: 20, timeoutMs: 600, refusedFailMs: 100 }).catch((e: unknown) => e)
-    expect((error as Error).message).toContain(`${base} was not ready within 600 ms; last answer: GET /health answered HTTP 503`)
+    const error = await waitForReady(base, { intervalMs: 20, timeoutMs: 600, refusedFailMs: 100 }).catch(
+      (e: unknown) => e,
+    )
+    expect((error as Error).message).toContain(
+      `${base} was not ready within 600 ms; last answer: GET /health answered HTTP 503`,
+    )
   })
 
   test('a refused API key ends the wait at once and says which key to set', async () => {
-    reset({ '/health': () => ({ status: 200, body: '' }), '/v1/models': () => ({ status: 401, body: '{"error":"Unauthorized"}' }) })
+    reset({
+      '/health': () => ({ status: 200, body: '' }),
+      '/v1/models': () => ({ status: 401, body: '{"error":"Unauthorized"}' }),
+    })
     const started = performance.now()
-    const error = await waitForReady(base, { intervalMs: 10, timeoutMs: 10_000, apiKey: 'wrong' }).catch((e: unknown) => e)
+    const error = await waitForReady(base, { intervalMs: 10, timeoutMs: 10_000, apiKey: 'wrong' }).catch(
+      (e: unknown) => e,
+    )
     expect(performance.now() - started).toBeLessThan(5_000)
     expect(error).toBeInstanceOf(ServerUnavailableError)
-    expect((error as Error).message).toMatch(/refused the API key \(GET \/v1\/models answered HTTP 401\): set target.apiKey or OPENAI_API_KEY/)
+    expect((error as Error).message).toMatch(
+      /refused the API key \(GET \/v1\/models answered HTTP 401\): set target.apiKey or OPENAI_API_KEY/,
+    )
     expect(hits['/v1/models']).toBe(1)
   })
 
@@ -133,6 +168,8 @@ describe('waitForReady', () => {
     reset({ '/health': () => ({ status: 503, body: '' }) })
     const controller = new AbortController()
     setTimeout(() => controller.abort(new Error('run cancelled')), 50)
-    await expect(waitForReady(base, { intervalMs: 10, timeoutMs: 10_000, signal: controller.signal })).rejects.toThrow('run cancelled')
+    await expect(waitForReady(base, { intervalMs: 10, timeoutMs: 10_000, signal: controller.signal })).rejects.toThrow(
+      'run cancelled',
+    )
   })
 })

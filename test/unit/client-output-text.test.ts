@@ -51,7 +51,12 @@ function streamText(api: ApiKind, pieces: Piece[], varying: boolean): string {
     const content = piece.rawContent !== undefined ? placeholder : piece.content
     const choice =
       api === 'chat'
-        ? { index: 0, delta: piece.reasoning !== undefined ? { reasoning_content: piece.reasoning } : { content }, logprobs: null, finish_reason: piece.finish ?? null }
+        ? {
+            index: 0,
+            delta: piece.reasoning !== undefined ? { reasoning_content: piece.reasoning } : { content },
+            logprobs: null,
+            finish_reason: piece.finish ?? null,
+          }
         : { index: 0, text: piece.reasoning ?? content, logprobs: null, finish_reason: piece.finish ?? null }
     let data = JSON.stringify({ id: 'c1', object, created, model: 'm', choices: [choice] })
     if (piece.rawContent !== undefined) data = data.replace(JSON.stringify(placeholder), `"${piece.rawContent}"`)
@@ -93,12 +98,22 @@ afterAll(async () => {
   await server.close()
 })
 
-async function send(api: ApiKind, writes: ScriptedWrite[], request: Partial<PreparedRequest>, headers?: Record<string, string>): Promise<{ record: RequestRecord; parses: number }> {
+async function send(
+  api: ApiKind,
+  writes: ScriptedWrite[],
+  request: Partial<PreparedRequest>,
+  headers?: Record<string, string>,
+): Promise<{ record: RequestRecord; parses: number }> {
   server.respond = () => ({ writes, ...(headers ? { headers } : {}) })
-  const client = new StreamingClient(resolveTarget({ baseUrl: server.url, api, requestTimeoutMs: 10_000 }, 'm'), { connections: 1 })
+  const client = new StreamingClient(resolveTarget({ baseUrl: server.url, api, requestTimeoutMs: 10_000 }, 'm'), {
+    connections: 1,
+  })
   const parse = vi.spyOn(JSON, 'parse')
   try {
-    const record = await client.send({ messages: [{ role: 'user', content: 'q' }], prompt: 'q', maxTokens: 32, ...request }, { index: 0 })
+    const record = await client.send(
+      { messages: [{ role: 'user', content: 'q' }], prompt: 'q', maxTokens: 32, ...request },
+      { index: 0 },
+    )
     return { record, parses: parse.mock.calls.length }
   } finally {
     parse.mockRestore()
@@ -107,26 +122,29 @@ async function send(api: ApiKind, writes: ScriptedWrite[], request: Partial<Prep
 }
 
 describe('output text capture', () => {
-  test.each(['chat', 'completions'] as const)('%s: the same text over the template path and the parse path, reasoning excluded, first answer event marked', async (api) => {
-    const templated = await send(api, splitWrites(streamText(api, PIECES, false)), { keepOutputText: true })
-    const parsed = await send(api, splitWrites(streamText(api, PIECES, true)), { keepOutputText: true })
-    // Completions have no reasoning field: there the "reasoning" pieces are text like any other.
-    const expected = api === 'chat' ? EXPECTED_TEXT : 'Let me think é more' + EXPECTED_TEXT
-    const firstAnswer = api === 'chat' ? FIRST_ANSWER_EVENT : 0
-    for (const { record } of [templated, parsed]) {
-      expect(record.ok).toBe(true)
-      expect(record.outputText).toBe(expected)
-      // The empty closing chunk carries no output; every other piece is an output event.
-      expect(record.chunkTimes).toHaveLength(PIECES.length - 1)
-      expect(record.firstTokenAt).toBe(record.chunkTimes[0])
-      expect(record.firstOutputAt).toBe(record.chunkTimes[firstAnswer])
-      expect(record.reasoningChunks).toBe(api === 'chat' ? 3 : undefined)
-    }
-    // The template path really carried most events: the parse path parsed every one of them.
-    const events = PIECES.length + (api === 'chat' ? 2 : 1)
-    expect(parsed.parses).toBeGreaterThanOrEqual(events)
-    expect(templated.parses).toBeLessThanOrEqual(parsed.parses - 3)
-  })
+  test.each(['chat', 'completions'] as const)(
+    '%s: the same text over the template path and the parse path, reasoning excluded, first answer event marked',
+    async (api) => {
+      const templated = await send(api, splitWrites(streamText(api, PIECES, false)), { keepOutputText: true })
+      const parsed = await send(api, splitWrites(streamText(api, PIECES, true)), { keepOutputText: true })
+      // Completions have no reasoning field: there the "reasoning" pieces are text like any other.
+      const expected = api === 'chat' ? EXPECTED_TEXT : 'Let me think é more' + EXPECTED_TEXT
+      const firstAnswer = api === 'chat' ? FIRST_ANSWER_EVENT : 0
+      for (const { record } of [templated, parsed]) {
+        expect(record.ok).toBe(true)
+        expect(record.outputText).toBe(expected)
+        // The empty closing chunk carries no output; every other piece is an output event.
+        expect(record.chunkTimes).toHaveLength(PIECES.length - 1)
+        expect(record.firstTokenAt).toBe(record.chunkTimes[0])
+        expect(record.firstOutputAt).toBe(record.chunkTimes[firstAnswer])
+        expect(record.reasoningChunks).toBe(api === 'chat' ? 3 : undefined)
+      }
+      // The template path really carried most events: the parse path parsed every one of them.
+      const events = PIECES.length + (api === 'chat' ? 2 : 1)
+      expect(parsed.parses).toBeGreaterThanOrEqual(events)
+      expect(templated.parses).toBeLessThanOrEqual(parsed.parses - 3)
+    },
+  )
 
   test('absent when not asked, with the same timings', async () => {
     const { record } = await send('chat', splitWrites(streamText('chat', PIECES, false)), {})
@@ -137,7 +155,16 @@ describe('output text capture', () => {
   })
 
   test('a stream that is all reasoning keeps an empty text and has no first answer event', async () => {
-    const { record } = await send('chat', [{ afterMs: 0, data: streamText('chat', [{ reasoning: 'hmm' }, { reasoning: ' hmm', finish: 'length' }], false) }], { keepOutputText: true })
+    const { record } = await send(
+      'chat',
+      [
+        {
+          afterMs: 0,
+          data: streamText('chat', [{ reasoning: 'hmm' }, { reasoning: ' hmm', finish: 'length' }], false),
+        },
+      ],
+      { keepOutputText: true },
+    )
     expect(record.ok).toBe(true)
     expect(record.outputText).toBe('')
     expect(record.chunkTimes).toHaveLength(2)
@@ -148,7 +175,9 @@ describe('output text capture', () => {
   test('tokens per chunk only when every output event carried a running usage that never went down', async () => {
     const event = (delta: Record<string, string>, usage: number | null) =>
       `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta }], ...(usage === null ? {} : { usage: { prompt_tokens: 1, completion_tokens: usage } }) })}\n\n`
-    const stream = (counts: Array<number | null>) => [{ afterMs: 0, data: counts.map((count, i) => event({ content: `t${i}` }, count)).join('') + 'data: [DONE]\n\n' }]
+    const stream = (counts: Array<number | null>) => [
+      { afterMs: 0, data: counts.map((count, i) => event({ content: `t${i}` }, count)).join('') + 'data: [DONE]\n\n' },
+    ]
     const tokens = async (counts: Array<number | null>) => (await send('chat', stream(counts), {})).record.chunkTokens
     expect(await tokens([2, 3, 6])).toEqual([2, 1, 3])
     expect(await tokens([2, null, 6])).toBeUndefined()
@@ -160,10 +189,21 @@ describe('output text capture', () => {
     const body = JSON.stringify({
       id: 'c1',
       object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'caf\u00e9 "42"', reasoning_content: 'thinking' }, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'caf\u00e9 "42"', reasoning_content: 'thinking' },
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
     })
-    const { record } = await send('chat', [{ afterMs: 0, data: body }], { keepOutputText: true }, { 'content-type': 'application/json' })
+    const { record } = await send(
+      'chat',
+      [{ afterMs: 0, data: body }],
+      { keepOutputText: true },
+      { 'content-type': 'application/json' },
+    )
     expect(record.ok).toBe(true)
     expect(record.streamed).toBe(false)
     expect(record.outputText).toBe('café "42"')

@@ -1,9 +1,22 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { buildRequestBody, endpointPath, normalizeBaseUrl, resolveTarget, withServerName } from '../../src/core/client/index.ts'
+import {
+  buildRequestBody,
+  endpointPath,
+  normalizeBaseUrl,
+  resolveTarget,
+  withServerName,
+} from '../../src/core/client/index.ts'
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 
-const chat: ResolvedTarget = { baseUrl: 'http://127.0.0.1:8000', model: 'meta-llama/Llama-3.1-8B-Instruct', api: 'chat', headers: {}, requestTimeoutMs: 1000, stallTimeoutMs: 120_000 }
+const chat: ResolvedTarget = {
+  baseUrl: 'http://127.0.0.1:8000',
+  model: 'meta-llama/Llama-3.1-8B-Instruct',
+  api: 'chat',
+  headers: {},
+  requestTimeoutMs: 1000,
+  stallTimeoutMs: 120_000,
+}
 const completions: ResolvedTarget = { ...chat, api: 'completions' }
 
 describe('buildRequestBody', () => {
@@ -21,16 +34,21 @@ describe('buildRequestBody', () => {
   })
 
   test('continuous usage: stream_options also asks for usage in every chunk, only when the target says so', () => {
-    const body = (target: ResolvedTarget) => buildRequestBody(target, { messages: [{ role: 'user', content: 'x' }] }).stream_options
+    const body = (target: ResolvedTarget) =>
+      buildRequestBody(target, { messages: [{ role: 'user', content: 'x' }] }).stream_options
     expect(body({ ...chat, continuousUsageStats: true })).toEqual({ include_usage: true, continuous_usage_stats: true })
-    expect(body({ ...completions, continuousUsageStats: true })).toEqual({ include_usage: true, continuous_usage_stats: true })
+    expect(body({ ...completions, continuousUsageStats: true })).toEqual({
+      include_usage: true,
+      continuous_usage_stats: true,
+    })
     expect(body({ ...chat, continuousUsageStats: false })).toEqual({ include_usage: true })
     // Not decided yet (no server facts): not sent.
     expect(body(chat)).toEqual({ include_usage: true })
   })
 
   test('continuous usage by default for vLLM, SGLang and the simulator only; an explicit option wins', () => {
-    const decided = (options: { continuousUsageStats?: boolean }, name: string | undefined) => withServerName(resolveTarget({ baseUrl: 'http://h:1', ...options }, 'm'), name).continuousUsageStats
+    const decided = (options: { continuousUsageStats?: boolean }, name: string | undefined) =>
+      withServerName(resolveTarget({ baseUrl: 'http://h:1', ...options }, 'm'), name).continuousUsageStats
     expect(decided({}, 'vllm')).toBe(true)
     expect(decided({}, 'sglang')).toBe(true)
     expect(decided({}, 'vitest-llm-bench-sim')).toBe(true)
@@ -40,7 +58,9 @@ describe('buildRequestBody', () => {
     expect(decided({}, undefined)).toBe(false)
     expect(decided({ continuousUsageStats: true }, 'llama.cpp')).toBe(true)
     expect(decided({ continuousUsageStats: false }, 'vllm')).toBe(false)
-    expect(() => resolveTarget({ baseUrl: 'http://h:1', continuousUsageStats: 'yes' as unknown as boolean }, 'm')).toThrow(OptionsError)
+    expect(() =>
+      resolveTarget({ baseUrl: 'http://h:1', continuousUsageStats: 'yes' as unknown as boolean }, 'm'),
+    ).toThrow(OptionsError)
   })
 
   test('completions: prompt instead of messages', () => {
@@ -73,7 +93,11 @@ describe('buildRequestBody', () => {
   })
 
   test('extraBody is merged last', () => {
-    const body = buildRequestBody(chat, { prompt: 'p', maxTokens: 8, extraBody: { temperature: 0, max_tokens: 9, seed: 1 } })
+    const body = buildRequestBody(chat, {
+      prompt: 'p',
+      maxTokens: 8,
+      extraBody: { temperature: 0, max_tokens: 9, seed: 1 },
+    })
     expect(body.temperature).toBe(0)
     expect(body.seed).toBe(1)
     expect(body.max_tokens).toBe(9)
@@ -103,7 +127,14 @@ describe('resolveTarget', () => {
 
   test('defaults: chat API, 10-minute timeout, 2-minute stall timeout, no headers', () => {
     vi.stubEnv('OPENAI_API_KEY', '')
-    expect(resolveTarget({ baseUrl: 'http://h:1/v1' }, 'm')).toEqual({ baseUrl: 'http://h:1', model: 'm', api: 'chat', headers: {}, requestTimeoutMs: 600_000, stallTimeoutMs: 120_000 })
+    expect(resolveTarget({ baseUrl: 'http://h:1/v1' }, 'm')).toEqual({
+      baseUrl: 'http://h:1',
+      model: 'm',
+      api: 'chat',
+      headers: {},
+      requestTimeoutMs: 600_000,
+      stallTimeoutMs: 120_000,
+    })
   })
 
   test('a stall timeout that is not a positive number of milliseconds is refused', () => {

@@ -37,18 +37,128 @@ interface Expectation {
 }
 
 const cases: Expectation[] = [
-  { fixture: 'role-only-first-chunk', ok: true, contentWrites: [1, 2, 3], outputTokens: 3, inputTokens: 7, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'empty-content-chunks', ok: true, contentWrites: [2, 4], outputTokens: 2, inputTokens: 4, usageReported: true, streamed: true, finishReason: 'length' },
-  { fixture: 'reasoning-before-content', ok: true, contentWrites: [0, 1, 2], outputTokens: 5, inputTokens: 11, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'ping-comments', ok: true, contentWrites: [1, 3], outputTokens: 2, inputTokens: 3, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'crlf-line-endings', ok: true, contentWrites: [0, 1, 2], outputTokens: 3, inputTokens: 2, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'several-events-one-write', ok: true, contentWrites: [0, 0, 0, 1, 1], outputTokens: 5, inputTokens: 6, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'usage-only-final-chunk', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 9, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'no-usage', expectedInputTokens: 32, ok: true, contentWrites: [0, 1, 2], outputTokens: 3, inputTokens: 32, usageReported: false, streamed: true, finishReason: 'stop' },
-  { fixture: 'reasoning-continuous-usage', ok: true, contentWrites: [1, 2, 3, 4, 5], outputTokens: 9, inputTokens: 12, usageReported: true, streamed: true, finishReason: 'stop' },
-  { fixture: 'reasoning-field-held-token', ok: true, contentWrites: [0, 1, 3], outputTokens: 7, inputTokens: 3, usageReported: true, streamed: true, finishReason: 'length' },
-  { fixture: 'multi-token-chunks', ok: true, contentWrites: [0, 1, 2, 3], outputTokens: 10, inputTokens: 20, usageReported: true, streamed: true, finishReason: 'length' },
-  { fixture: 'completions-text', api: 'completions', ok: true, contentWrites: [0, 1], outputTokens: 2, inputTokens: 1, usageReported: true, streamed: true, finishReason: 'length' },
+  {
+    fixture: 'role-only-first-chunk',
+    ok: true,
+    contentWrites: [1, 2, 3],
+    outputTokens: 3,
+    inputTokens: 7,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'empty-content-chunks',
+    ok: true,
+    contentWrites: [2, 4],
+    outputTokens: 2,
+    inputTokens: 4,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'length',
+  },
+  {
+    fixture: 'reasoning-before-content',
+    ok: true,
+    contentWrites: [0, 1, 2],
+    outputTokens: 5,
+    inputTokens: 11,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'ping-comments',
+    ok: true,
+    contentWrites: [1, 3],
+    outputTokens: 2,
+    inputTokens: 3,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'crlf-line-endings',
+    ok: true,
+    contentWrites: [0, 1, 2],
+    outputTokens: 3,
+    inputTokens: 2,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'several-events-one-write',
+    ok: true,
+    contentWrites: [0, 0, 0, 1, 1],
+    outputTokens: 5,
+    inputTokens: 6,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'usage-only-final-chunk',
+    ok: true,
+    contentWrites: [0, 1],
+    outputTokens: 2,
+    inputTokens: 9,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'no-usage',
+    expectedInputTokens: 32,
+    ok: true,
+    contentWrites: [0, 1, 2],
+    outputTokens: 3,
+    inputTokens: 32,
+    usageReported: false,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'reasoning-continuous-usage',
+    ok: true,
+    contentWrites: [1, 2, 3, 4, 5],
+    outputTokens: 9,
+    inputTokens: 12,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+  },
+  {
+    fixture: 'reasoning-field-held-token',
+    ok: true,
+    contentWrites: [0, 1, 3],
+    outputTokens: 7,
+    inputTokens: 3,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'length',
+  },
+  {
+    fixture: 'multi-token-chunks',
+    ok: true,
+    contentWrites: [0, 1, 2, 3],
+    outputTokens: 10,
+    inputTokens: 20,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'length',
+  },
+  {
+    fixture: 'completions-text',
+    api: 'completions',
+    ok: true,
+    contentWrites: [0, 1],
+    outputTokens: 2,
+    inputTokens: 1,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'length',
+  },
   {
     fixture: 'llama-cpp-timings',
     ok: true,
@@ -58,9 +168,28 @@ const cases: Expectation[] = [
     usageReported: true,
     streamed: true,
     finishReason: 'stop',
-    serverTimings: { prompt_n: 5, prompt_ms: 12.5, prompt_per_token_ms: 2.5, prompt_per_second: 400, predicted_n: 2, predicted_ms: 20, predicted_per_token_ms: 10, predicted_per_second: 100 },
+    serverTimings: {
+      prompt_n: 5,
+      prompt_ms: 12.5,
+      prompt_per_token_ms: 2.5,
+      prompt_per_second: 400,
+      predicted_n: 2,
+      predicted_ms: 20,
+      predicted_per_token_ms: 10,
+      predicted_per_second: 100,
+    },
   },
-  { fixture: 'one-burst', ok: true, contentWrites: [0, 0, 0, 0, 0], outputTokens: 5, inputTokens: 3, usageReported: true, streamed: true, readInOneBurst: true, finishReason: 'stop' },
+  {
+    fixture: 'one-burst',
+    ok: true,
+    contentWrites: [0, 0, 0, 0, 0],
+    outputTokens: 5,
+    inputTokens: 3,
+    usageReported: true,
+    streamed: true,
+    readInOneBurst: true,
+    finishReason: 'stop',
+  },
   // Failures: token counts are what was seen before the failure (for diagnosis only).
   {
     fixture: 'error-mid-stream',
@@ -86,7 +215,18 @@ const cases: Expectation[] = [
     usageReported: false,
     streamed: true,
   },
-  { fixture: 'no-done', ok: false, errorKind: 'incomplete', messageIncludes: '[DONE]', contentWrites: [0, 1], failsAtWrite: 1, outputTokens: 2, inputTokens: 2, usageReported: true, streamed: true },
+  {
+    fixture: 'no-done',
+    ok: false,
+    errorKind: 'incomplete',
+    messageIncludes: '[DONE]',
+    contentWrites: [0, 1],
+    failsAtWrite: 1,
+    outputTokens: 2,
+    inputTokens: 2,
+    usageReported: true,
+    streamed: true,
+  },
   {
     fixture: 'malformed-json',
     ok: false,
@@ -148,7 +288,8 @@ function assertMetrics(record: RequestRecord, exp: Expectation): void {
   expect(m.outputTokens.count).toBe(1)
   expect(m.outputTokens.mean).toBe(exp.outputTokens)
   expect(m.e2eMs.count).toBe(1)
-  const close = (summary: { p50: number }, ms: number) => expect(Math.abs(summary.p50 - ms)).toBeLessThanOrEqual(Math.max(0.002, ms * 0.001))
+  const close = (summary: { p50: number }, ms: number) =>
+    expect(Math.abs(summary.p50 - ms)).toBeLessThanOrEqual(Math.max(0.002, ms * 0.001))
   close(m.e2eMs, record.endAt - record.sentAt)
   // A stream read in one burst is still measured (a late client); only the probe calls a server buffered.
   expect(outcome.streaming.burstRequests).toBe(exp.readInOneBurst ? 1 : 0)
@@ -171,9 +312,20 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
     const fixture = loadSseFixture(exp.fixture)
     server.respond = () => ({ writes: fixture.writes })
     const before = server.requests.length
-    const client = new StreamingClient(resolveTarget({ baseUrl: server.url, api: exp.api, requestTimeoutMs: 10_000 }, 'm'), { connections: 1 })
+    const client = new StreamingClient(
+      resolveTarget({ baseUrl: server.url, api: exp.api, requestTimeoutMs: 10_000 }, 'm'),
+      { connections: 1 },
+    )
     try {
-      const record = await client.send({ messages: [{ role: 'user', content: 'hi' }], prompt: 'hi', maxTokens: 16, expectedInputTokens: exp.expectedInputTokens }, { index: 7, plannedAt: 1.5 })
+      const record = await client.send(
+        {
+          messages: [{ role: 'user', content: 'hi' }],
+          prompt: 'hi',
+          maxTokens: 16,
+          expectedInputTokens: exp.expectedInputTokens,
+        },
+        { index: 7, plannedAt: 1.5 },
+      )
       const received = server.requests[before]
       expect(received?.url).toBe(exp.api === 'completions' ? '/v1/completions' : '/v1/chat/completions')
       const writeTimes = received?.writeTimes ?? []

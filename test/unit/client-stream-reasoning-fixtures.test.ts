@@ -91,15 +91,24 @@ describe('golden reasoning and per-token fixtures', { retry: 2 }, () => {
     const fixture = loadSseFixture(g.fixture)
     server.respond = () => ({ writes: fixture.writes })
     const before = server.requests.length
-    const client = new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000, continuousUsageStats: true }, 'm'), { connections: 1 })
+    const client = new StreamingClient(
+      resolveTarget({ baseUrl: server.url, requestTimeoutMs: 10_000, continuousUsageStats: true }, 'm'),
+      { connections: 1 },
+    )
     let record: RequestRecord
     try {
-      record = await client.send({ messages: [{ role: 'user', content: 'q' }], maxTokens: 16, keepOutputText: true }, { index: 0 })
+      record = await client.send(
+        { messages: [{ role: 'user', content: 'q' }], maxTokens: 16, keepOutputText: true },
+        { index: 0 },
+      )
     } finally {
       await client.close()
     }
     const received = server.requests[before]
-    expect(JSON.parse(received?.body ?? '{}').stream_options).toEqual({ include_usage: true, continuous_usage_stats: true })
+    expect(JSON.parse(received?.body ?? '{}').stream_options).toEqual({
+      include_usage: true,
+      continuous_usage_stats: true,
+    })
     const writeTimes = received?.writeTimes ?? []
 
     expect(record.ok).toBe(true)
@@ -142,13 +151,20 @@ describe('golden reasoning and per-token fixtures', { retry: 2 }, () => {
     expect(perToken.mean * perToken.count).toBeCloseTo(record.endAt - (record.firstTokenAt as number), 6)
     // Exactly each gap divided by its chunk's tokens, from the record's own times.
     const gaps = record.chunkTimes.slice(1).map((t, i) => t - (record.chunkTimes[i] as number))
-    const exact = gaps.flatMap((gap, i) => Array.from({ length: g.chunkTokens[i + 1] as number }, () => gap / (g.chunkTokens[i + 1] as number)))
+    const exact = gaps.flatMap((gap, i) =>
+      Array.from({ length: g.chunkTokens[i + 1] as number }, () => gap / (g.chunkTokens[i + 1] as number)),
+    )
     expect(perToken.min).toBeCloseTo(Math.min(...exact), 9)
     expect(perToken.max).toBeCloseTo(Math.max(...exact), 9)
     expect(perToken.mean).toBeCloseTo(exact.reduce((a, b) => a + b, 0) / exact.length, 9)
     // And each near the hand computation from the planned writes (a late read moves a gap by up to a write's spacing).
     expect(exact).toHaveLength(g.itlPerTokenMs.length)
-    exact.forEach((value, i) => expect(Math.abs(value - (g.itlPerTokenMs[i] as number)), `token ${i + 1}: ${value} vs ${g.itlPerTokenMs[i]}`).toBeLessThan(20))
+    exact.forEach((value, i) =>
+      expect(
+        Math.abs(value - (g.itlPerTokenMs[i] as number)),
+        `token ${i + 1}: ${value} vs ${g.itlPerTokenMs[i]}`,
+      ).toBeLessThan(20),
+    )
     expect(outcome.histograms.itlPerTokenUs).toBeDefined()
     expect(outcome.histograms.ttfoUs).toBeDefined()
   })

@@ -15,7 +15,8 @@ import type { ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 const FINISH = 'länge€𝄞'
 const roleEvent = 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n'
 const splitEvent = `data: {"choices":[{"index":0,"delta":{"content":"héllo wörld € 𝄞"},"finish_reason":"${FINISH}"}]}\r\n\r\n`
-const tail = 'data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":6,"total_tokens":10}}\n\ndata: [DONE]\n\n'
+const tail =
+  'data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":6,"total_tokens":10}}\n\ndata: [DONE]\n\n'
 const bytes = new TextEncoder().encode(splitEvent)
 
 let server: ScriptedServer
@@ -53,11 +54,26 @@ function timeless(record: RequestRecord): Record<string, unknown> {
 test('an event split at every byte position (inside multi-byte characters too) gives identical records', async () => {
   // Sanity of the fixture: it has characters of 2, 3 and 4 bytes, so some splits fall inside them.
   expect(bytes.length).toBeGreaterThan(splitEvent.length + 5)
-  const client = new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 20_000 }, 'm'), { connections: 16 })
+  const client = new StreamingClient(resolveTarget({ baseUrl: server.url, requestTimeoutMs: 20_000 }, 'm'), {
+    connections: 16,
+  })
   try {
     const positions = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1)
-    const records = await Promise.all(positions.map((at, index) => client.send({ messages: [{ role: 'user', content: 'x' }], extraBody: { split_at: at } }, { index })))
-    const expected = { ok: true, error: undefined, chunks: 1, outputTokens: 6, inputTokens: 4, usageReported: true, streamed: true, finishReason: FINISH }
+    const records = await Promise.all(
+      positions.map((at, index) =>
+        client.send({ messages: [{ role: 'user', content: 'x' }], extraBody: { split_at: at } }, { index }),
+      ),
+    )
+    const expected = {
+      ok: true,
+      error: undefined,
+      chunks: 1,
+      outputTokens: 6,
+      inputTokens: 4,
+      usageReported: true,
+      streamed: true,
+      finishReason: FINISH,
+    }
     records.forEach((record, i) => {
       expect({ at: positions[i], ...timeless(record) }).toEqual({ at: positions[i], ...expected })
       // The event is complete with the CR of its closing blank line (a bare CR ends a line in
@@ -65,7 +81,10 @@ test('an event split at every byte position (inside multi-byte characters too) g
       const at = positions[i] as number
       const completingWrite = at >= bytes.length - 1 ? 1 : 2
       const writeTimes = server.requests.find((r) => JSON.parse(r.body).split_at === at)?.writeTimes ?? []
-      expect({ at, arrivedAfterCompletingWrite: (record.firstTokenAt as number) >= (writeTimes[completingWrite] as number) }).toEqual({ at, arrivedAfterCompletingWrite: true })
+      expect({
+        at,
+        arrivedAfterCompletingWrite: (record.firstTokenAt as number) >= (writeTimes[completingWrite] as number),
+      }).toEqual({ at, arrivedAfterCompletingWrite: true })
     })
   } finally {
     await client.close()

@@ -6,11 +6,14 @@ import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import { startThreadedStreamingServer } from '../fixtures/sse/threaded-streaming-server.ts'
 import type { ScriptedResponse, ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 
-const content = (text: string): string => `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
+const content = (text: string): string =>
+  `data: {"choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`
 const tail = 'data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5}}\n\ndata: [DONE]\n\n'
 const words = ['a', 'b', 'c', 'd', 'e']
 /** Five tokens 10 ms apart: a server that streams. */
-const streaming: ScriptedResponse = { writes: [...words.map((t) => ({ afterMs: 10, data: content(t) })), { afterMs: 1, data: tail }] }
+const streaming: ScriptedResponse = {
+  writes: [...words.map((t) => ({ afterMs: 10, data: content(t) })), { afterMs: 1, data: tail }],
+}
 /** The same five tokens in one write: a server (or proxy) that buffers, still labelled text/event-stream. */
 const buffered: ScriptedResponse = { writes: [{ afterMs: 30, data: words.map(content).join('') + tail }] }
 const request = { messages: [{ role: 'user', content: 'hi' }], maxTokens: 5 }
@@ -39,13 +42,17 @@ function blockFor(ms: number): void {
 describe('probeStreaming', () => {
   test('a server that sends the whole output in one write is found buffering after 3 tries', async () => {
     server.respond = () => buffered
-    const outcome = await withClient((client) => probeStreaming((attempt) => client.send(request, { index: -1 - attempt })))
+    const outcome = await withClient((client) =>
+      probeStreaming((attempt) => client.send(request, { index: -1 - attempt })),
+    )
     expect(outcome).toEqual({ serverBuffers: true, requests: 3 })
   })
 
   test('a server that streams is found streaming on the first try', async () => {
     server.respond = () => streaming
-    const outcome = await withClient((client) => probeStreaming((attempt) => client.send(request, { index: -1 - attempt })))
+    const outcome = await withClient((client) =>
+      probeStreaming((attempt) => client.send(request, { index: -1 - attempt })),
+    )
     expect(outcome).toEqual({ serverBuffers: false, requests: 1 })
   })
 
@@ -65,10 +72,19 @@ describe('probeStreaming', () => {
   })
 
   test('a JSON body or a failed probe cannot tell: the content type decides', async () => {
-    server.respond = () => ({ headers: { 'content-type': 'application/json' }, writes: [{ afterMs: 1, data: '{"choices":[{"message":{"content":"hi"}}]}' }] })
-    expect(await withClient((client) => probeStreaming(() => client.send(request, { index: -1 })))).toEqual({ serverBuffers: undefined, requests: 1 })
+    server.respond = () => ({
+      headers: { 'content-type': 'application/json' },
+      writes: [{ afterMs: 1, data: '{"choices":[{"message":{"content":"hi"}}]}' }],
+    })
+    expect(await withClient((client) => probeStreaming(() => client.send(request, { index: -1 })))).toEqual({
+      serverBuffers: undefined,
+      requests: 1,
+    })
     server.respond = () => ({ status: 500, writes: [{ afterMs: 1, data: 'boom' }] })
-    expect(await withClient((client) => probeStreaming(() => client.send(request, { index: -1 })))).toEqual({ serverBuffers: undefined, requests: 1 })
+    expect(await withClient((client) => probeStreaming(() => client.send(request, { index: -1 })))).toEqual({
+      serverBuffers: undefined,
+      requests: 1,
+    })
   })
 })
 

@@ -36,7 +36,10 @@ describe('measureClockOffset', () => {
     const none = await measureClockOffset(await serve(() => undefined), { probes: 3, spacingMs: 1 })
     expect(none).toEqual({ note: 'the server sent no Date header in 3 requests' })
     let flip = 0
-    const broken = await measureClockOffset(await serve(() => new Date(Date.now() + (flip++ % 2) * 5000).toUTCString()), { probes: 4, spacingMs: 1 })
+    const broken = await measureClockOffset(
+      await serve(() => new Date(Date.now() + (flip++ % 2) * 5000).toUTCString()),
+      { probes: 4, spacingMs: 1 },
+    )
     expect('note' in broken && broken.note).toMatch(/Date headers disagree by \d+ ms with any one clock/)
   })
 })

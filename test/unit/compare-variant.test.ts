@@ -40,7 +40,9 @@ describe('judgeVariant', () => {
       ]),
       0.95,
     )
-    expect(verdict.voided).toEqual(['pair 3 left out: only next was measured on a disturbed machine (the hypervisor took 9.0 % of the CPU (steal))'])
+    expect(verdict.voided).toEqual([
+      'pair 3 left out: only next was measured on a disturbed machine (the hypervisor took 9.0 % of the CPU (steal))',
+    ])
     expect(verdict.bothDisturbed).toBe(1)
     const ttft = verdict.checks[0]
     expect(ttft).toMatchObject({ metric: 'ttftMs', statistic: 'p50', pairs: 3, status: 'fail' })
@@ -50,7 +52,12 @@ describe('judgeVariant', () => {
   })
 
   test('the same runs in both arms pass', () => {
-    const same = judgeVariant('next', plan, trials([1, 3, 5].map((seed) => [run(seed, 1), run(seed + 100, 1)] as [BenchmarkResult, BenchmarkResult])), 0.95)
+    const same = judgeVariant(
+      'next',
+      plan,
+      trials([1, 3, 5].map((seed) => [run(seed, 1), run(seed + 100, 1)] as [BenchmarkResult, BenchmarkResult])),
+      0.95,
+    )
     expect(same.status).toBe('pass')
     expect(same.voided).toEqual([])
   })
@@ -72,7 +79,12 @@ describe('a run-level throughput on a busy machine', () => {
 
   test('pairs with both arms disturbed judge the percentiles but not the throughput', () => {
     // As measured on llama-server beside two busy loops: head = base, its tok/s 0.48x in 4 of 4 pairs by stalls.
-    const verdict = judgeVariant('next', gated, trials([1, 3, 5, 7].map((seed) => [busy(seed, 1), busy(seed + 100, 2.1)] as [BenchmarkResult, BenchmarkResult])), 0.95)
+    const verdict = judgeVariant(
+      'next',
+      gated,
+      trials([1, 3, 5, 7].map((seed) => [busy(seed, 1), busy(seed + 100, 2.1)] as [BenchmarkResult, BenchmarkResult])),
+      0.95,
+    )
     const [ttft, tokens] = verdict.checks
     expect(ttft).toMatchObject({ metric: 'ttftMs', pairs: 4, status: 'pass' })
     expect(tokens).toMatchObject({ metric: 'outputTokensPerSec', pairs: 0, status: 'inconclusive' })
@@ -82,8 +94,16 @@ describe('a run-level throughput on a busy machine', () => {
   })
 
   test('quiet pairs still judge it', () => {
-    const quiet = (seed: number, factor: number): BenchmarkResult => ({ ...run(seed, 1), throughput: { ...run(seed, 1).throughput, outputTokensPerSec: 1000 / factor } })
-    const verdict = judgeVariant('next', gated, trials([1, 3, 5].map((seed) => [quiet(seed, 1), quiet(seed + 100, 2)] as [BenchmarkResult, BenchmarkResult])), 0.95)
+    const quiet = (seed: number, factor: number): BenchmarkResult => ({
+      ...run(seed, 1),
+      throughput: { ...run(seed, 1).throughput, outputTokensPerSec: 1000 / factor },
+    })
+    const verdict = judgeVariant(
+      'next',
+      gated,
+      trials([1, 3, 5].map((seed) => [quiet(seed, 1), quiet(seed + 100, 2)] as [BenchmarkResult, BenchmarkResult])),
+      0.95,
+    )
     expect(verdict.checks[1]).toMatchObject({ metric: 'outputTokensPerSec', pairs: 3, status: 'fail' })
   })
 })

@@ -15,7 +15,9 @@ async function temporaryDirectory(): Promise<string> {
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
-  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
+  return Number(
+    execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }),
+  )
 }
 
 function holder(pid: number, host: string): string {
@@ -81,7 +83,9 @@ describe('withFileLock', () => {
     const lock = join(directory, 'x.lock')
     for (const text of [holder(1, 'another-host'), '']) {
       await writeFile(lock, text)
-      await expect(withFileLock(lock, async () => 'fresh lock', { waitMs: 100, staleMs: 60_000 })).rejects.toThrow('has been held by')
+      await expect(withFileLock(lock, async () => 'fresh lock', { waitMs: 100, staleMs: 60_000 })).rejects.toThrow(
+        'has been held by',
+      )
       const old = new Date(Date.now() - 120_000)
       await utimes(lock, old, old)
       expect(await withFileLock(lock, async () => 'old lock', { waitMs: 100, staleMs: 60_000 })).toBe('old lock')

@@ -8,7 +8,8 @@ const meanAndCv = (xs: number[]): { mean: number; cv: number } => {
   const variance = xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)
   return { mean, cv: Math.sqrt(variance) / mean }
 }
-const countIn = (offsets: number[], fromMs: number, toMs: number): number => offsets.filter((t) => t > fromMs && t <= toMs).length
+const countIn = (offsets: number[], fromMs: number, toMs: number): number =>
+  offsets.filter((t) => t > fromMs && t <= toMs).length
 
 describe('planArrivals', () => {
   it('plans a Poisson process: mean gap 1/rate, CV 1, exponential shape', () => {
@@ -92,7 +93,12 @@ describe('planArrivals', () => {
   })
 
   it('ramps the rate exponentially: the last window of the ramp runs at its end rate', () => {
-    const load: LoadOptions = { rate: 500, arrival: 'constant', rampUp: { from: 5, durationMs: 10_000, curve: 'exponential' }, durationMs: 10_000 }
+    const load: LoadOptions = {
+      rate: 500,
+      arrival: 'constant',
+      rampUp: { from: 5, durationMs: 10_000, curve: 'exponential' },
+      durationMs: 10_000,
+    }
     const offsets = planArrivals(load, 1, plannedArrivalCount(load))
     // Rate at 9.8..10 s: 5 * 100^(t/10 s), averaging about 478 req/s; at 0..1 s about 7.8 req/s.
     const lastWindow = countIn(offsets, 9800, 10_000) / 0.2

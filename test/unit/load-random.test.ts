@@ -67,13 +67,26 @@ describe('createRandom', () => {
 
   it('derives distinct, reproducible seeds per label', () => {
     expect(deriveSeed(1, 2, 3)).toBe(deriveSeed(1, 2, 3))
-    const seeds = new Set([deriveSeed(1, 2, 3), deriveSeed(1, 3, 2), deriveSeed(2, 2, 3), deriveSeed(1, 2), deriveSeed(1, 2, -3)])
+    const seeds = new Set([
+      deriveSeed(1, 2, 3),
+      deriveSeed(1, 3, 2),
+      deriveSeed(2, 2, 3),
+      deriveSeed(1, 2),
+      deriveSeed(1, 2, -3),
+    ])
     expect(seeds.size).toBe(5)
   })
 
   it('derives seeds from text labels too, reproducibly and distinct per text', () => {
     expect(deriveSeed(7, 'faults')).toBe(deriveSeed(7, 'faults'))
-    const seeds = new Set([deriveSeed(7, 'faults'), deriveSeed(7, 'ids'), deriveSeed(8, 'faults'), deriveSeed(7, 'content', 'a'), deriveSeed(7, 'content', 'b'), deriveSeed(7, '')])
+    const seeds = new Set([
+      deriveSeed(7, 'faults'),
+      deriveSeed(7, 'ids'),
+      deriveSeed(8, 'faults'),
+      deriveSeed(7, 'content', 'a'),
+      deriveSeed(7, 'content', 'b'),
+      deriveSeed(7, ''),
+    ])
     expect(seeds.size).toBe(6)
   })
 })

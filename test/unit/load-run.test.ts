@@ -95,7 +95,12 @@ describe('runLoad, closed loop', () => {
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 30)
     const before = performance.now()
-    const outcome = await runLoad({ load: { concurrency: 3, requests: 100 }, seed: 0, dispatch, signal: controller.signal })
+    const outcome = await runLoad({
+      load: { concurrency: 3, requests: 100 },
+      seed: 0,
+      dispatch,
+      signal: controller.signal,
+    })
     expect(outcome.stoppedBy).toBe('signal')
     expect(outcome.dispatched).toBe(3)
     expect(outcome.cancelled).toBe(3)
@@ -106,7 +111,12 @@ describe('runLoad, closed loop', () => {
 
   it('sends nothing when the signal is already aborted', async () => {
     const { state, dispatch } = fakeServer(() => 1)
-    const outcome = await runLoad({ load: { concurrency: 3, requests: 10 }, seed: 0, dispatch, signal: AbortSignal.abort() })
+    const outcome = await runLoad({
+      load: { concurrency: 3, requests: 10 },
+      seed: 0,
+      dispatch,
+      signal: AbortSignal.abort(),
+    })
     expect(outcome).toMatchObject({ stoppedBy: 'signal', dispatched: 0, cancelled: 0 })
     expect(state.sends).toHaveLength(0)
   })
@@ -114,14 +124,22 @@ describe('runLoad, closed loop', () => {
   it('rejects with the error of a dispatch that throws, after cancelling the rest', async () => {
     const { state, dispatch } = fakeServer(() => Infinity)
     const boom = new Error('boom')
-    const run = runLoad({ load: { concurrency: 3, requests: 10 }, seed: 0, dispatch: (i, p, s) => (i === 2 ? Promise.reject(boom) : dispatch(i, p, s)) })
+    const run = runLoad({
+      load: { concurrency: 3, requests: 10 },
+      seed: 0,
+      dispatch: (i, p, s) => (i === 2 ? Promise.reject(boom) : dispatch(i, p, s)),
+    })
     await expect(run).rejects.toBe(boom)
     expect(state.aborted.sort()).toEqual([0, 1])
   })
 
   it('ramps the concurrency up to its target', async () => {
     const { state, dispatch } = fakeServer(() => 10)
-    const outcome = await runLoad({ load: { concurrency: 6, durationMs: 500, rampUp: { from: 1, durationMs: 250 } }, seed: 0, dispatch })
+    const outcome = await runLoad({
+      load: { concurrency: 6, durationMs: 500, rampUp: { from: 1, durationMs: 250 } },
+      seed: 0,
+      dispatch,
+    })
     const early = state.sends.filter((s) => s.at - outcome.startedAt < 40)
     const late = state.sends.filter((s) => s.at - outcome.startedAt > 300)
     expect(Math.max(...early.map((s) => s.inFlightBefore + 1))).toBeLessThanOrEqual(2)
@@ -141,7 +159,8 @@ describe('runLoad, open loop', () => {
     const ts = state.sends.map((s) => (s.at - outcome.originAt) / 1000)
     const meanT = ts.reduce((a, b) => a + b, 0) / ts.length
     const meanI = (ts.length - 1) / 2
-    const slope = ts.reduce((acc, t, i) => acc + (t - meanT) * (i - meanI), 0) / ts.reduce((acc, t) => acc + (t - meanT) ** 2, 0)
+    const slope =
+      ts.reduce((acc, t, i) => acc + (t - meanT) * (i - meanI), 0) / ts.reduce((acc, t) => acc + (t - meanT) ** 2, 0)
     expect(Math.abs(slope / 200 - 1)).toBeLessThan(0.05)
     expect(Math.abs(ts.length / Math.max(...ts) / 200 - 1)).toBeLessThan(0.1)
     expect(outcome.scheduleLagMs).toBeDefined()
@@ -179,7 +198,12 @@ describe('runLoad, open loop', () => {
 
   it('replays trace offsets and stops at the end of the trace', async () => {
     const { state, dispatch } = fakeServer(() => 5)
-    const outcome = await runLoad({ load: { concurrency: 10, rate: 99 }, seed: 0, dispatch, timestampsMs: [0, 30, 30, 90] })
+    const outcome = await runLoad({
+      load: { concurrency: 10, rate: 99 },
+      seed: 0,
+      dispatch,
+      timestampsMs: [0, 30, 30, 90],
+    })
     expect(outcome.stoppedBy).toBe('trace-end')
     expect(outcome.dispatched).toBe(4)
     expect(state.sends.map((s) => Math.round((s.plannedAt as number) - outcome.originAt))).toEqual([0, 30, 30, 90])
@@ -195,7 +219,9 @@ describe('runLoad, open loop', () => {
 
   it('rejects unsorted trace offsets before sending', async () => {
     const { state, dispatch } = fakeServer(() => 1)
-    await expect(runLoad({ load: {}, seed: 0, dispatch, timestampsMs: [0, 50, 20] })).rejects.toThrow(/timestampsMs\[2\]/)
+    await expect(runLoad({ load: {}, seed: 0, dispatch, timestampsMs: [0, 50, 20] })).rejects.toThrow(
+      /timestampsMs\[2\]/,
+    )
     expect(state.sends).toHaveLength(0)
   })
 })
@@ -220,9 +246,16 @@ describe('runWarmup', () => {
   })
 
   it('one warm-up rule, in the plan: 0 skips, a negative or endless one is refused before anything is sent', async () => {
-    const base = { target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } } as const
+    const base = {
+      target: { baseUrl: 'http://127.0.0.1:1' },
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 1, requests: 1 },
+    } as const
     expect(() => validateOptions({ ...base, warmup: { durationMs: 0 } })).not.toThrow()
-    expect(await runWarmup({ durationMs: 0 }, () => Promise.reject(new Error('sent')), 1)).toEqual({ requests: 0, durationMs: 0 })
+    expect(await runWarmup({ durationMs: 0 }, () => Promise.reject(new Error('sent')), 1)).toEqual({
+      requests: 0,
+      durationMs: 0,
+    })
     for (const warmup of [{ durationMs: -1 }, { durationMs: Infinity }, { requests: 1.5 }, { requests: -1 }]) {
       expect(() => validateOptions({ ...base, warmup })).toThrow(/warmup\.(durationMs|requests)/)
     }

@@ -36,8 +36,16 @@ describe('validateLoad', () => {
     [{ rate: 5, requests: 1, qps: 3 }, 'load.qps', /is not an option of `load`/],
     [{ rate: 5, requests: 1, rampUp: { from: 1, durationMs: 0 } }, 'load.rampUp.durationMs', /> 0/],
     [{ rate: 5, requests: 1, rampUp: { from: -1, durationMs: 10 } }, 'load.rampUp.from', /at least 0/],
-    [{ rate: 5, requests: 1, rampUp: { from: 0, durationMs: 10, curve: 'exponential' } }, 'load.rampUp.from', /greater than 0/],
-    [{ rate: 5, requests: 1, rampUp: { from: 1, durationMs: 10, curve: 'cubic' } }, 'load.rampUp.curve', /linear or exponential/],
+    [
+      { rate: 5, requests: 1, rampUp: { from: 0, durationMs: 10, curve: 'exponential' } },
+      'load.rampUp.from',
+      /greater than 0/,
+    ],
+    [
+      { rate: 5, requests: 1, rampUp: { from: 1, durationMs: 10, curve: 'cubic' } },
+      'load.rampUp.curve',
+      /linear or exponential/,
+    ],
     [{ rate: Infinity, requests: 1, rampUp: { from: 1, durationMs: 10 } }, 'load.rampUp', /infinite/],
     [null, 'load', /object/],
   ])('rejects %j naming %s', (load, option, problem) => {

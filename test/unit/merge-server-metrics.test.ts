@@ -54,7 +54,10 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
       series: { t: [0], requestsRunning: [3], requestsWaiting: [4], kvCacheUsage: [0.3] },
     })
     // A restarted server listens on another port: its trial still adds up.
-    const merged = mergeServerSides([{ metrics: trial({}) }, { metrics: { ...second, url: 'http://h:2/metrics' } }], undefined)?.metrics
+    const merged = mergeServerSides(
+      [{ metrics: trial({}) }, { metrics: { ...second, url: 'http://h:2/metrics' } }],
+      undefined,
+    )?.metrics
     expect(merged).toMatchObject({ generatedTokens: 1500, promptTokens: 8000, scrapes: 6, windowMs: 6000 })
     expect(merged?.prefixCache).toEqual({ queriedTokens: 6000, hitTokens: 2500, hitRate: 2500 / 6000 })
     expect(merged?.requestsWaiting).toMatchObject({ mean: (1 * 4 + 4 * 2) / 6, peak: 7, samples: 6 })
@@ -70,17 +73,24 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
     ])
     expect(merged?.series).toEqual(second.series)
     expect(merged?.firstRequestCache?.warm).toBe(false)
-    expect(merged?.notes).toEqual(["Trial 2's first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache."])
+    expect(merged?.notes).toEqual([
+      "Trial 2's first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache.",
+    ])
   })
 
   test('a counter missing in one trial is left out rather than summed over some; a trial without metrics keeps the last side', () => {
-    const merged = mergeServerSides([{ metrics: trial({}) }, { metrics: trial({ generatedTokens: undefined }) }], undefined)?.metrics
+    const merged = mergeServerSides(
+      [{ metrics: trial({}) }, { metrics: trial({ generatedTokens: undefined }) }],
+      undefined,
+    )?.metrics
     expect(merged?.generatedTokens).toBeUndefined()
     expect(merged?.promptTokens).toBe(8000)
     const note = { note: 'No server metrics: …' }
     expect(mergeServerSides([note, note], undefined)).toBe(note)
     // One trial's figures beside every trial's client counts would read as a mismatch.
-    expect(mergeServerSides([{ metrics: trial({}) }, note], undefined)).toEqual({ note: 'Server metrics came from 1 of 2 trials only (No server metrics: …): not merged.' })
+    expect(mergeServerSides([{ metrics: trial({}) }, note], undefined)).toEqual({
+      note: 'Server metrics came from 1 of 2 trials only (No server metrics: …): not merged.',
+    })
   })
 
   test('mergeTrials carries it, with the client-minus-server TTFT of all trials', () => {
@@ -92,9 +102,16 @@ describe('mergeServerSides (trials of one bench as one window)', () => {
   })
 
   test("a later trial's own 'warm before the run' warning is replaced by the merged one that names the trial before it", () => {
-    const warmNote = 'Prefix cache was warm before the run: its first request found 96 of its 100 prompt tokens cached, …'
+    const warmNote =
+      'Prefix cache was warm before the run: its first request found 96 of its 100 prompt tokens cached, …'
     const a = { ...makeResult(), server: { metrics: trial({}) } }
-    const b = { ...makeResult(), warnings: [`Server metrics: ${warmNote}`], server: { metrics: trial({ firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true }, notes: [warmNote] }) } }
+    const b = {
+      ...makeResult(),
+      warnings: [`Server metrics: ${warmNote}`],
+      server: {
+        metrics: trial({ firstRequestCache: { promptTokens: 100, hitTokens: 96, warm: true }, notes: [warmNote] }),
+      },
+    }
     const merged = mergeTrials([a, b])
     expect(merged.warnings.filter((w) => w.startsWith('Server metrics: '))).toEqual([
       "Server metrics: Trial 2's first request found its prompt cached: the trial before it sent the same prompts, so later trials ran on a warm prefix cache.",

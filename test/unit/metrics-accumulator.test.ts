@@ -1,7 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import { MetricsDataError, OptionsError } from '../../src/core/contract/errors.ts'
 import { validateOptions } from '../../src/core/plan/index.ts'
-import { MetricsAccumulator, costPerMillionOutputTokens, decodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
+import {
+  MetricsAccumulator,
+  costPerMillionOutputTokens,
+  decodeHistogram,
+  summarizeHistogram,
+} from '../../src/core/metrics/index.ts'
 import { validateCostOptions } from '../../src/core/metrics/cost.ts'
 import type { MetricsOutcome } from '../../src/core/metrics/index.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
@@ -12,7 +17,11 @@ function expectSig3(actual: number, expected: number): void {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.abs(expected) * 1e-3)
 }
 
-function finishAll(records: RequestRecord[], durationMs = 4000, options?: ConstructorParameters<typeof MetricsAccumulator>[0]): MetricsOutcome {
+function finishAll(
+  records: RequestRecord[],
+  durationMs = 4000,
+  options?: ConstructorParameters<typeof MetricsAccumulator>[0],
+): MetricsOutcome {
   const accumulator = new MetricsAccumulator(options)
   for (const record of records) accumulator.add(record)
   return accumulator.finish({ durationMs })
@@ -99,7 +108,11 @@ describe('MetricsAccumulator: hand-computed fixture (3 completed + 1 failed, 400
 
 describe('MetricsAccumulator: failed requests', () => {
   test('a failed request reaches no distribution, token total or throughput', () => {
-    const withFailures = finishAll([...threeRecords(), failedRecord(3, 'timeout', 't'), failedRecord(4, 'network', 'n')])
+    const withFailures = finishAll([
+      ...threeRecords(),
+      failedRecord(3, 'timeout', 't'),
+      failedRecord(4, 'network', 'n'),
+    ])
     const without = finishAll(threeRecords())
     expect(withFailures.metrics).toEqual(without.metrics)
     expect(withFailures.throughput).toEqual(without.throughput)
@@ -137,7 +150,18 @@ describe('MetricsAccumulator: failed requests', () => {
 
   test('all failed: zero counts everywhere, no NaN, a warning', () => {
     const outcome = finishAll([failedRecord(0, 'network', 'ECONNREFUSED')])
-    expect(outcome.metrics.ttftMs).toEqual({ count: 0, min: 0, max: 0, mean: 0, stddev: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 })
+    expect(outcome.metrics.ttftMs).toEqual({
+      count: 0,
+      min: 0,
+      max: 0,
+      mean: 0,
+      stddev: 0,
+      p50: 0,
+      p90: 0,
+      p95: 0,
+      p99: 0,
+      p999: 0,
+    })
     expect(outcome.throughput).toEqual({ requestsPerSec: 0, outputTokensPerSec: 0, totalTokensPerSec: 0 })
     expect(outcome.histograms).toEqual({})
     expect(JSON.stringify(outcome)).not.toContain('null')
@@ -173,10 +197,20 @@ describe('MetricsAccumulator: streaming quality', () => {
   })
 
   test('a non-streamed minority is left out of TTFT/TPOT/ITL but counts in E2E and throughput', () => {
-    const nonSse = okRecord({ index: 3, sentAt: 5000, firstTokenAt: 5400, endAt: 5400, outputTokens: 4, inputTokens: 40, streamed: false })
+    const nonSse = okRecord({
+      index: 3,
+      sentAt: 5000,
+      firstTokenAt: 5400,
+      endAt: 5400,
+      outputTokens: 4,
+      inputTokens: 40,
+      streamed: false,
+    })
     const outcome = finishAll([...threeRecords(), nonSse])
     expect(outcome.streaming).toMatchObject({ streamed: true, nonSseRequests: 1, burstRequests: 0 })
-    expect(outcome.streaming.note).toContain('1 of 4 responses were not text/event-stream and are left out of TTFT, TPOT and ITL')
+    expect(outcome.streaming.note).toContain(
+      '1 of 4 responses were not text/event-stream and are left out of TTFT, TPOT and ITL',
+    )
     expect(outcome.metrics.ttftMs.count).toBe(3)
     expect(outcome.metrics.ttftMs.max).toBe(300)
     expect(outcome.metrics.tpotMs.count).toBe(2)
@@ -192,7 +226,12 @@ describe('MetricsAccumulator: streaming quality', () => {
     const nonSse = okRecord({ index: 1, sentAt: 0, firstTokenAt: 90, endAt: 90, outputTokens: 3, streamed: false })
     const nonSse2 = okRecord({ index: 2, sentAt: 0, firstTokenAt: 80, endAt: 80, outputTokens: 3, streamed: false })
     const outcome = finishAll([streamedRecord as RequestRecord, nonSse, nonSse2])
-    expect(outcome.streaming).toMatchObject({ streamed: false, evidence: 'content-type', nonSseRequests: 2, burstRequests: 0 })
+    expect(outcome.streaming).toMatchObject({
+      streamed: false,
+      evidence: 'content-type',
+      nonSseRequests: 2,
+      burstRequests: 0,
+    })
     expect(outcome.streaming.note).toContain('server did not stream (2 of 3 responses were not text/event-stream)')
     expect(outcome.metrics.ttftMs.count).toBe(0)
     expect(outcome.metrics.tpotMs.count).toBe(0)
@@ -204,7 +243,15 @@ describe('MetricsAccumulator: streaming quality', () => {
 
   test('a stream read in one burst (a late client) counts in TTFT, TPOT and ITL, and is counted apart', () => {
     const [a, b] = threeRecords()
-    const late = okRecord({ index: 2, sentAt: 0, firstTokenAt: 80, chunkTimes: [80, 80, 80], endAt: 80, outputTokens: 3, readInOneBurst: true })
+    const late = okRecord({
+      index: 2,
+      sentAt: 0,
+      firstTokenAt: 80,
+      chunkTimes: [80, 80, 80],
+      endAt: 80,
+      outputTokens: 3,
+      readInOneBurst: true,
+    })
     const outcome = finishAll([a as RequestRecord, b as RequestRecord, late])
     expect(outcome.streaming).toMatchObject({ streamed: true, nonSseRequests: 0, burstRequests: 1 })
     expect(outcome.metrics.ttftMs.count).toBe(3)
@@ -250,8 +297,12 @@ describe('MetricsAccumulator: streaming quality', () => {
     ])
     expect(outcome.metrics.ttftMs).toMatchObject({ count: 1, min: 0, max: 0 })
     expect(outcome.metrics.e2eMs).toMatchObject({ count: 2, min: 0, max: 50 })
-    expect(outcome.warnings).toContain('2 latency or token values were negative (a clock or client bug) and were counted as 0.')
-    expect(outcome.warnings).toContain('1 latency or token values were not finite (a clock or client bug) and were left out.')
+    expect(outcome.warnings).toContain(
+      '2 latency or token values were negative (a clock or client bug) and were counted as 0.',
+    )
+    expect(outcome.warnings).toContain(
+      '1 latency or token values were not finite (a clock or client bug) and were left out.',
+    )
   })
 })
 
@@ -288,7 +339,11 @@ describe('MetricsAccumulator: goodput (vLLM --goodput rules)', () => {
 
   test('no goodput without limits; invalid limits are rejected when the options are planned', () => {
     expect(goodput(undefined)).toBeUndefined()
-    const base = { target: { baseUrl: 'http://127.0.0.1:1' }, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } } as const
+    const base = {
+      target: { baseUrl: 'http://127.0.0.1:1' },
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 1, requests: 1 },
+    } as const
     expect(() => validateOptions({ ...base, goodput: { ttftMs: -1 } })).toThrow(OptionsError)
     expect(() => validateOptions({ ...base, goodput: {} })).toThrow(OptionsError)
   })
@@ -334,7 +389,8 @@ describe('cost', () => {
 describe('MetricsAccumulator: percentiles', () => {
   test('1..1000 ms uniform: every percentile within 0.1 % of numpy linear interpolation', () => {
     const accumulator = new MetricsAccumulator()
-    for (let i = 1; i <= 1000; i++) accumulator.add(okRecord({ index: i, sentAt: 0, firstTokenAt: i, chunkTimes: [i], endAt: i, outputTokens: 1 }))
+    for (let i = 1; i <= 1000; i++)
+      accumulator.add(okRecord({ index: i, sentAt: 0, firstTokenAt: i, chunkTimes: [i], endAt: i, outputTokens: 1 }))
     const ttft = accumulator.finish({ durationMs: 1000 }).metrics.ttftMs
     const numpy = (q: number) => 1 + (q / 100) * 999 // np.percentile(range(1, 1001), q)
     for (const [key, q] of [
@@ -354,7 +410,9 @@ describe('MetricsAccumulator: percentiles', () => {
 
   test('percentiles never leave [min, max]', () => {
     const accumulator = new MetricsAccumulator()
-    accumulator.add(okRecord({ sentAt: 0, firstTokenAt: 123.456, chunkTimes: [123.456], endAt: 123.456, outputTokens: 1 }))
+    accumulator.add(
+      okRecord({ sentAt: 0, firstTokenAt: 123.456, chunkTimes: [123.456], endAt: 123.456, outputTokens: 1 }),
+    )
     const ttft = accumulator.finish({ durationMs: 1000 }).metrics.ttftMs
     expect([ttft.p50, ttft.p99, ttft.p999]).toEqual([123.456, 123.456, 123.456])
   })
@@ -456,7 +514,9 @@ describe('MetricsAccumulator: merge and snapshots', () => {
   })
 
   test('a snapshot of another version is refused', () => {
-    const snapshot = { ...new MetricsAccumulator().toJSON(), version: 1 } as unknown as Parameters<typeof MetricsAccumulator.fromJSON>[0]
+    const snapshot = { ...new MetricsAccumulator().toJSON(), version: 1 } as unknown as Parameters<
+      typeof MetricsAccumulator.fromJSON
+    >[0]
     expect(() => MetricsAccumulator.fromJSON(snapshot)).toThrow(MetricsDataError)
   })
 })

@@ -1,7 +1,13 @@
 import { build } from 'hdr-histogram-js'
 import { describe, expect, test } from 'vitest'
 import { MetricsDataError } from '../../src/core/contract/errors.ts'
-import { MetricsAccumulator, decodeHistogram, emptySummary, encodeHistogram, summarizeHistogram } from '../../src/core/metrics/index.ts'
+import {
+  MetricsAccumulator,
+  decodeHistogram,
+  emptySummary,
+  encodeHistogram,
+  summarizeHistogram,
+} from '../../src/core/metrics/index.ts'
 import { randomRecord, seededRandom } from '../helpers/metrics-fixtures.ts'
 
 describe('summarizeHistogram', () => {
@@ -11,7 +17,11 @@ describe('summarizeHistogram', () => {
   })
 
   test('small integers are exact; unitDivisor converts units', () => {
-    const histogram = build({ lowestDiscernibleValue: 1, highestTrackableValue: 1_000_000, numberOfSignificantValueDigits: 3 })
+    const histogram = build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 1_000_000,
+      numberOfSignificantValueDigits: 3,
+    })
     for (const value of [0, 2, 4, 4, 5, 5, 7, 9]) histogram.recordValue(value)
     const summary = summarizeHistogram(histogram, 1)
     // Population stddev of [0, 2, 4, 4, 5, 5, 7, 9]: mean 4.5, variance 6.75
@@ -41,7 +51,11 @@ describe('decodeHistogram', () => {
   })
 
   test('round-trips and can absorb values beyond its stored range', () => {
-    const histogram = build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000, numberOfSignificantValueDigits: 3 })
+    const histogram = build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 10_000,
+      numberOfSignificantValueDigits: 3,
+    })
     histogram.recordValue(1234)
     const decoded = decodeHistogram(encodeHistogram(histogram))
     expect(decoded.totalCount).toBe(1)

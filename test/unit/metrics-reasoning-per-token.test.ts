@@ -54,13 +54,26 @@ describe('definitions', () => {
   })
 
   test('a chunk of 0 tokens gives nothing; its wait goes to the next token', () => {
-    const record = okRecord({ sentAt: 0, endAt: 40, firstTokenAt: 10, chunkTimes: [10, 20, 40], chunkTokens: [1, 0, 2], outputTokens: 3 })
+    const record = okRecord({
+      sentAt: 0,
+      endAt: 40,
+      firstTokenAt: 10,
+      chunkTimes: [10, 20, 40],
+      chunkTokens: [1, 0, 2],
+      outputTokens: 3,
+    })
     expect(perTokenValues(record)).toEqual([15, 15])
   })
 
   test('nothing without exact tokens per chunk, or when they do not line up with the chunks', () => {
-    expect(perTokenValues(okRecord({ sentAt: 0, endAt: 20, firstTokenAt: 10, chunkTimes: [10, 20], outputTokens: 4 }))).toEqual([])
-    expect(perTokenValues(okRecord({ sentAt: 0, endAt: 20, firstTokenAt: 10, chunkTimes: [10, 20], chunkTokens: [2], outputTokens: 4 }))).toEqual([])
+    expect(
+      perTokenValues(okRecord({ sentAt: 0, endAt: 20, firstTokenAt: 10, chunkTimes: [10, 20], outputTokens: 4 })),
+    ).toEqual([])
+    expect(
+      perTokenValues(
+        okRecord({ sentAt: 0, endAt: 20, firstTokenAt: 10, chunkTimes: [10, 20], chunkTokens: [2], outputTokens: 4 }),
+      ),
+    ).toEqual([])
   })
 })
 
@@ -100,7 +113,16 @@ describe('MetricsAccumulator: reasoning and per-token timing', () => {
 
   test('multi-token chunks without per-chunk usage: the note says per-token ITL is estimated, and how', () => {
     const metrics = new MetricsAccumulator()
-    metrics.add(okRecord({ sentAt: 0, firstTokenAt: 10, firstOutputAt: 10, chunkTimes: [10, 30, 50], endAt: 50, outputTokens: 6 }))
+    metrics.add(
+      okRecord({
+        sentAt: 0,
+        firstTokenAt: 10,
+        firstOutputAt: 10,
+        chunkTimes: [10, 30, 50],
+        endAt: 50,
+        outputTokens: 6,
+      }),
+    )
     const outcome = metrics.finish({ durationMs: 1000 })
     expect(outcome.metrics.itlPerTokenMs).toBeUndefined()
     expect(outcome.streaming.meanTokensPerChunk).toBe(2)
@@ -111,7 +133,18 @@ describe('MetricsAccumulator: reasoning and per-token timing', () => {
   test('a reply that was all reasoning has a TTFT but no TTFO, and the note says so', () => {
     const metrics = new MetricsAccumulator()
     metrics.add(reasoningRecord(0))
-    metrics.add(okRecord({ index: 1, sentAt: 0, firstTokenAt: 50, chunkTimes: [50, 60], endAt: 60, outputTokens: 2, reasoningTokens: 2, reasoningChunks: 2 }))
+    metrics.add(
+      okRecord({
+        index: 1,
+        sentAt: 0,
+        firstTokenAt: 50,
+        chunkTimes: [50, 60],
+        endAt: 60,
+        outputTokens: 2,
+        reasoningTokens: 2,
+        reasoningChunks: 2,
+      }),
+    )
     const outcome = metrics.finish({ durationMs: 1000 })
     expect(outcome.metrics.ttftMs.count).toBe(2)
     expect(outcome.metrics.ttfoMs?.count).toBe(1)
@@ -146,7 +179,16 @@ describe('MetricsAccumulator: reasoning and per-token timing', () => {
       const metrics = new MetricsAccumulator()
       for (const record of records) metrics.add(record)
       const outcome = metrics.finish({ durationMs: 1000 })
-      return { schemaVersion: 2, startedAt: '', durationMs: 1000, ...outcome, client: { keptUp: true, warnings: [] }, workload: {}, environment: {}, config: {} } as unknown as BenchmarkResult
+      return {
+        schemaVersion: 2,
+        startedAt: '',
+        durationMs: 1000,
+        ...outcome,
+        client: { keptUp: true, warnings: [] },
+        workload: {},
+        environment: {},
+        config: {},
+      } as unknown as BenchmarkResult
     }
     const plain = trial(threeRecords())
     const merged = mergeTrials([trial([reasoningRecord(0)]), plain, trial([{ ...reasoningRecord(1), sentAt: 900 }])])

@@ -9,7 +9,9 @@ afterEach(async () => {
 })
 
 /** A /metrics endpoint that answers after `delayMs`; counts the scrapes it served. */
-async function endpoint(delayMs: number): Promise<{ url: string; served: () => number; auth: () => string | undefined }> {
+async function endpoint(
+  delayMs: number,
+): Promise<{ url: string; served: () => number; auth: () => string | undefined }> {
   let served = 0
   let auth: string | undefined
   server = createServer((req, res) => {
@@ -17,7 +19,9 @@ async function endpoint(delayMs: number): Promise<{ url: string; served: () => n
     if (req.url !== '/metrics') return void res.writeHead(404).end()
     setTimeout(() => {
       served++
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} ${served}\n`)
+      res
+        .writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
+        .end(`# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine="0"} ${served}\n`)
     }, delayMs)
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
@@ -28,7 +32,12 @@ async function endpoint(delayMs: number): Promise<{ url: string; served: () => n
 describe('startMetricsScraper', () => {
   test('finds the endpoint, sends the key, scrapes every interval inside a window', async () => {
     const e = await endpoint(0)
-    const start = await startMetricsScraper({ urls: [`${e.url}/nothing`, `${e.url}/metrics`], intervalMs: 100, timeoutMs: 1000, headers: { authorization: 'Bearer k' } })
+    const start = await startMetricsScraper({
+      urls: [`${e.url}/nothing`, `${e.url}/metrics`],
+      intervalMs: 100,
+      timeoutMs: 1000,
+      headers: { authorization: 'Bearer k' },
+    })
     if (!('scraper' in start)) throw new Error(start.note)
     expect(start.scraper.names.dialect).toBe('vllm')
     expect(e.auth()).toBe('Bearer k')
@@ -44,7 +53,12 @@ describe('startMetricsScraper', () => {
 
   test('a slow endpoint is scraped less often: a scrape takes at most 5 % of the time between scrapes', async () => {
     const e = await endpoint(60)
-    const start = await startMetricsScraper({ urls: [`${e.url}/metrics`], intervalMs: 100, timeoutMs: 1000, headers: {} })
+    const start = await startMetricsScraper({
+      urls: [`${e.url}/metrics`],
+      intervalMs: 100,
+      timeoutMs: 1000,
+      headers: {},
+    })
     if (!('scraper' in start)) throw new Error(start.note)
     await start.scraper.startWindow()
     await new Promise((resolve) => setTimeout(resolve, 1500))
@@ -59,9 +73,18 @@ describe('startMetricsScraper', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as { port: number }
     const began = performance.now()
-    const start = await startMetricsScraper({ urls: [`http://127.0.0.1:${port}/metrics`, `http://127.0.0.1:${port}/prometheus/metrics`], intervalMs: 1000, timeoutMs: 300, headers: {} })
+    const start = await startMetricsScraper({
+      urls: [`http://127.0.0.1:${port}/metrics`, `http://127.0.0.1:${port}/prometheus/metrics`],
+      intervalMs: 1000,
+      timeoutMs: 300,
+      headers: {},
+    })
     expect(performance.now() - began).toBeLessThan(600)
-    expect(start).toEqual({ note: expect.stringContaining(`No server metrics: http://127.0.0.1:${port}/metrics (no answer within 300 ms). Start`) })
+    expect(start).toEqual({
+      note: expect.stringContaining(
+        `No server metrics: http://127.0.0.1:${port}/metrics (no answer within 300 ms). Start`,
+      ),
+    })
     server.closeAllConnections()
   })
 })

@@ -9,7 +9,12 @@ const JOBS = 5000
 
 describe('counterbalancedOrder', () => {
   test('mirrors every other pair, so each arm has the same mean position over two pairs', () => {
-    expect([0, 1, 2, 3].map((pair) => counterbalancedOrder(['A', 'B'], pair).join(''))).toEqual(['AB', 'BA', 'AB', 'BA'])
+    expect([0, 1, 2, 3].map((pair) => counterbalancedOrder(['A', 'B'], pair).join(''))).toEqual([
+      'AB',
+      'BA',
+      'AB',
+      'BA',
+    ])
     const three = [0, 1].map((pair) => counterbalancedOrder(['C', 'V1', 'V2'], pair))
     expect(three).toEqual([
       ['C', 'V1', 'V2'],
@@ -71,7 +76,11 @@ describe('judgePairedGate', () => {
         0.95,
       ).status,
     ).toBe('pass')
-    expect(judgePairedGate(gate, [{ ratio: 1.5, ciLow: null, ciHigh: null }], 0.95)).toMatchObject({ status: 'inconclusive', ciLow: null, reason: expect.stringContaining('needs 2') })
+    expect(judgePairedGate(gate, [{ ratio: 1.5, ciLow: null, ciHigh: null }], 0.95)).toMatchObject({
+      status: 'inconclusive',
+      ciLow: null,
+      reason: expect.stringContaining('needs 2'),
+    })
   })
 
   test('an inconclusive check says about how many pairs would decide, and that many usually do', () => {
@@ -99,7 +108,13 @@ describe('paired jobs on synthetic data with a known truth', () => {
   test('sequential stopping (3 to 6 pairs) keeps the false-fail rate at the limit within the nominal 2.5 %', () => {
     expect(simulateRates(atLimit, sequential, JOBS, 12).fail).toBeLessThanOrEqual(0.025)
     expect(simulateRates({ ...atLimit, driftPerTrial: 0 }, sequential, JOBS, 13).fail).toBeLessThanOrEqual(0.025)
-    const throughputAtLimit: PairedTruth = { ratio: 0.95, sigma: 0.03, driftPerTrial: -0.01, tolerance: -0.05, order: 'balanced' }
+    const throughputAtLimit: PairedTruth = {
+      ratio: 0.95,
+      sigma: 0.03,
+      driftPerTrial: -0.01,
+      tolerance: -0.05,
+      order: 'balanced',
+    }
     expect(simulateRates(throughputAtLimit, sequential, JOBS, 14).fail).toBeLessThanOrEqual(0.025)
   })
 
@@ -124,10 +139,17 @@ describe('nextPair', () => {
   test('min pairs first, then only while undecided, within max and the budget', () => {
     const limits = { min: 3, max: 6, budgetMs: 100_000 }
     expect(nextPair([decided], { pairs: 2, elapsedMs: 0, longestPairMs: 0 }, limits).another).toBe(true)
-    expect(nextPair([decided], { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, limits)).toEqual({ another: false, why: 'every verdict decided after 3 pairs' })
+    expect(nextPair([decided], { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, limits)).toEqual({
+      another: false,
+      why: 'every verdict decided after 3 pairs',
+    })
     expect(nextPair([undecided], { pairs: 4, elapsedMs: 0, longestPairMs: 0 }, limits).another).toBe(true)
-    expect(nextPair([undecided], { pairs: 6, elapsedMs: 0, longestPairMs: 0 }, limits).why).toContain('most pairs allowed (6)')
-    expect(nextPair([undecided], { pairs: 4, elapsedMs: 80_000, longestPairMs: 25_000 }, limits).why).toContain('time budget (100 s)')
+    expect(nextPair([undecided], { pairs: 6, elapsedMs: 0, longestPairMs: 0 }, limits).why).toContain(
+      'most pairs allowed (6)',
+    )
+    expect(nextPair([undecided], { pairs: 4, elapsedMs: 80_000, longestPairMs: 25_000 }, limits).why).toContain(
+      'time budget (100 s)',
+    )
   })
   test('each look of a 3-6 pair sequence is held to 1 - 0.05 / 4', () => {
     expect(sequentialConfidence(0.95, { min: 3, max: 6 })).toBeCloseTo(0.9875, 12)

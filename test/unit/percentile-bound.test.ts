@@ -40,14 +40,19 @@ describe('judgeQuantile on synthetic data with a known p99', () => {
     // 0.5 %, so 0.94 leaves three of them for chance.
     expect(upperCovers / runs).toBeGreaterThanOrEqual(0.94)
     expect(lowerCovers / runs).toBeGreaterThanOrEqual(0.94)
-    console.log(`coverage over ${runs} runs: upper ${(upperCovers / runs).toFixed(4)}, lower ${(lowerCovers / runs).toFixed(4)}`)
+    console.log(
+      `coverage over ${runs} runs: upper ${(upperCovers / runs).toFixed(4)}, lower ${(lowerCovers / runs).toFixed(4)}`,
+    )
   })
 
   test('a limit at the true p99 passes or fails wrongly at most 5 % of the time; far from it, decides', () => {
     const random = seededRandom(12)
     const statuses = { pass: 0, fail: 0, inconclusive: 0 }
-    for (let run = 0; run < runs; run++) statuses[judgeQuantile(bucketsOf(exponential(random, 1000)), 0.99, 0.95, p99).status]++
-    console.log(`limit at the true p99, ${runs} runs of 1000: ${statuses.pass} pass, ${statuses.fail} fail, ${statuses.inconclusive} inconclusive`)
+    for (let run = 0; run < runs; run++)
+      statuses[judgeQuantile(bucketsOf(exponential(random, 1000)), 0.99, 0.95, p99).status]++
+    console.log(
+      `limit at the true p99, ${runs} runs of 1000: ${statuses.pass} pass, ${statuses.fail} fail, ${statuses.inconclusive} inconclusive`,
+    )
     expect(statuses.pass / runs).toBeLessThanOrEqual(0.06)
     expect(statuses.fail / runs).toBeLessThanOrEqual(0.06)
     // Twice the p99 (its 99.99th percentile): passes with 1000 samples; half of it (p90 or so): fails.

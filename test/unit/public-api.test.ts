@@ -45,7 +45,9 @@ async function exportedByStatements(file: string): Promise<string[]> {
 describe('the public API is what docs/api.md lists', async () => {
   const docs = await documented()
   test('docs/api.md has a section for every entry of package.json and no other', async () => {
-    const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { exports: Record<string, unknown> }
+    const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+      exports: Record<string, unknown>
+    }
     const entries = Object.keys(pkg.exports)
       .filter((key) => key !== './package.json')
       .map((key) => (key === '.' ? 'vitest-llm-bench' : `vitest-llm-bench/${key.slice(2)}`))
@@ -55,7 +57,9 @@ describe('the public API is what docs/api.md lists', async () => {
 
   test.each(Object.entries(ENTRIES))('%s exports exactly the listed values', async (entry, file) => {
     const listed = docs.get(entry) ?? []
-    const actual = entry.endsWith('/bun') ? await exportedByStatements(file) : Object.keys(await import(new URL(file, root).href))
+    const actual = entry.endsWith('/bun')
+      ? await exportedByStatements(file)
+      : Object.keys(await import(new URL(file, root).href))
     expect(new Set(listed).size, `${entry}: a name listed twice`).toBe(listed.length)
     expect([...actual].sort()).toEqual([...listed].sort())
   })

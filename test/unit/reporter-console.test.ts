@@ -7,7 +7,14 @@ import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../report
 import { reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
 
 function progress(done: number, elapsedMs: number, ttftP50Ms?: number): BenchProgressArtifact {
-  return { type: PROGRESS_ARTIFACT_TYPE, done, total: 500, elapsedMs, outputTokens: done * 128, ...(ttftP50Ms === undefined ? {} : { ttftP50Ms }) }
+  return {
+    type: PROGRESS_ARTIFACT_TYPE,
+    done,
+    total: 500,
+    elapsedMs,
+    outputTokens: done * 128,
+    ...(ttftP50Ms === undefined ? {} : { ttftP50Ms }),
+  }
 }
 
 describe('renderConsoleTable', () => {
@@ -48,8 +55,12 @@ describe('renderConsoleTable', () => {
 
 describe('formatProgressLine', () => {
   test('shows done/total, elapsed, recent TTFT p50 and output tokens/s', () => {
-    expect(formatProgressLine('chat > steady', progress(250, 12_500, 41.23))).toBe('chat > steady: 250/500 requests · 12.5 s · TTFT p50 41.23 ms · 2560 output tok/s')
-    expect(formatProgressLine('b', { done: 3, elapsedMs: 0, outputTokens: 0 })).toBe('b: 3 requests · 0.0 s · TTFT p50 - · 0 output tok/s')
+    expect(formatProgressLine('chat > steady', progress(250, 12_500, 41.23))).toBe(
+      'chat > steady: 250/500 requests · 12.5 s · TTFT p50 41.23 ms · 2560 output tok/s',
+    )
+    expect(formatProgressLine('b', { done: 3, elapsedMs: 0, outputTokens: 0 })).toBe(
+      'b: 3 requests · 0.0 s · TTFT p50 - · 0 output tok/s',
+    )
   })
 })
 
@@ -66,17 +77,28 @@ describe('LlmConsoleReporter', () => {
 
   test('turns progress artifacts into throttled progress lines', () => {
     const lines: string[] = []
-    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: true, progressIntervalMs: 0 })
+    const reporter = new LlmConsoleReporter({
+      write: (text) => lines.push(text),
+      color: false,
+      progress: true,
+      progressIntervalMs: 0,
+    })
     const testCase = testCaseOf(reportEntries()[0]!)
     reporter.onTestCaseArtifactRecord(testCase, progress(10, 1000, 40))
     // The first artifact only starts the clock (short benches print no progress).
     expect(lines).toHaveLength(0)
     reporter.onTestCaseArtifactRecord(testCase, progress(100, 6000, 42))
-    expect(lines).toEqual(['  … chat > steady closed loop, 16 streams: 100/500 requests · 6.0 s · TTFT p50 42 ms · 2133 output tok/s'])
+    expect(lines).toEqual([
+      '  … chat > steady closed loop, 16 streams: 100/500 requests · 6.0 s · TTFT p50 42 ms · 2133 output tok/s',
+    ])
     reporter.onTestCaseArtifactRecord(testCase, { type: 'internal:annotation' } as never)
     expect(lines).toHaveLength(1)
 
-    const slow = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: true, progressIntervalMs: 60_000 })
+    const slow = new LlmConsoleReporter({
+      write: (text) => lines.push(text),
+      progress: true,
+      progressIntervalMs: 60_000,
+    })
     slow.onTestCaseArtifactRecord(testCase, progress(10, 1000))
     slow.onTestCaseArtifactRecord(testCase, progress(20, 2000))
     expect(lines).toHaveLength(1)
@@ -84,11 +106,18 @@ describe('LlmConsoleReporter', () => {
 
   test('a server falling silent is printed at once, even on the first artifact and inside the interval', () => {
     const lines: string[] = []
-    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: true, progressIntervalMs: 60_000 })
+    const reporter = new LlmConsoleReporter({
+      write: (text) => lines.push(text),
+      color: false,
+      progress: true,
+      progressIntervalMs: 60_000,
+    })
     const testCase = testCaseOf(reportEntries()[0]!)
     const silent = { ...progress(29, 12_000, 40), silentMs: 5_400, inFlight: 4 }
     reporter.onTestCaseArtifactRecord(testCase, silent)
-    expect(lines).toEqual(['  … chat > steady closed loop, 16 streams: 29/500 requests · 12.0 s · TTFT p50 40 ms · 309.3 output tok/s · no byte from the server for 5 s with 4 requests in flight'])
+    expect(lines).toEqual([
+      '  … chat > steady closed loop, 16 streams: 29/500 requests · 12.0 s · TTFT p50 40 ms · 309.3 output tok/s · no byte from the server for 5 s with 4 requests in flight',
+    ])
     // Still silent: back to the interval.
     reporter.onTestCaseArtifactRecord(testCase, { ...silent, silentMs: 6_000 })
     expect(lines).toHaveLength(1)
@@ -96,7 +125,11 @@ describe('LlmConsoleReporter', () => {
 
   test('prints no progress when progress is off', () => {
     const lines: string[] = []
-    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), progress: false, progressIntervalMs: 0 })
+    const reporter = new LlmConsoleReporter({
+      write: (text) => lines.push(text),
+      progress: false,
+      progressIntervalMs: 0,
+    })
     const testCase = testCaseOf(reportEntries()[0]!)
     for (let i = 1; i <= 3; i++) reporter.onTestCaseArtifactRecord(testCase, progress(i, i * 1000))
     expect(lines).toEqual([])

@@ -76,7 +76,9 @@ describe('toCsv', () => {
   test('LlmCsvReporter writes the CSV to its output file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-csv-'))
     try {
-      await new LlmCsvReporter({ outputFile: join(dir, 'nested', 'results.csv') }).onTestRunEnd([moduleOf(reportEntries())])
+      await new LlmCsvReporter({ outputFile: join(dir, 'nested', 'results.csv') }).onTestRunEnd([
+        moduleOf(reportEntries()),
+      ])
       expect(await readFile(join(dir, 'nested', 'results.csv'), 'utf8')).toBe(toCsv(reportEntries()))
     } finally {
       await rm(dir, { recursive: true, force: true })

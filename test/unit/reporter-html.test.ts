@@ -13,12 +13,17 @@ import { baselinesFor, moduleOf, reportEntries } from '../helpers/reporter-fixtu
 
 /** `data-points` of every chart figure, by chart id, in page order. */
 function chartPoints(html: string): Array<[string, number]> {
-  return [...html.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)].map((match) => [match[1]!, Number(match[2])])
+  return [...html.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)].map((match) => [
+    match[1]!,
+    Number(match[2]),
+  ])
 }
 
 /** Series of every chart: name and point count. */
 function seriesOf(html: string): Array<[string, number, string]> {
-  return [...html.matchAll(/<path class="series" data-series="([^"]+)" data-points="(\d+)" d="([^"]*)"/g)].map((match) => [match[1]!, Number(match[2]), match[3]!])
+  return [...html.matchAll(/<path class="series" data-series="([^"]+)" data-points="(\d+)" d="([^"]*)"/g)].map(
+    (match) => [match[1]!, Number(match[2]), match[3]!],
+  )
 }
 
 describe('cdfPoints', () => {
@@ -41,7 +46,14 @@ describe('cdfPoints', () => {
 })
 
 describe('timeline series', () => {
-  const timeline = { windowMs: 1000, requests: [1, 2, 1], outputTokens: [100, 200, 40], totalTokens: [300, 600, 120], inFlightMax: [2, 4, 3], lastWindowPartial: true }
+  const timeline = {
+    windowMs: 1000,
+    requests: [1, 2, 1],
+    outputTokens: [100, 200, 40],
+    totalTokens: [300, 600, 120],
+    inFlightMax: [2, 4, 3],
+    lastWindowPartial: true,
+  }
 
   test('rates per window, with the partial last window over its own length', () => {
     const points = timelineRate(timeline, timeline.outputTokens, 2600)
@@ -188,8 +200,14 @@ describe('LlmHtmlReporter', () => {
     const baselines = baselinesFor(entries)
     const path = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
     await mkdir(join(dir, '__llm_baselines__'), { recursive: true })
-    await writeFile(path, formatBaselineFile({ schemaVersion: 1, entries: { [entries[0]!.name]: baselines.get(entries[0]!)! } }))
-    const withPaths: ReportEntry[] = entries.map((entry) => ({ ...entry, baselinePath: entry.baselinePath?.includes('chat') ? path : join(dir, 'missing.json') }))
+    await writeFile(
+      path,
+      formatBaselineFile({ schemaVersion: 1, entries: { [entries[0]!.name]: baselines.get(entries[0]!)! } }),
+    )
+    const withPaths: ReportEntry[] = entries.map((entry) => ({
+      ...entry,
+      baselinePath: entry.baselinePath?.includes('chat') ? path : join(dir, 'missing.json'),
+    }))
 
     const loaded = await loadBaselines(withPaths)
     // Only the first bench has an entry in the file; the third was just written (nothing to draw).
@@ -221,7 +239,11 @@ describe('sweeps', () => {
         },
       } as never,
     ])
-    expect(collected.entries.map((entry) => entry.name)).toEqual(['chat > concurrency sweep [concurrency=4]', 'chat > concurrency sweep [concurrency=8]', 'chat > concurrency sweep [concurrency=16]'])
+    expect(collected.entries.map((entry) => entry.name)).toEqual([
+      'chat > concurrency sweep [concurrency=4]',
+      'chat > concurrency sweep [concurrency=8]',
+      'chat > concurrency sweep [concurrency=16]',
+    ])
     expect(collected.curves).toHaveLength(1)
     expect(collected.curves[0]!.points.map((point) => [point.label, point.y])).toEqual([
       ['concurrency 4', entries[0]!.result.throughput.outputTokensPerSec],

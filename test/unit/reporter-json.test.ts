@@ -2,10 +2,22 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { LlmCsvReporter, LlmJsonReporter, toGithubActionBenchmark, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
+import {
+  LlmCsvReporter,
+  LlmJsonReporter,
+  toGithubActionBenchmark,
+  toJsonReport,
+  type ReportEntry,
+} from '../../reporters/index.ts'
 import { toRequestsJsonl } from '../../reporters/json-report.ts'
 import { runBenchmark } from '../../src/core/index.ts'
-import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  BENCHMARK_RESULT_SCHEMA_ID,
+  JsonSchemaValidator,
+  REPORT_SCHEMA,
+  REPORT_SCHEMA_ID,
+} from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
@@ -42,7 +54,8 @@ describe('JSON schema of BenchmarkResult', () => {
   })
 
   test('the fixed results (GPU telemetry, errors, goodput, timeline) validate', () => {
-    for (const entry of reportEntries()) expect(validator.validate(BENCHMARK_RESULT_SCHEMA_ID, roundTrip(entry.result))).toEqual([])
+    for (const entry of reportEntries())
+      expect(validator.validate(BENCHMARK_RESULT_SCHEMA_ID, roundTrip(entry.result))).toEqual([])
   })
 
   test('a broken result is reported member by member', () => {
@@ -55,7 +68,9 @@ describe('JSON schema of BenchmarkResult', () => {
     broken.errors = [{ kind: 'oops', message: 'x', count: 1 }]
     broken.gpu.samples[0].t = 'soon'
     broken.surprise = true
-    const paths = validator.validate(BENCHMARK_RESULT_SCHEMA_ID, broken).map((violation) => `${violation.path}: ${violation.message}`)
+    const paths = validator
+      .validate(BENCHMARK_RESULT_SCHEMA_ID, broken)
+      .map((violation) => `${violation.path}: ${violation.message}`)
     expect(paths).toEqual(
       expect.arrayContaining([
         '/schemaVersion: must be one of 1, 2, found 3',
@@ -71,7 +86,9 @@ describe('JSON schema of BenchmarkResult', () => {
 
   test('the validator refuses keywords it does not implement', () => {
     const schema = { $id: 'https://example.com/s.json', type: 'object', oneOf: [] }
-    expect(() => new JsonSchemaValidator([schema]).validate('https://example.com/s.json', {})).toThrow(/unsupported keyword oneOf/)
+    expect(() => new JsonSchemaValidator([schema]).validate('https://example.com/s.json', {})).toThrow(
+      /unsupported keyword oneOf/,
+    )
   })
 })
 
@@ -113,18 +130,36 @@ describe('toGithubActionBenchmark', () => {
   test('latencies and errors go to customSmallerIsBetter, throughputs to customBiggerIsBetter', () => {
     const output = toGithubActionBenchmark(reportEntries())
     const [steady] = reportEntries()
-    const ttftP99 = output.smallerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p99')
+    const ttftP99 = output.smallerIsBetter.find(
+      (point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p99',
+    )
     // `extra` carries the sample size, the baseline check, and what was measured on what (as every report does).
     const inventory = `${configSummary(steady!.result.config)}; ${environmentSummary(steady!.result.environment)}`
-    expect(ttftP99).toEqual({ name: 'chat > steady closed loop, 16 streams - TTFT p99', unit: 'ms', value: steady!.result.metrics.ttftMs.p99, extra: `n=500; ${inventory}` })
+    expect(ttftP99).toEqual({
+      name: 'chat > steady closed loop, 16 streams - TTFT p99',
+      unit: 'ms',
+      value: steady!.result.metrics.ttftMs.p99,
+      extra: `n=500; ${inventory}`,
+    })
     expect(inventory).toMatch(/concurrency 16/)
-    const ttftP50 = output.smallerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p50')
+    const ttftP50 = output.smallerIsBetter.find(
+      (point) => point.name === 'chat > steady closed loop, 16 streams - TTFT p50',
+    )
     expect(ttftP50?.extra).toBe(`n=500; baseline 40.61 ms, pass; ${inventory}`)
-    expect(output.biggerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - output tokens/s')?.value).toBe(1062.4)
-    expect(output.smallerIsBetter.find((point) => point.name === 'chat > poisson arrivals, 20 req/s - error rate')?.value).toBe(3 / 400)
+    expect(
+      output.biggerIsBetter.find((point) => point.name === 'chat > steady closed loop, 16 streams - output tokens/s')
+        ?.value,
+    ).toBe(1062.4)
+    expect(
+      output.smallerIsBetter.find((point) => point.name === 'chat > poisson arrivals, 20 req/s - error rate')?.value,
+    ).toBe(3 / 400)
     // GPU figures only where sampled; ITL only where measured.
-    expect(output.smallerIsBetter.some((point) => point.name === 'chat > steady closed loop, 16 streams - GPU peak memory')).toBe(true)
-    expect(output.smallerIsBetter.some((point) => point.name === 'completions > first run - GPU peak memory')).toBe(false)
+    expect(
+      output.smallerIsBetter.some((point) => point.name === 'chat > steady closed loop, 16 streams - GPU peak memory'),
+    ).toBe(true)
+    expect(output.smallerIsBetter.some((point) => point.name === 'completions > first run - GPU peak memory')).toBe(
+      false,
+    )
     expect(output.smallerIsBetter.some((point) => point.name === 'completions > first run - ITL p50')).toBe(false)
     expect(output.biggerIsBetter.every((point) => point.unit === 'tok/s' || point.unit === 'req/s')).toBe(true)
     const names = [...output.smallerIsBetter, ...output.biggerIsBetter].map((point) => point.name)
@@ -148,7 +183,10 @@ describe('LlmJsonReporter', () => {
     const logger = { log: () => undefined, error: (line: string) => errors.push(line) }
     const previous = process.exitCode
     try {
-      for (const reporter of [new LlmJsonReporter({ outputFile: join(dir, 'not-a-folder', 'results.json') }), new LlmCsvReporter({ outputFile: join(dir, 'not-a-folder', 'results.csv') })]) {
+      for (const reporter of [
+        new LlmJsonReporter({ outputFile: join(dir, 'not-a-folder', 'results.json') }),
+        new LlmCsvReporter({ outputFile: join(dir, 'not-a-folder', 'results.csv') }),
+      ]) {
         reporter.onInit({ logger, config: { root: dir } } as never)
         await reporter.onTestRunEnd([moduleOf(reportEntries())])
       }
@@ -166,14 +204,22 @@ describe('LlmJsonReporter', () => {
   })
 
   test('writes the report, the requests JSONL and the github-action-benchmark files', async () => {
-    const entries: ReportEntry[] = [...reportEntries(), { name: 'sim', file: 'benches/sim.bench.ts', state: 'passed', result: simulated }]
+    const entries: ReportEntry[] = [
+      ...reportEntries(),
+      { name: 'sim', file: 'benches/sim.bench.ts', state: 'passed', result: simulated },
+    ]
     const reporter = new LlmJsonReporter({
       outputFile: join(dir, 'results.json'),
       requestsFile: join(dir, 'requests.jsonl'),
-      githubActionBenchmark: { smallerIsBetterFile: join(dir, 'smaller.json'), biggerIsBetterFile: join(dir, 'bigger.json') },
+      githubActionBenchmark: {
+        smallerIsBetterFile: join(dir, 'smaller.json'),
+        biggerIsBetterFile: join(dir, 'bigger.json'),
+      },
     })
     await reporter.onTestRunEnd([moduleOf(entries)])
-    const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as { benches: Array<{ name: string; result: BenchmarkResult }> }
+    const report = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as {
+      benches: Array<{ name: string; result: BenchmarkResult }>
+    }
     expect(validator.validate(REPORT_SCHEMA_ID, report)).toEqual([])
     expect(report.benches.map((bench) => bench.name)).toEqual(entries.map((entry) => entry.name))
     expect(report.benches[3]!.result.requests).toBeUndefined()

@@ -7,12 +7,19 @@ import { githubRunUrl } from '../../reporters/markdown-reporter.ts'
 import { toJsonReport } from '../../reporters/json-report.ts'
 import { renderHtml } from '../../reporters/html/html-report.ts'
 import { collectReport } from '../../reporters/file-reporter.ts'
-import { JsonSchemaValidator, BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import {
+  JsonSchemaValidator,
+  BENCHMARK_RESULT_SCHEMA,
+  REPORT_SCHEMA,
+  REPORT_SCHEMA_ID,
+} from '../../src/core/contract/json-schema/index.ts'
 import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 
 describe('renderMarkdown', () => {
   test('summary for a pull request matches the snapshot', () => {
-    expect(renderMarkdown(reportEntries(), { htmlReportUrl: 'https://example.com/run/1/report.html' })).toMatchSnapshot()
+    expect(
+      renderMarkdown(reportEntries(), { htmlReportUrl: 'https://example.com/run/1/report.html' }),
+    ).toMatchSnapshot()
   })
 
   test('one summary row per bench with deltas, then baseline vs current per bench', () => {
@@ -23,7 +30,9 @@ describe('renderMarkdown', () => {
     expect(rows[1]).toContain('393 ms (+73.8% ❌)')
     expect(markdown.startsWith('## LLM benchmarks: ❌ 1 fail, ✅ 2 pass\n')).toBe(true)
     expect(markdown).toContain('| TTFT p99 | 226.2 ms | 393 ms | +73.8% | 1.618 – 1.858 | +10% | 400/397 | ❌ fail |')
-    expect(markdown).toContain('| output tokens/s | 1077 tok/s | 1062 tok/s | -1.3% | 0.957 – 1.017 | -10% | 12/12 | ✅ pass |')
+    expect(markdown).toContain(
+      '| output tokens/s | 1077 tok/s | 1062 tok/s | -1.3% | 0.957 – 1.017 | -10% | 12/12 | ✅ pass |',
+    )
     expect(markdown).toContain('| errors maxRate | 0% | ≤ 0% | 500 | ✅ pass |')
     expect(markdown).toContain('- TPOT p50: interval straddles the limit; more requests would settle it')
     // Configuration and environment beside the numbers.
@@ -87,9 +96,17 @@ describe('LlmMarkdownReporter', () => {
       fullName: 'chat > steady',
       module,
       meta: () => ({ llmBenchStarted: true }),
-      result: () => ({ state: 'failed', errors: [{ message: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }] }),
+      result: () => ({
+        state: 'failed',
+        errors: [{ message: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }],
+      }),
     }
-    const plainTest = { fullName: 'a unit test', module, meta: () => ({}), result: () => ({ state: 'failed', errors: [{ message: 'boom' }] }) }
+    const plainTest = {
+      fullName: 'a unit test',
+      module,
+      meta: () => ({}),
+      result: () => ({ state: 'failed', errors: [{ message: 'boom' }] }),
+    }
     const modules = [
       {
         children: {
@@ -109,10 +126,18 @@ describe('LlmMarkdownReporter', () => {
     expect(text).not.toContain('a unit test')
 
     const { unmeasured } = collectReport(modules)
-    expect(unmeasured).toEqual([{ name: 'chat > steady', file: 'benches/chat.bench.ts', failure: 'llama-server did not become ready within 30 s.\nIts last log lines: ...' }])
+    expect(unmeasured).toEqual([
+      {
+        name: 'chat > steady',
+        file: 'benches/chat.bench.ts',
+        failure: 'llama-server did not become ready within 30 s.\nIts last log lines: ...',
+      },
+    ])
     const json = JSON.parse(JSON.stringify(toJsonReport([], { unmeasured }))) as unknown
     expect(json).toMatchObject({ benches: [], unmeasured })
-    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual([])
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual(
+      [],
+    )
     const html = renderHtml([], { unmeasured, generatedAt: '2026-12-01T00:00:00.000Z' })
     expect(html).toContain('0 benches · 1 failed without a result · generated')
     expect(html).toContain('chat &gt; steady: no result')
@@ -131,7 +156,9 @@ describe('LlmMarkdownReporter', () => {
   })
 
   test('githubRunUrl needs server, repository and run id', () => {
-    expect(githubRunUrl({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'a/b', GITHUB_RUN_ID: '7' })).toBe('https://github.com/a/b/actions/runs/7')
+    expect(
+      githubRunUrl({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'a/b', GITHUB_RUN_ID: '7' }),
+    ).toBe('https://github.com/a/b/actions/runs/7')
     expect(githubRunUrl({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'a/b' })).toBeUndefined()
   })
 })

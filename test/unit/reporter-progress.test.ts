@@ -3,7 +3,9 @@ import { forwardProgress } from '../../src/vitest/bench-progress.ts'
 import { isBenchProgressArtifact, PROGRESS_ARTIFACT_TYPE } from '../../reporters/progress-artifact.ts'
 
 describe('forwardProgress (worker side of the live progress line)', () => {
-  test('records one progress artifact per interval on the running test, with the recent TTFT median', async ({ task }) => {
+  test('records one progress artifact per interval on the running test, with the recent TTFT median', async ({
+    task,
+  }) => {
     const forwarder = forwardProgress(task, 60_000)
     forwarder.onProgress({ done: 1, total: 10, elapsedMs: 100, outputTokens: 32, ttftMs: 40 })
     await forwarder.settle()
@@ -13,7 +15,14 @@ describe('forwardProgress (worker side of the live progress line)', () => {
     await forwarder.settle()
     const progress = task.artifacts.filter(isBenchProgressArtifact)
     expect(progress).toHaveLength(1)
-    expect(progress[0]).toMatchObject({ type: PROGRESS_ARTIFACT_TYPE, done: 1, total: 10, elapsedMs: 100, outputTokens: 32, ttftP50Ms: 40 })
+    expect(progress[0]).toMatchObject({
+      type: PROGRESS_ARTIFACT_TYPE,
+      done: 1,
+      total: 10,
+      elapsedMs: 100,
+      outputTokens: 32,
+      ttftP50Ms: 40,
+    })
   })
 
   test('sends again after the interval, and never for the last request', async ({ task }) => {

@@ -7,7 +7,12 @@ import { describe, expect, test } from 'vitest'
 import { renderHtml, renderMarkdown, toCsv, toJsonReport, type ReportEntry } from '../../reporters/index.ts'
 import { renderConsoleEntry } from '../../reporters/console-table.ts'
 import { serverFacts, serverFactsLine } from '../../reporters/server-metrics-facts.ts'
-import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  JsonSchemaValidator,
+  REPORT_SCHEMA,
+  REPORT_SCHEMA_ID,
+} from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
@@ -52,14 +57,23 @@ function serverMetrics(): ServerMetrics {
     specDecode: { drafts: 1000, draftTokens: 3000, acceptedTokens: 1800, acceptanceRate: 0.6, meanAcceptedLength: 2.8 },
     clientOverheadTtftMs: { p50: 3.2, p90: 4, p99: 6, shareOfP50: 0.08, p50PrecisionMs: 10 },
     // The second scrape failed: null in every gauge there.
-    series: { t: [0, 1000, 2000, 3000, 4000], requestsRunning: [1, null, 4, 4, 3], requestsWaiting: [0, null, 6, 2, 0], kvCacheUsage: [0.2, null, 0.5, 0.78, 0.3] },
+    series: {
+      t: [0, 1000, 2000, 3000, 4000],
+      requestsRunning: [1, null, 4, 4, 3],
+      requestsWaiting: [0, null, 6, 2, 0],
+      kvCacheUsage: [0.2, null, 0.5, 0.78, 0.3],
+    },
     notes: [METRICS_NOTE],
   }
 }
 
 /** 32 completed requests of 128 output tokens each: the client counted 4096. */
 function resultWith(server: ServerSide | undefined): BenchmarkResult {
-  const result = makeResult({ ttftMs: lognormalSamples(seededRandom(5), 32, 40, 0.2), tpotMs: lognormalSamples(seededRandom(6), 32, 10, 0.05), durationMs: 4000 })
+  const result = makeResult({
+    ttftMs: lognormalSamples(seededRandom(5), 32, 40, 0.2),
+    tpotMs: lognormalSamples(seededRandom(6), 32, 10, 0.05),
+    durationMs: 4000,
+  })
   if (server === undefined) return result
   // As run.ts does: the metrics' notes go to the warnings, prefixed.
   if (server.metrics) result.warnings = server.metrics.notes.map((note) => `Server metrics: ${note}`)
@@ -109,8 +123,20 @@ describe('serverFacts', () => {
   })
 
   test('only what the server gave; a negative overhead keeps its sign, an unbounded bucket (null after JSON) no precision', () => {
-    const { prefixCache: _p, preemptions: _e, specDecode: _s, queueTimeMs: _q, requestsRunning: _r, requestsWaiting: _w, ...rest } = serverMetrics()
-    const metrics = { ...rest, dialect: 'llamacpp', clientOverheadTtftMs: { ...rest.clientOverheadTtftMs!, p50: -1.5, p50PrecisionMs: null as unknown as number } } satisfies ServerMetrics
+    const {
+      prefixCache: _p,
+      preemptions: _e,
+      specDecode: _s,
+      queueTimeMs: _q,
+      requestsRunning: _r,
+      requestsWaiting: _w,
+      ...rest
+    } = serverMetrics()
+    const metrics = {
+      ...rest,
+      dialect: 'llamacpp',
+      clientOverheadTtftMs: { ...rest.clientOverheadTtftMs!, p50: -1.5, p50PrecisionMs: null as unknown as number },
+    } satisfies ServerMetrics
     const result = resultWith({ metrics })
     result.streaming.tokenCountEstimated = true
     expect(serverFactsLine(serverFacts(result))).toBe(
@@ -158,7 +184,9 @@ describe('console', () => {
 describe('Markdown', () => {
   test('the facts line in the bench section, under its figures; the metrics notes only as the warning', () => {
     const markdown = renderMarkdown([entryOf(resultWith({ metrics: serverMetrics() }))])
-    expect(markdown).toContain(`### ✅ chat > steady\n\n\`benches/chat.bench.ts\` · 32/32 requests in 4.0 s · baseline written\n\nServer: ${FACTS_LINE}\n\n`)
+    expect(markdown).toContain(
+      `### ✅ chat > steady\n\n\`benches/chat.bench.ts\` · 32/32 requests in 4.0 s · baseline written\n\nServer: ${FACTS_LINE}\n\n`,
+    )
     expect(occurrences(markdown, METRICS_NOTE)).toBe(1)
     expect(markdown).toContain(`> ⚠️ Server metrics: ${METRICS_NOTE}`)
   })
@@ -178,7 +206,9 @@ describe('Markdown', () => {
 
   test('without `server` the summary is the one with server minus its server paragraph and warning', () => {
     const entry = entryOf(resultWith({ metrics: serverMetrics() }))
-    const expected = renderMarkdown([entry]).replace(`Server: ${FACTS_LINE}\n\n`, '').replace(`> ⚠️ Server metrics: ${METRICS_NOTE}\n\n`, '')
+    const expected = renderMarkdown([entry])
+      .replace(`Server: ${FACTS_LINE}\n\n`, '')
+      .replace(`> ⚠️ Server metrics: ${METRICS_NOTE}\n\n`, '')
     const plain = renderMarkdown([withoutServer(entry)])
     expect(plain).toBe(expected)
     expect(plain).not.toContain('Server')
@@ -187,24 +217,33 @@ describe('Markdown', () => {
 
 describe('HTML', () => {
   const generatedAt = '2025-01-01T00:00:00.000Z'
-  const sectionOf = (html: string): string => html.slice(html.indexOf('<h3>Server</h3>'), html.indexOf('<h3>Configuration and environment</h3>'))
+  const sectionOf = (html: string): string =>
+    html.slice(html.indexOf('<h3>Server</h3>'), html.indexOf('<h3>Configuration and environment</h3>'))
 
   test('a Server section: cards for prefix cache and preemptions, the other facts, KV-cache and queue charts without the failed scrape', () => {
     const html = renderHtml([entryOf(resultWith({ metrics: serverMetrics() }))], { generatedAt })
     const section = sectionOf(html)
     expect(section.startsWith('<h3>Server</h3>')).toBe(true)
-    expect(section).toContain('<div class="card"><div class="label">prefix-cache hit rate</div><div class="value">62%</div></div>')
+    expect(section).toContain(
+      '<div class="card"><div class="label">prefix-cache hit rate</div><div class="value">62%</div></div>',
+    )
     expect(section).toContain('<div class="card"><div class="label">preemptions</div><div class="value">2</div></div>')
     // Cards are not repeated in the line of facts.
-    expect(section).toContain('<p class="facts">vLLM · waiting mean 1.2 / peak 6 · running mean 3.1 / peak 4 · KV cache mean 41% / peak 78% · server TTFT')
+    expect(section).toContain(
+      '<p class="facts">vLLM · waiting mean 1.2 / peak 6 · running mean 3.1 / peak 4 · KV cache mean 41% / peak 78% · server TTFT',
+    )
     expect(section).not.toContain('prefix cache 62% hit')
-    const charts = [...section.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)].map((match) => [match[1], Number(match[2])])
+    const charts = [...section.matchAll(/<figure class="chart" data-chart="([^"]+)" data-points="(\d+)">/g)].map(
+      (match) => [match[1], Number(match[2])],
+    )
     // Five scrapes, one failed: four points per gauge.
     expect(charts).toEqual([
       ['server-kv-cache', 4],
       ['server-requests', 8],
     ])
-    const series = [...section.matchAll(/<path class="series" data-series="([^"]+)" data-points="(\d+)"/g)].map((match) => [match[1], Number(match[2])])
+    const series = [...section.matchAll(/<path class="series" data-series="([^"]+)" data-points="(\d+)"/g)].map(
+      (match) => [match[1], Number(match[2])],
+    )
     expect(series).toEqual([
       ['KV cache in use', 4],
       ['running', 4],
@@ -236,7 +275,9 @@ describe('HTML', () => {
   test('without `server` the page is the one with server minus its Server section and warning', () => {
     const entry = entryOf(resultWith({ metrics: serverMetrics() }))
     const html = renderHtml([entry], { generatedAt })
-    const expected = html.replace(sectionOf(html), '').replace(`<div class="warning">Server metrics: ${METRICS_NOTE}</div>`, '')
+    const expected = html
+      .replace(sectionOf(html), '')
+      .replace(`<div class="warning">Server metrics: ${METRICS_NOTE}</div>`, '')
     const plain = renderHtml([withoutServer(entry)], { generatedAt })
     expect(plain).toBe(expected)
     expect(plain).not.toContain('<h3>Server</h3>')
@@ -245,12 +286,22 @@ describe('HTML', () => {
 
 describe('CSV and JSON', () => {
   test('server columns filled from the metrics, empty without them', () => {
-    const entries = [entryOf(resultWith({ metrics: serverMetrics() }), 'metrics'), entryOf(resultWith({ note: NOTE }), 'note'), entryOf(resultWith(undefined), 'none')]
+    const entries = [
+      entryOf(resultWith({ metrics: serverMetrics() }), 'metrics'),
+      entryOf(resultWith({ note: NOTE }), 'note'),
+      entryOf(resultWith(undefined), 'none'),
+    ]
     const [header, ...rows] = toCsv(entries)
       .split('\r\n')
       .filter(Boolean)
       .map((line) => line.split(','))
-    const columns = ['server_prefix_cache_hit_rate', 'server_preemptions', 'server_kv_cache_usage_peak', 'server_requests_waiting_peak', 'server_ttft_p99_ms']
+    const columns = [
+      'server_prefix_cache_hit_rate',
+      'server_preemptions',
+      'server_kv_cache_usage_peak',
+      'server_requests_waiting_peak',
+      'server_ttft_p99_ms',
+    ]
     const at = columns.map((name) => header!.indexOf(name))
     expect(at.every((index) => index >= 0)).toBe(true)
     expect(rows.map((row) => at.map((index) => row[index]))).toEqual([
@@ -261,7 +312,10 @@ describe('CSV and JSON', () => {
   })
 
   test('a report with server metrics and a note validates against the report schema', () => {
-    const report = toJsonReport([entryOf(resultWith({ metrics: serverMetrics() })), entryOf(resultWith({ note: NOTE }))], { generatedAt: '2025-01-01T00:00:00.000Z' })
+    const report = toJsonReport(
+      [entryOf(resultWith({ metrics: serverMetrics() })), entryOf(resultWith({ note: NOTE }))],
+      { generatedAt: '2025-01-01T00:00:00.000Z' },
+    )
     const validator = new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA])
     expect(validator.validate(REPORT_SCHEMA_ID, JSON.parse(JSON.stringify(report)))).toEqual([])
   })

@@ -1,7 +1,12 @@
 /** A sweep's knee, checks and curve reach the console, the Markdown summary and the JSON report. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { checkSweep, runSweep, type SweepCheck, type SweepResult } from '../../src/core/sweep/index.ts'
-import { BENCHMARK_RESULT_SCHEMA, JsonSchemaValidator, REPORT_SCHEMA, REPORT_SCHEMA_ID } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  JsonSchemaValidator,
+  REPORT_SCHEMA,
+  REPORT_SCHEMA_ID,
+} from '../../src/core/contract/json-schema/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 import { renderConsoleSweep } from '../../reporters/console-table.ts'
@@ -56,7 +61,13 @@ describe('sweep summaries in the reports', () => {
     expect(collected.entries).toHaveLength(3)
     expect(collected.sweeps).toHaveLength(1)
     const [sweep] = collected.sweeps
-    expect(sweep).toMatchObject({ name: 'chat > concurrency sweep', file: 'benches/sweep.bench.ts', kind: 'sweep', axis: 'concurrency', state: 'failed' })
+    expect(sweep).toMatchObject({
+      name: 'chat > concurrency sweep',
+      file: 'benches/sweep.bench.ts',
+      kind: 'sweep',
+      axis: 'concurrency',
+      state: 'failed',
+    })
     expect(sweep!.headlines.some((line) => line.startsWith('knee: '))).toBe(true)
     // Header, three points, and the legend of the knee mark.
     expect(sweep!.table.split('\n').filter((line) => !line.startsWith('<- knee'))).toHaveLength(4)
@@ -86,12 +97,21 @@ describe('sweep summaries in the reports', () => {
     expect(markdown).toMatch(/- ❌ output tokens\/s at concurrency 4: /)
     expect(markdown).toContain(`\`\`\`\n${sweep.table}\n\`\`\``)
 
-    const json = JSON.parse(JSON.stringify(toJsonReport(entries, { sweeps, generatedAt: '2026-11-29T00:00:00.000Z' }))) as { sweeps: Array<Record<string, unknown>> }
+    const json = JSON.parse(
+      JSON.stringify(toJsonReport(entries, { sweeps, generatedAt: '2026-11-29T00:00:00.000Z' })),
+    ) as { sweeps: Array<Record<string, unknown>> }
     expect(json.sweeps).toHaveLength(1)
-    expect(json.sweeps[0]).toMatchObject({ name: 'chat > concurrency sweep', status: 'fail', kind: 'sweep', axis: 'concurrency' })
+    expect(json.sweeps[0]).toMatchObject({
+      name: 'chat > concurrency sweep',
+      status: 'fail',
+      kind: 'sweep',
+      axis: 'concurrency',
+    })
     expect(json.sweeps[0]).not.toHaveProperty('table')
     expect(json.sweeps[0]!.knee).toEqual(JSON.parse(JSON.stringify(result.knee)))
-    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual([])
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual(
+      [],
+    )
   })
 
   test('a passing sweep is pass; a report without sweeps has no sweeps key', () => {
@@ -120,7 +140,10 @@ describe('sweep summaries in the reports', () => {
       } as never,
     ])
     const gpu = 'No GPU telemetry: nvidia-smi not found.'
-    const withGpuNote = (entry: ReportEntry): ReportEntry => ({ ...entry, result: { ...entry.result, warnings: [...entry.result.warnings, gpu] } })
+    const withGpuNote = (entry: ReportEntry): ReportEntry => ({
+      ...entry,
+      result: { ...entry.result, warnings: [...entry.result.warnings, gpu] },
+    })
     const bench = withGpuNote(reportEntries()[0]!)
     const entries = [bench, ...collected.entries.map(withGpuNote)]
     expect(collected.entries.map(entryStatus)).toEqual(['measured', 'measured', 'measured'])
@@ -135,9 +158,13 @@ describe('sweep summaries in the reports', () => {
     const html = renderHtml(entries, { sweeps: collected.sweeps, generatedAt: '2026-12-01T00:00:00.000Z' })
     expect(html).toContain('1 bench · 1 pass · 1 sweep (1 fail) · generated 2026-12-01T00:00:00.000Z')
     expect(html).toContain('<span class="badge measured">measured</span>')
-    const json = JSON.parse(JSON.stringify(toJsonReport(entries, { sweeps: collected.sweeps }))) as { benches: Array<{ status: string; sweep?: unknown }> }
+    const json = JSON.parse(JSON.stringify(toJsonReport(entries, { sweeps: collected.sweeps }))) as {
+      benches: Array<{ status: string; sweep?: unknown }>
+    }
     expect(json.benches.map((b) => b.status)).toEqual(['pass', 'measured', 'measured', 'measured'])
     expect(json.benches[1]!.sweep).toEqual({ name: 'chat > concurrency sweep', axis: 'concurrency', value: 1 })
-    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual([])
+    expect(new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA]).validate(REPORT_SCHEMA_ID, json)).toEqual(
+      [],
+    )
   })
 })

@@ -8,7 +8,12 @@ import { renderMarkdown, type ReportEntry } from '../../reporters/index.ts'
 import { renderConsoleEntry } from '../../reporters/console-table.ts'
 import { renderHtml } from '../../reporters/html/html-report.ts'
 import { runBenchmark } from '../../src/core/index.ts'
-import { BENCHMARK_RESULT_SCHEMA, BENCHMARK_RESULT_SCHEMA_ID, JsonSchemaValidator, REPORT_SCHEMA } from '../../src/core/contract/json-schema/index.ts'
+import {
+  BENCHMARK_RESULT_SCHEMA,
+  BENCHMARK_RESULT_SCHEMA_ID,
+  JsonSchemaValidator,
+  REPORT_SCHEMA,
+} from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { reportEntries } from '../helpers/reporter-fixtures.ts'
@@ -47,15 +52,11 @@ describe('reasoning and per-token timing in reports', () => {
   test('console: TTFO after TTFT, ITL per token after ITL, and reasoning tokens, with their figures', () => {
     const lines = renderConsoleEntry(entry).split('\n')
     const labels = lines.map((line) => line.trim().split(/\s{2,}/)[0])
-    expect(labels.filter((label) => ['TTFT', 'TTFO', 'TPOT', 'ITL', 'ITL per token', 'E2E', 'reasoning tokens'].includes(label as string))).toEqual([
-      'TTFT',
-      'TTFO',
-      'TPOT',
-      'ITL',
-      'ITL per token',
-      'E2E',
-      'reasoning tokens',
-    ])
+    expect(
+      labels.filter((label) =>
+        ['TTFT', 'TTFO', 'TPOT', 'ITL', 'ITL per token', 'E2E', 'reasoning tokens'].includes(label as string),
+      ),
+    ).toEqual(['TTFT', 'TTFO', 'TPOT', 'ITL', 'ITL per token', 'E2E', 'reasoning tokens'])
     const row = lines.find((line) => line.trim().startsWith('reasoning tokens')) as string
     expect(row).toContain('4 tok')
   })

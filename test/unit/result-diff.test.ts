@@ -7,17 +7,33 @@ import type { CliIo } from '../../src/cli/cli-command.ts'
 import { diffRuns, policyOfVerdict, type SavedBench } from '../../src/bench/result-diff.ts'
 import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
-import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+import {
+  DEFAULT_CONFIG,
+  environment,
+  lognormalSamples,
+  makeResult,
+  seededRandom,
+} from '../helpers/baseline-fixtures.ts'
 
 function run(seed: number, scale = 1, overrides: Parameters<typeof makeResult>[0] = {}): BenchmarkResult {
   const random = seededRandom(seed)
-  return makeResult({ ttftMs: lognormalSamples(random, 400, 80, 0.2).map((v) => v * scale), tpotMs: lognormalSamples(random, 400, 12, 0.1).map((v) => v * scale), ...overrides })
+  return makeResult({
+    ttftMs: lognormalSamples(random, 400, 80, 0.2).map((v) => v * scale),
+    tpotMs: lognormalSamples(random, 400, 12, 0.1).map((v) => v * scale),
+    ...overrides,
+  })
 }
 
 function memoryIo(): CliIo & { output: string[]; errors: string[] } {
   const output: string[] = []
   const errors: string[] = []
-  return { output, errors, out: (l) => output.push(l), err: (l) => errors.push(l), stopRequested: () => new Promise(() => undefined) }
+  return {
+    output,
+    errors,
+    out: (l) => output.push(l),
+    err: (l) => errors.push(l),
+    stopRequested: () => new Promise(() => undefined),
+  }
 }
 
 describe('diffRuns', () => {
@@ -57,8 +73,12 @@ describe('diffRuns', () => {
       { name: 'load', result: run(2, 1, { config: { ...DEFAULT_CONFIG, load: { concurrency: 32, requests: 500 } } }) },
     ]
     const [gpu, load] = diffRuns(before, after)
-    expect(gpu?.state === 'not comparable' && gpu.reasons.join('\n')).toContain('environment changed: GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200')
-    expect(load?.state === 'not comparable' && load.reasons.join('\n')).toContain('workload or load changed: load.concurrency 16 -> 32')
+    expect(gpu?.state === 'not comparable' && gpu.reasons.join('\n')).toContain(
+      'environment changed: GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200',
+    )
+    expect(load?.state === 'not comparable' && load.reasons.join('\n')).toContain(
+      'workload or load changed: load.concurrency 16 -> 32',
+    )
   })
 
   test("the bench's own gates, read back from the verdict its run gave, decide", () => {
@@ -67,7 +87,13 @@ describe('diffRuns', () => {
     const verdict = compare(baselineEntryFrom(baseline), run(2), { ttftMs: { p50: '+2%' }, confidence: 0.9 })
     expect(policyOfVerdict(verdict)).toEqual({ confidence: 0.9, ttftMs: { p50: 0.02 } })
     const [own] = diffRuns([{ name: 'b', result: baseline }], [{ name: 'b', result: run(7, 1.08), verdict }])
-    expect(own?.state === 'compared' && [own.gates, own.verdict.status, own.verdict.checks.map((c) => `${c.metric} ${c.statistic}`)]).toEqual(['own', 'fail', ['ttftMs p50']])
+    expect(
+      own?.state === 'compared' && [
+        own.gates,
+        own.verdict.status,
+        own.verdict.checks.map((c) => `${c.metric} ${c.statistic}`),
+      ],
+    ).toEqual(['own', 'fail', ['ttftMs p50']])
     const [defaults] = diffRuns([{ name: 'b', result: baseline }], [{ name: 'b', result: run(7, 1.08) }])
     expect(defaults?.state === 'compared' && defaults.verdict.status).not.toBe('fail')
   })
@@ -79,7 +105,10 @@ describe('vitest-llm-bench diff', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const write = async (name: string, benches: SavedBench[]) => {
       const path = join(dir, name)
-      await writeFile(path, JSON.stringify({ reportVersion: 1, tool: 'vitest-llm-bench', generatedAt: '2026-12-04T00:00:00Z', benches }))
+      await writeFile(
+        path,
+        JSON.stringify({ reportVersion: 1, tool: 'vitest-llm-bench', generatedAt: '2026-12-04T00:00:00Z', benches }),
+      )
       return path
     }
     return [await write('a.json', before), await write('b.json', after)]

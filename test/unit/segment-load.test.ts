@@ -36,10 +36,18 @@ describe('segmentShare: disjoint slices of one global plan', () => {
   })
 
   it('closed loop: concurrency and requests split into whole shares; sessions of a session load likewise', () => {
-    expect(segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 1, count: 4 }).load).toEqual({ concurrency: 3, requests: 26 })
-    expect(segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 4, count: 4 }).load).toEqual({ concurrency: 2, requests: 25 })
-    expect(union({ concurrency: 10, requests: 101 }, 4).map(([index]) => index)).toEqual(Array.from({ length: 101 }, (_, i) => i))
-    expect(segmentShare({ concurrency: 4, sessions: 9 }, undefined, 9, undefined, { index: 2, count: 2 }).load).toEqual({ concurrency: 2, sessions: 4 })
+    expect(
+      segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 1, count: 4 }).load,
+    ).toEqual({ concurrency: 3, requests: 26 })
+    expect(
+      segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 4, count: 4 }).load,
+    ).toEqual({ concurrency: 2, requests: 25 })
+    expect(union({ concurrency: 10, requests: 101 }, 4).map(([index]) => index)).toEqual(
+      Array.from({ length: 101 }, (_, i) => i),
+    )
+    expect(segmentShare({ concurrency: 4, sessions: 9 }, undefined, 9, undefined, { index: 2, count: 2 }).load).toEqual(
+      { concurrency: 2, sessions: 4 },
+    )
   })
 
   it('a trace (or agentic trace) goes entry by entry: each root session to one segment', () => {
@@ -53,7 +61,11 @@ describe('segmentShare: disjoint slices of one global plan', () => {
 describe('segments from the environment', () => {
   it('LLM_BENCH_SEGMENT=i/N, or JOB_COMPLETION_INDEX (0-based) with LLM_BENCH_SEGMENTS; LLM_BENCH_START_AT', () => {
     expect(segmentFromEnv({})).toBeUndefined()
-    expect(segmentFromEnv({ LLM_BENCH_SEGMENT: '2/4', LLM_BENCH_START_AT: '1764000000000' })).toEqual({ index: 2, count: 4, startAtMs: 1764000000000 })
+    expect(segmentFromEnv({ LLM_BENCH_SEGMENT: '2/4', LLM_BENCH_START_AT: '1764000000000' })).toEqual({
+      index: 2,
+      count: 4,
+      startAtMs: 1764000000000,
+    })
     expect(segmentFromEnv({ JOB_COMPLETION_INDEX: '0', LLM_BENCH_SEGMENTS: '4' })).toEqual({ index: 1, count: 4 })
     expect(() => segmentFromEnv({ LLM_BENCH_SEGMENT: 'two of four' })).toThrow(/LLM_BENCH_SEGMENT.*must be i\/N/s)
     expect(() => segmentFromEnv({ LLM_BENCH_SEGMENTS: '4' })).toThrow(/JOB_COMPLETION_INDEX.*0-based/s)
@@ -63,9 +75,21 @@ describe('segments from the environment', () => {
 
   it('the plan refuses a segment that would get nothing to do, and one out of range', () => {
     const base = { workload: { kind: 'prompts' as const, prompts: ['a'] } }
-    expect(() => planRun({ ...base, load: { concurrency: 2, requests: 10 }, segment: { index: 1, count: 4 } })).toThrow(/4 segments cannot share load.concurrency = 2/)
-    expect(() => planRun({ ...base, load: { rate: 5, requests: 3 }, segment: { index: 1, count: 4 } })).toThrow(/4 segments cannot share 3 requests/)
-    expect(() => planRun({ ...base, load: { concurrency: 4, requests: 10 }, segment: { index: 5, count: 4 } })).toThrow(/segment.index.*from 1 to 4/s)
-    expect(planRun({ ...base, load: { concurrency: 4, requests: 10 }, segment: { index: 4, count: 4, startAtMs: 1764000000000 } }).segment).toEqual({ index: 4, count: 4, startAtMs: 1764000000000 })
+    expect(() => planRun({ ...base, load: { concurrency: 2, requests: 10 }, segment: { index: 1, count: 4 } })).toThrow(
+      /4 segments cannot share load.concurrency = 2/,
+    )
+    expect(() => planRun({ ...base, load: { rate: 5, requests: 3 }, segment: { index: 1, count: 4 } })).toThrow(
+      /4 segments cannot share 3 requests/,
+    )
+    expect(() => planRun({ ...base, load: { concurrency: 4, requests: 10 }, segment: { index: 5, count: 4 } })).toThrow(
+      /segment.index.*from 1 to 4/s,
+    )
+    expect(
+      planRun({
+        ...base,
+        load: { concurrency: 4, requests: 10 },
+        segment: { index: 4, count: 4, startAtMs: 1764000000000 },
+      }).segment,
+    ).toEqual({ index: 4, count: 4, startAtMs: 1764000000000 })
   })
 })

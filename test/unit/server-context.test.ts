@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest'
-import { baselineEntryFrom, compare, describeServerChange, formatBaselineFile, formatVerdict, parseBaselineFile, serverContextOf } from '../../src/core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  compare,
+  describeServerChange,
+  formatBaselineFile,
+  formatVerdict,
+  parseBaselineFile,
+  serverContextOf,
+} from '../../src/core/baseline/index.ts'
 import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
@@ -24,26 +32,49 @@ describe('server context beside a verdict', () => {
 
   test('a baseline keeps the server figures, per request where a count depends on the run length, and reads them back', () => {
     const entry = baselineEntryFrom(withServer(base, { preemptions: 8 }))
-    expect(entry.server).toMatchObject({ dialect: 'vllm', prefixCacheHitRate: 0.62, queueTimeP99Ms: 12, ttftP50Ms: 40, requestsWaitingMean: 1.5 })
+    expect(entry.server).toMatchObject({
+      dialect: 'vllm',
+      prefixCacheHitRate: 0.62,
+      queueTimeP99Ms: 12,
+      ttftP50Ms: 40,
+      requestsWaitingMean: 1.5,
+    })
     expect(entry.server?.preemptionsPerRequest).toBeCloseTo(8 / base.counts.completed, 3)
     const read = parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: entry } }), 'b.json')
     expect(read.entries.chat?.server).toEqual(entry.server)
-    expect(() => parseBaselineFile(formatBaselineFile({ schemaVersion: 1, entries: { chat: { ...entry, server: { dialect: 'vllm', ttftP50Ms: 'fast' } as never } } }), 'b.json')).toThrow(
-      /server\.ttftP50Ms/,
-    )
+    expect(() =>
+      parseBaselineFile(
+        formatBaselineFile({
+          schemaVersion: 1,
+          entries: { chat: { ...entry, server: { dialect: 'vllm', ttftP50Ms: 'fast' } as never } },
+        }),
+        'b.json',
+      ),
+    ).toThrow(/server\.ttftP50Ms/)
   })
 
   test('names what moved: queue time p99 up 41 %, the hit rate collapsed; unchanged figures are left out', () => {
     const before = serverContextOf(base)
-    const after = serverContextOf(withServer(base, { queueTimeMs: histogram(5.2, 16.92), prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 } }))
-    expect(describeServerChange(before, after)).toBe('queue time p99 12 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %')
-    expect(describeServerChange(before, before)).toBe("the server's own figures did not move (7 compared, each within 10 % or 5 points, gauge means within their sampling noise)")
+    const after = serverContextOf(
+      withServer(base, {
+        queueTimeMs: histogram(5.2, 16.92),
+        prefixCache: { queriedTokens: 10_000, hitTokens: 300, hitRate: 0.03 },
+      }),
+    )
+    expect(describeServerChange(before, after)).toBe(
+      'queue time p99 12 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %',
+    )
+    expect(describeServerChange(before, before)).toBe(
+      "the server's own figures did not move (7 compared, each within 10 % or 5 points, gauge means within their sampling noise)",
+    )
     expect(describeServerChange(before, undefined)).toBeUndefined()
   })
 
   test('compare carries it and formatVerdict prints it under the checks', () => {
     const entry = baselineEntryFrom(base)
-    const current = withServer(makeResult({ ttftMs: lognormalSamples(seededRandom(12), 400, 140, 0.2) }), { queueTimeMs: histogram(9, 30) })
+    const current = withServer(makeResult({ ttftMs: lognormalSamples(seededRandom(12), 400, 140, 0.2) }), {
+      queueTimeMs: histogram(9, 30),
+    })
     const verdict = compare(entry, current, { ttftMs: { p50: '+10%' } })
     expect(verdict.checks[0]?.status).toBe('fail')
     expect(verdict.server).toBe('queue time p50 5 -> 9 ms (+80 %), queue time p99 12 -> 30 ms (+150 %)')

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { ServerUnavailableError } from '../../src/core/contract/errors.ts'
 import { getServerFacts, resetPrefixCache } from '../../src/core/server/server-facts.ts'
 
-type Route = (req: http.IncomingMessage) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined
+type Route = (
+  req: http.IncomingMessage,
+) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined
 
 const servers: http.Server[] = []
 afterEach(async () => {
@@ -51,12 +53,24 @@ describe('getServerFacts', () => {
   test('llama.cpp: /props build_info, model_path and n_ctx', async () => {
     const baseUrl = await serve({
       'GET /props': () => ({
-        body: { default_generation_settings: { n_ctx: 8192 }, total_slots: 1, model_path: '/models/qwen2.5-0.5b-instruct-q4_k_m.gguf', build_info: 'b4567-abc1234' },
+        body: {
+          default_generation_settings: { n_ctx: 8192 },
+          total_slots: 1,
+          model_path: '/models/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+          build_info: 'b4567-abc1234',
+        },
         headers: { server: 'llama.cpp' },
       }),
-      'GET /v1/models': () => ({ body: { object: 'list', data: [{ id: 'qwen2.5-0.5b-instruct-q4_k_m.gguf', owned_by: 'llamacpp' }] } }),
+      'GET /v1/models': () => ({
+        body: { object: 'list', data: [{ id: 'qwen2.5-0.5b-instruct-q4_k_m.gguf', owned_by: 'llamacpp' }] },
+      }),
     })
-    expect(await getServerFacts(baseUrl)).toEqual({ name: 'llama.cpp', version: 'b4567-abc1234', model: 'qwen2.5-0.5b-instruct-q4_k_m.gguf', maxContextTokens: 8192 })
+    expect(await getServerFacts(baseUrl)).toEqual({
+      name: 'llama.cpp',
+      version: 'b4567-abc1234',
+      model: 'qwen2.5-0.5b-instruct-q4_k_m.gguf',
+      maxContextTokens: 8192,
+    })
   })
 
   test('SGLang: /get_server_info gives the version', async () => {
@@ -64,11 +78,18 @@ describe('getServerFacts', () => {
       'GET /get_server_info': () => ({ body: { version: '0.4.6', context_length: 32768 } }),
       'GET /v1/models': () => ({ body: { data: [{ id: 'Qwen/Qwen2.5-7B-Instruct', owned_by: 'sglang' }] } }),
     })
-    expect(await getServerFacts(baseUrl, { model: 'Qwen/Qwen2.5-7B-Instruct' })).toEqual({ name: 'sglang', version: '0.4.6', model: 'Qwen/Qwen2.5-7B-Instruct', maxContextTokens: 32768 })
+    expect(await getServerFacts(baseUrl, { model: 'Qwen/Qwen2.5-7B-Instruct' })).toEqual({
+      name: 'sglang',
+      version: '0.4.6',
+      model: 'Qwen/Qwen2.5-7B-Instruct',
+      maxContextTokens: 32768,
+    })
   })
 
   test('another server: its `server` header names it', async () => {
-    const baseUrl = await serve({ 'GET /v1/models': () => ({ body: { data: [{ id: 'm', owned_by: 'me' }] }, headers: { server: 'my-engine/2.1' } }) })
+    const baseUrl = await serve({
+      'GET /v1/models': () => ({ body: { data: [{ id: 'm', owned_by: 'me' }] }, headers: { server: 'my-engine/2.1' } }),
+    })
     expect(await getServerFacts(baseUrl)).toEqual({ name: 'my-engine', version: '2.1', model: 'm' })
   })
 
@@ -96,6 +117,8 @@ describe('resetPrefixCache', () => {
   })
 
   test('an unreachable server: ServerUnavailableError', async () => {
-    await expect(resetPrefixCache('http://127.0.0.1:9', { timeoutMs: 500 })).rejects.toBeInstanceOf(ServerUnavailableError)
+    await expect(resetPrefixCache('http://127.0.0.1:9', { timeoutMs: 500 })).rejects.toBeInstanceOf(
+      ServerUnavailableError,
+    )
   })
 })

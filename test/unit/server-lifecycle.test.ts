@@ -53,7 +53,12 @@ function fakeSpec(mode: string, options: Partial<PresetOptions> & { slowMs?: num
   return vllm({
     model: marker,
     bin: fakeVllm,
-    env: { FAKE_NODE: process.execPath, FAKE_SERVER_MODE: mode, ...(slowMs !== undefined ? { FAKE_SERVER_SLOW_MS: String(slowMs) } : {}), ...env },
+    env: {
+      FAKE_NODE: process.execPath,
+      FAKE_SERVER_MODE: mode,
+      ...(slowMs !== undefined ? { FAKE_SERVER_SLOW_MS: String(slowMs) } : {}),
+      ...env,
+    },
     logDir,
     stopGraceMs: 500,
     startTimeoutMs: 30_000,
@@ -100,20 +105,36 @@ describe('launching a server', () => {
       runStandaloneBench({
         name,
         file,
-        options: { server, workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } }, load: { concurrency: 1, requests: 3 }, baseline: false },
+        options: {
+          server,
+          workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+          load: { concurrency: 1, requests: 3 },
+          baseline: false,
+        },
         provided: { update: 'none', ci: true },
       })
     const env = { FAKE_SERVER_MODE: 'ok', FAKE_SERVER_VERSION: '0.10.1' }
-    const launched = await bench(command([process.execPath, fakeServerScript, marker, '--port', '{port}'], { env, logDir, stopGraceMs: 500 }), 'command')
+    const launched = await bench(
+      command([process.execPath, fakeServerScript, marker, '--port', '{port}'], { env, logDir, stopGraceMs: 500 }),
+      'command',
+    )
     expect(launched.judgement.failure).toBeUndefined()
-    expect(launched.result.environment.server).toMatchObject({ name: 'vllm', version: '0.10.1', startedAs: path.basename(process.execPath) })
+    expect(launched.result.environment.server).toMatchObject({
+      name: 'vllm',
+      version: '0.10.1',
+      startedAs: path.basename(process.execPath),
+    })
     expect(logOf(marker)).toContain('stream_options {"include_usage":true,"continuous_usage_stats":true}')
 
     const running = await startServer(fakeSpec('ok', { env: { FAKE_SERVER_VERSION: '0.10.1' } }), quiet)
     try {
       const connected = await bench(connect(running.baseUrl), 'connected')
       expect(connected.judgement.failure).toBeUndefined()
-      expect(connected.result.environment.server).toMatchObject({ name: 'vllm', version: '0.10.1', startedAs: 'connected' })
+      expect(connected.result.environment.server).toMatchObject({
+        name: 'vllm',
+        version: '0.10.1',
+        startedAs: 'connected',
+      })
       expect(connected.result.environment.server.launch).toBeUndefined()
     } finally {
       await running.stop()
@@ -162,7 +183,9 @@ describe('launching a server', () => {
 
   test('starts, discovers the model, prints the log path, and redacts secrets everywhere it writes', async () => {
     const printed: string[] = []
-    const server = await startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), { print: (line) => printed.push(line) })
+    const server = await startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), {
+      print: (line) => printed.push(line),
+    })
 
     expect(server.model).toBe(marker)
     expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
@@ -204,7 +227,10 @@ describe('launching a server', () => {
 
   test('a slow start: /health answers 503 while the model loads, and readiness waits for 200', async () => {
     const printed: string[] = []
-    const server = await startServer(fakeSpec('slow', { slowMs: 1500 }), { print: (line) => printed.push(line), progressIntervalMs: 400 })
+    const server = await startServer(fakeSpec('slow', { slowMs: 1500 }), {
+      print: (line) => printed.push(line),
+      progressIntervalMs: 400,
+    })
     await server.stop()
     // While it loads, a line every interval says it is still starting, with its last log line.
     const progress = printed.filter((line) => line.includes('still starting'))
@@ -221,7 +247,9 @@ describe('launching a server', () => {
   })
 
   test('a server that dies during start-up: ServerStartError with the last 50 log lines, secrets redacted', async () => {
-    const error = await startFailure(startServer(fakeSpec('die', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), quiet))
+    const error = await startFailure(
+      startServer(fakeSpec('die', { args: ['--api-key', API_KEY], env: { HF_TOKEN } }), quiet),
+    )
     expect(error.type).toBe('server-start')
     expect(error.message).toContain('vllm exited with code 1 during start-up')
     expect(error.message).toContain(`Full log: ${error.logPath}`)
@@ -286,7 +314,9 @@ describe('launching a server', () => {
   })
 
   test('a server that refuses the API key fails fast, without showing the key', async () => {
-    const error = await startFailure(startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], apiKey: 'sk-wrong-key-1234' }), quiet))
+    const error = await startFailure(
+      startServer(fakeSpec('ok', { args: ['--api-key', API_KEY], apiKey: 'sk-wrong-key-1234' }), quiet),
+    )
     expect(error.message).toContain('refused the API key')
     expect(error.message).not.toContain('sk-wrong-key-1234')
     expect(error.message).not.toContain(API_KEY)
@@ -339,7 +369,13 @@ describe('connecting to a running server', () => {
   test('a baseUrl is used as is (a trailing /v1 is stripped) and never stopped', async () => {
     const owner = await startServer(fakeSpec('ok'), quiet)
     const connected = await startServer(connect(`${owner.baseUrl}/v1`), quiet)
-    expect(connected).toMatchObject({ owned: false, baseUrl: owner.baseUrl, model: marker, pid: undefined, launch: undefined })
+    expect(connected).toMatchObject({
+      owned: false,
+      baseUrl: owner.baseUrl,
+      model: marker,
+      pid: undefined,
+      launch: undefined,
+    })
     await connected.stop()
     expect((await fetch(`${owner.baseUrl}/health`)).status).toBe(200)
     await owner.stop()
@@ -350,7 +386,9 @@ describe('connecting to a running server', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
     const port = (probe.address() as net.AddressInfo).port
     await new Promise((resolve) => probe.close(resolve))
-    const error = await startServer(connect(`http://127.0.0.1:${port}`, { readyTimeoutMs: 300 }), quiet).catch((e: unknown) => e)
+    const error = await startServer(connect(`http://127.0.0.1:${port}`, { readyTimeoutMs: 300 }), quiet).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(ServerUnavailableError)
     expect((error as Error).message).toContain('start the server first')
   })
@@ -428,7 +466,9 @@ describe('a test body that throws', () => {
 describe('command() options', () => {
   test('without options it waits on http://127.0.0.1:{port}/health; without {port} in its arguments it says what to give', () => {
     expect(command(['my-server', '--port', '{port}']).readyUrl).toBe('http://127.0.0.1:{port}/health')
-    expect(() => command(['my-server'])).toThrow(/`command`: command\(\["my-server"\]\) has no `\{port\}` in its arguments and no `readyUrl`\. Pass the port as '\{port\}'/)
+    expect(() => command(['my-server'])).toThrow(
+      /`command`: command\(\["my-server"\]\) has no `\{port\}` in its arguments and no `readyUrl`\. Pass the port as '\{port\}'/,
+    )
     expect(command(['my-server'], { readyUrl: 'http://127.0.0.1:9000/ready' }).baseUrl).toBe('http://127.0.0.1:9000')
   })
 })

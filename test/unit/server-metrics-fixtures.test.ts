@@ -7,7 +7,11 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/server-metri
 
 /** The same exposition as a freshly started server shows it: every sample 0. */
 const zeroed = (text: string) => text.replace(/^([^#\s][^ ]*(?:\{[^}]*\})?) \S+$/gm, '$1 0')
-const scrape = (t: number, text: string): ServerMetricsScrape => ({ t, durationMs: 1, exposition: parsePrometheusText(text) })
+const scrape = (t: number, text: string): ServerMetricsScrape => ({
+  t,
+  durationMs: 1,
+  exposition: parsePrometheusText(text),
+})
 
 describe('a vLLM V1 /metrics text (names, types, labels and buckets from vllm/v1/metrics/loggers.py and buckets.py)', () => {
   const text = fixture('vllm-v1-3168f587.txt')
@@ -22,8 +26,19 @@ describe('a vLLM V1 /metrics text (names, types, labels and buckets from vllm/v1
 
   test("from a fresh server to this text, the documented set holds the fixture's figures", () => {
     const names = detectDialect(parsePrometheusText(text))!
-    const m = summarizeServerMetrics({ names, url: 'http://127.0.0.1:8000/metrics', intervalMs: 1000, scrapes: [scrape(0, zeroed(text)), scrape(1000, text)] })
-    expect(m).toMatchObject({ dialect: 'vllm', promptTokens: 103_424, generatedTokens: 25_787, finishedRequests: 200, preemptions: 3 })
+    const m = summarizeServerMetrics({
+      names,
+      url: 'http://127.0.0.1:8000/metrics',
+      intervalMs: 1000,
+      scrapes: [scrape(0, zeroed(text)), scrape(1000, text)],
+    })
+    expect(m).toMatchObject({
+      dialect: 'vllm',
+      promptTokens: 103_424,
+      generatedTokens: 25_787,
+      finishedRequests: 200,
+      preemptions: 3,
+    })
     expect(m.prefixCache).toEqual({ queriedTokens: 103_936, hitTokens: 40_960, hitRate: 40_960 / 103_936 })
     expect(m.requestsRunning).toEqual({ mean: 1, peak: 2, stddev: Math.SQRT2, samples: 2 })
     expect(m.requestsWaiting?.peak).toBe(1)
@@ -39,7 +54,13 @@ describe('a vLLM V1 /metrics text (names, types, labels and buckets from vllm/v1
     expect(m.e2eMs?.count).toBe(200)
     expect(m.itlMs?.count).toBe(8418)
     // vLLM's own formulas (vllm/v1/spec_decode/metrics.py): accepted / draft tokens, 1 + accepted / drafts.
-    expect(m.specDecode).toEqual({ drafts: 8000, draftTokens: 24_000, acceptedTokens: 15_600, acceptanceRate: 0.65, meanAcceptedLength: 2.95 })
+    expect(m.specDecode).toEqual({
+      drafts: 8000,
+      draftTokens: 24_000,
+      acceptedTokens: 15_600,
+      acceptanceRate: 0.65,
+      meanAcceptedLength: 2.95,
+    })
     expect(m.notes).toEqual([])
   })
 })
@@ -51,7 +72,12 @@ describe("llama-server --metrics, as this project's build (llama.cpp 80fb11a) se
     expect(exposition.invalidLines).toBe(0)
     const names = detectDialect(exposition)!
     expect(names.dialect).toBe('llamacpp')
-    const m = summarizeServerMetrics({ names, url: 'u', intervalMs: 1000, scrapes: [scrape(0, zeroed(text)), scrape(1000, text)] })
+    const m = summarizeServerMetrics({
+      names,
+      url: 'u',
+      intervalMs: 1000,
+      scrapes: [scrape(0, zeroed(text)), scrape(1000, text)],
+    })
     expect(m).toMatchObject({ promptTokens: 5, generatedTokens: 16 })
     expect(m.prefixCache).toEqual({ queriedTokens: 5, hitTokens: 0, hitRate: 0 })
     expect(m.requestsRunning).toEqual({ mean: 0, peak: 0, stddev: 0, samples: 2 })

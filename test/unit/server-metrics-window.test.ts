@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest'
-import { bucketQuantile, parsePrometheusText, summarizeServerMetrics, DIALECTS } from '../../src/core/server/metrics/index.ts'
+import {
+  bucketQuantile,
+  parsePrometheusText,
+  summarizeServerMetrics,
+  DIALECTS,
+} from '../../src/core/server/metrics/index.ts'
 import type { ServerMetricsScrape } from '../../src/core/server/metrics/index.ts'
 import type { MetricSummary } from '../../src/core/contract/types.ts'
 
@@ -59,7 +64,11 @@ function vllmText(v: {
   ].join('\n')
 }
 
-const scrape = (t: number, text: string): ServerMetricsScrape => ({ t, durationMs: 2, exposition: parsePrometheusText(text) })
+const scrape = (t: number, text: string): ServerMetricsScrape => ({
+  t,
+  durationMs: 2,
+  exposition: parsePrometheusText(text),
+})
 const failed = (t: number): ServerMetricsScrape => ({ t, durationMs: 5000, error: 'no answer within 5000 ms' })
 
 const base = {
@@ -89,7 +98,9 @@ describe('parsePrometheusText', () => {
         '# EOF',
       ].join('\n'),
     )
-    expect(exposition.samples('a_total')).toEqual([{ labels: { path: '/v1', quote: 'say "hi"', nl: 'x\ny', back: 'a\\b' }, value: 3 }])
+    expect(exposition.samples('a_total')).toEqual([
+      { labels: { path: '/v1', quote: 'say "hi"', nl: 'x\ny', back: 'a\\b' }, value: 3 },
+    ])
     expect(exposition.samples('b')[0]?.value).toBe(Number.POSITIVE_INFINITY)
     expect(exposition.samples('c')[0]?.value).toBeNaN()
     expect(exposition.samples('d_total')[0]?.value).toBe(7)
@@ -101,7 +112,9 @@ describe('parsePrometheusText', () => {
   test('keeps every labelled histogram series with its own _count and _sum', () => {
     const exposition = parsePrometheusText(vllmText(base))
     expect(exposition.samples('vllm:time_to_first_token_seconds_bucket')).toHaveLength(4)
-    expect(exposition.samples('vllm:time_to_first_token_seconds_count')).toEqual([{ labels: { engine: '0', model_name: 'm' }, value: 3 }])
+    expect(exposition.samples('vllm:time_to_first_token_seconds_count')).toEqual([
+      { labels: { engine: '0', model_name: 'm' }, value: 3 },
+    ])
     expect(exposition.samples('vllm:prompt_tokens_total').map((s) => s.labels.engine)).toEqual(['0', '1'])
   })
 })
@@ -127,11 +140,36 @@ describe('bucketQuantile (histogram_quantile)', () => {
 })
 
 describe('summarizeServerMetrics', () => {
-  const clientTtft: MetricSummary = { count: 6, min: 12, max: 45, mean: 25, stddev: 5, p50: 30, p90: 40, p99: 45, p95: 42, p999: 45 }
+  const clientTtft: MetricSummary = {
+    count: 6,
+    min: 12,
+    max: 45,
+    mean: 25,
+    stddev: 5,
+    p50: 30,
+    p90: 40,
+    p99: 45,
+    p95: 42,
+    p999: 45,
+  }
 
   test('counter deltas, gauges over every scrape, histogram deltas in ms, spec decoding, overhead', () => {
     const start = scrape(1000, vllmText({ ...base, drafts: 10, draftTokens: 30, accepted: 12 }))
-    const middle = scrape(2000, vllmText({ ...base, prompt: 3000, running: [3, 1], waiting: 5, kv: [0.4, 0.2], ttft: [1, 4, 8, 8], ttftSum: 0.15, drafts: 40, draftTokens: 120, accepted: 72 }))
+    const middle = scrape(
+      2000,
+      vllmText({
+        ...base,
+        prompt: 3000,
+        running: [3, 1],
+        waiting: 5,
+        kv: [0.4, 0.2],
+        ttft: [1, 4, 8, 8],
+        ttftSum: 0.15,
+        drafts: 40,
+        draftTokens: 120,
+        accepted: 72,
+      }),
+    )
     const end = scrape(
       3000,
       vllmText({
@@ -150,10 +188,34 @@ describe('summarizeServerMetrics', () => {
         accepted: 192,
       }),
     )
-    const middle2 = scrape(2500, vllmText({ ...base, prompt: 4000, running: [1, 1], waiting: 1, kv: [0.1, 0.1], ttft: [1, 5, 9, 9], ttftSum: 0.2 }))
-    const m = summarizeServerMetrics({ names: VLLM, url: 'http://h/metrics', intervalMs: 1000, scrapes: [start, middle, failed(2200), middle2, end], clientTtftMs: clientTtft })
+    const middle2 = scrape(
+      2500,
+      vllmText({
+        ...base,
+        prompt: 4000,
+        running: [1, 1],
+        waiting: 1,
+        kv: [0.1, 0.1],
+        ttft: [1, 5, 9, 9],
+        ttftSum: 0.2,
+      }),
+    )
+    const m = summarizeServerMetrics({
+      names: VLLM,
+      url: 'http://h/metrics',
+      intervalMs: 1000,
+      scrapes: [start, middle, failed(2200), middle2, end],
+      clientTtftMs: clientTtft,
+    })
 
-    expect(m).toMatchObject({ dialect: 'vllm', scrapes: 5, failedScrapes: 1, windowMs: 2000, promptTokens: 4000, generatedTokens: 1200 })
+    expect(m).toMatchObject({
+      dialect: 'vllm',
+      scrapes: 5,
+      failedScrapes: 1,
+      windowMs: 2000,
+      promptTokens: 4000,
+      generatedTokens: 1200,
+    })
     expect(m.prefixCache).toEqual({ queriedTokens: 4000, hitTokens: 1200, hitRate: 0.3 })
     // Engines added: running 0, 4, (failed), 2, 2; waiting 0, 5, -, 1, 1. Means over the scrapes
     // inside the window (the idle ends left out), peaks over all; usage averaged over engines.
@@ -174,34 +236,63 @@ describe('summarizeServerMetrics', () => {
       { leMs: 40, count: 6 },
     ])
     // 100 drafts of 300 tokens, 180 accepted: rate 0.6, 1 + 180 / 100 = 2.8 tokens per step.
-    expect(m.specDecode).toEqual({ drafts: 100, draftTokens: 300, acceptedTokens: 180, acceptanceRate: 0.6, meanAcceptedLength: 2.8 })
+    expect(m.specDecode).toEqual({
+      drafts: 100,
+      draftTokens: 300,
+      acceptedTokens: 180,
+      acceptanceRate: 0.6,
+      meanAcceptedLength: 2.8,
+    })
     expect(m.clientOverheadTtftMs).toMatchObject({ p50: 10, shareOfP50: 10 / 30, p50PrecisionMs: 10 })
     expect(m.notes.join(' ')).toContain('1 of 5 scrapes failed (no answer within 5000 ms)')
     // 10 ms over the server's p50, but its bucket is 10 ms wide: no more than 0 % is shown to be the client's.
     expect(m.notes.join(' ')).not.toContain('client and the network')
-    const slow = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [start, end], clientTtftMs: { ...clientTtft, p50: 60 } })
+    const slow = summarizeServerMetrics({
+      names: VLLM,
+      url: 'u',
+      intervalMs: 1000,
+      scrapes: [start, end],
+      clientTtftMs: { ...clientTtft, p50: 60 },
+    })
     expect(slow.notes).toContain(
       "The client and the network make up at least 50 % of TTFT p50 (client minus server 40.0 ms, the server's p50 known to ±10 ms): the client and the network are a large part of what a TTFT gate measures.",
     )
   })
 
   test("a failed scrape at the window's end (after its retry) leaves counters and histograms out, with a note", () => {
-    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [scrape(0, vllmText(base)), scrape(500, vllmText({ ...base, gen: 900 })), failed(1000)] })
+    const m = summarizeServerMetrics({
+      names: VLLM,
+      url: 'u',
+      intervalMs: 1000,
+      scrapes: [scrape(0, vllmText(base)), scrape(500, vllmText({ ...base, gen: 900 })), failed(1000)],
+    })
     expect(m.generatedTokens).toBeUndefined()
     expect(m.ttftMs).toBeUndefined()
     expect(m.requestsRunning).toBeDefined()
-    expect(m.notes).toContain("The scrape at the window's end failed twice (no answer within 5000 ms): no counter or histogram figures, only gauges.")
+    expect(m.notes).toContain(
+      "The scrape at the window's end failed twice (no answer within 5000 ms): no counter or histogram figures, only gauges.",
+    )
   })
 
   test('a counter that went down is left out with a note (server restarted)', () => {
-    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [scrape(0, vllmText({ ...base, gen: 900 })), scrape(1000, vllmText({ ...base, gen: 20 }))] })
+    const m = summarizeServerMetrics({
+      names: VLLM,
+      url: 'u',
+      intervalMs: 1000,
+      scrapes: [scrape(0, vllmText({ ...base, gen: 900 })), scrape(1000, vllmText({ ...base, gen: 20 }))],
+    })
     expect(m.generatedTokens).toBeUndefined()
     expect(m.promptTokens).toBe(0)
     expect(m.notes.join(' ')).toContain('Generated tokens went down during the run (900 -> 20)')
   })
 
   test("a failed scrape at the window's start leaves counters out too", () => {
-    const m = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes: [failed(0), scrape(1000, vllmText(base))] })
+    const m = summarizeServerMetrics({
+      names: VLLM,
+      url: 'u',
+      intervalMs: 1000,
+      scrapes: [failed(0), scrape(1000, vllmText(base))],
+    })
     expect(m.generatedTokens).toBeUndefined()
     expect(m.notes[0]).toContain("The scrape at the window's start failed twice")
   })
@@ -215,8 +306,13 @@ describe('summarizeServerMetrics', () => {
     const warm = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(192) })
     expect(warm.firstRequestCache).toEqual({ promptTokens: 200, hitTokens: 192, warm: true })
     // Half the prompt is the line: a chat template's opening (llama-server: 22 % of an 80-token prompt) is not a warm cache.
-    expect(summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(90) }).firstRequestCache?.warm).toBe(false)
-    expect(warm.notes.join(' ')).toContain('Prefix cache was warm before the run: its first request found 192 of its 200 prompt tokens cached')
+    expect(
+      summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(90) })
+        .firstRequestCache?.warm,
+    ).toBe(false)
+    expect(warm.notes.join(' ')).toContain(
+      'Prefix cache was warm before the run: its first request found 192 of its 200 prompt tokens cached',
+    )
     // A chat template's fixed opening (one block) is cached across runs and is not a warm cache.
     const cold = summarizeServerMetrics({ names: VLLM, url: 'u', intervalMs: 1000, scrapes, firstRequest: around(16) })
     expect(cold.firstRequestCache).toEqual({ promptTokens: 200, hitTokens: 16, warm: false })

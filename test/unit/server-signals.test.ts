@@ -45,7 +45,9 @@ async function hold(mode: string, after: 'wait' | 'exit', graceMs = 500): Promis
     env: { ...process.env, HOLD_MARKER: marker },
   })
   holder = child
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   let output = ''
   const serverPid = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

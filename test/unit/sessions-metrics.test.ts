@@ -6,8 +6,23 @@ import { createRandom } from '../../src/core/platform/random.ts'
 import { failedRecord, okRecord } from '../helpers/metrics-fixtures.ts'
 
 /** Turn `turn` of session `session`: sent at `sentAt`, first token `ttft` ms later, ended `e2e` ms later. */
-const turn = (session: number, turnNumber: number, sentAt: number, ttft: number, e2e: number, inputTokens = 100): RequestRecord =>
-  okRecord({ sentAt, firstTokenAt: sentAt + ttft, endAt: sentAt + e2e, chunkTimes: [sentAt + ttft, sentAt + e2e], outputTokens: 2, inputTokens, sessionTurn: { session, turn: turnNumber, depth: 0 } })
+const turn = (
+  session: number,
+  turnNumber: number,
+  sentAt: number,
+  ttft: number,
+  e2e: number,
+  inputTokens = 100,
+): RequestRecord =>
+  okRecord({
+    sentAt,
+    firstTokenAt: sentAt + ttft,
+    endAt: sentAt + e2e,
+    chunkTimes: [sentAt + ttft, sentAt + e2e],
+    outputTokens: 2,
+    inputTokens,
+    sessionTurn: { session, turn: turnNumber, depth: 0 },
+  })
 
 describe('SessionsAccumulator', () => {
   it('TTFT, E2E and input tokens by turn number; durations and turns of completed sessions; failed sessions counted apart', () => {
@@ -53,12 +68,21 @@ describe('mergeSessions', () => {
     const whole = new SessionsAccumulator()
     for (let session = 0; session < 60; session++) {
       const trial = trials[session % 3] as SessionsAccumulator
-      const records = [1, 2, 3].map((t) => turn(session, t, session * 1000 + t * 200, 5 + random.next() * 200, 250 + random.next() * 100))
+      const records = [1, 2, 3].map((t) =>
+        turn(session, t, session * 1000 + t * 200, 5 + random.next() * 200, 250 + random.next() * 100),
+      )
       for (const record of records) {
         trial.addTurn(record)
         whole.addTurn(record)
       }
-      const ended = { ok: true, turns: 3, subSessions: 0, firstSentAt: records[0]?.sentAt, lastEndAt: records[2]?.endAt, records }
+      const ended = {
+        ok: true,
+        turns: 3,
+        subSessions: 0,
+        firstSentAt: records[0]?.sentAt,
+        lastEndAt: records[2]?.endAt,
+        records,
+      }
       trial.sessionEnded(ended)
       whole.sessionEnded(ended)
     }
@@ -69,7 +93,8 @@ describe('mergeSessions', () => {
     expect(merged?.completed).toBe(60)
     expect(merged?.sessionsPerSec).toBe(20)
     for (let i = 0; i < 3; i++) {
-      for (const key of ['count', 'p50', 'p90', 'p99', 'min', 'max'] as const) expect(merged?.byTurn[i]?.ttftMs[key]).toBe(expected.byTurn[i]?.ttftMs[key])
+      for (const key of ['count', 'p50', 'p90', 'p99', 'min', 'max'] as const)
+        expect(merged?.byTurn[i]?.ttftMs[key]).toBe(expected.byTurn[i]?.ttftMs[key])
       expect(merged?.byTurn[i]?.ttftMs.mean).toBeCloseTo(expected.byTurn[i]?.ttftMs.mean ?? 0, 9)
       expect(merged?.byTurn[i]?.requests).toBe(60)
     }
@@ -77,7 +102,9 @@ describe('mergeSessions', () => {
   })
 
   it('is undefined when a trial ran no sessions', () => {
-    expect(mergeSessions([{ sessions: new SessionsAccumulator().finish(1) } as BenchmarkResult, {} as BenchmarkResult], 1)).toBeUndefined()
+    expect(
+      mergeSessions([{ sessions: new SessionsAccumulator().finish(1) } as BenchmarkResult, {} as BenchmarkResult], 1),
+    ).toBeUndefined()
   })
 })
 
@@ -89,7 +116,9 @@ describe('sessionsLine', () => {
     for (const record of records) acc.addTurn(record)
     acc.sessionEnded({ ok: true, turns: 2, subSessions: 0, firstSentAt: 0, lastEndAt: 640, records })
     const line = sessionsLine({ sessions: acc.finish(1000) } as BenchmarkResult)
-    expect(line).toBe('1/1 sessions completed · 2 turns each · duration p50 0.6 s · goodput 100% of sessions · TTFT p50 by turn 1: 80 ms, 2: 20 ms')
+    expect(line).toBe(
+      '1/1 sessions completed · 2 turns each · duration p50 0.6 s · goodput 100% of sessions · TTFT p50 by turn 1: 80 ms, 2: 20 ms',
+    )
     expect(sessionsLine({} as BenchmarkResult)).toBeUndefined()
   })
 })

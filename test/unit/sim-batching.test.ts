@@ -10,7 +10,14 @@ async function started(options: SimulatorOptions): Promise<RunningSimulator> {
 }
 
 function burst(sim: RunningSimulator, requests: number, outputTokens: number, prompt = 'p') {
-  return Promise.all(Array.from({ length: requests }, (_, i) => post(`${sim.url}/v1/chat/completions`, chatBody(`${prompt} ${i}`, { max_tokens: outputTokens, ignore_eos: true }))))
+  return Promise.all(
+    Array.from({ length: requests }, (_, i) =>
+      post(
+        `${sim.url}/v1/chat/completions`,
+        chatBody(`${prompt} ${i}`, { max_tokens: outputTokens, ignore_eos: true }),
+      ),
+    ),
+  )
 }
 
 /** Output tokens per second over the whole burst, from the simulator's own log. */
@@ -39,7 +46,13 @@ function maxOverlap(schedule: SimulatorScheduleEntry[]): number {
 }
 
 // Small delays keep the tests short; the shape of the results does not depend on the scale.
-const fast = { prefillBaseMs: 1, prefillMsPerToken: 0, decodeBaseMs: 4, decodeMsPerSequence: 0.25, recordSchedule: true } satisfies SimulatorOptions
+const fast = {
+  prefillBaseMs: 1,
+  prefillMsPerToken: 0,
+  decodeBaseMs: 4,
+  decodeMsPerSequence: 0.25,
+  recordSchedule: true,
+} satisfies SimulatorOptions
 
 describe('continuous batching', () => {
   test('maxRunningSequences 4 and 12 concurrent requests: 4 run, 8 queue until slots free up', async () => {
@@ -158,7 +171,9 @@ describe('client disconnect', () => {
       onEvent: (e) => e.data.includes('"content":" ') && firstToken(),
     }).catch((error: unknown) => error)
     await gotFirstToken
-    const b = post(`${sim.url}/v1/chat/completions`, chatBody('b', { max_tokens: 10_000, ignore_eos: true }), { signal: queued.signal }).catch((error: unknown) => error)
+    const b = post(`${sim.url}/v1/chat/completions`, chatBody('b', { max_tokens: 10_000, ignore_eos: true }), {
+      signal: queued.signal,
+    }).catch((error: unknown) => error)
     await vi.waitFor(() => expect(sim.stats()).toMatchObject({ running: 1, queued: 1 }))
 
     queued.abort()
@@ -178,7 +193,14 @@ describe('client disconnect', () => {
 
 describe('simulatorCapacity', () => {
   test('follows the documented formula', () => {
-    const options = { maxRunningSequences: 8, prefillBaseMs: 2, prefillMsPerToken: 0.01, decodeBaseMs: 10, decodeMsPerSequence: 0.5, speedFactor: 2 }
+    const options = {
+      maxRunningSequences: 8,
+      prefillBaseMs: 2,
+      prefillMsPerToken: 0.01,
+      decodeBaseMs: 10,
+      decodeMsPerSequence: 0.5,
+      speedFactor: 2,
+    }
     const c = simulatorCapacity(options, { inputTokens: 100, outputTokens: 50 })
     const prefill = 2 * (2 + 0.01 * 100) // 6 ms
     const step8 = 2 * (10 + 0.5 * 8) // 28 ms
@@ -197,8 +219,12 @@ describe('simulatorCapacity', () => {
   test('counts chunks with tokensPerChunk, is infinite at speed 0, rejects bad shapes', () => {
     const spec = simulatorCapacity({ tokensPerChunk: 4 }, { inputTokens: 0, outputTokens: 10 })
     expect(spec.chunksPerRequest).toBe(3)
-    expect(simulatorCapacity({ speedFactor: 0 }, { inputTokens: 1, outputTokens: 1 }).maxOutputTokensPerSec).toBe(Infinity)
+    expect(simulatorCapacity({ speedFactor: 0 }, { inputTokens: 1, outputTokens: 1 }).maxOutputTokensPerSec).toBe(
+      Infinity,
+    )
     expect(() => simulatorCapacity({}, { inputTokens: 1, outputTokens: 0 })).toThrow(/outputTokens/)
-    expect(() => simulatorCapacity({ maxRunningSequences: 0 }, { inputTokens: 1, outputTokens: 1 })).toThrow(/maxRunningSequences/)
+    expect(() => simulatorCapacity({ maxRunningSequences: 0 }, { inputTokens: 1, outputTokens: 1 })).toThrow(
+      /maxRunningSequences/,
+    )
   })
 })

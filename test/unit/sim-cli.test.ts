@@ -18,14 +18,58 @@ const sim = cliCommands.sim!
 
 describe('flag parsing', () => {
   test('defaults, --flag value and --flag=value', () => {
-    const flags = parseCliFlags('sim', sim, ['--port', '0', '--speed=0.5', '--max-seqs', '8', '--seed', '-3', '--model', 'm', '--buffer=burst'])
-    expect(flags).toMatchObject({ port: 0, speed: 0.5, 'max-seqs': 8, seed: -3, model: 'm', buffer: 'burst', host: '127.0.0.1', 'decode-ms': 10 })
-    expect(parseCliFlags('sim', sim, [])).toMatchObject({ port: 8000, speed: 1, 'max-seqs': 32, seed: 0, model: 'sim-model' })
+    const flags = parseCliFlags('sim', sim, [
+      '--port',
+      '0',
+      '--speed=0.5',
+      '--max-seqs',
+      '8',
+      '--seed',
+      '-3',
+      '--model',
+      'm',
+      '--buffer=burst',
+    ])
+    expect(flags).toMatchObject({
+      port: 0,
+      speed: 0.5,
+      'max-seqs': 8,
+      seed: -3,
+      model: 'm',
+      buffer: 'burst',
+      host: '127.0.0.1',
+      'decode-ms': 10,
+    })
+    expect(parseCliFlags('sim', sim, [])).toMatchObject({
+      port: 8000,
+      speed: 1,
+      'max-seqs': 32,
+      seed: 0,
+      model: 'sim-model',
+    })
   })
 
   test('flags map onto simulator options', () => {
-    const options = simulatorOptionsFromFlags(parseCliFlags('sim', sim, ['--speed', '2', '--max-seqs', '4', '--api-key', 'k', '--drop-rate', '0.1', '--http-error-status', '500']))
-    expect(options).toMatchObject({ speedFactor: 2, maxRunningSequences: 4, apiKey: 'k', faults: { dropConnectionRate: 0.1, httpErrorStatus: 500 } })
+    const options = simulatorOptionsFromFlags(
+      parseCliFlags('sim', sim, [
+        '--speed',
+        '2',
+        '--max-seqs',
+        '4',
+        '--api-key',
+        'k',
+        '--drop-rate',
+        '0.1',
+        '--http-error-status',
+        '500',
+      ]),
+    )
+    expect(options).toMatchObject({
+      speedFactor: 2,
+      maxRunningSequences: 4,
+      apiKey: 'k',
+      faults: { dropConnectionRate: 0.1, httpErrorStatus: 500 },
+    })
     expect(options.bufferMode).toBeUndefined()
   })
 
@@ -64,7 +108,9 @@ describe('runCli', () => {
   })
 
   test('--version, -v and version print the package version', async () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
     for (const argv of [['--version'], ['-v'], ['version']]) {
       const io = memoryIo()
       expect(await runCli(argv, io)).toBe(0)
@@ -142,7 +188,9 @@ describe('bin/vitest-llm-bench.js', () => {
   test('sim --port 0 prints its URL, serves /health and exits 0 on SIGTERM', async () => {
     const bin = fileURLToPath(new URL('../../bin/vitest-llm-bench.js', import.meta.url))
     // process.execPath is the Node that runs vitest (>= 23.6 here, so the bin can fall back to the sources).
-    const child = spawn(process.execPath, [bin, 'sim', '--port', '0', '--speed', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bin, 'sim', '--port', '0', '--speed', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
     })

@@ -9,7 +9,8 @@ async function started(options: SimulatorOptions): Promise<RunningSimulator> {
   return sim
 }
 
-const chat = (sim: RunningSimulator, maxTokens = 10, content = 'x') => post(`${sim.url}/v1/chat/completions`, chatBody(content, { max_tokens: maxTokens, ignore_eos: true }))
+const chat = (sim: RunningSimulator, maxTokens = 10, content = 'x') =>
+  post(`${sim.url}/v1/chat/completions`, chatBody(content, { max_tokens: maxTokens, ignore_eos: true }))
 
 /** Content-bearing chunks of a response. */
 const contentChunks = (events: Array<Record<string, unknown>>) => events.filter((e) => (chunkText(e) ?? '') !== '')
@@ -20,7 +21,13 @@ describe('faults', () => {
     const res = await chat(sim)
     expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toBe('application/json')
-    expect(JSON.parse(res.text)).toMatchObject({ error: { code: status, type: status === 429 ? 'RateLimitError' : 'InternalServerError', message: expect.any(String) } })
+    expect(JSON.parse(res.text)).toMatchObject({
+      error: {
+        code: status,
+        type: status === 429 ? 'RateLimitError' : 'InternalServerError',
+        message: expect.any(String),
+      },
+    })
     if (status === 429) expect(res.headers.get('retry-after')).toBe('1')
     expect(sim.schedule[0]).toMatchObject({ fault: `http-${status}`, tokenTimes: [] })
     expect(sim.stats()).toEqual({ running: 0, queued: 0, completed: 0 })
@@ -53,7 +60,10 @@ describe('faults', () => {
 
   test('errorEventRate 1 on a non-streaming request: a 500 JSON error', async () => {
     const sim = await started({ speedFactor: 0, faults: { errorEventRate: 1 } })
-    const res = await fetch(`${sim.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'x', max_tokens: 6 }) })
+    const res = await fetch(`${sim.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'x', max_tokens: 6 }),
+    })
     expect(res.status).toBe(500)
     expect(await res.json()).toMatchObject({ error: { code: 500, type: 'InternalServerError' } })
   })

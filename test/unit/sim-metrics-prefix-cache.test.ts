@@ -24,21 +24,44 @@ async function started(options: SimulatorOptions): Promise<RunningSimulator> {
 const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
 function parsed(api: 'chat' | 'completions', body: unknown): CompletionRequest {
-  const result = parseCompletionRequest(api, body, { model: 'sim-model', defaultMaxTokens: 16, maxModelLen: 32768, keepPromptTokens: true })
+  const result = parseCompletionRequest(api, body, {
+    model: 'sim-model',
+    defaultMaxTokens: 16,
+    maxModelLen: 32768,
+    keepPromptTokens: true,
+  })
   if (!result.ok) throw new Error(result.problem.message)
   return result.request
 }
 
-function usageOf(res: { events: Array<{ data: string }> }): { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } } {
-  const chunk = eventJson(res as never).at(-1) as { usage?: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } } }
+function usageOf(res: { events: Array<{ data: string }> }): {
+  prompt_tokens: number
+  prompt_tokens_details?: { cached_tokens: number }
+} {
+  const chunk = eventJson(res as never).at(-1) as {
+    usage?: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } }
+  }
   if (!chunk.usage) throw new Error('no usage chunk')
   return chunk.usage
 }
 
 describe('prompt tokens for hashing', () => {
   test('splitSimulatorTokens cuts long words into 8-code-point pieces and always has countSimulatorTokens entries', () => {
-    expect(splitSimulatorTokens('  short  averyveryverylongword 🙂🙂🙂🙂🙂🙂🙂🙂🙂 ')).toEqual(['short', 'averyver', 'yverylon', 'gword', '🙂🙂🙂🙂🙂🙂🙂🙂', '🙂'])
-    for (const text of ['', 'a', 'eightchr ninechars', 'façade jalapeño 数据模型東京数据模型東京', buildSimulatorText(100, 3)]) {
+    expect(splitSimulatorTokens('  short  averyveryverylongword 🙂🙂🙂🙂🙂🙂🙂🙂🙂 ')).toEqual([
+      'short',
+      'averyver',
+      'yverylon',
+      'gword',
+      '🙂🙂🙂🙂🙂🙂🙂🙂',
+      '🙂',
+    ])
+    for (const text of [
+      '',
+      'a',
+      'eightchr ninechars',
+      'façade jalapeño 数据模型東京数据模型東京',
+      buildSimulatorText(100, 3),
+    ]) {
       expect(splitSimulatorTokens(text)).toHaveLength(countSimulatorTokens(text))
     }
   })
@@ -66,7 +89,11 @@ describe('prompt tokens for hashing', () => {
     expect(chat.promptTokenTexts?.slice(6)).toEqual(['two', 'three'])
     expect(parsed('completions', { prompt: [[7, 8, 9]] }).promptTokenTexts).toEqual(['\t7', '\t8', '\t9'])
     expect(parsed('completions', { prompt: 'seven eight' }).promptTokenTexts).toEqual(['seven', 'eight'])
-    const plain = parseCompletionRequest('chat', { messages }, { model: 'sim-model', defaultMaxTokens: 16, maxModelLen: 32768 })
+    const plain = parseCompletionRequest(
+      'chat',
+      { messages },
+      { model: 'sim-model', defaultMaxTokens: 16, maxModelLen: 32768 },
+    )
     expect(plain.ok && plain.request.promptTokenTexts).toBeUndefined()
     expect(plain.ok && plain.request.promptTokens).toBe(chat.promptTokens)
   })
@@ -134,7 +161,16 @@ describe('block hashes and the cache', () => {
 })
 
 describe('the scheduler charges prefill for uncached tokens only', () => {
-  const timings: BatchTimings = { maxRunningSequences: 4, prefillBaseMs: 3, prefillMsPerToken: 1, decodeBaseMs: 10, decodeMsPerSequence: 0, tokensPerChunk: 1, speedFactor: 1, stallMs: 0 }
+  const timings: BatchTimings = {
+    maxRunningSequences: 4,
+    prefillBaseMs: 3,
+    prefillMsPerToken: 1,
+    decodeBaseMs: 10,
+    decodeMsPerSequence: 0,
+    tokensPerChunk: 1,
+    speedFactor: 1,
+    stallMs: 0,
+  }
 
   function sequence(tokens: readonly string[], log: { cached?: number; firstAt?: number }): BatchSequence {
     return {
@@ -154,7 +190,11 @@ describe('the scheduler charges prefill for uncached tokens only', () => {
 
   test('a later request with a 64-token cached prefix is 64 × prefillMsPerToken faster; in one step the second of two hits too', () => {
     const clock = new VirtualClock()
-    const s = new BatchScheduler(timings, clock, { blockTokens: 16, capacityBlocks: 1000, prefixCache: new PrefixCache(1000, 16) })
+    const s = new BatchScheduler(timings, clock, {
+      blockTokens: 16,
+      capacityBlocks: 1000,
+      prefixCache: new PrefixCache(1000, 16),
+    })
     const prompt = [...words('shared', 64), ...words('own', 6)]
     const a: { cached?: number; firstAt?: number } = {}
     s.submit(sequence(prompt, a))
@@ -196,12 +236,27 @@ describe('the scheduler charges prefill for uncached tokens only', () => {
 
 describe('the simulator with prefixCaching', () => {
   const prefix = buildSimulatorText(64, 11)
-  const slowPrefill = { prefillBaseMs: 0, prefillMsPerToken: 1, decodeBaseMs: 1, decodeMsPerSequence: 0, recordSchedule: true } satisfies SimulatorOptions
+  const slowPrefill = {
+    prefillBaseMs: 0,
+    prefillMsPerToken: 1,
+    decodeBaseMs: 1,
+    decodeMsPerSequence: 0,
+    recordSchedule: true,
+  } satisfies SimulatorOptions
 
-  async function sequential(sim: RunningSimulator, prompts: string[]): Promise<Array<{ prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } }>> {
+  async function sequential(
+    sim: RunningSimulator,
+    prompts: string[],
+  ): Promise<Array<{ prompt_tokens: number; prompt_tokens_details?: { cached_tokens: number } }>> {
     const usages = []
     for (const prompt of prompts) {
-      const res = await post(`${sim.url}/v1/completions`, { prompt, max_tokens: 2, ignore_eos: true, stream: true, stream_options: { include_usage: true } })
+      const res = await post(`${sim.url}/v1/completions`, {
+        prompt,
+        max_tokens: 2,
+        ignore_eos: true,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       expect(res.status).toBe(200)
       usages.push(usageOf(res))
     }
@@ -241,7 +296,8 @@ describe('the simulator with prefixCaching', () => {
     expect(usages.every((u) => !('prompt_tokens_details' in u))).toBe(true)
     expect(sim.schedule.map((e) => e.cachedPromptTokens)).toEqual([0, 0, 0])
     expect(sim.metrics()).toMatchObject({ prefixCacheQueries: 0, prefixCacheHits: 0, promptTokens: 201 })
-    for (const e of sim.schedule) expect((e.prefillEndedAt ?? NaN) - (e.prefillStartedAt ?? NaN)).toBeGreaterThanOrEqual(68)
+    for (const e of sim.schedule)
+      expect((e.prefillEndedAt ?? NaN) - (e.prefillStartedAt ?? NaN)).toBeGreaterThanOrEqual(68)
   })
 
   test('a request repeated verbatim hits every full block short of its last token', async () => {
@@ -261,15 +317,31 @@ describe('the simulator with prefixCaching', () => {
     }
     // Token-id prompts are cached the same way.
     const ids = Array.from({ length: 40 }, (_, i) => 1000 + i)
-    const a = await post(`${sim.url}/v1/completions`, { prompt: ids, max_tokens: 1, stream: true, stream_options: { include_usage: true } })
-    const b = await post(`${sim.url}/v1/completions`, { prompt: ids, max_tokens: 1, stream: true, stream_options: { include_usage: true } })
+    const a = await post(`${sim.url}/v1/completions`, {
+      prompt: ids,
+      max_tokens: 1,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    const b = await post(`${sim.url}/v1/completions`, {
+      prompt: ids,
+      max_tokens: 1,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     expect([usageOf(a), usageOf(b)].map((u) => u.prompt_tokens_details?.cached_tokens)).toEqual([0, 32])
   })
 
   test('chat: a shared system prompt is a hit, the same text under another role is not; the JSON body reports cached_tokens too', async () => {
     const sim = await started({ speedFactor: 0, prefixCaching: true })
     const system = { role: 'system', content: prefix }
-    const ask = (messages: unknown[]) => post(`${sim.url}/v1/chat/completions`, { messages, max_tokens: 1, stream: true, stream_options: { include_usage: true } })
+    const ask = (messages: unknown[]) =>
+      post(`${sim.url}/v1/chat/completions`, {
+        messages,
+        max_tokens: 1,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
     const first = usageOf(await ask([system, { role: 'user', content: 'first question' }]))
     const second = usageOf(await ask([system, { role: 'user', content: 'second question here' }]))
     const asUser = usageOf(
@@ -285,7 +357,12 @@ describe('the simulator with prefixCaching', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ messages: [system, { role: 'user', content: 'json' }], max_tokens: 1 }),
     })
-    expect(((await json.json()) as { usage: unknown }).usage).toEqual({ prompt_tokens: 65, completion_tokens: 1, total_tokens: 66, prompt_tokens_details: { cached_tokens: 64 } })
+    expect(((await json.json()) as { usage: unknown }).usage).toEqual({
+      prompt_tokens: 65,
+      completion_tokens: 1,
+      total_tokens: 66,
+      prompt_tokens_details: { cached_tokens: 64 },
+    })
   })
 
   test('kvCacheTokens bounds the cache: a second long prompt evicts the first once it is done', async () => {
@@ -307,14 +384,24 @@ describe('the simulator with prefixCaching', () => {
   })
 
   test('the sim command takes --prefix-caching, --block-tokens and --kv-cache-tokens', () => {
-    const options = simulatorOptionsFromFlags(parseCliFlags('sim', simulatorCommand, ['--prefix-caching', '--block-tokens', '32', '--kv-cache-tokens=4096']))
+    const options = simulatorOptionsFromFlags(
+      parseCliFlags('sim', simulatorCommand, ['--prefix-caching', '--block-tokens', '32', '--kv-cache-tokens=4096']),
+    )
     expect(options).toMatchObject({ prefixCaching: true, blockTokens: 32, kvCacheTokens: 4096 })
-    expect(simulatorOptionsFromFlags(parseCliFlags('sim', simulatorCommand, []))).toMatchObject({ prefixCaching: false, blockTokens: 16, kvCacheTokens: 262144 })
+    expect(simulatorOptionsFromFlags(parseCliFlags('sim', simulatorCommand, []))).toMatchObject({
+      prefixCaching: false,
+      blockTokens: 16,
+      kvCacheTokens: 262144,
+    })
   })
 
   test('concurrent chat requests with a shared prefix on the live server hit it once the first is admitted', async () => {
     const sim = await started({ speedFactor: 0, prefixCaching: true, maxRunningSequences: 1, recordSchedule: true })
-    const responses = await Promise.all(Array.from({ length: 4 }, (_, i) => post(`${sim.url}/v1/chat/completions`, chatBody(`${prefix} q${i}`, { max_tokens: 2, ignore_eos: true }))))
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        post(`${sim.url}/v1/chat/completions`, chatBody(`${prefix} q${i}`, { max_tokens: 2, ignore_eos: true })),
+      ),
+    )
     expect(responses.map((r) => usageOf(r).prompt_tokens_details?.cached_tokens).sort()).toEqual([0, 64, 64, 64])
     expect(sim.metrics()).toMatchObject({ prefixCacheQueries: 4 * 65, prefixCacheHits: 3 * 64 })
   })

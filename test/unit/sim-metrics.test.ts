@@ -89,9 +89,14 @@ function value(s: Scrape, name: string): number {
   return found[0]?.value ?? NaN
 }
 
-function histogram(s: Scrape, name: string): { buckets: Array<{ le: string; count: number }>; count: number; sum: number } {
+function histogram(
+  s: Scrape,
+  name: string,
+): { buckets: Array<{ le: string; count: number }>; count: number; sum: number } {
   return {
-    buckets: s.samples.filter((x) => x.name === `${name}_bucket`).map((x) => ({ le: x.labels.le ?? '', count: x.value })),
+    buckets: s.samples
+      .filter((x) => x.name === `${name}_bucket`)
+      .map((x) => ({ le: x.labels.le ?? '', count: x.value })),
     count: value(s, `${name}_count`),
     sum: value(s, `${name}_sum`),
   }
@@ -115,11 +120,20 @@ const HISTOGRAMS = [
   'vllm:request_prefill_time_seconds',
   'vllm:request_decode_time_seconds',
 ]
-const SPEC_DECODE = ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens_per_pos_total']
+const SPEC_DECODE = [
+  'vllm:spec_decode_num_drafts_total',
+  'vllm:spec_decode_num_draft_tokens_total',
+  'vllm:spec_decode_num_accepted_tokens_total',
+  'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+]
 
 /** usage of a streamed response with include_usage, or of a JSON body. */
-function usageOf(res: { events: Array<{ data: string }>; text: string; headers: Headers }): { prompt_tokens: number; completion_tokens: number } {
-  if (res.headers.get('content-type')?.startsWith('application/json')) return (JSON.parse(res.text) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage
+function usageOf(res: { events: Array<{ data: string }>; text: string; headers: Headers }): {
+  prompt_tokens: number
+  completion_tokens: number
+} {
+  if (res.headers.get('content-type')?.startsWith('application/json'))
+    return (JSON.parse(res.text) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage
   const chunk = eventJson(res as never).at(-1) as { usage?: { prompt_tokens: number; completion_tokens: number } }
   if (!chunk.usage) throw new Error('no usage chunk')
   return chunk.usage
@@ -127,7 +141,8 @@ function usageOf(res: { events: Array<{ data: string }>; text: string; headers: 
 
 /** finish_reason of a streamed or JSON response. */
 function finishReasonOf(res: { events: Array<{ data: string }>; text: string; headers: Headers }): string {
-  if (res.headers.get('content-type')?.startsWith('application/json')) return (JSON.parse(res.text) as { choices: Array<{ finish_reason: string }> }).choices[0]?.finish_reason ?? ''
+  if (res.headers.get('content-type')?.startsWith('application/json'))
+    return (JSON.parse(res.text) as { choices: Array<{ finish_reason: string }> }).choices[0]?.finish_reason ?? ''
   const chunks = eventJson(res as never) as Array<{ choices: Array<{ finish_reason: string | null }> }>
   return chunks.map((c) => c.choices[0]?.finish_reason).find((r) => typeof r === 'string') ?? ''
 }
@@ -143,7 +158,8 @@ describe('GET /metrics', () => {
     for (const [name, type] of s.types) {
       if (type === 'counter') expect(name).toMatch(/_total$/)
       // prometheus_client writes a gauge of series creation times after each counter and histogram.
-      if (type === 'counter' || type === 'histogram') expect(s.types.get(`${name.replace(/_total$/, '')}_created`), name).toBe('gauge')
+      if (type === 'counter' || type === 'histogram')
+        expect(s.types.get(`${name.replace(/_total$/, '')}_created`), name).toBe('gauge')
     }
     expect(s.help.get('vllm:num_requests_running')).toBe('Number of requests in model execution batches.')
     expect(s.help.get('vllm:prompt_tokens_total')).toBe('Number of prefill tokens processed.')
@@ -151,7 +167,9 @@ describe('GET /metrics', () => {
       expect(sample.labels.engine, sample.name).toBe('0')
       expect(sample.labels.model_name, sample.name).toBe('org/sim-model')
     }
-    expect(s.samples.filter((x) => x.name === 'vllm:request_success_total').map((x) => x.labels.finished_reason)).toEqual(['stop', 'length', 'abort'])
+    expect(
+      s.samples.filter((x) => x.name === 'vllm:request_success_total').map((x) => x.labels.finished_reason),
+    ).toEqual(['stop', 'length', 'abort'])
     // Nothing has happened yet: every counter and histogram is at zero.
     for (const name of COUNTERS) for (const x of s.samples.filter((y) => y.name === name)) expect(x.value, name).toBe(0)
     for (const name of HISTOGRAMS) expect(histogram(s, name).count).toBe(0)
@@ -186,8 +204,17 @@ describe('GET /metrics', () => {
     const before = await scrape(sim)
     const first = await Promise.all([
       post(`${sim.url}/v1/chat/completions`, chatBody('one two three', { max_tokens: 9 })),
-      post(`${sim.url}/v1/chat/completions`, chatBody('a much longer prompt with averyveryverylongword', { max_tokens: 17 })),
-      post(`${sim.url}/v1/completions`, { prompt: [1, 2, 3, 4, 5], max_tokens: 4, ignore_eos: true, stream: true, stream_options: { include_usage: true } }),
+      post(
+        `${sim.url}/v1/chat/completions`,
+        chatBody('a much longer prompt with averyveryverylongword', { max_tokens: 17 }),
+      ),
+      post(`${sim.url}/v1/completions`, {
+        prompt: [1, 2, 3, 4, 5],
+        max_tokens: 4,
+        ignore_eos: true,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
     ])
     const middle = await scrape(sim)
     const second = await Promise.all([
@@ -197,14 +224,18 @@ describe('GET /metrics', () => {
     const after = await scrape(sim)
 
     const usages = [...first, ...second].map(usageOf)
-    const sum = (f: (u: { prompt_tokens: number; completion_tokens: number }) => number) => usages.reduce((t, u) => t + f(u), 0)
+    const sum = (f: (u: { prompt_tokens: number; completion_tokens: number }) => number) =>
+      usages.reduce((t, u) => t + f(u), 0)
     expect(value(after, 'vllm:generation_tokens_total')).toBe(sum((u) => u.completion_tokens))
     expect(value(after, 'vllm:prompt_tokens_total')).toBe(sum((u) => u.prompt_tokens))
-    expect(value(middle, 'vllm:generation_tokens_total')).toBe(first.map(usageOf).reduce((t, u) => t + u.completion_tokens, 0))
+    expect(value(middle, 'vllm:generation_tokens_total')).toBe(
+      first.map(usageOf).reduce((t, u) => t + u.completion_tokens, 0),
+    )
 
     const reasons = [...first, ...second].map(finishReasonOf)
     expect(new Set(reasons)).toEqual(new Set(['stop', 'length']))
-    const success = (s: typeof after, reason: string) => s.samples.find((x) => x.name === 'vllm:request_success_total' && x.labels.finished_reason === reason)?.value
+    const success = (s: typeof after, reason: string) =>
+      s.samples.find((x) => x.name === 'vllm:request_success_total' && x.labels.finished_reason === reason)?.value
     expect(success(after, 'length')).toBe(reasons.filter((r) => r === 'length').length)
     expect(success(after, 'stop')).toBe(reasons.filter((r) => r === 'stop').length)
     expect(value(after, 'vllm:num_preemptions_total')).toBe(0)
@@ -219,7 +250,8 @@ describe('GET /metrics', () => {
       const previous = new Map(earlier.samples.map((x) => [key(x), x.value]))
       for (const x of later.samples) {
         const kind = later.types.get(x.name) ?? later.types.get(x.name.replace(/_(bucket|count|sum)$/, ''))
-        if (kind === 'counter' || kind === 'histogram') expect(x.value, key(x)).toBeGreaterThanOrEqual(previous.get(key(x)) ?? NaN)
+        if (kind === 'counter' || kind === 'histogram')
+          expect(x.value, key(x)).toBeGreaterThanOrEqual(previous.get(key(x)) ?? NaN)
       }
     }
 
@@ -232,8 +264,19 @@ describe('GET /metrics', () => {
   })
 
   test('histograms: cumulative buckets on vLLM bounds, +Inf equals _count, sums match the schedule', async () => {
-    const sim = await started({ prefillBaseMs: 1, prefillMsPerToken: 0, decodeBaseMs: 2, decodeMsPerSequence: 0, maxRunningSequences: 2, recordSchedule: true })
-    await Promise.all(Array.from({ length: 5 }, (_, i) => post(`${sim.url}/v1/chat/completions`, chatBody(`h ${i}`, { max_tokens: 6, ignore_eos: true }))))
+    const sim = await started({
+      prefillBaseMs: 1,
+      prefillMsPerToken: 0,
+      decodeBaseMs: 2,
+      decodeMsPerSequence: 0,
+      maxRunningSequences: 2,
+      recordSchedule: true,
+    })
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        post(`${sim.url}/v1/chat/completions`, chatBody(`h ${i}`, { max_tokens: 6, ignore_eos: true })),
+      ),
+    )
     const s = await scrape(sim)
     for (const name of HISTOGRAMS) {
       const h = histogram(s, name)
@@ -241,7 +284,8 @@ describe('GET /metrics', () => {
       expect(h.buckets.at(-1)?.count, name).toBe(h.count)
       const bounds = h.buckets.slice(0, -1).map((b) => Number(b.le))
       expect(bounds, name).toEqual([...bounds].sort((a, b) => a - b))
-      for (let i = 1; i < h.buckets.length; i++) expect(h.buckets[i]?.count, name).toBeGreaterThanOrEqual(h.buckets[i - 1]?.count ?? NaN)
+      for (let i = 1; i < h.buckets.length; i++)
+        expect(h.buckets[i]?.count, name).toBeGreaterThanOrEqual(h.buckets[i - 1]?.count ?? NaN)
       expect(h.sum, name).toBeGreaterThan(0)
     }
     const les = (name: string) => histogram(s, name).buckets.map((b) => b.le)
@@ -309,8 +353,19 @@ describe('GET /metrics', () => {
 
   test('gauges: 6 slow requests on 2 slots show running 2, waiting 4 and the KV blocks they hold; all 0 afterwards', async () => {
     // 10 blocks of 16 tokens: each running request (2 prompt tokens + at most 8 output) holds one block.
-    const sim = await started({ maxRunningSequences: 2, prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 15, decodeMsPerSequence: 0, kvCacheTokens: 160 })
-    const done = Promise.all(Array.from({ length: 6 }, (_, i) => post(`${sim.url}/v1/chat/completions`, chatBody(`slow ${i}`, { max_tokens: 8, ignore_eos: true }))))
+    const sim = await started({
+      maxRunningSequences: 2,
+      prefillBaseMs: 0,
+      prefillMsPerToken: 0,
+      decodeBaseMs: 15,
+      decodeMsPerSequence: 0,
+      kvCacheTokens: 160,
+    })
+    const done = Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(`${sim.url}/v1/chat/completions`, chatBody(`slow ${i}`, { max_tokens: 8, ignore_eos: true })),
+      ),
+    )
     // The first arrival starts a step alone; the second joins at the next step, 15 ms on.
     const full = () => sim.stats().running === 2 && sim.stats().queued === 4
     for (let i = 0; i < 500 && !full(); i++) await new Promise((r) => setTimeout(r, 1))
@@ -328,7 +383,14 @@ describe('GET /metrics', () => {
 
   test('KV usage counts ceil((prompt + emitted) / blockTokens) blocks per running sequence', async () => {
     // One request of 40 prompt tokens on 8-token blocks, 80 tokens of capacity: 5 blocks at the first token, 6 after 8 more.
-    const sim = await started({ prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 20, decodeMsPerSequence: 0, blockTokens: 8, kvCacheTokens: 80 })
+    const sim = await started({
+      prefillBaseMs: 0,
+      prefillMsPerToken: 0,
+      decodeBaseMs: 20,
+      decodeMsPerSequence: 0,
+      blockTokens: 8,
+      kvCacheTokens: 80,
+    })
     const usage: number[] = []
     await post(
       `${sim.url}/v1/completions`,
@@ -343,7 +405,11 @@ describe('GET /metrics', () => {
   test('spec-decode counters with tokensPerChunk 4: a draft per chunk after the first, k − 1 draft tokens, chunk − 1 accepted', async () => {
     const sim = await started({ speedFactor: 0, tokensPerChunk: 4 })
     // 10 tokens in chunks of 4, 4, 2: two drafts per request, accepting 3 and 1.
-    await Promise.all(Array.from({ length: 3 }, (_, i) => post(`${sim.url}/v1/chat/completions`, chatBody(`spec ${i}`, { max_tokens: 10, ignore_eos: true }))))
+    await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        post(`${sim.url}/v1/chat/completions`, chatBody(`spec ${i}`, { max_tokens: 10, ignore_eos: true })),
+      ),
+    )
     const s = await scrape(sim)
     expect(value(s, 'vllm:spec_decode_num_drafts_total')).toBe(6)
     expect(value(s, 'vllm:spec_decode_num_draft_tokens_total')).toBe(18)
@@ -356,7 +422,12 @@ describe('GET /metrics', () => {
     ])
     expect(value(s, 'vllm:generation_tokens_total')).toBe(30)
     expect(histogram(s, 'vllm:inter_token_latency_seconds').count).toBe(6)
-    expect(sim.metrics().specDecode).toEqual({ drafts: 6, draftTokens: 18, acceptedTokens: 12, acceptedTokensPerPosition: [6, 3, 3] })
+    expect(sim.metrics().specDecode).toEqual({
+      drafts: 6,
+      draftTokens: 18,
+      acceptedTokens: 12,
+      acceptedTokensPerPosition: [6, 3, 3],
+    })
   })
 })
 

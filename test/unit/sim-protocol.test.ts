@@ -15,7 +15,10 @@ afterAll(async () => {
 
 describe('streaming chat completions', () => {
   test('role-only first chunk, one chunk per token, finish_reason on the last, usage chunk with no choices, then [DONE]', async () => {
-    const res = await post(`${sim.url}/v1/chat/completions`, chatBody('one two three four', { max_tokens: 7, ignore_eos: true }))
+    const res = await post(
+      `${sim.url}/v1/chat/completions`,
+      chatBody('one two three four', { max_tokens: 7, ignore_eos: true }),
+    )
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     expect(res.headers.get('server')).toBe('vitest-llm-bench-sim')
@@ -31,7 +34,11 @@ describe('streaming chat completions', () => {
     const chunks = eventJson(res)
     expect(chunks).toHaveLength(1 + 7 + 1)
     const [first, ...rest] = chunks
-    expect(first).toMatchObject({ object: 'chat.completion.chunk', model: 'sim-model', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })
+    expect(first).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: 'sim-model',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    })
     expect(typeof first?.id).toBe('string')
     expect(String(first?.id)).toMatch(/^chatcmpl-[0-9a-f]{32}$/)
     expect(typeof first?.created).toBe('number')
@@ -44,7 +51,11 @@ describe('streaming chat completions', () => {
       expect(choice?.delta).toEqual({ content: expect.stringMatching(/^ \S+$/) })
     }
     const usage = rest[7]
-    expect(usage).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 4, completion_tokens: 7, total_tokens: 11 } })
+    expect(usage).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: 4, completion_tokens: 7, total_tokens: 11 },
+    })
 
     // The output text counts as many simulator tokens as the usage reports.
     const text = tokens.map((c) => chunkText(c)).join('')
@@ -52,7 +63,12 @@ describe('streaming chat completions', () => {
   })
 
   test('no usage chunk without stream_options.include_usage', async () => {
-    const res = await post(`${sim.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 3, ignore_eos: true })
+    const res = await post(`${sim.url}/v1/chat/completions`, {
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      max_tokens: 3,
+      ignore_eos: true,
+    })
     const chunks = eventJson(res)
     expect(chunks).toHaveLength(1 + 3)
     expect(chunks.every((c) => (c.choices as unknown[]).length === 1 && !('usage' in c))).toBe(true)
@@ -79,7 +95,9 @@ describe('reasoning and continuous usage', () => {
     try {
       const res = await post(`${thinker.url}/v1/chat/completions`, chatBody('x', { max_tokens: 10, ignore_eos: true }))
       const chunks = eventJson(res)
-      const deltas = chunks.slice(1, -1).map((c) => (c.choices as Array<{ delta: Record<string, string> }>)[0]?.delta ?? {})
+      const deltas = chunks
+        .slice(1, -1)
+        .map((c) => (c.choices as Array<{ delta: Record<string, string> }>)[0]?.delta ?? {})
       const count = (text: string | undefined) => (text === undefined ? 0 : countSimulatorTokens(text))
       // 10 tokens in chunks of 3: [r r r] [r c c] [c c c] [c]
       expect(deltas.map((d) => [count(d.reasoning_content), count(d.content)])).toEqual([
@@ -89,18 +107,45 @@ describe('reasoning and continuous usage', () => {
         [0, 1],
       ])
       expect(Object.keys(deltas[0] ?? {})).toEqual(['reasoning_content'])
-      expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 10, total_tokens: 11, completion_tokens_details: { reasoning_tokens: 4 } })
+      expect(chunks.at(-1)?.usage).toEqual({
+        prompt_tokens: 1,
+        completion_tokens: 10,
+        total_tokens: 11,
+        completion_tokens_details: { reasoning_tokens: 4 },
+      })
       // Without streaming: the reasoning in message.reasoning_content, the answer in content.
-      const whole = await post(`${thinker.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 6, ignore_eos: true })
-      const body = JSON.parse(whole.text) as { choices: Array<{ message: { content: string; reasoning_content: string } }>; usage: Record<string, unknown> }
+      const whole = await post(`${thinker.url}/v1/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 6,
+        ignore_eos: true,
+      })
+      const body = JSON.parse(whole.text) as {
+        choices: Array<{ message: { content: string; reasoning_content: string } }>
+        usage: Record<string, unknown>
+      }
       expect(countSimulatorTokens(body.choices[0]?.message.reasoning_content ?? '')).toBe(4)
       expect(countSimulatorTokens(body.choices[0]?.message.content ?? '')).toBe(2)
       expect(body.usage.completion_tokens_details).toEqual({ reasoning_tokens: 4 })
       // A reply shorter than the reasoning is all reasoning; completions stream it as text.
-      const short = eventJson(await post(`${thinker.url}/v1/chat/completions`, chatBody('x', { max_tokens: 2, ignore_eos: true })))
-      expect(short.at(-1)?.usage).toMatchObject({ completion_tokens: 2, completion_tokens_details: { reasoning_tokens: 2 } })
-      const text = eventJson(await post(`${thinker.url}/v1/completions`, { prompt: 'x', stream: true, max_tokens: 5, ignore_eos: true, stream_options: { include_usage: true } }))
-      expect(text.slice(0, -1).every((c) => typeof (c.choices as Array<{ text?: string }>)[0]?.text === 'string')).toBe(true)
+      const short = eventJson(
+        await post(`${thinker.url}/v1/chat/completions`, chatBody('x', { max_tokens: 2, ignore_eos: true })),
+      )
+      expect(short.at(-1)?.usage).toMatchObject({
+        completion_tokens: 2,
+        completion_tokens_details: { reasoning_tokens: 2 },
+      })
+      const text = eventJson(
+        await post(`${thinker.url}/v1/completions`, {
+          prompt: 'x',
+          stream: true,
+          max_tokens: 5,
+          ignore_eos: true,
+          stream_options: { include_usage: true },
+        }),
+      )
+      expect(text.slice(0, -1).every((c) => typeof (c.choices as Array<{ text?: string }>)[0]?.text === 'string')).toBe(
+        true,
+      )
       expect(text.at(-1)?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 })
     } finally {
       await thinker.close()
@@ -110,11 +155,23 @@ describe('reasoning and continuous usage', () => {
   test('continuous_usage_stats (with include_usage, as vLLM): every chunk carries the running usage', async () => {
     const spec = await startSimulator({ speedFactor: 0, tokensPerChunk: 3 })
     try {
-      const body = (options: Record<string, unknown>) => ({ messages: [{ role: 'user', content: 'x' }], stream: true, max_tokens: 10, ignore_eos: true, stream_options: options })
-      const chunks = eventJson(await post(`${spec.url}/v1/chat/completions`, body({ include_usage: true, continuous_usage_stats: true })))
-      expect(chunks.map((c) => (c.usage as { completion_tokens: number } | undefined)?.completion_tokens)).toEqual([0, 3, 6, 9, 10, 10])
+      const body = (options: Record<string, unknown>) => ({
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+        max_tokens: 10,
+        ignore_eos: true,
+        stream_options: options,
+      })
+      const chunks = eventJson(
+        await post(`${spec.url}/v1/chat/completions`, body({ include_usage: true, continuous_usage_stats: true })),
+      )
+      expect(chunks.map((c) => (c.usage as { completion_tokens: number } | undefined)?.completion_tokens)).toEqual([
+        0, 3, 6, 9, 10, 10,
+      ])
       expect(chunks[1]?.usage).toEqual({ prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 })
-      const withoutIncludeUsage = eventJson(await post(`${spec.url}/v1/chat/completions`, body({ continuous_usage_stats: true })))
+      const withoutIncludeUsage = eventJson(
+        await post(`${spec.url}/v1/chat/completions`, body({ continuous_usage_stats: true })),
+      )
       expect(withoutIncludeUsage.some((c) => 'usage' in c)).toBe(false)
     } finally {
       await spec.close()
@@ -124,7 +181,14 @@ describe('reasoning and continuous usage', () => {
 
 describe('streaming completions', () => {
   test('text chunks (no role chunk, as vLLM), finish_reason, usage, [DONE]', async () => {
-    const res = await post(`${sim.url}/v1/completions`, { model: 'sim-model', prompt: 'alpha beta gamma', max_tokens: 5, ignore_eos: true, stream: true, stream_options: { include_usage: true } })
+    const res = await post(`${sim.url}/v1/completions`, {
+      model: 'sim-model',
+      prompt: 'alpha beta gamma',
+      max_tokens: 5,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     expect(res.status).toBe(200)
     const chunks = eventJson(res)
     expect(chunks).toHaveLength(5 + 1)
@@ -132,21 +196,38 @@ describe('streaming completions', () => {
       expect(chunk.object).toBe('text_completion')
       expect(String(chunk.id)).toMatch(/^cmpl-[0-9a-f]{32}$/)
       const choice = (chunk.choices as Array<Record<string, unknown>>)[0]
-      expect(choice).toMatchObject({ index: 0, text: expect.stringMatching(/^ \S+$/), logprobs: null, finish_reason: i === 4 ? 'length' : null })
+      expect(choice).toMatchObject({
+        index: 0,
+        text: expect.stringMatching(/^ \S+$/),
+        logprobs: null,
+        finish_reason: i === 4 ? 'length' : null,
+      })
     }
-    expect(chunks[5]).toMatchObject({ object: 'text_completion', choices: [], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })
+    expect(chunks[5]).toMatchObject({
+      object: 'text_completion',
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+    })
     expect(res.events.at(-1)?.data).toBe('[DONE]')
   })
 
   test('a prompt of token ids counts one token per id', async () => {
-    const res = await post(`${sim.url}/v1/completions`, { prompt: [1, 2, 3, 4, 5, 6], max_tokens: 2, stream: true, stream_options: { include_usage: true } })
+    const res = await post(`${sim.url}/v1/completions`, {
+      prompt: [1, 2, 3, 4, 5, 6],
+      max_tokens: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     expect(eventJson(res).at(-1)?.usage).toMatchObject({ prompt_tokens: 6 })
   })
 })
 
 describe('non-streaming', () => {
   test('chat returns one chat.completion JSON with usage', async () => {
-    const res = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'a b c' }], max_tokens: 6, ignore_eos: true }) })
+    const res = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'a b c' }], max_tokens: 6, ignore_eos: true }),
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/json')
     const body = (await res.json()) as Record<string, unknown>
@@ -161,9 +242,16 @@ describe('non-streaming', () => {
   })
 
   test('completions returns one text_completion JSON', async () => {
-    const res = await fetch(`${sim.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'a b', max_tokens: 4, ignore_eos: true }) })
+    const res = await fetch(`${sim.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'a b', max_tokens: 4, ignore_eos: true }),
+    })
     const body = (await res.json()) as Record<string, unknown>
-    expect(body).toMatchObject({ object: 'text_completion', choices: [{ index: 0, text: expect.any(String), finish_reason: 'length' }], usage: { prompt_tokens: 2, completion_tokens: 4 } })
+    expect(body).toMatchObject({
+      object: 'text_completion',
+      choices: [{ index: 0, text: expect.any(String), finish_reason: 'length' }],
+      usage: { prompt_tokens: 2, completion_tokens: 4 },
+    })
   })
 })
 
@@ -180,7 +268,15 @@ describe('buffering modes', () => {
   })
 
   test("bufferMode 'burst' sends the whole event stream in one piece at the end", async () => {
-    const burst = await startSimulator({ speedFactor: 1, decodeBaseMs: 5, decodeMsPerSequence: 0, prefillBaseMs: 0, prefillMsPerToken: 0, bufferMode: 'burst', recordSchedule: true })
+    const burst = await startSimulator({
+      speedFactor: 1,
+      decodeBaseMs: 5,
+      decodeMsPerSequence: 0,
+      prefillBaseMs: 0,
+      prefillMsPerToken: 0,
+      bufferMode: 'burst',
+      recordSchedule: true,
+    })
     try {
       const res = await post(`${burst.url}/v1/chat/completions`, chatBody('x', { max_tokens: 8, ignore_eos: true }))
       expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
@@ -198,7 +294,10 @@ describe('other endpoints', () => {
   test('/v1/models lists the model in vLLM shape', async () => {
     const res = await fetch(`${sim.url}/v1/models`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ object: 'list', data: [{ id: 'sim-model', object: 'model', root: 'sim-model', max_model_len: 32768 }] })
+    expect(await res.json()).toMatchObject({
+      object: 'list',
+      data: [{ id: 'sim-model', object: 'model', root: 'sim-model', max_model_len: 32768 }],
+    })
   })
 
   test('/health is 200 with an empty body; /version names the simulator', async () => {
@@ -212,7 +311,9 @@ describe('other endpoints', () => {
 })
 
 describe('errors', () => {
-  const errorShape = (status: number) => ({ error: { message: expect.any(String), type: expect.any(String), code: status } })
+  const errorShape = (status: number) => ({
+    error: { message: expect.any(String), type: expect.any(String), code: status },
+  })
 
   test('unknown path: 404 JSON error', async () => {
     const res = await fetch(`${sim.url}/v1/embeddings`, { method: 'POST', body: '{}' })
@@ -230,13 +331,20 @@ describe('errors', () => {
   test('bad JSON body: 400 JSON error', async () => {
     const res = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: '{"messages": [' })
     expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ error: { type: 'BadRequestError', code: 400, message: expect.stringContaining('Invalid JSON') } })
+    expect(await res.json()).toMatchObject({
+      error: { type: 'BadRequestError', code: 400, message: expect.stringContaining('Invalid JSON') },
+    })
   })
 
   test.each([
     ['no messages', 'chat/completions', { max_tokens: 3 }, 'messages'],
     ['max_tokens 0', 'chat/completions', { messages: [{ role: 'user', content: 'x' }], max_tokens: 0 }, 'max_tokens'],
-    ['stream_options without stream', 'chat/completions', { messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }, 'stream_options'],
+    [
+      'stream_options without stream',
+      'chat/completions',
+      { messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } },
+      'stream_options',
+    ],
     ['prompt of the wrong type', 'completions', { prompt: { text: 'x' } }, 'prompt'],
   ])('invalid request (%s): 400 naming the field', async (_name, path, body, param) => {
     const res = await fetch(`${sim.url}/v1/${path}`, { method: 'POST', body: JSON.stringify(body) })
@@ -247,19 +355,29 @@ describe('errors', () => {
   test('prompt plus max_tokens over max_model_len: 400 like vLLM', async () => {
     const small = await startSimulator({ speedFactor: 0, maxModelLen: 10 })
     try {
-      const res = await fetch(`${small.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: buildSimulatorText(8), max_tokens: 5 }) })
+      const res = await fetch(`${small.url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: buildSimulatorText(8), max_tokens: 5 }),
+      })
       expect(res.status).toBe(400)
       const body = (await res.json()) as { error: { message: string } }
-      expect(body.error.message).toContain('maximum context length is 10 tokens. However, you requested 13 tokens (8 in the prompt, 5 in the completion)')
+      expect(body.error.message).toContain(
+        'maximum context length is 10 tokens. However, you requested 13 tokens (8 in the prompt, 5 in the completion)',
+      )
     } finally {
       await small.close()
     }
   })
 
   test('another model name: 404 NotFoundError', async () => {
-    const res = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] }) })
+    const res = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] }),
+    })
     expect(res.status).toBe(404)
-    expect(await res.json()).toMatchObject({ error: { type: 'NotFoundError', code: 404, message: 'The model `gpt-9` does not exist.' } })
+    expect(await res.json()).toMatchObject({
+      error: { type: 'NotFoundError', code: 404, message: 'The model `gpt-9` does not exist.' },
+    })
   })
 
   test('apiKey: 401 without or with a wrong bearer token on /v1, open /health', async () => {
@@ -271,7 +389,11 @@ describe('errors', () => {
       expect(await none.json()).toMatchObject(errorShape(401))
       const wrong = await fetch(`${locked.url}/v1/models`, { headers: { authorization: 'Bearer nope' } })
       expect(wrong.status).toBe(401)
-      const right = await fetch(`${locked.url}/v1/chat/completions`, { method: 'POST', body, headers: { authorization: 'Bearer sekret' } })
+      const right = await fetch(`${locked.url}/v1/chat/completions`, {
+        method: 'POST',
+        body,
+        headers: { authorization: 'Bearer sekret' },
+      })
       expect(right.status).toBe(200)
       expect((await fetch(`${locked.url}/health`)).status).toBe(200)
     } finally {
@@ -281,10 +403,24 @@ describe('errors', () => {
 })
 
 describe('determinism', () => {
-  async function completion(url: string, content: string, extra: Record<string, unknown> = {}): Promise<{ text: string; tokens: number; finish: unknown }> {
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content }], max_tokens: 40, ...extra }) })
-    const body = (await res.json()) as { choices: Array<{ message: { content: string }; finish_reason: string }>; usage: { completion_tokens: number } }
-    return { text: body.choices[0]?.message.content ?? '', tokens: body.usage.completion_tokens, finish: body.choices[0]?.finish_reason }
+  async function completion(
+    url: string,
+    content: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ text: string; tokens: number; finish: unknown }> {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content }], max_tokens: 40, ...extra }),
+    })
+    const body = (await res.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>
+      usage: { completion_tokens: number }
+    }
+    return {
+      text: body.choices[0]?.message.content ?? '',
+      tokens: body.usage.completion_tokens,
+      finish: body.choices[0]?.finish_reason,
+    }
   }
 
   test('same seed and request: same length and text, across simulator instances', async () => {

@@ -12,7 +12,12 @@ interface Recorded {
   failed?: { kind: string; at: number }
 }
 
-function sequence(promptTokens: number, completionTokens: number, fault?: MidStreamFault, tokensPerChunk = 1): { seq: BatchSequence; log: Recorded } {
+function sequence(
+  promptTokens: number,
+  completionTokens: number,
+  fault?: MidStreamFault,
+  tokensPerChunk = 1,
+): { seq: BatchSequence; log: Recorded } {
   const log: Recorded = { emits: [] }
   return {
     log,
@@ -31,7 +36,16 @@ function sequence(promptTokens: number, completionTokens: number, fault?: MidStr
   }
 }
 
-const timings: BatchTimings = { maxRunningSequences: 4, prefillBaseMs: 2, prefillMsPerToken: 0.5, decodeBaseMs: 10, decodeMsPerSequence: 1, tokensPerChunk: 1, speedFactor: 1, stallMs: 100 }
+const timings: BatchTimings = {
+  maxRunningSequences: 4,
+  prefillBaseMs: 2,
+  prefillMsPerToken: 0.5,
+  decodeBaseMs: 10,
+  decodeMsPerSequence: 1,
+  tokensPerChunk: 1,
+  speedFactor: 1,
+  stallMs: 100,
+}
 
 const times = (log: Recorded) => log.emits.map((e) => e.at)
 
@@ -90,7 +104,10 @@ describe('BatchScheduler on a virtual clock', () => {
   test('timer lateness below one step is made up: no drift over a long stream', () => {
     const clock = new VirtualClock()
     clock.lateness = () => 0.6
-    const s = new BatchScheduler({ ...timings, prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 5, decodeMsPerSequence: 0 }, clock)
+    const s = new BatchScheduler(
+      { ...timings, prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 5, decodeMsPerSequence: 0 },
+      clock,
+    )
     const a = sequence(0, 100)
     s.submit(a.seq)
     clock.run()
@@ -102,7 +119,10 @@ describe('BatchScheduler on a virtual clock', () => {
   test('a stall longer than one step (the process was blocked) is forgiven beyond one step', () => {
     const clock = new VirtualClock()
     clock.lateness = (due) => (due === 25 ? 12 : 0)
-    const s = new BatchScheduler({ ...timings, prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 5, decodeMsPerSequence: 0 }, clock)
+    const s = new BatchScheduler(
+      { ...timings, prefillBaseMs: 0, prefillMsPerToken: 0, decodeBaseMs: 5, decodeMsPerSequence: 0 },
+      clock,
+    )
     const a = sequence(0, 10)
     s.submit(a.seq)
     clock.run()

@@ -1,16 +1,40 @@
 import { describe, expect, test } from 'vitest'
-import { baselineEntryFrom, compare, formatBaselineFile, parseBaselineFile, softwareChanges, type BaselineEntry } from '../../src/core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  compare,
+  formatBaselineFile,
+  parseBaselineFile,
+  softwareChanges,
+  type BaselineEntry,
+} from '../../src/core/baseline/index.ts'
 import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
-import { DEFAULT_CONFIG, environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+import {
+  DEFAULT_CONFIG,
+  environment,
+  lognormalSamples,
+  makeResult,
+  seededRandom,
+} from '../helpers/baseline-fixtures.ts'
 
 type Launch = NonNullable<EnvironmentInfo['server']['launch']>
 
 /** A run of llama-server launched with `args` (`{port}` replaced by `port`), measured at that port. */
-function launched(args: string[], port: number, more: { env?: Record<string, string>; version?: string; command?: string } = {}): BenchmarkResult {
+function launched(
+  args: string[],
+  port: number,
+  more: { env?: Record<string, string>; version?: string; command?: string } = {},
+): BenchmarkResult {
   const base = environment({ serverVersion: more.version ?? 'b6500' })
-  const launch: Launch = { command: more.command ?? '/opt/llama/llama-server', args: args.map((arg) => arg.replace('{port}', String(port))), ...(more.env ? { env: more.env } : {}) }
-  const env: EnvironmentInfo = { ...base, server: { ...base.server, name: 'llama.cpp', startedAs: 'llama.cpp', launch } }
+  const launch: Launch = {
+    command: more.command ?? '/opt/llama/llama-server',
+    args: args.map((arg) => arg.replace('{port}', String(port))),
+    ...(more.env ? { env: more.env } : {}),
+  }
+  const env: EnvironmentInfo = {
+    ...base,
+    server: { ...base.server, name: 'llama.cpp', startedAs: 'llama.cpp', launch },
+  }
   const target = { ...(DEFAULT_CONFIG.target as object), baseUrl: `http://127.0.0.1:${port}` }
   return makeResult({ environment: env, config: { ...DEFAULT_CONFIG, target } })
 }
@@ -23,21 +47,39 @@ describe('softwareChanges', () => {
   })
 
   test('an added flag is named with its value; a changed value with its flag', () => {
-    expect(softwareChanges(launched(BASE, 41001), launched([...BASE, '-ub', '1'], 52002))).toEqual(['llama.cpp args: added -ub 1'])
+    expect(softwareChanges(launched(BASE, 41001), launched([...BASE, '-ub', '1'], 52002))).toEqual([
+      'llama.cpp args: added -ub 1',
+    ])
     const eight = BASE.map((arg, i) => (BASE[i - 1] === '-np' ? '8' : arg))
     expect(softwareChanges(launched(BASE, 41001), launched(eight, 52002))).toEqual(['llama.cpp args: -np 4 -> -np 8'])
     const without = BASE.filter((_, i) => i < BASE.length - 2)
-    expect(softwareChanges(launched(BASE, 41001), launched(without, 52002))).toEqual(['llama.cpp args: removed -c 4096'])
+    expect(softwareChanges(launched(BASE, 41001), launched(without, 52002))).toEqual([
+      'llama.cpp args: removed -c 4096',
+    ])
   })
 
   test('the launch environment, the command and the version the server reported', () => {
-    const changes = softwareChanges(launched(BASE, 41001, { env: { A: '1', B: 'x' } }), launched(BASE, 52002, { env: { B: 'y', C: '2' }, version: 'b6600', command: '/opt/llama-new/llama-server' }))
-    expect(changes).toEqual(['llama.cpp b6500 -> b6600', 'llama.cpp command /opt/llama/llama-server -> /opt/llama-new/llama-server', 'llama.cpp launch: env removed A; env B x -> y; env added C=2'])
+    const changes = softwareChanges(
+      launched(BASE, 41001, { env: { A: '1', B: 'x' } }),
+      launched(BASE, 52002, { env: { B: 'y', C: '2' }, version: 'b6600', command: '/opt/llama-new/llama-server' }),
+    )
+    expect(changes).toEqual([
+      'llama.cpp b6500 -> b6600',
+      'llama.cpp command /opt/llama/llama-server -> /opt/llama-new/llama-server',
+      'llama.cpp launch: env removed A; env B x -> y; env added C=2',
+    ])
   })
 
   test('a launched server against one connected to', () => {
-    const connected = makeResult({ environment: { ...environment({ serverVersion: 'b6500' }), server: { name: 'llama.cpp', version: 'b6500', model: 'meta-llama/Llama-3.1-8B-Instruct' } } })
-    expect(softwareChanges(connected, launched(BASE, 41001))).toEqual(['llama.cpp: launched, where before it was connected to'])
+    const connected = makeResult({
+      environment: {
+        ...environment({ serverVersion: 'b6500' }),
+        server: { name: 'llama.cpp', version: 'b6500', model: 'meta-llama/Llama-3.1-8B-Instruct' },
+      },
+    })
+    expect(softwareChanges(connected, launched(BASE, 41001))).toEqual([
+      'llama.cpp: launched, where before it was connected to',
+    ])
   })
 })
 
@@ -45,7 +87,8 @@ describe('a stored baseline keeps the launch', () => {
   test('a verdict against it names a changed flag; the port is no change; an older entry without one names none', () => {
     const random = seededRandom(3)
     const samples = () => lognormalSamples(random, 300, 80, 0.2)
-    const withSamples = (result: BenchmarkResult): BenchmarkResult => makeResult({ ttftMs: samples(), environment: result.environment, config: result.config })
+    const withSamples = (result: BenchmarkResult): BenchmarkResult =>
+      makeResult({ ttftMs: samples(), environment: result.environment, config: result.config })
     const recorded = withSamples(launched(BASE, 41001))
     const entry = baselineEntryFrom(recorded)
     expect(entry.launch).toEqual({ command: '/opt/llama/llama-server', args: BASE })
@@ -53,10 +96,14 @@ describe('a stored baseline keeps the launch', () => {
     const text = formatBaselineFile({ schemaVersion: BASELINE_SCHEMA_VERSION, entries: { b: entry } })
     const stored = parseBaselineFile(text, 'b.json').entries.b as BaselineEntry
     const policy = { ttftMs: { p50: '+10%' as const } }
-    expect(compare(stored, withSamples(launched([...BASE, '-ub', '1'], 52002)), policy).changed).toEqual(['llama.cpp args: added -ub 1'])
+    expect(compare(stored, withSamples(launched([...BASE, '-ub', '1'], 52002)), policy).changed).toEqual([
+      'llama.cpp args: added -ub 1',
+    ])
     expect(compare(stored, withSamples(launched(BASE, 52002)), policy).changed).toBeUndefined()
     const { launch: _launch, ...older } = stored
     expect(compare(older, withSamples(launched([...BASE, '-ub', '1'], 52002)), policy).changed).toBeUndefined()
-    expect(() => parseBaselineFile(text.replace('"args": [', '"args": [7, '), 'b.json')).toThrow('b.json: entries["b"].launch.args must be an array of strings')
+    expect(() => parseBaselineFile(text.replace('"args": [', '"args": [7, '), 'b.json')).toThrow(
+      'b.json: entries["b"].launch.args must be an array of strings',
+    )
   })
 })

@@ -18,37 +18,96 @@ function error(options: unknown): OptionsError {
 
 describe('validateBenchSweepOptions', () => {
   it('accepts a curve, a capacity search and a scenario', () => {
-    expect(() => validateBenchSweepOptions('c', { workload, over: { concurrency: [1, 2, 4] }, load: { requests: 20 }, expect: { throughput: [{ at: 4, minVsBaseline: 0.9 }] } })).not.toThrow()
-    expect(() => validateBenchSweepOptions('r', { workload, capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 8 } }, load: { durationMs: 5000, concurrency: 64 } })).not.toThrow()
-    expect(() => validateBenchSweepOptions('s', { workload, scenario: serverScenario({ ttftMs: 500, tpotMs: 50, rate: { min: 1, max: 8 } }), load: { drainGraceMs: 1000 } })).not.toThrow()
+    expect(() =>
+      validateBenchSweepOptions('c', {
+        workload,
+        over: { concurrency: [1, 2, 4] },
+        load: { requests: 20 },
+        expect: { throughput: [{ at: 4, minVsBaseline: 0.9 }] },
+      }),
+    ).not.toThrow()
+    expect(() =>
+      validateBenchSweepOptions('r', {
+        workload,
+        capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 8 } },
+        load: { durationMs: 5000, concurrency: 64 },
+      }),
+    ).not.toThrow()
+    expect(() =>
+      validateBenchSweepOptions('s', {
+        workload,
+        scenario: serverScenario({ ttftMs: 500, tpotMs: 50, rate: { min: 1, max: 8 } }),
+        load: { drainGraceMs: 1000 },
+      }),
+    ).not.toThrow()
   })
 
   it('wants exactly one of over, capacity and scenario', () => {
     expect(error({ workload, load: { requests: 1 } })).toMatchObject({ option: 'over' })
-    expect(error({ workload, over: { rate: [1] }, capacity: { limits: { ttftMs: 1 }, rate: { min: 1, max: 2 } }, load: { requests: 1 } }).option).toBe('over, capacity')
+    expect(
+      error({
+        workload,
+        over: { rate: [1] },
+        capacity: { limits: { ttftMs: 1 }, rate: { min: 1, max: 2 } },
+        load: { requests: 1 },
+      }).option,
+    ).toBe('over, capacity')
   })
 
   it('names the offending option and says what to do', () => {
-    expect(error({ workload, over: { concurrency: [1, 2] } }).message).toMatch(/`load`: is missing\. Give the stop rule/)
-    expect(error({ workload, over: { concurrency: [1, 2] }, load: { requests: 5, concurrency: 4 } }).option).toBe('load.concurrency')
-    expect(error({ workload, over: { concurrency: [1, 2.5] }, load: { requests: 5 } }).option).toBe('over.concurrency[1]')
+    expect(error({ workload, over: { concurrency: [1, 2] } }).message).toMatch(
+      /`load`: is missing\. Give the stop rule/,
+    )
+    expect(error({ workload, over: { concurrency: [1, 2] }, load: { requests: 5, concurrency: 4 } }).option).toBe(
+      'load.concurrency',
+    )
+    expect(error({ workload, over: { concurrency: [1, 2.5] }, load: { requests: 5 } }).option).toBe(
+      'over.concurrency[1]',
+    )
     expect(error({ workload, over: { concurrency: [2, 2] }, load: { requests: 5 } }).option).toBe('over.concurrency[1]')
     expect(error({ workload, over: { concurrency: [1], rate: [1] }, load: { requests: 5 } }).option).toBe('over')
-    expect(error({ workload, over: { rate: [1] }, load: { requests: 5, rampUp: { from: 1, durationMs: 10 } } }).option).toBe('load.rampUp')
+    expect(
+      error({ workload, over: { rate: [1] }, load: { requests: 5, rampUp: { from: 1, durationMs: 10 } } }).option,
+    ).toBe('load.rampUp')
     expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, slo: {} }).message).toMatch(/Use `expect`/)
-    expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, saturation: { minGain: -1 } }).option).toBe('saturation.minGain')
-    expect(error({ workload, over: { rate: [1, 2] }, load: { requests: 5 }, expect: { throughput: [{ at: 3, min: 1 }] } }).option).toBe('expect.throughput[0].at')
-    expect(error({ workload, capacity: { limits: {}, rate: { min: 1, max: 2 } }, load: { requests: 5 } }).option).toBe('capacity.limits')
-    expect(error({ workload, capacity: { limits: { ttftMs: 5 }, rate: { min: 4, max: 2 } }, load: { requests: 5 } }).option).toBe('capacity.rate')
+    expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, saturation: { minGain: -1 } }).option).toBe(
+      'saturation.minGain',
+    )
+    expect(
+      error({ workload, over: { rate: [1, 2] }, load: { requests: 5 }, expect: { throughput: [{ at: 3, min: 1 }] } })
+        .option,
+    ).toBe('expect.throughput[0].at')
+    expect(error({ workload, capacity: { limits: {}, rate: { min: 1, max: 2 } }, load: { requests: 5 } }).option).toBe(
+      'capacity.limits',
+    )
+    expect(
+      error({ workload, capacity: { limits: { ttftMs: 5 }, rate: { min: 4, max: 2 } }, load: { requests: 5 } }).option,
+    ).toBe('capacity.rate')
     expect(error({ workload, scenario: { name: 'MultiStream' }, load: {} }).option).toBe('scenario.name')
-    expect(error({ workload, scenario: { name: 'Server', ttftMs: 5, rate: { min: 1, max: 2 } } }).option).toBe('scenario.tpotMs')
-    expect(error({ workload, scenario: { name: 'Offline', requests: 8 }, load: { requests: 5 } }).option).toBe('load.requests')
+    expect(error({ workload, scenario: { name: 'Server', ttftMs: 5, rate: { min: 1, max: 2 } } }).option).toBe(
+      'scenario.tpotMs',
+    )
+    expect(error({ workload, scenario: { name: 'Offline', requests: 8 }, load: { requests: 5 } }).option).toBe(
+      'load.requests',
+    )
     // Options shared with bench.llm go through its validation.
-    expect(error({ workload: { kind: 'nope' }, over: { rate: [1] }, load: { requests: 5 } }).option).toBe('workload.kind')
+    expect(error({ workload: { kind: 'nope' }, over: { rate: [1] }, load: { requests: 5 } }).option).toBe(
+      'workload.kind',
+    )
   })
 
   it('refuses to restart a server it only connects to', () => {
-    expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, between: { restartServer: true }, server: connect('http://127.0.0.1:8000') }).option).toBe('between.restartServer')
-    expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, between: { restart: true } }).option).toBe('between.restart')
+    expect(
+      error({
+        workload,
+        over: { rate: [1] },
+        load: { requests: 5 },
+        between: { restartServer: true },
+        server: connect('http://127.0.0.1:8000'),
+      }).option,
+    ).toBe('between.restartServer')
+    expect(error({ workload, over: { rate: [1] }, load: { requests: 5 }, between: { restart: true } }).option).toBe(
+      'between.restart',
+    )
   })
 })

@@ -40,9 +40,17 @@ describe('checkSweep', () => {
       curveOf(baselineSweep),
     )
     expect(checks).toEqual([
-      { name: 'output tokens/s at concurrency 64 vs baseline', status: 'fail', message: '900 >= 0.9 x baseline 1010 = 909 (ratio 0.891)' },
+      {
+        name: 'output tokens/s at concurrency 64 vs baseline',
+        status: 'fail',
+        message: '900 >= 0.9 x baseline 1010 = 909 (ratio 0.891)',
+      },
       { name: 'output tokens/s at concurrency 16', status: 'pass', message: '870 >= 800' },
-      { name: 'output tokens/s at concurrency 16 vs baseline', status: 'pass', message: '870 >= 0.9 x baseline 900 = 810 (ratio 0.967)' },
+      {
+        name: 'output tokens/s at concurrency 16 vs baseline',
+        status: 'pass',
+        message: '870 >= 0.9 x baseline 900 = 810 (ratio 0.967)',
+      },
     ])
   })
 
@@ -57,7 +65,11 @@ describe('checkSweep', () => {
     ])
     expect(earlier.knee?.value).toBe(16)
     expect(checkSweep(earlier, { knee: { notEarlierThanBaseline: true } }, baseline)).toEqual([
-      { name: 'knee vs baseline', status: 'fail', message: "knee at concurrency 16 not earlier than the baseline's 32" },
+      {
+        name: 'knee vs baseline',
+        status: 'fail',
+        message: "knee at concurrency 16 not earlier than the baseline's 32",
+      },
     ])
     const later = makeSweep([
       { value: 8, outputTokensPerSec: 500 },
@@ -65,11 +77,16 @@ describe('checkSweep', () => {
       { value: 32, outputTokensPerSec: 1300 },
       { value: 64, outputTokensPerSec: 1350 },
     ])
-    expect(checkSweep(later, { knee: { notEarlierThanBaseline: true, atLeast: 32 } }, baseline).map((check) => check.status)).toEqual(['pass', 'pass'])
+    expect(
+      checkSweep(later, { knee: { notEarlierThanBaseline: true, atLeast: 32 } }, baseline).map((check) => check.status),
+    ).toEqual(['pass', 'pass'])
   })
 
   it('skips baseline-relative checks without a baseline, but never the absolute ones', () => {
-    const checks = checkSweep(baselineSweep, { throughput: [{ at: 8, minVsBaseline: 0.9, min: 600 }], knee: { notEarlierThanBaseline: true } })
+    const checks = checkSweep(baselineSweep, {
+      throughput: [{ at: 8, minVsBaseline: 0.9, min: 600 }],
+      knee: { notEarlierThanBaseline: true },
+    })
     expect(checks.map((check) => [check.name, check.status])).toEqual([
       ['output tokens/s at concurrency 8', 'fail'],
       ['output tokens/s at concurrency 8 vs baseline', 'skip'],
@@ -84,9 +101,15 @@ describe('checkSweep', () => {
       { value: 32, outputTokensPerSec: 1000 },
       { value: 64, outputTokensPerSec: 1010 },
     ])
-    const checks = checkSweep(slower, { latency: [{ at: 8, metric: 'ttftMs', statistic: 'p50', max: 100, maxVsBaseline: 1.2 }] }, curveOf(baselineSweep))
+    const checks = checkSweep(
+      slower,
+      { latency: [{ at: 8, metric: 'ttftMs', statistic: 'p50', max: 100, maxVsBaseline: 1.2 }] },
+      curveOf(baselineSweep),
+    )
     expect(checks.map((check) => check.status)).toEqual(['pass', 'fail'])
-    expect(checks[1]?.message).toMatch(/^\d+(\.\d+)? ms <= 1\.2 x baseline \d+(\.\d+)? ms = \d+(\.\d+)? ms \(ratio 1\.6\d\d\)$/)
+    expect(checks[1]?.message).toMatch(
+      /^\d+(\.\d+)? ms <= 1\.2 x baseline \d+(\.\d+)? ms = \d+(\.\d+)? ms \(ratio 1\.6\d\d\)$/,
+    )
   })
 
   it('always fails a point without completed requests and an invalid scenario', () => {
@@ -136,25 +159,43 @@ describe('checkSweep', () => {
     }
     const baseline = curveOf(withCapacity(20))
     expect(baseline.capacity).toEqual({ rate: 20 })
-    expect(checkSweep(withCapacity(17), { capacity: { minVsBaseline: 0.9, atLeast: 15 } }, baseline).map((check) => [check.status, check.message])).toEqual([
+    expect(
+      checkSweep(withCapacity(17), { capacity: { minVsBaseline: 0.9, atLeast: 15 } }, baseline).map((check) => [
+        check.status,
+        check.message,
+      ]),
+    ).toEqual([
       ['pass', '17 req/s >= 15 req/s'],
       ['fail', '17 req/s >= 0.9 x baseline 20 req/s = 18 req/s'],
     ])
   })
 
   it('rejects expectations at values the sweep does not run, and bad figures', () => {
-    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(OptionsError)
-    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(/expect\.throughput\[0\]\.at.*\(1, 2, 4\)/)
-    expect(() => validateSweepExpectations({ latency: [{ at: 2, metric: 'itlMs' as 'ttftMs', max: 5 }] }, [1, 2, 4])).toThrow(/expect\.latency\[0\]\.metric/)
+    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(
+      OptionsError,
+    )
+    expect(() => validateSweepExpectations({ throughput: [{ at: 3, minVsBaseline: 0.9 }] }, [1, 2, 4])).toThrow(
+      /expect\.throughput\[0\]\.at.*\(1, 2, 4\)/,
+    )
+    expect(() =>
+      validateSweepExpectations({ latency: [{ at: 2, metric: 'itlMs' as 'ttftMs', max: 5 }] }, [1, 2, 4]),
+    ).toThrow(/expect\.latency\[0\]\.metric/)
     expect(() => validateSweepExpectations({ knee: { atLeast: -1 } }, [1, 2])).toThrow(/expect\.knee\.atLeast/)
     expect(() => validateSweepExpectations({ kne: {} } as never, [1])).toThrow(/expect\.kne/)
-    expect(() => validateSweepExpectations({ throughput: [{ at: 4, minVsBaseline: 0.9 }], knee: { notEarlierThanBaseline: true } }, [1, 2, 4])).not.toThrow()
+    expect(() =>
+      validateSweepExpectations(
+        { throughput: [{ at: 4, minVsBaseline: 0.9 }], knee: { notEarlierThanBaseline: true } },
+        [1, 2, 4],
+      ),
+    ).not.toThrow()
   })
 })
 
 describe('sweep baselines', () => {
   it('keys the entry on the whole sweep config, so another scenario or value list never shares it', () => {
-    const server = makeSweep([{ value: 8, outputTokensPerSec: 500 }], { scenario: { name: 'Server', ttftMs: 500, tpotMs: 50 } })
+    const server = makeSweep([{ value: 8, outputTokensPerSec: 500 }], {
+      scenario: { name: 'Server', ttftMs: 500, tpotMs: 50 },
+    })
     const offline = makeSweep([{ value: 8, outputTokensPerSec: 500 }], { scenario: { name: 'Offline', requests: 8 } })
     const a = sweepBaselineEntryOf(server)
     const b = sweepBaselineEntryOf(offline)
@@ -170,7 +211,18 @@ describe('sweep baselines', () => {
     ])
     const slow = busy.points[0]
     if (!slow) throw new Error('no point')
-    slow.result = { ...slow.result, client: { ...slow.result.client, selfCheck: { cores: 2, loadAverage1m: 3, stealShare: 0.07, disturbed: ['the hypervisor took 7.0 % of the CPU (steal)'] } } }
+    slow.result = {
+      ...slow.result,
+      client: {
+        ...slow.result.client,
+        selfCheck: {
+          cores: 2,
+          loadAverage1m: 3,
+          stealShare: 0.07,
+          disturbed: ['the hypervisor took 7.0 % of the CPU (steal)'],
+        },
+      },
+    }
     const entry = sweepBaselineEntryOf(busy)
     expect(entry?.provisional).toEqual([`${busy.axis} 8: the hypervisor took 7.0 % of the CPU (steal)`])
     expect(sweepBaselineEntryOf(baselineSweep)?.provisional).toBeUndefined()
@@ -217,7 +269,12 @@ describe('sweep baselines', () => {
     expect(curve?.knee?.value).toBe(32)
 
     // Another scenario under the same name: a mismatch naming the change, never a comparison.
-    const other = sweepBaselineEntryOf(makeSweep([{ value: 8, outputTokensPerSec: 500 }], { sweep: { concurrency: [8] }, scenario: { name: 'Offline', requests: 8 } }))
+    const other = sweepBaselineEntryOf(
+      makeSweep([{ value: 8, outputTokensPerSec: 500 }], {
+        sweep: { concurrency: [8] },
+        scenario: { name: 'Offline', requests: 8 },
+      }),
+    )
     if (!other) throw new Error('no entry')
     const mismatch = second.match('curve', other)
     expect(mismatch.state).toBe('mismatch')
@@ -242,14 +299,20 @@ describe('formatSweepTable', () => {
     const lines = formatSweepTable(result).split('\n')
     // Header, three points, then what each mark used means.
     expect(lines).toHaveLength(6)
-    expect(lines[4]).toBe('<- knee: where output throughput stops rising (no later point gains more than the minimum gain)')
+    expect(lines[4]).toBe(
+      '<- knee: where output throughput stops rising (no later point gains more than the minimum gain)',
+    )
     expect(lines[5]).toMatch(/^\(invalid\): the point missed a latency limit or had too many failed requests/)
     expect(lines[0]).toMatch(/^\s*conc\s+out tok\/s\s+req\/s\s+TTFT p50/)
     expect(lines[2]).toMatch(/^\s+16\s+1000\s+7\.81\s.*<- knee$/)
     expect(lines[3]).toMatch(/\(invalid\)$/)
-    expect(formatSweepHeadlines(result)).toEqual(['knee: concurrency 16 (1000 outputTokensPerSec; no later point gains more than 10 %)'])
+    expect(formatSweepHeadlines(result)).toEqual([
+      'knee: concurrency 16 (1000 outputTokensPerSec; no later point gains more than 10 %)',
+    ])
     // A legend line only for the marks used: a single rising point is `<- knee (still rising)`, valid.
     const rising = formatSweepTable(makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }])).split('\n')
-    expect(rising.slice(2)).toEqual(['<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it'])
+    expect(rising.slice(2)).toEqual([
+      '<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it',
+    ])
   })
 })

@@ -22,7 +22,13 @@
  * - N = 100, discard 2: a LoadGen summary of a run that exited early (min queries not met).
  */
 import { describe, expect, it } from 'vitest'
-import { earlyStoppingEstimate, loadgenOdds, loadgenPercentile, MinPassingQueriesFinder, serverEarlyStopping } from '../../src/core/sweep/early-stopping.ts'
+import {
+  earlyStoppingEstimate,
+  loadgenOdds,
+  loadgenPercentile,
+  MinPassingQueriesFinder,
+  serverEarlyStopping,
+} from '../../src/core/sweep/early-stopping.ts'
 
 /** P(X <= t) for X ~ Binomial(h + t, 1 - p), summed term by term in log space: independent of the beta-function route. */
 function binomialCdf(h: number, t: number, p: number): number {
@@ -88,11 +94,21 @@ describe('LoadGen early stopping', () => {
 
   it('passes the Server check with h + t queries and not one fewer', () => {
     // p99, no query over the limit: h(0) = ceil(ln 0.01 / ln 0.99) = 459.
-    expect(serverEarlyStopping(new Array(459).fill(10), 100, 0.99)).toEqual({ ok: true, queries: 459, overLatency: 0, requiredQueries: 459 })
+    expect(serverEarlyStopping(new Array(459).fill(10), 100, 0.99)).toEqual({
+      ok: true,
+      queries: 459,
+      overLatency: 0,
+      requiredQueries: 459,
+    })
     expect(serverEarlyStopping(new Array(458).fill(10), 100, 0.99).ok).toBe(false)
     // One over the limit: h(1) + 1 = 662, the count LoadGen asks of a p99 estimate.
     const withOne = [...new Array(661).fill(10), 101]
-    expect(serverEarlyStopping(withOne, 100, 0.99)).toEqual({ ok: true, queries: 662, overLatency: 1, requiredQueries: 662 })
+    expect(serverEarlyStopping(withOne, 100, 0.99)).toEqual({
+      ok: true,
+      queries: 662,
+      overLatency: 1,
+      requiredQueries: 662,
+    })
     expect(serverEarlyStopping(withOne.slice(1), 100, 0.99).ok).toBe(false)
     // A latency equal to the limit is not over it (LoadGen counts latency > target).
     expect(serverEarlyStopping([...new Array(458).fill(10), 100], 100, 0.99).overLatency).toBe(0)

@@ -3,7 +3,11 @@ import { checkLatencyLimits, describeLimits } from '../../src/core/sweep/latency
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 
 /** A completed request: planned at `planned`, sent `lag` ms later, first token after `ttft` ms, `tokens` tokens `tpot` ms apart. */
-function record(index: number, ttft: number, options: { planned?: number; lag?: number; tpot?: number; tokens?: number; ok?: boolean } = {}): RequestRecord {
+function record(
+  index: number,
+  ttft: number,
+  options: { planned?: number; lag?: number; tpot?: number; tokens?: number; ok?: boolean } = {},
+): RequestRecord {
   const planned = options.planned ?? index * 10
   const sentAt = planned + (options.lag ?? 0)
   const tokens = options.tokens ?? 5
@@ -60,14 +64,19 @@ describe('checkLatencyLimits', () => {
     expect(outcome.valid).toBe(false)
     expect(outcome.reasons).toEqual(['early stopping (TTFT): 0 of 100 over 50 ms needs at least 459 queries'])
     const enough = Array.from({ length: 459 }, (_, i) => record(i, 5))
-    expect(checkLatencyLimits(enough, { ttftMs: 50 }, { ...base, percentile: 0.99, earlyStopping: true }).valid).toBe(true)
+    expect(checkLatencyLimits(enough, { ttftMs: 50 }, { ...base, percentile: 0.99, earlyStopping: true }).valid).toBe(
+      true,
+    )
   })
 
   it('fails on failed requests beyond the allowed share, and without samples', () => {
     const records = [...Array.from({ length: 9 }, (_, i) => record(i, 5)), record(9, 5, { ok: false })]
     expect(checkLatencyLimits(records, { ttftMs: 50 }, base).reasons).toEqual(['1 of 10 requests failed'])
     expect(checkLatencyLimits(records, { ttftMs: 50 }, { ...base, maxFailedShare: 0.1 }).valid).toBe(true)
-    expect(checkLatencyLimits([], { ttftMs: 50 }, base)).toMatchObject({ valid: false, reasons: ['no TTFT sample: no request completed with output'] })
+    expect(checkLatencyLimits([], { ttftMs: 50 }, base)).toMatchObject({
+      valid: false,
+      reasons: ['no TTFT sample: no request completed with output'],
+    })
   })
 
   it('describes limits for humans', () => {

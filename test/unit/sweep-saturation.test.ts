@@ -3,7 +3,12 @@ import { findSaturation } from '../../src/core/sweep/saturation.ts'
 import { nextSearchRate } from '../../src/core/sweep/capacity-search.ts'
 
 const curve = (values: Array<[number, number]>) =>
-  values.map(([value, outputTokensPerSec]) => ({ value, outputTokensPerSec, requestsPerSec: outputTokensPerSec / 100, totalTokensPerSec: outputTokensPerSec * 2 }))
+  values.map(([value, outputTokensPerSec]) => ({
+    value,
+    outputTokensPerSec,
+    requestsPerSec: outputTokensPerSec / 100,
+    totalTokensPerSec: outputTokensPerSec * 2,
+  }))
 
 describe('findSaturation', () => {
   it('puts the knee where no later point gains more than the share', () => {
@@ -18,7 +23,14 @@ describe('findSaturation', () => {
       ]),
     )
     // 8 -> 16 gains 4.2 % (< 10 %); 4 -> 16 would gain 41 %.
-    expect(knee).toMatchObject({ value: 8, throughput: 950, saturated: true, minGain: 0.1, metric: 'outputTokensPerSec', peak: { value: 16, throughput: 990 } })
+    expect(knee).toMatchObject({
+      value: 8,
+      throughput: 950,
+      saturated: true,
+      minGain: 0.1,
+      metric: 'outputTokensPerSec',
+      peak: { value: 16, throughput: 990 },
+    })
   })
 
   it('is not fooled by a noisy dip followed by more growth', () => {
@@ -47,7 +59,11 @@ describe('findSaturation', () => {
     expect(findSaturation(points)?.value).toBe(8)
     // With 5 %, 8 -> 16 (+10 %) is still growth.
     expect(findSaturation(points, { minGain: 0.05 })?.value).toBe(16)
-    expect(findSaturation(points, { metric: 'requestsPerSec' })).toMatchObject({ value: 8, throughput: 9, metric: 'requestsPerSec' })
+    expect(findSaturation(points, { metric: 'requestsPerSec' })).toMatchObject({
+      value: 8,
+      throughput: 9,
+      metric: 'requestsPerSec',
+    })
   })
 
   it('reports an unsaturated curve at its last point', () => {

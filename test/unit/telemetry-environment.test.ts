@@ -20,8 +20,22 @@ describe('GPU inventory', () => {
     const inventory = await queryGpuInventory({ nvidiaSmi: fake, gpus: '0,1' })
     expect(inventory).toEqual({
       gpus: [
-        { index: 0, name: 'NVIDIA H200', uuid: 'GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab', memoryTotalMiB: 143771, driverVersion: '550.54.15', cudaVersion: '12.4' },
-        { index: 1, name: 'NVIDIA H200', uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654', memoryTotalMiB: 143771, driverVersion: '550.54.15', cudaVersion: '12.4' },
+        {
+          index: 0,
+          name: 'NVIDIA H200',
+          uuid: 'GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab',
+          memoryTotalMiB: 143771,
+          driverVersion: '550.54.15',
+          cudaVersion: '12.4',
+        },
+        {
+          index: 1,
+          name: 'NVIDIA H200',
+          uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654',
+          memoryTotalMiB: 143771,
+          driverVersion: '550.54.15',
+          cudaVersion: '12.4',
+        },
       ],
     })
   })

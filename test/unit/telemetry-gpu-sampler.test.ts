@@ -64,7 +64,14 @@ describe('GPU sampler against a fake nvidia-smi', () => {
     expect(gpu0!.energyPerOutputTokenJ).toBeCloseTo(expectedJ / 100, 8)
 
     // GPU 1 prints power as [N/A] and its row arrives in two writes.
-    expect(gpu1).toMatchObject({ index: 1, uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654', memoryPeakMiB: 500, memoryMeanMiB: 500, memoryBeforeMiB: 400, utilizationMeanPct: 0 })
+    expect(gpu1).toMatchObject({
+      index: 1,
+      uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654',
+      memoryPeakMiB: 500,
+      memoryMeanMiB: 500,
+      memoryBeforeMiB: 400,
+      utilizationMeanPct: 0,
+    })
     expect(gpu1!.powerMeanW).toBeUndefined()
     expect(gpu1!.energyJ).toBeUndefined()
     expect(gpu1!.energyPerOutputTokenJ).toBeUndefined()
@@ -79,7 +86,9 @@ describe('GPU sampler against a fake nvidia-smi', () => {
 
     // One long-running nvidia-smi for the run, plus the one-shot queries before and after the load.
     const calls = readFileSync(callLog, 'utf8').trim().split('\n')
-    expect(calls.filter((c) => c.includes('-lms'))).toEqual(['--query-gpu=timestamp,index,name,uuid,memory.used,memory.total,utilization.gpu,power.draw --format=csv,noheader,nounits -lms 100'])
+    expect(calls.filter((c) => c.includes('-lms'))).toEqual([
+      '--query-gpu=timestamp,index,name,uuid,memory.used,memory.total,utilization.gpu,power.draw --format=csv,noheader,nounits -lms 100',
+    ])
     expect(calls.filter((c) => !c.includes('-lms'))).toHaveLength(2)
     rmSync(path.dirname(callLog), { recursive: true, force: true })
   })
@@ -143,7 +152,10 @@ describe('without a usable nvidia-smi: no GPU section, one line, no failure', ()
   }
 
   test('nvidia-smi missing (ENOENT)', async () => {
-    await expectUnavailable(await startGpuSampler({ nvidiaSmi: path.join(binDir, 'no-such-nvidia-smi') }), 'was not found')
+    await expectUnavailable(
+      await startGpuSampler({ nvidiaSmi: path.join(binDir, 'no-such-nvidia-smi') }),
+      'was not found',
+    )
   })
 
   test('no driver: the "couldn\'t communicate with the NVIDIA driver" message and exit code 9', async () => {

@@ -58,7 +58,12 @@ describe('computeGpuStats', () => {
   ]
 
   test('peak and mean memory, mean utilization, mean and peak power, energy and joules per token over the window', () => {
-    const stats = computeGpuStats(gpu0, samples, { startAt: 1000, endAt: 3000 }, { memoryBeforeMiB: 800, memoryAfterMiB: 850, outputTokens: 80 })
+    const stats = computeGpuStats(
+      gpu0,
+      samples,
+      { startAt: 1000, endAt: 3000 },
+      { memoryBeforeMiB: 800, memoryAfterMiB: 850, outputTokens: 80 },
+    )
     expect(stats).toEqual({
       index: 0,
       name: 'NVIDIA H200',

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { LineBuffer } from '../../src/core/telemetry/line-buffer.ts'
-import { parseCsvRow, parseCudaVersion, parseInventoryRow, parseSampleRow, SAMPLE_FIELDS } from '../../src/core/telemetry/nvidia-smi-csv.ts'
+import {
+  parseCsvRow,
+  parseCudaVersion,
+  parseInventoryRow,
+  parseSampleRow,
+  SAMPLE_FIELDS,
+} from '../../src/core/telemetry/nvidia-smi-csv.ts'
 import { parseGpuSelection, selectGpus } from '../../src/core/telemetry/gpu-selection.ts'
 import { classifyNvidiaSmiFailure } from '../../src/core/telemetry/nvidia-smi.ts'
 
@@ -9,7 +15,11 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/nvidia-smi/$
 
 describe('nvidia-smi CSV rows', () => {
   test('parses a sample row of the documented format', () => {
-    expect(parseSampleRow('2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab, 1234, 143771, 35, 123.45')).toEqual({
+    expect(
+      parseSampleRow(
+        '2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab, 1234, 143771, 35, 123.45',
+      ),
+    ).toEqual({
       timestamp: '2026/11/29 16:10:00.123',
       index: 0,
       name: 'NVIDIA H200',
@@ -22,7 +32,9 @@ describe('nvidia-smi CSV rows', () => {
   })
 
   test('[N/A], [Not Supported] and other bracketed values become undefined', () => {
-    const row = parseSampleRow('2026/11/29 16:10:00.123, 3, NVIDIA A100-SXM4-80GB MIG, GPU-aa, [N/A], 81920, [Not Supported], [Unknown Error]')
+    const row = parseSampleRow(
+      '2026/11/29 16:10:00.123, 3, NVIDIA A100-SXM4-80GB MIG, GPU-aa, [N/A], 81920, [Not Supported], [Unknown Error]',
+    )
     expect(row).toMatchObject({ index: 3, name: 'NVIDIA A100-SXM4-80GB MIG', memoryTotalMiB: 81920 })
     expect(row?.memoryUsedMiB).toBeUndefined()
     expect(row?.utilizationPct).toBeUndefined()
@@ -60,8 +72,20 @@ describe('nvidia-smi CSV rows', () => {
       .map(parseInventoryRow)
       .filter((r) => r !== undefined)
     expect(rows).toEqual([
-      { index: 0, name: 'NVIDIA H200', uuid: 'GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab', memoryTotalMiB: 143771, driverVersion: '550.54.15' },
-      { index: 1, name: 'NVIDIA H200', uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654', memoryTotalMiB: 143771, driverVersion: '550.54.15' },
+      {
+        index: 0,
+        name: 'NVIDIA H200',
+        uuid: 'GPU-5f0b1c2d-8a9e-4b3c-9d1e-0123456789ab',
+        memoryTotalMiB: 143771,
+        driverVersion: '550.54.15',
+      },
+      {
+        index: 1,
+        name: 'NVIDIA H200',
+        uuid: 'GPU-7a6b5c4d-3e2f-4a1b-8c9d-fedcba987654',
+        memoryTotalMiB: 143771,
+        driverVersion: '550.54.15',
+      },
     ])
   })
 
@@ -77,7 +101,9 @@ describe('nvidia-smi CSV rows', () => {
 describe('LineBuffer', () => {
   test('hands out only complete lines; a line split across writes is joined', () => {
     const lines = new LineBuffer()
-    expect(lines.push('2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4\n2026/11/29 16:10:00.123, 1, NVIDIA H')).toEqual(['2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4'])
+    expect(
+      lines.push('2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4\n2026/11/29 16:10:00.123, 1, NVIDIA H'),
+    ).toEqual(['2026/11/29 16:10:00.123, 0, NVIDIA H200, GPU-a, 1, 2, 3, 4'])
     expect(lines.push('200, GPU-b, 5, 6, ')).toEqual([])
     expect(lines.push('7, [N/A]\r\n')).toEqual(['2026/11/29 16:10:00.123, 1, NVIDIA H200, GPU-b, 5, 6, 7, [N/A]'])
     expect(lines.push('tail without newline')).toEqual([])
@@ -107,18 +133,34 @@ describe('GPU selection', () => {
   })
 
   test('entries matching no GPU are reported', () => {
-    expect(selectGpus(gpus, parseGpuSelection('0,7,MIG-1234'))).toEqual({ selected: [gpus[0]], unmatched: ['7', 'mig-1234'] })
+    expect(selectGpus(gpus, parseGpuSelection('0,7,MIG-1234'))).toEqual({
+      selected: [gpus[0]],
+      unmatched: ['7', 'mig-1234'],
+    })
   })
 })
 
 describe('nvidia-smi failures', () => {
   test('each failure has its reason and one line that says what to check', () => {
-    expect(classifyNvidiaSmiFailure('nvidia-smi', { errorCode: 'ENOENT' })).toMatchObject({ reason: 'not-found', message: expect.stringContaining('LLM_BENCH_NVIDIA_SMI') })
-    expect(classifyNvidiaSmiFailure('nvidia-smi', { exitCode: 9, output: fixture('driver-error.txt') })).toMatchObject({ reason: 'no-driver' })
-    expect(classifyNvidiaSmiFailure('nvidia-smi', { exitCode: 6, output: 'No devices were found' })).toMatchObject({ reason: 'no-devices' })
+    expect(classifyNvidiaSmiFailure('nvidia-smi', { errorCode: 'ENOENT' })).toMatchObject({
+      reason: 'not-found',
+      message: expect.stringContaining('LLM_BENCH_NVIDIA_SMI'),
+    })
+    expect(classifyNvidiaSmiFailure('nvidia-smi', { exitCode: 9, output: fixture('driver-error.txt') })).toMatchObject({
+      reason: 'no-driver',
+    })
+    expect(classifyNvidiaSmiFailure('nvidia-smi', { exitCode: 6, output: 'No devices were found' })).toMatchObject({
+      reason: 'no-devices',
+    })
     expect(classifyNvidiaSmiFailure('nvidia-smi', { timedOut: true, timeoutMs: 500 }).message).toContain('500 ms')
-    const other = classifyNvidiaSmiFailure('nvidia-smi', { exitCode: 2, output: '\nField "x" is not a valid field to query.\n' })
-    expect(other).toEqual({ reason: 'failed', message: 'nvidia-smi failed (exit code 2): Field "x" is not a valid field to query.' })
+    const other = classifyNvidiaSmiFailure('nvidia-smi', {
+      exitCode: 2,
+      output: '\nField "x" is not a valid field to query.\n',
+    })
+    expect(other).toEqual({
+      reason: 'failed',
+      message: 'nvidia-smi failed (exit code 2): Field "x" is not a valid field to query.',
+    })
     for (const failure of [other]) expect(failure.message).not.toContain('\n')
   })
 })

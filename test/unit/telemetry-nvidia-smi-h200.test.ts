@@ -20,7 +20,9 @@ describe('nvidia-smi output recorded on an H200', () => {
       .split('\n')
       .map(parseInventoryRow)
       .filter((r) => r !== undefined)
-    expect(rows).toEqual([{ index: 0, name: 'NVIDIA H200', uuid: UUID, memoryTotalMiB: 143771, driverVersion: '580.159.04' }])
+    expect(rows).toEqual([
+      { index: 0, name: 'NVIDIA H200', uuid: UUID, memoryTotalMiB: 143771, driverVersion: '580.159.04' },
+    ])
   })
 
   test('the one-shot sample row: an idle GPU reports 0 MiB used, 0 % and about 78 W', () => {
@@ -28,7 +30,18 @@ describe('nvidia-smi output recorded on an H200', () => {
       .split('\n')
       .map(parseSampleRow)
       .filter((r) => r !== undefined)
-    expect(rows).toEqual([{ timestamp: '2026/11/29 19:02:00.609', index: 0, name: 'NVIDIA H200', uuid: UUID, memoryUsedMiB: 0, memoryTotalMiB: 143771, utilizationPct: 0, powerW: 77.87 }])
+    expect(rows).toEqual([
+      {
+        timestamp: '2026/11/29 19:02:00.609',
+        index: 0,
+        name: 'NVIDIA H200',
+        uuid: UUID,
+        memoryUsedMiB: 0,
+        memoryTotalMiB: 143771,
+        utilizationPct: 0,
+        powerW: 77.87,
+      },
+    ])
   })
 
   test('the -lms 100 loop: every line is a row, about 100 ms apart by its own clock', () => {
@@ -36,7 +49,9 @@ describe('nvidia-smi output recorded on an H200', () => {
     const lines = new LineBuffer().push(text)
     const rows = lines.map(parseSampleRow)
     expect(rows.length).toBeGreaterThanOrEqual(10)
-    expect(rows.every((r) => r !== undefined && r.index === 0 && r.powerW !== undefined && r.memoryUsedMiB !== undefined)).toBe(true)
+    expect(
+      rows.every((r) => r !== undefined && r.index === 0 && r.powerW !== undefined && r.memoryUsedMiB !== undefined),
+    ).toBe(true)
     const ms = rows.map((r) => {
       const [, hh, mm, ss] = /(\d+):(\d+):(\d+\.\d+)$/.exec(r!.timestamp ?? '') ?? []
       return (Number(hh) * 3600 + Number(mm) * 60 + Number(ss)) * 1000

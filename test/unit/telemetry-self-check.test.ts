@@ -8,7 +8,9 @@ const quietClient = { keptUp: true }
 
 describe('selfCheckOf', () => {
   test('a quiet machine and client: nothing disturbed', () => {
-    expect(selfCheckOf({ cores: 2, loadAverage1m: 2.1, otherCores: 0.1, stealShare: 0 }, quietClient).disturbed).toEqual([])
+    expect(
+      selfCheckOf({ cores: 2, loadAverage1m: 2.1, otherCores: 0.1, stealShare: 0 }, quietClient).disturbed,
+    ).toEqual([])
   })
 
   test('each threshold names what disturbed the run', () => {
@@ -18,7 +20,15 @@ describe('selfCheckOf', () => {
         keptUp: false,
         eventLoopDelayMs: { p50: 10, p99: 45, max: 80 },
         generatorLagMs: { p50: 3, p99: 40, max: 90 },
-        lateness: { watchedRequests: 100, lateRequests: 40, share: 0.4, thresholdMs: 5, p50Ms: 3, p99Ms: 60, maxMs: 70 },
+        lateness: {
+          watchedRequests: 100,
+          lateRequests: 40,
+          share: 0.4,
+          thresholdMs: 5,
+          p50Ms: 3,
+          p99Ms: 60,
+          maxMs: 70,
+        },
       },
     )
     expect(check.disturbed).toEqual([
@@ -43,14 +53,19 @@ describe('selfCheckOf', () => {
       },
       quietClient,
     )
-    expect(check.disturbed).toEqual(['other processes used 0.9 of 2 cores (busiest: deno pid 41 0.61, cc1plus pid 7 0.20)'])
+    expect(check.disturbed).toEqual([
+      'other processes used 0.9 of 2 cores (busiest: deno pid 41 0.61, cc1plus pid 7 0.20)',
+    ])
   })
 })
 
 describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
   test('a busy process beside us counts as other cores; a server on this machine we did not launch leaves otherCores out', async () => {
     // Its own process group (detached), as a launched server has.
-    const hog = spawn(process.execPath, ['-e', 'const end = Date.now() + 1500; while (Date.now() < end) {}'], { stdio: 'ignore', detached: true })
+    const hog = spawn(process.execPath, ['-e', 'const end = Date.now() + 1500; while (Date.now() < end) {}'], {
+      stdio: 'ignore',
+      detached: true,
+    })
     try {
       await new Promise((resolve) => setTimeout(resolve, 100))
       // Three watches over the same window: the hog counts as other work unless it is the launched server.
@@ -77,7 +92,9 @@ describe('machineSpeedChange and calibrateCpu', () => {
   test('a machine more than 15 % slower than at recording is named; faster, within 15 %, or without a figure, nothing', async () => {
     const { machineSpeedChange, calibrateCpu } = await import('../../src/core/telemetry/index.ts')
     const at = (cpuCalibrationMs: number) => ({ cores: 2, loadAverage1m: 1, disturbed: [], cpuCalibrationMs })
-    expect(machineSpeedChange(at(40), at(50))).toBe('this machine ran 25 % slower than when the baseline was recorded (a fixed CPU loop took 50.0 ms, against 40.0 ms when it was recorded)')
+    expect(machineSpeedChange(at(40), at(50))).toBe(
+      'this machine ran 25 % slower than when the baseline was recorded (a fixed CPU loop took 50.0 ms, against 40.0 ms when it was recorded)',
+    )
     // A faster machine does not excuse a slower server.
     expect(machineSpeedChange(at(50), at(40))).toBeUndefined()
     expect(machineSpeedChange(at(40), at(45))).toBeUndefined()

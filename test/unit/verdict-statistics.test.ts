@@ -84,9 +84,15 @@ describe('exact bootstrap of a quantile', () => {
 })
 
 describe('ratio interval', () => {
-  function bruteInterval(u: DiscreteDistribution, v: DiscreteDistribution, confidence: number): { low: number; high: number } {
+  function bruteInterval(
+    u: DiscreteDistribution,
+    v: DiscreteDistribution,
+    confidence: number,
+  ): { low: number; high: number } {
     const atoms: Array<[number, number]> = []
-    u.values.forEach((a, i) => v.values.forEach((b, j) => atoms.push([a / b, (u.probabilities[i] ?? 0) * (v.probabilities[j] ?? 0)])))
+    u.values.forEach((a, i) =>
+      v.values.forEach((b, j) => atoms.push([a / b, (u.probabilities[i] ?? 0) * (v.probabilities[j] ?? 0)])),
+    )
     atoms.sort((x, y) => x[0] - y[0])
     const quantile = (target: number): number => {
       let cumulative = 0

@@ -4,12 +4,16 @@ import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 function withSteal(result: BenchmarkResult, stealShare: number): BenchmarkResult {
-  return { ...result, client: { ...result.client, selfCheck: { cores: 2, loadAverage1m: 1, otherCores: 0, stealShare, disturbed: [] } } }
+  return {
+    ...result,
+    client: { ...result.client, selfCheck: { cores: 2, loadAverage1m: 1, otherCores: 0, stealShare, disturbed: [] } },
+  }
 }
 
 describe('steal below the disturbance limit (0.5 % to 5 %)', () => {
   const baseline = baselineEntryFrom(makeResult({ ttftMs: lognormalSamples(seededRandom(1), 400, 100, 0.2) }))
-  const slower = (factor: number, seed: number) => makeResult({ ttftMs: lognormalSamples(seededRandom(seed), 400, 100 * factor, 0.2) })
+  const slower = (factor: number, seed: number) =>
+    makeResult({ ttftMs: lognormalSamples(seededRandom(seed), 400, 100 * factor, 0.2) })
   const policy = { ttftMs: { p50: '+10%' as const } }
 
   test('a 1.35x TTFT p50 at 0.95 % steal (what unchanged code did on llama-server) is inconclusive, naming the steal; without steal it fails', () => {
@@ -17,7 +21,9 @@ describe('steal below the disturbance limit (0.5 % to 5 %)', () => {
     expect(compare(baseline, current, policy).checks[0]?.status).toBe('fail')
     const [check] = compare(baseline, withSteal(current, 0.0095), policy).checks
     expect(check?.status).toBe('inconclusive')
-    expect(check?.reason).toMatch(/^the hypervisor took 0\.9 % of the CPU \(steal\), which can move this by \+38 % \(40x its share\); the interval \[1\.\d{3}, 1\.\d{3}\] is not beyond that/)
+    expect(check?.reason).toMatch(
+      /^the hypervisor took 0\.9 % of the CPU \(steal\), which can move this by \+38 % \(40x its share\); the interval \[1\.\d{3}, 1\.\d{3}\] is not beyond that/,
+    )
   })
 
   test('a 2x regression at 1 % steal still fails; steal under 0.5 % changes nothing', () => {

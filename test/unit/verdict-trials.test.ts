@@ -1,6 +1,13 @@
 /** Trials: between-run spread in the verdict, merged results, and what a recording says about its gates. */
 import { describe, expect, test } from 'vitest'
-import { baselineEntryFrom, compare, pooledSpread, spreadNotes, supportedTolerance, trialInterval } from '../../src/core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  compare,
+  pooledSpread,
+  spreadNotes,
+  supportedTolerance,
+  trialInterval,
+} from '../../src/core/baseline/index.ts'
 import { mergeTrials, trialFiguresOf } from '../../src/core/trials/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { decodeHistogram } from '../../src/core/metrics/histogram.ts'
@@ -8,7 +15,10 @@ import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-
 
 /** One trial: 400 requests, TTFT median `median` ms (lognormal, sigma 0.2). */
 function trial(seed: number, median: number, outputTokensPerSec = 1000): BenchmarkResult {
-  return makeResult({ ttftMs: lognormalSamples(seededRandom(seed), 400, median, 0.2), throughput: { outputTokensPerSec } })
+  return makeResult({
+    ttftMs: lognormalSamples(seededRandom(seed), 400, median, 0.2),
+    throughput: { outputTokensPerSec },
+  })
 }
 
 /** Several trials as one result, as runStandaloneBench hands them to the judge. */
@@ -100,10 +110,18 @@ describe('compare with trials', () => {
   test('a disturbed machine: a failing check becomes inconclusive and says why', () => {
     const baseline = baselineEntryFrom(trials(40, [100, 101, 99, 100.5, 99.5]))
     const slow = trials(60, [200, 202, 198])
-    const busy: BenchmarkResult = { ...slow, client: { ...slow.client, selfCheck: { cores: 2, loadAverage1m: 4, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] } } }
+    const busy: BenchmarkResult = {
+      ...slow,
+      client: {
+        ...slow.client,
+        selfCheck: { cores: 2, loadAverage1m: 4, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] },
+      },
+    }
     const verdict = compare(baseline, busy, policy)
     expect(verdict.status).toBe('inconclusive')
-    expect(verdict.checks.find((c) => c.metric === 'ttftMs')?.reason).toContain('the machine was disturbed while this run measured (other processes used 1.9 of 2 cores)')
+    expect(verdict.checks.find((c) => c.metric === 'ttftMs')?.reason).toContain(
+      'the machine was disturbed while this run measured (other processes used 1.9 of 2 cores)',
+    )
     expect(verdict.notes.join(' ')).toContain('Run it again on a quiet machine')
   })
 })
@@ -114,12 +132,22 @@ describe('compare and the client lateness', () => {
     const slower = trial(101, 13)
     const policy = { ttftMs: { p50: '+10%' as const } }
     expect(compare(baseline, slower, policy).status).toBe('fail')
-    const lateness = { watchedRequests: 400, lateRequests: 120, share: 0.3, thresholdMs: 5, p50Ms: 4, p99Ms: 8, maxMs: 12 }
+    const lateness = {
+      watchedRequests: 400,
+      lateRequests: 120,
+      share: 0.3,
+      thresholdMs: 5,
+      p50Ms: 4,
+      p99Ms: 8,
+      maxMs: 12,
+    }
     const late: BenchmarkResult = { ...slower, client: { ...slower.client, lateness } }
     const verdict = compare(baseline, late, policy)
     expect(verdict.status).toBe('inconclusive')
     // A p50 check meets the median lateness (4 ms), not the tail's.
-    expect(verdict.checks[0]?.reason).toMatch(/^the change \(\d+\.\d+ ms\) is within the client's measured lateness \(p50 4\.00 ms, 120 of 400 requests read more than 5 ms late\)/)
+    expect(verdict.checks[0]?.reason).toMatch(
+      /^the change \(\d+\.\d+ ms\) is within the client's measured lateness \(p50 4\.00 ms, 120 of 400 requests read more than 5 ms late\)/,
+    )
     // A change well beyond the lateness still fails.
     const muchSlower: BenchmarkResult = { ...trial(102, 40), client: { ...slower.client, lateness } }
     expect(compare(baseline, muchSlower, policy).status).toBe('fail')
@@ -135,7 +163,9 @@ describe('spreadNotes', () => {
       /^ttftMs p50: the recorded trials spread \d+(\.\d+)?%, too much for \+10% to decide: an unchanged run passes only with a tolerance of at least \+\d+(\.\d+)?% \(1 trial\) or \+\d+(\.\d+)?% \(3 trials\)/,
     )
     // A spread the tolerance supports gives the spread line only.
-    expect(spreadNotes(baselineEntryFrom(trials(90, [100, 101, 99, 100.5, 99.5])), { ttftMs: { p50: '+10%' } }, 3)).toHaveLength(1)
+    expect(
+      spreadNotes(baselineEntryFrom(trials(90, [100, 101, 99, 100.5, 99.5])), { ttftMs: { p50: '+10%' } }, 3),
+    ).toHaveLength(1)
     expect(spreadNotes(baselineEntryFrom(trial(1, 100)), { ttftMs: { p50: '+10%' } }, 3)).toEqual([])
   })
 })
@@ -148,7 +178,9 @@ describe('gates that cannot decide, found at collection', () => {
     expect(open).toHaveLength(2)
     expect(open[0]).toContain('outputTokensPerSec is gated on an open loop (rate 8/s): the offered rate sets it')
     expect(open[1]).toMatch(/^ttftMs p99 needs at least \d+ requests for a verdict, and this bench sends 100/)
-    expect(undecidableGates({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }, { concurrency: 4, requests: 300 })).toEqual([])
+    expect(
+      undecidableGates({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }, { concurrency: 4, requests: 300 }),
+    ).toEqual([])
     const options = {
       workload: { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
       load: { rate: 8, requests: 400 },
@@ -157,7 +189,11 @@ describe('gates that cannot decide, found at collection', () => {
     const plan = planBench('open', options)
     const printed: string[] = []
     warnUndecidableGates('open', plan, {}, (line) => printed.push(line))
-    expect(printed).toEqual([expect.stringContaining("vitest-llm-bench: bench.llm('open'): outputTokensPerSec is gated on an open loop")])
-    expect(() => warnUndecidableGates('open', plan, { LLM_BENCH_STRICT_GATES: '1' })).toThrow(/`baseline`: of bench.llm\('open'\) cannot decide/)
+    expect(printed).toEqual([
+      expect.stringContaining("vitest-llm-bench: bench.llm('open'): outputTokensPerSec is gated on an open loop"),
+    ])
+    expect(() => warnUndecidableGates('open', plan, { LLM_BENCH_STRICT_GATES: '1' })).toThrow(
+      /`baseline`: of bench.llm\('open'\) cannot decide/,
+    )
   })
 })

@@ -1,7 +1,15 @@
 import { formatFigure } from '../../src/core/platform/format-figure.ts'
 import { describe, expect, test } from 'vitest'
 import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts'
-import { baselineEntryFrom, compare, formatVerdict, parseRegressionPolicy, throughputNoiseOf, throughputSeriesFromRequests, throughputSeriesOf } from '../../src/core/baseline/index.ts'
+import {
+  baselineEntryFrom,
+  compare,
+  formatVerdict,
+  parseRegressionPolicy,
+  throughputNoiseOf,
+  throughputSeriesFromRequests,
+  throughputSeriesOf,
+} from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
@@ -48,7 +56,9 @@ describe('latency verdicts on distributions', () => {
   test('p99 from 50 samples is inconclusive and says how many it needs, even when 3x slower', () => {
     const random = seededRandom(7)
     const baseline = entryOf(lognormalSamples(random, 500, 120, 0.3))
-    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 50, 360, 0.3) }), { ttftMs: { p99: '+10%', p50: '+10%' } })
+    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 50, 360, 0.3) }), {
+      ttftMs: { p99: '+10%', p50: '+10%' },
+    })
     const p99 = verdict.checks.find((check) => check.statistic === 'p99')
     expect(p99?.status).toBe('inconclusive')
     expect(p99?.reason).toBe('p99 needs at least 368 samples for a 95% interval, got 50 (baseline 500, current 50)')
@@ -62,7 +72,10 @@ describe('latency verdicts on distributions', () => {
     const random = seededRandom(8)
     const baseline = entryOf(lognormalSamples(random, 500, 120, 0.3))
     delete baseline.histograms.ttftUs
-    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 500, 120, 0.3) }), { ttftMs: { p90: '+10%' }, tpotMs: { p50: '+10%' } })
+    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 500, 120, 0.3) }), {
+      ttftMs: { p90: '+10%' },
+      tpotMs: { p50: '+10%' },
+    })
     expect(verdict.checks.map((check) => [check.status, check.reason])).toEqual([
       ['inconclusive', 'no ttftUs histogram in the baseline, so the noise of p90 cannot be estimated'],
       ['inconclusive', 'no tpotMs samples in the baseline'],
@@ -83,23 +96,39 @@ describe('latency verdicts on distributions', () => {
 
 describe('throughput verdicts', () => {
   function series(random: () => number, windows: number, mean: number, spread: number): ThroughputSeries {
-    const outputTokens = Array.from({ length: windows }, () => mean + spread * (random() + random() + random() - 1.5) * 2)
-    return { windowMs: 1000, outputTokens, requests: outputTokens.map((t) => t / 128), totalTokens: outputTokens.map((t) => t * 5) }
+    const outputTokens = Array.from(
+      { length: windows },
+      () => mean + spread * (random() + random() + random() - 1.5) * 2,
+    )
+    return {
+      windowMs: 1000,
+      outputTokens,
+      requests: outputTokens.map((t) => t / 128),
+      totalTokens: outputTokens.map((t) => t * 5),
+    }
   }
   const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length
 
   test('without per-window series, an assumed 2 % noise: a 20 % drop fails, 2 % is inconclusive, +5 % passes', () => {
     const baseline = entryOf(lognormalSamples(seededRandom(1), 100, 120, 0.3))
     expect(baseline.throughput.outputTokensPerSec).toEqual({ value: 1067 })
-    const run = (value: number) => compare(baseline, makeResult({ throughput: { outputTokensPerSec: value } }), { outputTokensPerSec: '-5%' })
+    const run = (value: number) =>
+      compare(baseline, makeResult({ throughput: { outputTokensPerSec: value } }), { outputTokensPerSec: '-5%' })
     const drop = run(1067 * 0.8)
-    expect(drop.checks[0]).toMatchObject({ status: 'fail', unit: 'tok/s', tolerance: -0.05, n: { baseline: 1, current: 1 } })
+    expect(drop.checks[0]).toMatchObject({
+      status: 'fail',
+      unit: 'tok/s',
+      tolerance: -0.05,
+      n: { baseline: 1, current: 1 },
+    })
     expect(drop.checks[0]?.reason).toContain('assumed 2% relative noise for the baseline and this run')
     expect(drop.checks[0]?.ratio).toBeCloseTo(0.8, 6)
     expect(drop.checks[0]?.ciHigh).toBeLessThan(0.95)
     const small = run(1067 * 0.98)
     expect(small.checks[0]?.status).toBe('inconclusive')
-    expect(small.checks[0]?.reason).toMatch(/^the 95% interval \[0\.92\d, 1\.03\d\] contains the limit 0\.950: more samples would narrow it/)
+    expect(small.checks[0]?.reason).toMatch(
+      /^the 95% interval \[0\.92\d, 1\.03\d\] contains the limit 0\.950: more samples would narrow it/,
+    )
     expect(run(1067 * 1.05).checks[0]?.status).toBe('pass')
     expect(run(0).checks[0]).toMatchObject({ status: 'fail', ratio: 0, reason: "this run's outputTokensPerSec is 0" })
   })
@@ -108,7 +137,10 @@ describe('throughput verdicts', () => {
     const random = seededRandom(11)
     const before = series(random, 60, 1000, 30)
     const after = series(random, 60, 910, 30)
-    const baseline = baselineEntryFrom(makeResult({ throughput: { outputTokensPerSec: mean(before.outputTokens) } }), { throughputSeries: before, recordedAt: 'x' })
+    const baseline = baselineEntryFrom(makeResult({ throughput: { outputTokensPerSec: mean(before.outputTokens) } }), {
+      throughputSeries: before,
+      recordedAt: 'x',
+    })
     expect(baseline.throughput.outputTokensPerSec.windows).toBe(60)
     expect(baseline.throughput.outputTokensPerSec.relativeStdError).toBeGreaterThan(0)
     expect(baseline.throughput.outputTokensPerSec.relativeStdError).toBeLessThan(0.01)
@@ -116,15 +148,33 @@ describe('throughput verdicts', () => {
     const measured = compare(baseline, result, { outputTokensPerSec: '-5%' }, { throughputSeries: after })
     expect(measured.checks[0]).toMatchObject({ status: 'fail', n: { baseline: 60, current: 60 } })
     expect(measured.checks[0]?.reason).toBeUndefined()
-    const withoutSeries = { ...baseline, throughput: { ...baseline.throughput, outputTokensPerSec: { value: baseline.throughput.outputTokensPerSec.value } } }
+    const withoutSeries = {
+      ...baseline,
+      throughput: {
+        ...baseline.throughput,
+        outputTokensPerSec: { value: baseline.throughput.outputTokensPerSec.value },
+      },
+    }
     expect(compare(withoutSeries, result, { outputTokensPerSec: '-5%' }).checks[0]?.status).toBe('inconclusive')
   })
 
   test("a result's timeline is its series, without a partial last window; recorded requests are the fallback", () => {
     const result = makeResult()
     expect(throughputSeriesOf(result)).toBeUndefined()
-    result.timeline = { windowMs: 1000, requests: [8, 9, 3], outputTokens: [1000, 1100, 300], totalTokens: [5000, 5500, 1500], inFlightMax: [16, 16, 4], lastWindowPartial: true }
-    expect(throughputSeriesOf(result)).toEqual({ windowMs: 1000, requests: [8, 9], outputTokens: [1000, 1100], totalTokens: [5000, 5500] })
+    result.timeline = {
+      windowMs: 1000,
+      requests: [8, 9, 3],
+      outputTokens: [1000, 1100, 300],
+      totalTokens: [5000, 5500, 1500],
+      inFlightMax: [16, 16, 4],
+      lastWindowPartial: true,
+    }
+    expect(throughputSeriesOf(result)).toEqual({
+      windowMs: 1000,
+      requests: [8, 9],
+      outputTokens: [1000, 1100],
+      totalTokens: [5000, 5500],
+    })
     // The entry and the comparison pick it up by default: 60 steady windows give a measured noise.
     result.timeline = {
       windowMs: 1000,
@@ -136,7 +186,10 @@ describe('throughput verdicts', () => {
     }
     const entry = baselineEntryFrom(result, { recordedAt: 'x' })
     expect(entry.throughput.outputTokensPerSec).toEqual({ value: 1067, relativeStdError: 0, windows: 60, batches: 10 })
-    expect(compare(entry, result, { outputTokensPerSec: '-5%' }).checks[0]).toMatchObject({ status: 'pass', n: { baseline: 60, current: 60 } })
+    expect(compare(entry, result, { outputTokensPerSec: '-5%' }).checks[0]).toMatchObject({
+      status: 'pass',
+      n: { baseline: 60, current: 60 },
+    })
   })
 
   test('batch means: too few windows give no estimate; alternating windows average out', () => {
@@ -148,7 +201,13 @@ describe('throughput verdicts', () => {
   })
 
   test('series from recorded requests: tokens spread over chunks, whole windows only, failures and warm-up left out', () => {
-    const request = (index: number, sentAt: number, chunkTimes: number[], outputTokens: number, ok = true): RequestRecord => ({
+    const request = (
+      index: number,
+      sentAt: number,
+      chunkTimes: number[],
+      outputTokens: number,
+      ok = true,
+    ): RequestRecord => ({
       index,
       plannedAt: undefined,
       sentAt,
@@ -186,7 +245,11 @@ describe('policy', () => {
   }
 
   test('parses percent strings and fractions into a fixed order', () => {
-    const parsed = parseRegressionPolicy({ outputTokensPerSec: '-5%', tpotMs: { p99: 0.2 }, ttftMs: { p99: '+10%', p50: '+2.5%' } })
+    const parsed = parseRegressionPolicy({
+      outputTokensPerSec: '-5%',
+      tpotMs: { p99: 0.2 },
+      ttftMs: { p99: '+10%', p50: '+2.5%' },
+    })
     expect(parsed.latency).toEqual([
       { metric: 'ttftMs', statistic: 'p50', tolerance: 0.025 },
       { metric: 'ttftMs', statistic: 'p99', tolerance: 0.1 },
@@ -199,13 +262,19 @@ describe('policy', () => {
   test('rejects malformed tolerances, naming the option and the fix', () => {
     const missingSign = optionError({ ttftMs: { p99: '10' } })
     expect(missingSign.option).toBe('baseline.ttftMs.p99')
-    expect(missingSign.message).toBe("Invalid option `baseline.ttftMs.p99`: '10' is not a tolerance. Write an allowed increase as '+10%' or 0.1.")
+    expect(missingSign.message).toBe(
+      "Invalid option `baseline.ttftMs.p99`: '10' is not a tolerance. Write an allowed increase as '+10%' or 0.1.",
+    )
     expect(optionError({ ttftMs: { p99: '+x%' } }).option).toBe('baseline.ttftMs.p99')
-    expect(optionError({ outputTokensPerSec: '+5%' }).message).toContain("A throughput tolerance is an allowed decrease: write '-5%' or 0.05")
+    expect(optionError({ outputTokensPerSec: '+5%' }).message).toContain(
+      "A throughput tolerance is an allowed decrease: write '-5%' or 0.05",
+    )
     expect(optionError({ ttftMs: { p99: '-10%' } }).message).toContain('A latency tolerance is an allowed increase')
     expect(optionError({ outputTokensPerSec: '-100%' }).option).toBe('baseline.outputTokensPerSec')
     expect(optionError({ ttftMs: { p98: '+10%' } }).message).toContain('Use one of: p50, p90, p95, p99, p999, mean')
-    expect(optionError({ ttft: { p99: '+10%' } }).message).toContain('Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokensPerSec')
+    expect(optionError({ ttft: { p99: '+10%' } }).message).toContain(
+      'Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokensPerSec',
+    )
     expect(optionError({ ttftMs: '+10%' }).message).toContain("ttftMs: { p99: '+10%' }")
     expect(optionError({ confidence: 95 }).option).toBe('baseline.confidence')
   })
@@ -292,10 +361,13 @@ describe('formatVerdict', () => {
   test('a real comparison names every figure', () => {
     const random = seededRandom(21)
     const baseline = entryOf(lognormalSamples(random, 500, 120, 0.15))
-    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 500, 160, 0.15) }), { ttftMs: { p99: '+10%' } })
+    const verdict = compare(baseline, makeResult({ ttftMs: lognormalSamples(random, 500, 160, 0.15) }), {
+      ttftMs: { p99: '+10%' },
+    })
     const text = formatVerdict(verdict)
     const check = verdict.checks[0]
-    if (!check || check.ciLow === null || check.ciHigh === null || check.ratio === null) throw new Error('expected an interval')
+    if (!check || check.ciLow === null || check.ciHigh === null || check.ratio === null)
+      throw new Error('expected an interval')
     expect(text.split('\n')[0]).toBe('Baseline comparison: FAIL (1 fail)')
     expect(text).toContain(`${formatFigure(check.baseline)} ms`)
     expect(text).toContain(`${formatFigure(check.current)} ms`)

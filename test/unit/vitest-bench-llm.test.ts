@@ -1,6 +1,16 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, type RunnerTestCase, type RunnerTestSuite } from 'vitest'
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  test,
+  type RunnerTestCase,
+  type RunnerTestSuite,
+} from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { bench, DEFAULT_BENCH_TIMEOUT_MS } from '../../src/vitest/bench-llm.ts'
 import { benchNameOf } from '../../src/vitest/bench-name.ts'
@@ -88,7 +98,9 @@ describe('baseline key (full name with describe path)', () => {
   test('joins the describe path and the name with " > "', ({ task }) => {
     const deep = findTest(task.file, 'deep bench')
     expect(benchNameOf(deep)).toBe('registered benches > nested group > deep bench')
-    expect(benchNameOf(task)).toBe('baseline key (full name with describe path) > joins the describe path and the name with " > "')
+    expect(benchNameOf(task)).toBe(
+      'baseline key (full name with describe path) > joins the describe path and the name with " > "',
+    )
   })
 
   test('a bench at the top of a file is keyed by its name alone', () => {
@@ -120,10 +132,16 @@ describe('early option validation (at registration, before any server starts)', 
   })
 
   test('an unknown load option, a bad SLO, a bad tolerance and a bad timeout are named', () => {
-    expect(() => bench.llm('x', { workload, load: { concurency: 4, requests: 5 } } as never)).toThrow(/load\.concurency/)
+    expect(() => bench.llm('x', { workload, load: { concurency: 4, requests: 5 } } as never)).toThrow(
+      /load\.concurency/,
+    )
     expect(() => bench.llm('x', { workload, load, slo: { ttftMs: { p98: 100 } } } as never)).toThrow(/slo\.ttftMs\.p98/)
-    expect(() => bench.llm('x', { workload, load, baseline: { ttftMs: { p99: '10%' } } } as never)).toThrow(/baseline\.ttftMs\.p99/)
-    expect(() => bench.llm('x', { workload, load, baseline: { outputTokensPerSec: '+5%' } } as never)).toThrow(/wrong sign/)
+    expect(() => bench.llm('x', { workload, load, baseline: { ttftMs: { p99: '10%' } } } as never)).toThrow(
+      /baseline\.ttftMs\.p99/,
+    )
+    expect(() => bench.llm('x', { workload, load, baseline: { outputTokensPerSec: '+5%' } } as never)).toThrow(
+      /wrong sign/,
+    )
     expect(() => bench.llm('x', { workload, load, timeoutMs: 0 })).toThrow(/timeoutMs/)
     expect(() => bench.llm('x', { workload, load, server: simulator({ speedFactor: -1 }) })).toThrow(/speedFactor/)
     expect(() => bench.llm('x', { workload, load, server: { kind: 'vllm' } } as never)).toThrow(/`server`/)
@@ -133,29 +151,79 @@ describe('early option validation (at registration, before any server starts)', 
   })
 
   test('valid options pass, including baseline: false and a partial target', () => {
-    expect(() => validateBenchLlmOptions('ok', { workload, load, baseline: false, target: { api: 'completions' }, slo: { errors: { maxRate: 0 } } })).not.toThrow()
-    expect(() => validateBenchLlmOptions('ok', { workload, load, server: simulator({ speedFactor: 1.3 }), timeoutMs: 5000 })).not.toThrow()
+    expect(() =>
+      validateBenchLlmOptions('ok', {
+        workload,
+        load,
+        baseline: false,
+        target: { api: 'completions' },
+        slo: { errors: { maxRate: 0 } },
+      }),
+    ).not.toThrow()
+    expect(() =>
+      validateBenchLlmOptions('ok', { workload, load, server: simulator({ speedFactor: 1.3 }), timeoutMs: 5000 }),
+    ).not.toThrow()
   })
 
   test('every documented option key is accepted', () => {
     expect([...BENCH_LLM_OPTION_KEYS].sort()).toEqual(
-      ['baseline', 'cost', 'goodput', 'load', 'recordRequests', 'resetPrefixCache', 'seed', 'server', 'serverMetrics', 'slo', 'target', 'timeoutMs', 'trials', 'warmup', 'workers', 'workload'].sort(),
+      [
+        'baseline',
+        'cost',
+        'goodput',
+        'load',
+        'recordRequests',
+        'resetPrefixCache',
+        'seed',
+        'server',
+        'serverMetrics',
+        'slo',
+        'target',
+        'timeoutMs',
+        'trials',
+        'warmup',
+        'workers',
+        'workload',
+      ].sort(),
     )
   })
 
   test('trials: counts from 1 to 20, a boolean restartServer and a known onInconclusive, each refused with what to give', () => {
-    const options = { workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } }
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { record: 0 } })).toThrow(/`trials.record`: must be a whole number from 1 to 20, got 0/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { max: 2.5 } })).toThrow(/`trials.max`: must be a whole number/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { restartServer: 'yes' } })).toThrow(/`trials.restartServer`: must be true, false or 'record'/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { onInconclusive: 'error' } })).toThrow(/`trials.onInconclusive`: must be 'warn', 'fail' or 'pass'/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { recrd: 3 } })).toThrow(/`trials.recrd`: is not a trials option/)
-    expect(() => validateBenchLlmOptions('t', { ...options, trials: { record: 5, max: 1, restartServer: true, onInconclusive: 'fail' } })).not.toThrow()
+    const options = {
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 1, requests: 1 },
+    }
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { record: 0 } })).toThrow(
+      /`trials.record`: must be a whole number from 1 to 20, got 0/,
+    )
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { max: 2.5 } })).toThrow(
+      /`trials.max`: must be a whole number/,
+    )
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { restartServer: 'yes' } })).toThrow(
+      /`trials.restartServer`: must be true, false or 'record'/,
+    )
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { onInconclusive: 'error' } })).toThrow(
+      /`trials.onInconclusive`: must be 'warn', 'fail' or 'pass'/,
+    )
+    expect(() => validateBenchLlmOptions('t', { ...options, trials: { recrd: 3 } })).toThrow(
+      /`trials.recrd`: is not a trials option/,
+    )
+    expect(() =>
+      validateBenchLlmOptions('t', {
+        ...options,
+        trials: { record: 5, max: 1, restartServer: true, onInconclusive: 'fail' },
+      }),
+    ).not.toThrow()
   })
 
   test('resetPrefixCache must be a boolean', () => {
-    const options = { workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }, load: { concurrency: 1, requests: 1 } }
-    expect(() => validateBenchLlmOptions('reset', { ...options, resetPrefixCache: 'yes' })).toThrow(/`resetPrefixCache`: must be true or false, got "yes"\. Use `resetPrefixCache: true`/)
+    const options = {
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 1, requests: 1 },
+    }
+    expect(() => validateBenchLlmOptions('reset', { ...options, resetPrefixCache: 'yes' })).toThrow(
+      /`resetPrefixCache`: must be true or false, got "yes"\. Use `resetPrefixCache: true`/,
+    )
     expect(() => validateBenchLlmOptions('reset', { ...options, resetPrefixCache: true })).not.toThrow()
   })
 })

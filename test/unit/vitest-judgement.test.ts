@@ -56,7 +56,9 @@ describe('judgeBench', () => {
     // Headline with the bench and the sample.
     expect(text).toMatch(/^chat > p50 under load: 400 of 400 requests completed in 60\.0 s/)
     // The verdict table: metric, baseline, current, ratio, CI, tolerance, n, status side by side.
-    expect(text).toMatch(/ttftMs p50\s+\d+(?:\.\d+)? ms\s+\d+(?:\.\d+)? ms\s+1\.\d{3}\s+\[1\.\d{3}, 1\.\d{3}\]\s+\+10%\s+400\/400\s+FAIL/)
+    expect(text).toMatch(
+      /ttftMs p50\s+\d+(?:\.\d+)? ms\s+\d+(?:\.\d+)? ms\s+1\.\d{3}\s+\[1\.\d{3}, 1\.\d{3}\]\s+\+10%\s+400\/400\s+FAIL/,
+    )
     // The sentence naming the metric, measured and baseline values, ratio, limit and sample sizes.
     const check = slow.verdict?.checks[0]
     expect(check).toBeDefined()
@@ -78,7 +80,9 @@ describe('judgeBench', () => {
       errors: [{ kind: 'network', message: 'connect ECONNREFUSED 127.0.0.1:8000', count: 10 }],
     }
     const judged = await judgeBench(input(file, failing))
-    expect(judged.failure).toContain('10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged')
+    expect(judged.failure).toContain(
+      '10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged',
+    )
     expect(judged.failure).toContain('10 x network: connect ECONNREFUSED')
     expect(judged.failure).toContain('slo: { errors: { maxRate } }')
     expect(judged.baselineState).toBeUndefined()
@@ -88,7 +92,12 @@ describe('judgeBench', () => {
     expect(few.failure).toBeUndefined()
     // On a disturbed machine, failures the machine can cause (timeouts, requests cut off at the drain)
     // are not judged, and not failed: the machine is named.
-    const selfCheck = { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] }
+    const selfCheck = {
+      cores: 2,
+      loadAverage1m: 5,
+      otherCores: 1.9,
+      disturbed: ['other processes used 1.9 of 2 cores'],
+    }
     const busy: BenchmarkResult = {
       ...failing,
       errors: [
@@ -101,16 +110,32 @@ describe('judgeBench', () => {
     const onBusy = await judgeBench(input(busyFile, busy))
     expect(onBusy.failure).toBeUndefined()
     expect(onBusy.notes.join('\n')).toContain('not judged: 10 of 410 requests failed')
-    expect(onBusy.notes.join('\n')).toContain('Not failed either: the machine was disturbed (other processes used 1.9 of 2 cores)')
+    expect(onBusy.notes.join('\n')).toContain(
+      'Not failed either: the machine was disturbed (other processes used 1.9 of 2 cores)',
+    )
     // Reports show it as inconclusive, never as a green pass (it had been `pass` in every report).
     expect(onBusy.baselineState).toBe('not judged')
-    expect(entryStatus({ name: 'x', file: 'x.bench.ts', state: 'passed', result: busy, baselineState: onBusy.baselineState })).toBe('inconclusive')
+    expect(
+      entryStatus({
+        name: 'x',
+        file: 'x.bench.ts',
+        state: 'passed',
+        result: busy,
+        baselineState: onBusy.baselineState,
+      }),
+    ).toBe('inconclusive')
     await expect(readFile(baselinePathFor(busyFile), 'utf8')).rejects.toThrow(/ENOENT/)
     // The server's own failures (a refused connection, a status code, an error event) count on any machine.
     for (const kind of ['network', 'http', 'stream-error', 'incomplete'] as const) {
-      const serverFaults: BenchmarkResult = { ...failing, errors: [{ kind, message: `${kind} failure`, count: 10 }], client: { ...failing.client, selfCheck } }
+      const serverFaults: BenchmarkResult = {
+        ...failing,
+        errors: [{ kind, message: `${kind} failure`, count: 10 }],
+        client: { ...failing.client, selfCheck },
+      }
       const judgedBusy = await judgeBench(input(join(dir, `server-${kind}.bench.ts`), serverFaults))
-      expect(judgedBusy.failure, kind).toContain('10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged')
+      expect(judgedBusy.failure, kind).toContain(
+        '10 of 410 requests failed (2.4 %), above the 1 % a run may lose and still be judged',
+      )
     }
     const own = await judgeBench(input(join(dir, 'own-slo.bench.ts'), failing, { slo: { errors: { maxRate: 0.05 } } }))
     expect(own.failure).toBeUndefined()
@@ -118,21 +143,42 @@ describe('judgeBench', () => {
   })
 
   test('no request completed: an error status says what to change, not that the server may be down', async () => {
-    const none = (kind: 'http' | 'network', message: string): BenchmarkResult => ({ ...resultWith(12, 1), counts: { total: 40, completed: 0, failed: 40 }, errors: [{ kind, message, count: 40 }] })
-    const context = httpFailure(400, '{"error":{"message":"the request exceeds the available context size, try increasing it"}}', 'http://127.0.0.1:8080/v1/chat/completions')
-    const refused = await judgeBench(input(join(dir, 'refused.bench.ts'), none('http', context.message), { policy: false }))
+    const none = (kind: 'http' | 'network', message: string): BenchmarkResult => ({
+      ...resultWith(12, 1),
+      counts: { total: 40, completed: 0, failed: 40 },
+      errors: [{ kind, message, count: 40 }],
+    })
+    const context = httpFailure(
+      400,
+      '{"error":{"message":"the request exceeds the available context size, try increasing it"}}',
+      'http://127.0.0.1:8080/v1/chat/completions',
+    )
+    const refused = await judgeBench(
+      input(join(dir, 'refused.bench.ts'), none('http', context.message), { policy: false }),
+    )
     expect(refused.failure).toContain(
       'No request completed: 40 x http: POST http://127.0.0.1:8080/v1/chat/completions: HTTP 400: the request exceeds the available context size, try increasing it. The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.',
     )
     expect(refused.failure).not.toContain('Check that the server is up')
-    const down = await judgeBench(input(join(dir, 'down.bench.ts'), none('network', 'connection refused; is the server running and listening there? Check target.baseUrl'), { policy: false }))
+    const down = await judgeBench(
+      input(
+        join(dir, 'down.bench.ts'),
+        none('network', 'connection refused; is the server running and listening there? Check target.baseUrl'),
+        { policy: false },
+      ),
+    )
     expect(down.failure).toContain(
       'No request completed: 40 x network: connection refused; is the server running and listening there? Check target.baseUrl. Check that the server is up and serves the model.',
     )
   })
 
   test('a server that stopped answering fails the bench on any machine, named, and writes no baseline', async () => {
-    const selfCheck = { cores: 2, loadAverage1m: 5, otherCores: 1.9, disturbed: ['other processes used 1.9 of 2 cores'] }
+    const selfCheck = {
+      cores: 2,
+      loadAverage1m: 5,
+      otherCores: 1.9,
+      disturbed: ['other processes used 1.9 of 2 cores'],
+    }
     const measured = resultWith(11, 1)
     const stalled: BenchmarkResult = {
       ...measured,
@@ -156,9 +202,19 @@ describe('judgeBench', () => {
     const file = join(dir, 'busy.bench.ts')
     const name = 'chat > p50 under load'
     const quiet = resultWith(21, 1)
-    const busyCheck = { cores: 2, loadAverage1m: 4.2, otherCores: 1.8, disturbed: ['other processes used 1.8 of 2 cores'] }
+    const busyCheck = {
+      cores: 2,
+      loadAverage1m: 4.2,
+      otherCores: 1.8,
+      disturbed: ['other processes used 1.8 of 2 cores'],
+    }
     const busy: BenchmarkResult = { ...quiet, client: { ...quiet.client, selfCheck: busyCheck } }
-    const stored = async () => (JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as { entries: Record<string, { provisional?: string[]; selfCheck?: { disturbed: string[] } }> }).entries[name]
+    const stored = async () =>
+      (
+        JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as {
+          entries: Record<string, { provisional?: string[]; selfCheck?: { disturbed: string[] } }>
+        }
+      ).entries[name]
 
     const first = await judgeBench(input(file, busy, { env: {} }))
     expect(first.failure).toBeUndefined()
@@ -174,7 +230,9 @@ describe('judgeBench', () => {
     const unchanged = await judgeBench(input(file, quiet, ci))
     expect(unchanged.failure).toBeUndefined()
     expect(unchanged.verdict?.status).toBe('inconclusive')
-    expect(unchanged.verdict?.checks[0]?.reason).toContain('the baseline was recorded while the machine was disturbed (other processes used 1.8 of 2 cores) and can hide a slowdown')
+    expect(unchanged.verdict?.checks[0]?.reason).toContain(
+      'the baseline was recorded while the machine was disturbed (other processes used 1.8 of 2 cores) and can hide a slowdown',
+    )
     // A run slower than the (slowed) baseline still fails.
     const slower = await judgeBench(input(file, resultWith(22, 1.5), ci))
     expect(slower.verdict?.status).toBe('fail')
@@ -191,7 +249,9 @@ describe('judgeBench', () => {
     // The first quiet run that is not slower replaces it and says so; the entry is then trusted.
     const replaced = await judgeBench(input(file, quiet))
     expect(replaced.baselineState).toBe('updated')
-    expect(replaced.notes.join('\n')).toMatch(/replaced the provisional baseline recorded .* \(other processes used 1\.8 of 2 cores\) with this quiet run's/)
+    expect(replaced.notes.join('\n')).toMatch(
+      /replaced the provisional baseline recorded .* \(other processes used 1\.8 of 2 cores\) with this quiet run's/,
+    )
     expect((await stored())?.provisional).toBeUndefined()
     // A disturbed run never replaces a trusted entry without -u; with -u it becomes provisional again.
     const busyAgain = await judgeBench(input(file, busy, { env: {} }))
@@ -200,9 +260,13 @@ describe('judgeBench', () => {
     expect((await stored())?.provisional).toEqual(['other processes used 1.8 of 2 cores'])
 
     // Forced, it is recorded as trusted; the self-check still says what disturbed it.
-    const forced = await judgeBench(input(file, busy, { env: { LLM_BENCH_FORCE_BASELINE: '1' }, provided: { update: 'all', ci: false } }))
+    const forced = await judgeBench(
+      input(file, busy, { env: { LLM_BENCH_FORCE_BASELINE: '1' }, provided: { update: 'all', ci: false } }),
+    )
     expect(forced.baselineState).toBe('updated')
-    expect(forced.notes.join('\n')).toContain('baseline recorded as trusted although the machine was disturbed (other processes used 1.8 of 2 cores): LLM_BENCH_FORCE_BASELINE=1')
+    expect(forced.notes.join('\n')).toContain(
+      'baseline recorded as trusted although the machine was disturbed (other processes used 1.8 of 2 cores): LLM_BENCH_FORCE_BASELINE=1',
+    )
     expect((await stored())?.provisional).toBeUndefined()
     expect((await stored())?.selfCheck?.disturbed).toEqual(['other processes used 1.8 of 2 cores'])
   })
@@ -216,9 +280,13 @@ describe('judgeBench', () => {
     const warn = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'warn' } }))
     expect(warn.verdict?.status).toBe('inconclusive')
     expect(warn.failure).toBeUndefined()
-    expect(warn.notes.join('\n')).toMatch(/inconclusive: chat > p50 under load: ttftMs p50: the 95% interval \[.*\] contains the limit 1\.100/)
+    expect(warn.notes.join('\n')).toMatch(
+      /inconclusive: chat > p50 under load: ttftMs p50: the 95% interval \[.*\] contains the limit 1\.100/,
+    )
     const strict = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'fail' } }))
-    expect(strict.failure).toContain('Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail")')
+    expect(strict.failure).toContain(
+      'Inconclusive, and this bench fails on inconclusive (trials.onInconclusive: "fail")',
+    )
     const quiet = await judgeBench(input(file, edge, { trials: { ...trials, onInconclusive: 'pass' } }))
     expect(quiet.failure).toBeUndefined()
     expect(quiet.notes.some((note) => note.startsWith('inconclusive:'))).toBe(false)
@@ -229,7 +297,9 @@ describe('judgeBench', () => {
     const judged = await judgeBench(input(file, resultWith(4, 1), { provided: { update: 'none', ci: true } }))
     const path = baselinePathFor(file)
     expect(judged.baselineState).toBe('missing')
-    expect(judged.failure).toContain(`No baseline for 'chat > p50 under load' in ${path}. Run \`vitest bench -u\` locally and commit ${path}.`)
+    expect(judged.failure).toContain(
+      `No baseline for 'chat > p50 under load' in ${path}. Run \`vitest bench -u\` locally and commit ${path}.`,
+    )
     await expect(readFile(path, 'utf8')).rejects.toThrow(/ENOENT/)
   })
 

@@ -37,7 +37,9 @@ describe('toNotRegress', () => {
 
   test('.not passes only on a regression', () => {
     expect(slower).not.toNotRegress(baseline, { ttftMs: { p50: '+10%' } })
-    expect(() => expect(same).not.toNotRegress(baseline, { ttftMs: { p50: '+10%' } })).toThrow(/expected a regression against the baseline, but the verdict is pass/)
+    expect(() => expect(same).not.toNotRegress(baseline, { ttftMs: { p50: '+10%' } })).toThrow(
+      /expected a regression against the baseline, but the verdict is pass/,
+    )
   })
 
   test('an inconclusive verdict (too few samples for p99) does not fail', () => {
@@ -58,7 +60,9 @@ describe('toNotRegress', () => {
 describe('toMeetSlo', () => {
   test('passes when every limit holds and fails naming the limit, measured value and n', () => {
     expect(same).toMeetSlo({ ttftMs: { p50: 500 }, errors: { maxRate: 0 } })
-    expect(() => expect(same).toMeetSlo({ ttftMs: { p50: 50 } })).toThrow(/1 of 1 limits failed[\s\S]*ttftMs p50\s+\d+(\.\d+)? ms\s+<= 50 ms\s+400\s+FAIL/)
+    expect(() => expect(same).toMeetSlo({ ttftMs: { p50: 50 } })).toThrow(
+      /1 of 1 limits failed[\s\S]*ttftMs p50\s+\d+(\.\d+)? ms\s+<= 50 ms\s+400\s+FAIL/,
+    )
   })
 
   test('.not passes only when a limit fails', () => {

@@ -50,13 +50,25 @@ describe('reconcileObsoleteBaselines', () => {
     const found = await reconcileObsoleteBaselines([run(file, ['b'])], { update: 'all' })
     expect(found).toEqual([{ path, benchFile: file, names: ['a', 'c'], removed: true }])
     expect(await storedNames(path)).toEqual(['b'])
-    expect(formatObsoleteBaselines(found[0] as never, dir)).toBe('Removed obsolete baseline entries from __llm_baselines__/update.bench.ts.json: a, c')
+    expect(formatObsoleteBaselines(found[0] as never, dir)).toBe(
+      'Removed obsolete baseline entries from __llm_baselines__/update.bench.ts.json: a, c',
+    )
   })
 
   test('many obsolete names: ten listed, the rest counted', () => {
     const names = Array.from({ length: 9000 }, (_, i) => `bench ${String(i).padStart(4, '0')}`)
-    const line = formatObsoleteBaselines({ path: join(dir, '__llm_baselines__/many.bench.ts.json'), benchFile: join(dir, 'many.bench.ts'), names, removed: true }, dir)
-    expect(line).toBe(`Removed obsolete baseline entries from __llm_baselines__/many.bench.ts.json: ${names.slice(0, 10).join(', ')} and 8990 more`)
+    const line = formatObsoleteBaselines(
+      {
+        path: join(dir, '__llm_baselines__/many.bench.ts.json'),
+        benchFile: join(dir, 'many.bench.ts'),
+        names,
+        removed: true,
+      },
+      dir,
+    )
+    expect(line).toBe(
+      `Removed obsolete baseline entries from __llm_baselines__/many.bench.ts.json: ${names.slice(0, 10).join(', ')} and 8990 more`,
+    )
   })
 
   test('leaves files that did not run completely alone, even under -u', async () => {
@@ -72,7 +84,10 @@ describe('reconcileObsoleteBaselines', () => {
     const broken = join(dir, 'broken.bench.ts')
     await mkdir(join(dir, '__llm_baselines__'), { recursive: true })
     await writeFile(baselinePathFor(broken), 'not json')
-    const found = await reconcileObsoleteBaselines([run(file, ['a']), run(join(dir, 'none.bench.ts'), []), run(broken, [])], { update: 'all' })
+    const found = await reconcileObsoleteBaselines(
+      [run(file, ['a']), run(join(dir, 'none.bench.ts'), []), run(broken, [])],
+      { update: 'all' },
+    )
     expect(found).toEqual([])
     expect(await readFile(baselinePathFor(broken), 'utf8')).toBe('not json')
   })
@@ -93,14 +108,22 @@ interface FakeTest {
   state: 'passed' | 'failed' | 'skipped' | 'pending'
 }
 
-function fakeModule(moduleId: string, state: string, tests: FakeTest[], options: { errors?: number; suiteErrors?: number } = {}): TestModule {
+function fakeModule(
+  moduleId: string,
+  state: string,
+  tests: FakeTest[],
+  options: { errors?: number; suiteErrors?: number } = {},
+): TestModule {
   return {
     moduleId,
     state: () => state,
     errors: () => Array.from({ length: options.errors ?? 0 }, () => ({ message: 'boom' })),
     children: {
       *allSuites() {
-        yield { errors: () => Array.from({ length: options.suiteErrors ?? 0 }, () => ({ message: 'describe threw' })), state: () => 'passed' }
+        yield {
+          errors: () => Array.from({ length: options.suiteErrors ?? 0 }, () => ({ message: 'describe threw' })),
+          state: () => 'passed',
+        }
       },
       *allTests() {
         for (const t of tests) yield { fullName: t.fullName, result: () => ({ state: t.state }) }

@@ -12,7 +12,9 @@ function fakeVitest(updateSnapshot: 'all' | 'new' | 'none') {
 describe('llmBench plugin', () => {
   test('a typo in the default tolerance fails when the config loads', () => {
     expect(() => llmBench({ tolerance: { ttftMs: { p98: '+5%' } } as never })).toThrow(OptionsError)
-    expect(() => llmBench({ tolerance: { ttftMs: { p98: '+5%' } } as never })).toThrow(/llmBench\(\{ tolerance \}\)\.ttftMs\.p98/)
+    expect(() => llmBench({ tolerance: { ttftMs: { p98: '+5%' } } as never })).toThrow(
+      /llmBench\(\{ tolerance \}\)\.ttftMs\.p98/,
+    )
     expect(() => llmBench({ tolerance: { ttftMs: { p99: '+5%' } } })).not.toThrow()
   })
 
@@ -24,7 +26,10 @@ describe('llmBench plugin', () => {
     const vitest = fakeVitest('all')
     const provide = vi.fn()
     ;(plugin.configureVitest as ConfigureVitest)({ vitest, project: { provide } })
-    expect(provide).toHaveBeenCalledWith('vitest-llm-bench', expect.objectContaining({ update: 'all', baselineDir: 'perf-baselines', tolerance: { ttftMs: { p99: '+5%' } } }))
+    expect(provide).toHaveBeenCalledWith(
+      'vitest-llm-bench',
+      expect.objectContaining({ update: 'all', baselineDir: 'perf-baselines', tolerance: { ttftMs: { p99: '+5%' } } }),
+    )
   })
 
   test('registers one obsolete-baseline reporter per Vitest instance, however many projects use it', () => {

@@ -5,7 +5,17 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import { decodeHistogram, MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { LoadOptions, RequestRecord, Timeline } from '../../src/core/contract/types.ts'
-import { globalIndexOf, mergeDelaySummaries, mergePhases, mergeTimelines, mergeWarnings, shareOfCount, shareOfTimestamps, splitLoad, validateWorkers } from '../../src/core/workers/index.ts'
+import {
+  globalIndexOf,
+  mergeDelaySummaries,
+  mergePhases,
+  mergeTimelines,
+  mergeWarnings,
+  shareOfCount,
+  shareOfTimestamps,
+  splitLoad,
+  validateWorkers,
+} from '../../src/core/workers/index.ts'
 import type { WorkerPhase } from '../../src/core/workers/index.ts'
 import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
@@ -30,7 +40,17 @@ function randomRecords(count: number, seed: number, indexOffset: number): Reques
       t += 0.05 + random() * 40
     }
     const last = chunkTimes[chunkTimes.length - 1] as number
-    records.push(okRecord({ index, sentAt, firstTokenAt: chunkTimes[0], chunkTimes, endAt: last, outputTokens: chunks, inputTokens: 10 + (i % 7) }))
+    records.push(
+      okRecord({
+        index,
+        sentAt,
+        firstTokenAt: chunkTimes[0],
+        chunkTimes,
+        endAt: last,
+        outputTokens: chunks,
+        inputTokens: 10 + (i % 7),
+      }),
+    )
   }
   return records
 }
@@ -90,7 +110,14 @@ function phaseOf(records: RequestRecord[], overrides: Partial<WorkerPhase> = {})
 
 describe('splitLoad', () => {
   test('shares of concurrency, requests and warm-up add up to the whole; rates divide evenly', () => {
-    const load: LoadOptions = { concurrency: 7, requests: 1001, rate: 90, arrival: 'poisson', durationMs: 5000, rampUp: { from: 6, durationMs: 100 } }
+    const load: LoadOptions = {
+      concurrency: 7,
+      requests: 1001,
+      rate: 90,
+      arrival: 'poisson',
+      durationMs: 5000,
+      rampUp: { from: 6, durationMs: 100 },
+    }
     const shares = splitLoad(load, { requests: 5 }, 42, 3)
     expect(shares.map((s) => s.load.concurrency)).toEqual([3, 2, 2])
     expect(shares.map((s) => s.load.requests)).toEqual([334, 334, 333])
@@ -119,7 +146,8 @@ describe('splitLoad', () => {
     const threads = 4
     const seen: number[] = []
     for (let thread = 0; thread < threads; thread++) {
-      for (let local = 0; local < shareOfCount(n, thread, threads); local++) seen.push(globalIndexOf(local, thread, threads))
+      for (let local = 0; local < shareOfCount(n, thread, threads); local++)
+        seen.push(globalIndexOf(local, thread, threads))
     }
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i))
     const offsets = Array.from({ length: 10 }, (_, i) => i * 100)
@@ -157,7 +185,8 @@ describe('mergePhases', () => {
     expect(a.throughput).toEqual(b.throughput)
     for (const name of ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const) {
       expect(a.metrics[name].count).toBe(b.metrics[name].count)
-      for (const key of ['min', 'max', 'p50', 'p90', 'p99', 'p999'] as const) expect(a.metrics[name][key]).toBe(b.metrics[name][key])
+      for (const key of ['min', 'max', 'p50', 'p90', 'p99', 'p999'] as const)
+        expect(a.metrics[name][key]).toBe(b.metrics[name][key])
       expect(a.metrics[name].mean).toBeCloseTo(b.metrics[name].mean, 9)
       expect(a.metrics[name].stddev).toBeCloseTo(b.metrics[name].stddev, 9)
     }
@@ -166,7 +195,8 @@ describe('mergePhases', () => {
       const mergedHistogram = decodeHistogram(a.histograms[key] as string)
       const singleHistogram = decodeHistogram(b.histograms[key] as string)
       expect(mergedHistogram.totalCount).toBe(singleHistogram.totalCount)
-      for (const q of [1, 25, 50, 75, 90, 99, 99.9, 100]) expect(mergedHistogram.getValueAtPercentile(q)).toBe(singleHistogram.getValueAtPercentile(q))
+      for (const q of [1, 25, 50, 75, 90, 99, 99.9, 100])
+        expect(mergedHistogram.getValueAtPercentile(q)).toBe(singleHistogram.getValueAtPercentile(q))
     }
     // The ITL count is the sum of the parts' (chunks - 1 per completed request).
     const gaps = parts
@@ -189,10 +219,31 @@ describe('mergePhases', () => {
     expect(merged.eventLoopDelayMs).toEqual({ p50: 10, p99: 11, max: 12 })
     expect(mergeDelaySummaries([undefined, undefined])).toBeUndefined()
 
-    const a: Timeline = { windowMs: 1000, requests: [1, 2, 3], outputTokens: [10, 20, 30], totalTokens: [11, 22, 33], inFlightMax: [1, 1, 1], lastWindowPartial: true }
-    const b: Timeline = { windowMs: 1000, requests: [4, 5], outputTokens: [40, 50.5], totalTokens: [44, 55.5], inFlightMax: [2, 2], lastWindowPartial: false }
+    const a: Timeline = {
+      windowMs: 1000,
+      requests: [1, 2, 3],
+      outputTokens: [10, 20, 30],
+      totalTokens: [11, 22, 33],
+      inFlightMax: [1, 1, 1],
+      lastWindowPartial: true,
+    }
+    const b: Timeline = {
+      windowMs: 1000,
+      requests: [4, 5],
+      outputTokens: [40, 50.5],
+      totalTokens: [44, 55.5],
+      inFlightMax: [2, 2],
+      lastWindowPartial: false,
+    }
     const sum = mergeTimelines([a, undefined, b], 0, 2500)
-    expect(sum).toEqual({ windowMs: 1000, requests: [5, 7, 3], outputTokens: [50, 70.5, 30], totalTokens: [55, 77.5, 33], inFlightMax: [3, 3, 1], lastWindowPartial: true })
+    expect(sum).toEqual({
+      windowMs: 1000,
+      requests: [5, 7, 3],
+      outputTokens: [50, 70.5, 30],
+      totalTokens: [55, 77.5, 33],
+      inFlightMax: [3, 3, 1],
+      lastWindowPartial: true,
+    })
     expect(mergeTimelines([a, b], 0, 3000)?.lastWindowPartial).toBe(false)
   })
 
@@ -204,7 +255,13 @@ describe('mergePhases', () => {
 describe('runBenchmark with workers', () => {
   let sim: RunningSimulator
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 3, prefillBaseMs: 2, decodeBaseMs: 1, decodeMsPerSequence: 0.05, maxRunningSequences: 64 })
+    sim = await startSimulator({
+      seed: 3,
+      prefillBaseMs: 2,
+      decodeBaseMs: 1,
+      decodeMsPerSequence: 0.05,
+      maxRunningSequences: 64,
+    })
   })
   afterAll(async () => {
     await sim.close()
@@ -263,11 +320,16 @@ describe('runBenchmark with workers', () => {
         { skipGpu: true },
       )
       expect(result.counts.completed).toBe(24)
-      const workload = await createWorkload({ kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } }, { seed: 11, api: 'chat', salt: result.workload.salt as string })
+      const workload = await createWorkload(
+        { kind: 'synthetic', inputTokens: { mean: 24, stddev: 8 }, outputTokens: { mean: 4 } },
+        { seed: 11, api: 'chat', salt: result.workload.salt as string },
+      )
       // The idle streaming probe sends its own prompts first (indices -1000000 and down).
       const probes = Array.from({ length: result.streaming.probeRequests ?? 0 }, (_, i) => -1_000_000 - i)
       expect(probes.length).toBeGreaterThan(0)
-      const expected = [...probes, -3, -2, -1, ...Array.from({ length: 24 }, (_, i) => i)].map((i) => workload.next(i).messages?.[0]?.content)
+      const expected = [...probes, -3, -2, -1, ...Array.from({ length: 24 }, (_, i) => i)].map(
+        (i) => workload.next(i).messages?.[0]?.content,
+      )
       expect([...prompts].sort()).toEqual([...expected].sort())
     } finally {
       await server.close()
@@ -318,8 +380,16 @@ describe('runBenchmark with workers', () => {
   })
 
   test('refuses more threads than concurrent requests before sending anything', async () => {
-    await expect(runBenchmark({ target: { baseUrl: sim.url }, workload: { kind: 'prompts', prompts: ['x'] }, load: { concurrency: 1, requests: 5 }, workers: 2 }, { skipGpu: true })).rejects.toThrow(
-      OptionsError,
-    )
+    await expect(
+      runBenchmark(
+        {
+          target: { baseUrl: sim.url },
+          workload: { kind: 'prompts', prompts: ['x'] },
+          load: { concurrency: 1, requests: 5 },
+          workers: 2,
+        },
+        { skipGpu: true },
+      ),
+    ).rejects.toThrow(OptionsError)
   })
 })

@@ -43,7 +43,9 @@ describe('readJsonArrayElements', () => {
 
   it('reports syntax errors between entries with their line', async () => {
     const missingComma = write('missing-comma.json', '[\n{"a": 1}\n{"b": 2}\n]')
-    await expect(readJsonArrayElements(missingComma, () => {})).rejects.toThrow(/missing-comma\.json:3: expected `,` or `\]` after entry 0/)
+    await expect(readJsonArrayElements(missingComma, () => {})).rejects.toThrow(
+      /missing-comma\.json:3: expected `,` or `\]` after entry 0/,
+    )
     const stray = write('stray.json', '[\n{"a": 1},\n]')
     await expect(readJsonArrayElements(stray, () => {})).rejects.toThrow(/stray\.json:3: expected an entry, found `\]`/)
     const trailing = write('trailing.json', '[1]\nx')

@@ -9,7 +9,8 @@ import { buildRequestBody } from '../../src/core/client/request-body.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/datasets/${name}`, import.meta.url))
 const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex')
-const textOf = (request: { prompt?: string; messages?: Array<{ content: string }> }): string => request.prompt ?? request.messages?.[0]?.content ?? ''
+const textOf = (request: { prompt?: string; messages?: Array<{ content: string }> }): string =>
+  request.prompt ?? request.messages?.[0]?.content ?? ''
 
 /** The WorkloadError of building `options`; fails the test when it builds. */
 async function workloadError(options: WorkloadOptions, api: ApiKind = 'chat'): Promise<WorkloadError> {
@@ -36,11 +37,15 @@ describe('sharegpt workload', () => {
     const requests = Array.from({ length: 4 }, (_, i) => workload.next(i))
     expect(requests.map(textOf).sort()).toEqual([...usable].sort())
     const france = requests.find((r) => textOf(r).startsWith('What is the capital'))
-    expect(france?.maxTokens).toBe(estimateTokens('Paris is the capital of France. It is famous for the Eiffel Tower, the Louvre and its cafes.'))
+    expect(france?.maxTokens).toBe(
+      estimateTokens('Paris is the capital of France. It is famous for the Eiffel Tower, the Louvre and its cafes.'),
+    )
     expect(france?.expectedInputTokens).toBe(estimateTokens(usable[0] as string))
     // The first gpt reply after the human turn, not a later one.
     const primes = requests.find((r) => textOf(r).startsWith('List three'))
-    expect(primes?.maxTokens).toBe(estimateTokens('Eleven, thirteen and seventeen are all primes: none has a divisor other than one and itself.'))
+    expect(primes?.maxTokens).toBe(
+      estimateTokens('Eleven, thirteen and seventeen are all primes: none has a divisor other than one and itself.'),
+    )
     expect(requests.every((r) => r.ignoreEos === undefined && r.messages?.[0]?.role === 'user')).toBe(true)
     // Requests cycle through the samples.
     expect(workload.next(4)).toEqual(workload.next(0))
@@ -52,7 +57,13 @@ describe('sharegpt workload', () => {
       seed: 1,
       entries: 9,
       samples: 4,
-      skipped: { 'prompt too short': 1, 'reply too short': 1, 'no human turn followed by a reply': 1, 'no conversations': 1, 'prompt too long': 1 },
+      skipped: {
+        'prompt too short': 1,
+        'reply too short': 1,
+        'no human turn followed by a reply': 1,
+        'no conversations': 1,
+        'prompt too long': 1,
+      },
     })
   })
 
@@ -75,7 +86,9 @@ describe('sharegpt workload', () => {
   it('fails when no conversation is usable, saying why', async () => {
     const error = await workloadError({ kind: 'sharegpt', path: fixture('sharegpt-no-usable.json') })
     expect(error.path).toBe(fixture('sharegpt-no-usable.json'))
-    expect(error.message).toMatch(/no usable conversation among 4 entries \(1 prompt too short, 2 no human turn followed by a reply, 1 no conversations\)/)
+    expect(error.message).toMatch(
+      /no usable conversation among 4 entries \(1 prompt too short, 2 no human turn followed by a reply, 1 no conversations\)/,
+    )
     expect(error.message).toMatch(/"from": "human"/)
   })
 
@@ -105,7 +118,11 @@ describe('jsonl workload', () => {
   it('reads prompt and messages lines in order, skipping blank lines', async () => {
     const workload = await createWorkload({ kind: 'jsonl', path }, { seed: 0, api: 'chat' })
     expect(workload.size).toBe(3)
-    expect(workload.next(0)).toEqual({ messages: [{ role: 'user', content: 'Summarize the plot of Hamlet in one paragraph.' }], maxTokens: 64, expectedInputTokens: 9 })
+    expect(workload.next(0)).toEqual({
+      messages: [{ role: 'user', content: 'Summarize the plot of Hamlet in one paragraph.' }],
+      maxTokens: 64,
+      expectedInputTokens: 9,
+    })
     expect(workload.next(1).messages).toEqual([
       { role: 'system', content: 'You are concise.' },
       { role: 'user', content: 'Name three uses of a paperclip.' },
@@ -116,7 +133,14 @@ describe('jsonl workload', () => {
     // Requests are copies: changing one does not change the next.
     workload.next(0).messages?.push({ role: 'user', content: 'x' })
     expect(workload.next(0).messages).toHaveLength(1)
-    expect(workload.describe()).toMatchObject({ kind: 'jsonl', path, sha256: sha256(path), requests: 3, requestedOutputTokensMean: 48, linesWithoutMaxTokens: 1 })
+    expect(workload.describe()).toMatchObject({
+      kind: 'jsonl',
+      path,
+      sha256: sha256(path),
+      requests: 3,
+      requestedOutputTokensMean: 48,
+      linesWithoutMaxTokens: 1,
+    })
   })
 
   it('sends prompts as `prompt` to the completions API, and refuses messages there', async () => {
@@ -142,18 +166,33 @@ describe('jsonl workload', () => {
 
 describe('prompts workload', () => {
   it('sends the prompts round-robin with max_tokens', async () => {
-    const workload = await createWorkload({ kind: 'prompts', prompts: ['one two', 'three'], maxTokens: 7 }, { seed: 0, api: 'completions' })
+    const workload = await createWorkload(
+      { kind: 'prompts', prompts: ['one two', 'three'], maxTokens: 7 },
+      { seed: 0, api: 'completions' },
+    )
     expect([0, 1, 2, 3].map((i) => workload.next(i).prompt)).toEqual(['one two', 'three', 'one two', 'three'])
     expect(workload.next(0)).toEqual({ prompt: 'one two', maxTokens: 7, expectedInputTokens: 2 })
     const chat = await createWorkload({ kind: 'prompts', prompts: ['hi'] }, { seed: 0, api: 'chat' })
-    expect(chat.next(5)).toEqual({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 128, expectedInputTokens: 1 })
+    expect(chat.next(5)).toEqual({
+      messages: [{ role: 'user', content: 'hi' }],
+      maxTokens: 128,
+      expectedInputTokens: 1,
+    })
   })
 
   it('rejects an empty list or an empty prompt before sending', async () => {
-    await expect(createWorkload({ kind: 'prompts', prompts: [] }, { seed: 0, api: 'chat' })).rejects.toThrow(OptionsError)
-    await expect(createWorkload({ kind: 'prompts', prompts: [] }, { seed: 0, api: 'chat' })).rejects.toThrow(/`workload.prompts`: is empty\. Give at least one prompt/)
-    await expect(createWorkload({ kind: 'prompts', prompts: ['ok', ''] }, { seed: 0, api: 'chat' })).rejects.toThrow(/workload\.prompts\[1\]/)
-    await expect(createWorkload({ kind: 'prompts', prompts: ['ok'], maxTokens: 0 }, { seed: 0, api: 'chat' })).rejects.toThrow(/workload\.maxTokens/)
+    await expect(createWorkload({ kind: 'prompts', prompts: [] }, { seed: 0, api: 'chat' })).rejects.toThrow(
+      OptionsError,
+    )
+    await expect(createWorkload({ kind: 'prompts', prompts: [] }, { seed: 0, api: 'chat' })).rejects.toThrow(
+      /`workload.prompts`: is empty\. Give at least one prompt/,
+    )
+    await expect(createWorkload({ kind: 'prompts', prompts: ['ok', ''] }, { seed: 0, api: 'chat' })).rejects.toThrow(
+      /workload\.prompts\[1\]/,
+    )
+    await expect(
+      createWorkload({ kind: 'prompts', prompts: ['ok'], maxTokens: 0 }, { seed: 0, api: 'chat' }),
+    ).rejects.toThrow(/workload\.maxTokens/)
   })
 })
 
@@ -176,9 +215,9 @@ describe('ignoreEos: one option on every workload', () => {
       expect(body, options.kind).toMatchObject({ ignore_eos: true, min_tokens: body.max_tokens })
       expect(pinned.describe().ignoreEos).toBe(true)
     }
-    await expect(createWorkload({ kind: 'prompts', prompts: ['hi'], ignoreEos: 'yes' as never }, { seed: 0, api: 'chat' })).rejects.toThrow(
-      /`workload.ignoreEos`: must be true or false, got "yes"\. Leave it out/,
-    )
+    await expect(
+      createWorkload({ kind: 'prompts', prompts: ['hi'], ignoreEos: 'yes' as never }, { seed: 0, api: 'chat' }),
+    ).rejects.toThrow(/`workload.ignoreEos`: must be true or false, got "yes"\. Leave it out/)
   })
 })
 
@@ -207,7 +246,14 @@ describe('trace workload (mooncake)', () => {
     expect(common(words[0] as string[], words[1] as string[])).toBeLessThan(1 + B + 8)
     expect(common(words[0] as string[], words[3] as string[])).toBeGreaterThanOrEqual(1 + 2 * B)
     expect(common(words[0] as string[], words[2] as string[])).toBeLessThan(8)
-    expect(workload.describe()).toMatchObject({ kind: 'trace', path, sha256: sha256(path), salt: 'feed', records: 4, spanMs: 300 })
+    expect(workload.describe()).toMatchObject({
+      kind: 'trace',
+      path,
+      sha256: sha256(path),
+      salt: 'feed',
+      records: 4,
+      spanMs: 300,
+    })
   })
 
   it.each([

@@ -5,7 +5,8 @@ import type { SyntheticWorkload } from '../../src/core/contract/types.ts'
 import { createWorkload, estimateTokens, loadTokenizerCounter } from '../../src/core/workload/index.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/datasets/${name}`, import.meta.url))
-const textOf = (request: { prompt?: string; messages?: Array<{ content: string }> }): string => request.prompt ?? request.messages?.[0]?.content ?? ''
+const textOf = (request: { prompt?: string; messages?: Array<{ content: string }> }): string =>
+  request.prompt ?? request.messages?.[0]?.content ?? ''
 const meanSd = (xs: number[]): { mean: number; sd: number } => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length
   return { mean, sd: Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) }
@@ -32,18 +33,31 @@ describe('synthetic workload', () => {
       expect(request.ignoreEos).toBe(true)
     }
     expect(workload.size).toBeUndefined()
-    expect(workload.describe()).toMatchObject({ kind: 'synthetic', seed: 1, salt: 'salt', requestedInputTokensMean: 200, requestedOutputTokensMean: 100 })
+    expect(workload.describe()).toMatchObject({
+      kind: 'synthetic',
+      seed: 1,
+      salt: 'salt',
+      requestedInputTokensMean: 200,
+      requestedOutputTokensMean: 100,
+    })
   })
 
   it('gives fixed lengths for stddev 0 and clips to [min, max]', async () => {
-    const fixed = await createWorkload(synthetic({ inputTokens: { mean: 64 }, outputTokens: { mean: 16 } }), { seed: 1, api: 'chat', salt: '' })
+    const fixed = await createWorkload(synthetic({ inputTokens: { mean: 64 }, outputTokens: { mean: 16 } }), {
+      seed: 1,
+      api: 'chat',
+      salt: '',
+    })
     for (let i = 0; i < 20; i++) {
       const request = fixed.next(i)
       expect(request.expectedInputTokens).toBe(64)
       expect(estimateTokens(textOf(request))).toBe(64)
       expect(request.maxTokens).toBe(16)
     }
-    const clipped = await createWorkload(synthetic({ inputTokens: { mean: 12, stddev: 50, min: 5, max: 20 }, outputTokens: { mean: 3, stddev: 10 } }), { seed: 2, api: 'chat', salt: '' })
+    const clipped = await createWorkload(
+      synthetic({ inputTokens: { mean: 12, stddev: 50, min: 5, max: 20 }, outputTokens: { mean: 3, stddev: 10 } }),
+      { seed: 2, api: 'chat', salt: '' },
+    )
     const inputs = Array.from({ length: 500 }, (_, i) => clipped.next(i).expectedInputTokens as number)
     const outputs = Array.from({ length: 500 }, (_, i) => clipped.next(i).maxTokens as number)
     expect(Math.min(...inputs)).toBe(5)
@@ -75,7 +89,11 @@ describe('synthetic workload', () => {
   })
 
   it('opens every prompt with the salt and then the same shared prefix', async () => {
-    const workload = await createWorkload(synthetic({ sharedPrefixTokens: 50 }), { seed: 5, api: 'chat', salt: 'cafe1234' })
+    const workload = await createWorkload(synthetic({ sharedPrefixTokens: 50 }), {
+      seed: 5,
+      api: 'chat',
+      salt: 'cafe1234',
+    })
     const words = Array.from({ length: 10 }, (_, i) => textOf(workload.next(i)).split(' '))
     const saltTokens = estimateTokens('cafe1234')
     for (const w of words) {
@@ -100,7 +118,9 @@ describe('synthetic workload', () => {
     expect(chat.prompt).toBeUndefined()
     expect(chat.messages).toHaveLength(1)
     expect(chat.messages?.[0]?.role).toBe('user')
-    const completion = (await createWorkload(synthetic({ ignoreEos: false }), { seed: 1, api: 'completions', salt: 's' })).next(0)
+    const completion = (
+      await createWorkload(synthetic({ ignoreEos: false }), { seed: 1, api: 'completions', salt: 's' })
+    ).next(0)
     expect(completion.messages).toBeUndefined()
     expect(completion.prompt).toBe(chat.messages?.[0]?.content)
     expect(completion.ignoreEos).toBe(false)
@@ -114,7 +134,12 @@ describe('synthetic workload', () => {
         .split(/\s+/)
         .filter(Boolean)
         .reduce((sum, w) => sum + (w.length > 4 ? 2 : 1), 0)
-    const workload = await createWorkload(synthetic({ inputTokens: { mean: 300, stddev: 40 } }), { seed: 9, api: 'completions', salt: 'x', countTokens })
+    const workload = await createWorkload(synthetic({ inputTokens: { mean: 300, stddev: 40 } }), {
+      seed: 9,
+      api: 'completions',
+      salt: 'x',
+      countTokens,
+    })
     for (let i = 0; i < 30; i++) {
       const request = workload.next(i)
       expect(countTokens(request.prompt as string)).toBe(request.expectedInputTokens)
@@ -127,13 +152,19 @@ describe('synthetic workload', () => {
     const count = await loadTokenizerCounter(fixture('tiny-tokenizer.json'))
     // the | c a t | and | the | d o g: 9 tokens under the fixture's few merges.
     expect(count('The cat and the dog')).toBe(9)
-    const workload = await createWorkload(synthetic({ tokenizer: fixture('tiny-tokenizer.json') }), { seed: 1, api: 'chat', salt: 's' })
+    const workload = await createWorkload(synthetic({ tokenizer: fixture('tiny-tokenizer.json') }), {
+      seed: 1,
+      api: 'chat',
+      salt: 's',
+    })
     expect(workload.describe().tokenCounter).toMatch(/tiny-tokenizer\.json/)
     expect(textOf(workload.next(0)).length).toBeGreaterThan(0)
   })
 
   it('fails on a missing or broken tokenizer file with the path and what to do', async () => {
-    await expect(loadTokenizerCounter(fixture('nope/tokenizer.json'))).rejects.toThrow(/nope\/tokenizer\.json: tokenizer file not found\. Point `workload\.tokenizer`/)
+    await expect(loadTokenizerCounter(fixture('nope/tokenizer.json'))).rejects.toThrow(
+      /nope\/tokenizer\.json: tokenizer file not found\. Point `workload\.tokenizer`/,
+    )
     await expect(loadTokenizerCounter(fixture('jsonl-bad-json.jsonl'))).rejects.toBeInstanceOf(WorkloadError)
     await expect(loadTokenizerCounter(fixture('prompts.jsonl'))).rejects.toThrow(/not valid JSON/)
     await expect(loadTokenizerCounter(fixture('sharegpt-not-array.json'))).rejects.toThrow(/not a tokenizer\.json/)
@@ -154,7 +185,10 @@ describe('synthetic workload', () => {
     [{ sharedPrefixTokens: -5 }, 'workload.sharedPrefixTokens'],
     [{ kind: 'random' }, 'workload.kind'],
   ])('rejects %j naming %s', async (overrides, option) => {
-    const error = await createWorkload(synthetic(overrides as Partial<SyntheticWorkload>), { seed: 0, api: 'chat' }).catch((e: unknown) => e)
+    const error = await createWorkload(synthetic(overrides as Partial<SyntheticWorkload>), {
+      seed: 0,
+      api: 'chat',
+    }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OptionsError)
     expect((error as OptionsError).option).toBe(option)
   })

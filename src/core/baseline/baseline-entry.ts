@@ -21,7 +21,10 @@ export const THROUGHPUT_METRICS = ['outputTokensPerSec', 'requestsPerSec', 'tota
 export type ThroughputMetric = (typeof THROUGHPUT_METRICS)[number]
 
 /** Where each latency metric's histogram lives in `BenchmarkResult.histograms` (microseconds). */
-export const HISTOGRAM_KEY: Record<LatencyMetric, keyof BaselineEntry['histograms'] & keyof BenchmarkResult['histograms']> = {
+export const HISTOGRAM_KEY: Record<
+  LatencyMetric,
+  keyof BaselineEntry['histograms'] & keyof BenchmarkResult['histograms']
+> = {
   ttftMs: 'ttftUs',
   tpotMs: 'tpotUs',
   itlMs: 'itlUs',
@@ -146,7 +149,9 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     histograms,
     trials: trialsOf(result),
     ...(result.client.selfCheck ? { selfCheck: result.client.selfCheck } : {}),
-    ...((result.client.selfCheck?.disturbed.length ?? 0) > 0 ? { provisional: [...(result.client.selfCheck?.disturbed ?? [])] } : {}),
+    ...((result.client.selfCheck?.disturbed.length ?? 0) > 0
+      ? { provisional: [...(result.client.selfCheck?.disturbed ?? [])] }
+      : {}),
   }
   const server = serverContextOf(result)
   if (server) entry.server = server

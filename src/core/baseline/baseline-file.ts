@@ -40,13 +40,15 @@ class ShapeChecker {
   }
   number(parent: Json, key: string, where: string): void {
     const value = parent[key]
-    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(`${where}.${key}`, `must be a number, found ${describe(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      this.fail(`${where}.${key}`, `must be a number, found ${describe(value)}`)
   }
   optionalNumber(parent: Json, key: string, where: string): void {
     if (parent[key] !== undefined) this.number(parent, key, where)
   }
   string(parent: Json, key: string, where: string): void {
-    if (typeof parent[key] !== 'string') this.fail(`${where}.${key}`, `must be a string, found ${describe(parent[key])}`)
+    if (typeof parent[key] !== 'string')
+      this.fail(`${where}.${key}`, `must be a string, found ${describe(parent[key])}`)
   }
   optionalString(parent: Json, key: string, where: string): void {
     if (parent[key] !== undefined) this.string(parent, key, where)
@@ -57,7 +59,9 @@ function describe(value: unknown): string {
   if (value === undefined) return 'nothing'
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}` : `${typeof value} ${JSON.stringify(value)}`
+  return typeof value === 'string'
+    ? `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`
+    : `${typeof value} ${JSON.stringify(value)}`
 }
 
 function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
@@ -79,20 +83,23 @@ function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
   const metrics = check.object(entry.metrics, `${where}.metrics`)
   for (const metric of LATENCY_METRICS) {
     const summary = check.object(metrics[metric], `${where}.metrics.${metric}`)
-    for (const key of ['count', 'mean', 'stddev', 'p50', 'p90', 'p95', 'p99', 'p999']) check.number(summary, key, `${where}.metrics.${metric}`)
+    for (const key of ['count', 'mean', 'stddev', 'p50', 'p90', 'p95', 'p99', 'p999'])
+      check.number(summary, key, `${where}.metrics.${metric}`)
   }
   const throughput = check.object(entry.throughput, `${where}.throughput`)
   for (const metric of THROUGHPUT_METRICS) {
     const figure = check.object(throughput[metric], `${where}.throughput.${metric}`)
     check.number(figure, 'value', `${where}.throughput.${metric}`)
-    for (const key of ['relativeStdError', 'windows', 'batches']) check.optionalNumber(figure, key, `${where}.throughput.${metric}`)
+    for (const key of ['relativeStdError', 'windows', 'batches'])
+      check.optionalNumber(figure, key, `${where}.throughput.${metric}`)
   }
   const histograms = check.object(entry.histograms, `${where}.histograms`)
   for (const key of Object.keys(histograms)) check.string(histograms, key, `${where}.histograms`)
   if (entry.launch !== undefined) {
     const launch = check.object(entry.launch, `${where}.launch`)
     check.string(launch, 'command', `${where}.launch`)
-    if (!Array.isArray(launch.args) || launch.args.some((arg) => typeof arg !== 'string')) check.fail(`${where}.launch.args`, `must be an array of strings, found ${describe(launch.args)}`)
+    if (!Array.isArray(launch.args) || launch.args.some((arg) => typeof arg !== 'string'))
+      check.fail(`${where}.launch.args`, `must be an array of strings, found ${describe(launch.args)}`)
     if (launch.env !== undefined) {
       const env = check.object(launch.env, `${where}.launch.env`)
       for (const key of Object.keys(env)) check.string(env, key, `${where}.launch.env`)
@@ -121,7 +128,10 @@ export function parseBaselineFile(text: string, path: string): BaselineFile {
   const root = check.object(data, 'the file')
   if (root.schemaVersion !== BASELINE_SCHEMA_VERSION) {
     if (typeof root.schemaVersion === 'number' && root.schemaVersion > BASELINE_SCHEMA_VERSION) {
-      check.fail('schemaVersion', `is ${root.schemaVersion}, newer than this version of vitest-llm-bench reads (${BASELINE_SCHEMA_VERSION}); upgrade vitest-llm-bench`)
+      check.fail(
+        'schemaVersion',
+        `is ${root.schemaVersion}, newer than this version of vitest-llm-bench reads (${BASELINE_SCHEMA_VERSION}); upgrade vitest-llm-bench`,
+      )
     }
     check.fail('schemaVersion', `must be ${BASELINE_SCHEMA_VERSION}, found ${describe(root.schemaVersion)}`)
   }

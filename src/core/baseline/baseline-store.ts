@@ -25,7 +25,10 @@ export interface BaselineStoreOptions {
 }
 
 /** `entry` keyed by `identity(entry.config)`; an entry without a stored config (over 4 KB) keeps its hash. */
-function withIdentity(entry: BaselineEntry, identity: ((config: BaselineConfig) => BaselineConfig) | undefined): BaselineEntry {
+function withIdentity(
+  entry: BaselineEntry,
+  identity: ((config: BaselineConfig) => BaselineConfig) | undefined,
+): BaselineEntry {
   if (identity === undefined || entry.config === undefined) return entry
   const config = identity(entry.config)
   return { ...entry, config, configHash: hashConfig(config) }
@@ -68,11 +71,17 @@ export interface BaselineSaveSummary {
  * Why the baseline cannot be compared with the current entry: another machine (see
  * `diffMachine`) or another workload/load (`configHash`). Undefined when they match.
  */
-export function baselineMismatchOf(benchName: string, path: string, baseline: BaselineEntry, current: BaselineEntry): BaselineMismatchError | undefined {
+export function baselineMismatchOf(
+  benchName: string,
+  path: string,
+  baseline: BaselineEntry,
+  current: BaselineEntry,
+): BaselineMismatchError | undefined {
   const environmentChanges = diffMachine(baseline.fingerprint, current.fingerprint)
   let configChanges: string[] = []
   if (baseline.configHash !== current.configHash) {
-    configChanges = baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []
+    configChanges =
+      baseline.config !== undefined && current.config !== undefined ? diffConfigs(baseline.config, current.config) : []
     if (configChanges.length === 0) {
       configChanges = [`config hash ${baseline.configHash.slice(0, 12)} -> ${current.configHash.slice(0, 12)}`]
     }
@@ -109,7 +118,12 @@ export class BaselineStore {
   readonly #added = new Set<string>()
   readonly #checked = new Set<string>()
 
-  private constructor(path: string, options: BaselineStoreOptions, environment: BaselineEnvironment, stored: Map<string, BaselineEntry>) {
+  private constructor(
+    path: string,
+    options: BaselineStoreOptions,
+    environment: BaselineEnvironment,
+    stored: Map<string, BaselineEntry>,
+  ) {
     this.path = path
     this.updateMode = options.updateMode
     this.ci = options.ci
@@ -128,7 +142,9 @@ export class BaselineStore {
     const environment = options.environment ?? new NodeBaselineEnvironment()
     const text = await environment.readFile(path)
     const entries = text === null ? [] : Object.entries(parseBaselineFile(text, path).entries)
-    const stored = new Map<string, BaselineEntry>(entries.map(([name, entry]) => [name, withIdentity(entry, options.identity)]))
+    const stored = new Map<string, BaselineEntry>(
+      entries.map(([name, entry]) => [name, withIdentity(entry, options.identity)]),
+    )
     return new BaselineStore(path, options, environment, stored)
   }
 
@@ -169,7 +185,13 @@ export class BaselineStore {
     }
     const mismatch = baselineMismatchOf(name, this.path, stored, current)
     if (mismatch) return { state: 'mismatch', entry: stored, error: mismatch }
-    if (this.updateMode === 'new' && !this.ci && stored.provisional !== undefined && current.provisional === undefined && options.replaceProvisional !== false) {
+    if (
+      this.updateMode === 'new' &&
+      !this.ci &&
+      stored.provisional !== undefined &&
+      current.provisional === undefined &&
+      options.replaceProvisional !== false
+    ) {
       this.#record(name, current, false)
       return { state: 'updated', entry: current, previous: stored }
     }

@@ -44,7 +44,13 @@ function finiteOrNull(value: number): number | null {
 }
 
 /** Pass, fail or inconclusive from an interval of the ratio and its limit. */
-function judge(ciLow: number, ciHigh: number, limit: number, direction: 'increase' | 'decrease', confidence: number): { status: VerdictStatus; reason?: string } {
+function judge(
+  ciLow: number,
+  ciHigh: number,
+  limit: number,
+  direction: 'increase' | 'decrease',
+  confidence: number,
+): { status: VerdictStatus; reason?: string } {
   const beyond = direction === 'increase' ? ciLow > limit : ciHigh < limit
   const within = direction === 'increase' ? ciHigh <= limit : ciLow >= limit
   if (beyond) return { status: 'fail' }
@@ -55,7 +61,13 @@ function judge(ciLow: number, ciHigh: number, limit: number, direction: 'increas
   }
 }
 
-function latencyCheck(rule: LatencyRule, baseline: BaselineEntry, result: BenchmarkResult, confidence: number, distributions: Map<string, DiscreteDistribution | undefined>): Check {
+function latencyCheck(
+  rule: LatencyRule,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  confidence: number,
+  distributions: Map<string, DiscreteDistribution | undefined>,
+): Check {
   const before = baseline.metrics[rule.metric]
   const after = result.metrics[rule.metric]
   const check: Check = {
@@ -80,10 +92,14 @@ function latencyCheck(rule: LatencyRule, baseline: BaselineEntry, result: Benchm
   const limit = 1 + rule.tolerance
   if (rule.statistic === 'mean') {
     if (before.count < MIN_SAMPLES_FOR_MEAN || after.count < MIN_SAMPLES_FOR_MEAN) {
-      return inconclusive(`mean needs at least ${MIN_SAMPLES_FOR_MEAN} samples, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`)
+      return inconclusive(
+        `mean needs at least ${MIN_SAMPLES_FOR_MEAN} samples, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`,
+      )
     }
     // Delta method on log(mean ratio): the relative standard errors of the two means add in quadrature.
-    const se = Math.sqrt((before.stddev / before.mean) ** 2 / before.count + (after.stddev / after.mean) ** 2 / after.count)
+    const se = Math.sqrt(
+      (before.stddev / before.mean) ** 2 / before.count + (after.stddev / after.mean) ** 2 / after.count,
+    )
     const z = normalQuantile(1 - (1 - confidence) / 2)
     const ratio = after.mean / before.mean
     const ciLow = ratio * Math.exp(-z * se)
@@ -98,11 +114,17 @@ function latencyCheck(rule: LatencyRule, baseline: BaselineEntry, result: Benchm
     )
   }
   const key = HISTOGRAM_KEY[rule.metric]
-  const distributionOf = (side: 'baseline' | 'current', encoded: string | undefined): DiscreteDistribution | undefined => {
+  const distributionOf = (
+    side: 'baseline' | 'current',
+    encoded: string | undefined,
+  ): DiscreteDistribution | undefined => {
     const cacheKey = `${side}/${rule.metric}/${rule.statistic}`
     if (!distributions.has(cacheKey)) {
       const buckets = encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), 1000)
-      distributions.set(cacheKey, buckets && buckets.total > 0 ? bootstrapQuantileDistribution(buckets, quantile) : undefined)
+      distributions.set(
+        cacheKey,
+        buckets && buckets.total > 0 ? bootstrapQuantileDistribution(buckets, quantile) : undefined,
+      )
     }
     return distributions.get(cacheKey)
   }
@@ -117,16 +139,32 @@ function latencyCheck(rule: LatencyRule, baseline: BaselineEntry, result: Benchm
 }
 
 /** Relative standard error and degrees of freedom of one side's throughput. */
-function noiseOf(measured: ThroughputNoise | undefined, policy: ParsedRegressionPolicy): { se: number; df: number; windows: number } {
+function noiseOf(
+  measured: ThroughputNoise | undefined,
+  policy: ParsedRegressionPolicy,
+): { se: number; df: number; windows: number } {
   if (measured === undefined) return { se: policy.assumedThroughputNoise, df: Number.POSITIVE_INFINITY, windows: 1 }
-  return { se: Math.max(measured.relativeStdError, policy.throughputNoiseFloor), df: measured.batches - 1, windows: measured.windows }
+  return {
+    se: Math.max(measured.relativeStdError, policy.throughputNoiseFloor),
+    df: measured.batches - 1,
+    windows: measured.windows,
+  }
 }
 
-function throughputCheck(rule: ThroughputRule, baseline: BaselineEntry, result: BenchmarkResult, policy: ParsedRegressionPolicy, currentNoise: ThroughputNoise | undefined): Check {
+function throughputCheck(
+  rule: ThroughputRule,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  policy: ParsedRegressionPolicy,
+  currentNoise: ThroughputNoise | undefined,
+): Check {
   const stored = baseline.throughput[rule.metric]
   const before = stored.value
   const after = result.throughput[rule.metric]
-  const baselineNoise = stored.relativeStdError !== undefined ? { relativeStdError: stored.relativeStdError, windows: stored.windows ?? 1, batches: stored.batches ?? 2 } : undefined
+  const baselineNoise =
+    stored.relativeStdError !== undefined
+      ? { relativeStdError: stored.relativeStdError, windows: stored.windows ?? 1, batches: stored.batches ?? 2 }
+      : undefined
   const b = noiseOf(baselineNoise, policy)
   const c = noiseOf(currentNoise, policy)
   const check: Check = {
@@ -173,11 +211,20 @@ function throughputCheck(rule: ThroughputRule, baseline: BaselineEntry, result: 
  * baseline's recorded trials, this run's extra ones): the interval then holds the between-run
  * noise a single run cannot see. Unchanged when there is nothing to estimate that spread from.
  */
-function withTrials(check: Check, figure: TrialFigure, baseline: BaselineEntry, result: BenchmarkResult, confidence: number): Check {
+function withTrials(
+  check: Check,
+  figure: TrialFigure,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  confidence: number,
+): Check {
   const before = figuresOf(baseline.trials ?? [], figure)
   const after = figuresOf(trialsOf(result), figure)
   const z = normalQuantile(1 - (1 - confidence) / 2)
-  const withinRunLogSe = check.ciLow !== null && check.ciHigh !== null && check.ciLow > 0 ? Math.log(check.ciHigh / check.ciLow) / (2 * z) : 0
+  const withinRunLogSe =
+    check.ciLow !== null && check.ciHigh !== null && check.ciLow > 0
+      ? Math.log(check.ciHigh / check.ciLow) / (2 * z)
+      : 0
   const interval = trialInterval(before, after, confidence, withinRunLogSe)
   if (interval === undefined) return check
   const direction = check.tolerance >= 0 ? 'increase' : 'decrease'
@@ -216,10 +263,23 @@ function overallStatus(checks: readonly Check[]): VerdictStatus {
  * @throws {OptionsError} when the policy is invalid.
  * @throws {MetricsDataError} when a stored histogram does not decode.
  */
-export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy: RegressionPolicy | ParsedRegressionPolicy, options: CompareOptions = {}): Verdict {
+export function compare(
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  policy: RegressionPolicy | ParsedRegressionPolicy,
+  options: CompareOptions = {},
+): Verdict {
   const parsed = asParsedPolicy(policy)
   const distributions = new Map<string, DiscreteDistribution | undefined>()
-  const checks: Check[] = parsed.latency.map((rule) => withTrials(latencyCheck(rule, baseline, result, parsed.confidence, distributions), rule, baseline, result, parsed.confidence))
+  const checks: Check[] = parsed.latency.map((rule) =>
+    withTrials(
+      latencyCheck(rule, baseline, result, parsed.confidence, distributions),
+      rule,
+      baseline,
+      result,
+      parsed.confidence,
+    ),
+  )
   if (parsed.throughput.length > 0) {
     const series = options.throughputSeries ?? throughputSeriesOf(result)
     const noise = series ? throughputNoiseOfSeries(series) : {}
@@ -231,10 +291,16 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
   const notes: string[] = []
   if (result.client.keptUp === false) {
     const why = result.client.warnings[0]
-    notes.push(`The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`)
+    notes.push(
+      `The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`,
+    )
     for (const [i, check] of checks.entries()) {
       if (check.status === 'fail') {
-        checks[i] = { ...check, status: 'inconclusive', reason: ['the client could not keep up', check.reason].filter(Boolean).join('; ') }
+        checks[i] = {
+          ...check,
+          status: 'inconclusive',
+          reason: ['the client could not keep up', check.reason].filter(Boolean).join('; '),
+        }
       }
     }
   }
@@ -258,7 +324,9 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
     for (const [i, check] of checks.entries()) {
       if (check.status !== 'fail' || check.ciLow === null || check.ciHigh === null) continue
       const latency = check.tolerance >= 0
-      const explained = latency ? check.ciLow <= 1 + check.tolerance + allowance : check.ciHigh >= 1 + check.tolerance - allowance
+      const explained = latency
+        ? check.ciLow <= 1 + check.tolerance + allowance
+        : check.ciHigh >= 1 + check.tolerance - allowance
       if (!explained) continue
       const reason = `the hypervisor took ${shown} of the CPU (steal), which can move this by ${latency ? '+' : '-'}${Math.round(allowance * 100)} % (${STEAL_SLOWDOWN_PER_SHARE}x its share); the interval [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}] is not beyond that`
       checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
@@ -268,30 +336,49 @@ export function compare(baseline: BaselineEntry, result: BenchmarkResult, policy
   const disturbed = [...(result.client.selfCheck?.disturbed ?? []), ...(speed ? [speed] : [])]
   if (disturbed.length > 0) {
     const why = `the machine was disturbed while this run measured (${disturbed.join('; ')})`
-    notes.push(`${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`)
+    notes.push(
+      `${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`,
+    )
     for (const [i, check] of checks.entries()) {
-      if (check.status !== 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
+      if (check.status !== 'pass')
+        checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
   if (baseline.provisional !== undefined) {
     // A baseline measured on a disturbed machine is slower than the server was: a fail against it
     // stands (the run is slower still), a pass cannot (the slowed baseline can hide a slowdown).
     const why = `the baseline was recorded while the machine was disturbed (${baseline.provisional.join('; ')}) and can hide a slowdown`
-    notes.push(`${why[0]?.toUpperCase()}${why.slice(1)}: no check passes against it. Run the bench on a quiet machine to replace it (\`vitest bench\` replaces a provisional entry, \`-u\` any).`)
+    notes.push(
+      `${why[0]?.toUpperCase()}${why.slice(1)}: no check passes against it. Run the bench on a quiet machine to replace it (\`vitest bench\` replaces a provisional entry, \`-u\` any).`,
+    )
     for (const [i, check] of checks.entries()) {
-      if (check.status === 'pass') checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
+      if (check.status === 'pass')
+        checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
     }
   }
   const overhead = result.server?.metrics?.clientOverheadTtftMs
   const ttftGate = checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
-  const overheadLine = overhead && ttftGate ? overheadNote(overhead, result.metrics.ttftMs.p50, ttftGate.tolerance) : undefined
+  const overheadLine =
+    overhead && ttftGate ? overheadNote(overhead, result.metrics.ttftMs.p50, ttftGate.tolerance) : undefined
   if (overheadLine && ttftGate) {
-    notes.push(`${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`)
+    notes.push(
+      `${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`,
+    )
   }
   const server = describeServerChange(baseline.server, serverContextOf(result))
   const serving = result.environment.server
   // A stored launch names a changed flag too; an entry of an older version has none to compare.
-  const launch = baseline.launch === undefined ? [] : launchChanges(serving.name ?? serving.startedAs ?? 'server', baseline.launch, launchOf(result))
+  const launch =
+    baseline.launch === undefined
+      ? []
+      : launchChanges(serving.name ?? serving.startedAs ?? 'server', baseline.launch, launchOf(result))
   const changed = [...diffSoftware(baseline.fingerprint, fingerprintOf(result.environment)), ...launch]
-  return { status: overallStatus(checks), checks, confidence: parsed.confidence, notes, ...(server ? { server } : {}), ...(changed.length > 0 ? { changed } : {}) }
+  return {
+    status: overallStatus(checks),
+    checks,
+    confidence: parsed.confidence,
+    notes,
+    ...(server ? { server } : {}),
+    ...(changed.length > 0 ? { changed } : {}),
+  }
 }

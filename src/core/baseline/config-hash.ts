@@ -41,7 +41,8 @@ function withBaseNames(value: unknown): unknown {
 
 /** Picks the {@link BaselineConfig} out of `BenchmarkResult.config` (the resolved options). */
 export function baselineConfigOf(config: Record<string, unknown>): BaselineConfig {
-  const target = config.target !== null && typeof config.target === 'object' ? (config.target as Record<string, unknown>) : {}
+  const target =
+    config.target !== null && typeof config.target === 'object' ? (config.target as Record<string, unknown>) : {}
   const out: BaselineConfig = {}
   if (config.workload !== undefined) out.workload = withBaseNames(config.workload)
   if (config.load !== undefined) out.load = config.load

@@ -31,7 +31,9 @@ export interface Fingerprint {
 /** The {@link Fingerprint} of a run's environment. */
 export function fingerprintOf(env: EnvironmentInfo): Fingerprint {
   const names = [...new Set(env.gpus.map((gpu) => gpu.name.trim()).filter((name) => name !== ''))].sort()
-  const drivers = [...new Set(env.gpus.map((gpu) => gpu.driverVersion).filter((v): v is string => v !== undefined && v !== ''))].sort()
+  const drivers = [
+    ...new Set(env.gpus.map((gpu) => gpu.driverVersion).filter((v): v is string => v !== undefined && v !== '')),
+  ].sort()
   const fingerprint: Fingerprint = {
     gpuCount: env.gpus.length,
     runtimeName: env.runtime.name,
@@ -77,10 +79,16 @@ export function diffMachine(baseline: Fingerprint, current: Fingerprint): string
   if (baseline.driverVersion !== current.driverVersion) {
     changes.push(`NVIDIA driver ${show(baseline.driverVersion)} -> ${show(current.driverVersion)}`)
   }
-  if (baseline.runtimeName !== current.runtimeName || majorVersion(baseline.runtimeVersion) !== majorVersion(current.runtimeVersion)) {
-    changes.push(`runtime ${baseline.runtimeName} ${baseline.runtimeVersion} -> ${current.runtimeName} ${current.runtimeVersion}`)
+  if (
+    baseline.runtimeName !== current.runtimeName ||
+    majorVersion(baseline.runtimeVersion) !== majorVersion(current.runtimeVersion)
+  ) {
+    changes.push(
+      `runtime ${baseline.runtimeName} ${baseline.runtimeVersion} -> ${current.runtimeName} ${current.runtimeVersion}`,
+    )
   }
-  if (baseline.cpuModel !== current.cpuModel) changes.push(`CPU ${show(baseline.cpuModel)} -> ${show(current.cpuModel)}`)
+  if (baseline.cpuModel !== current.cpuModel)
+    changes.push(`CPU ${show(baseline.cpuModel)} -> ${show(current.cpuModel)}`)
   return changes
 }
 

@@ -61,6 +61,9 @@ export function formatVerdict(verdict: Verdict): string {
   if (reasons.length > 0) out.push('', ...reasons.map((check) => `  ${label(check)} ${check.status}: ${check.reason}`))
   if (verdict.notes.length > 0) out.push('', ...verdict.notes.map((note) => `  Note: ${note}`))
   if (verdict.server) out.push('', `  Server side, baseline -> this run: ${verdict.server}`)
-  out.push('', `  ratio = current / baseline; CI = ${level} confidence interval of the ratio; a check fails only when its whole CI lies beyond the tolerance.`)
+  out.push(
+    '',
+    `  ratio = current / baseline; CI = ${level} confidence interval of the ratio; a check fails only when its whole CI lies beyond the tolerance.`,
+  )
   return out.join('\n')
 }

@@ -28,7 +28,9 @@ export function undecidableGates(policy: RegressionPolicy | ParsedRegressionPoli
       if (quantile === undefined) continue
       const needed = minSamplesForQuantile(quantile, parsed.confidence)
       if (load.requests < needed) {
-        warnings.push(`${rule.metric} ${rule.statistic} needs at least ${needed} requests for a verdict, and this bench sends ${load.requests}: raise load.requests or gate p50.`)
+        warnings.push(
+          `${rule.metric} ${rule.statistic} needs at least ${needed} requests for a verdict, and this bench sends ${load.requests}: raise load.requests or gate p50.`,
+        )
       }
     }
   }

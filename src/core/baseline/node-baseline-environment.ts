@@ -31,7 +31,9 @@ export class NodeBaselineEnvironment implements BaselineEnvironment {
       return await readFile(path, 'utf8')
     } catch (error) {
       if (isNotFound(error)) return null
-      throw new LlmBenchError(`Cannot read baseline file ${path}: ${reason(error)}. Check its permissions.`, { cause: error })
+      throw new LlmBenchError(`Cannot read baseline file ${path}: ${reason(error)}. Check its permissions.`, {
+        cause: error,
+      })
     }
   }
 
@@ -50,7 +52,10 @@ export class NodeBaselineEnvironment implements BaselineEnvironment {
       await rename(temporary, path)
     } catch (error) {
       await rm(temporary, { force: true })
-      throw new LlmBenchError(`Cannot write baseline file ${path}: ${reason(error)}. Check that ${directory} is writable.`, { cause: error })
+      throw new LlmBenchError(
+        `Cannot write baseline file ${path}: ${reason(error)}. Check that ${directory} is writable.`,
+        { cause: error },
+      )
     }
   }
 
@@ -64,7 +69,10 @@ export class NodeBaselineEnvironment implements BaselineEnvironment {
     try {
       await mkdir(directory, { recursive: true })
     } catch (error) {
-      throw new LlmBenchError(`Cannot create ${directory} for baseline file ${path}: ${reason(error)}. Check that it is writable.`, { cause: error })
+      throw new LlmBenchError(
+        `Cannot create ${directory} for baseline file ${path}: ${reason(error)}. Check that it is writable.`,
+        { cause: error },
+      )
     }
     return withFileLock(lockPath, async () => {
       await this.#removeTemporaries(path)

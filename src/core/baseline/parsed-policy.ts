@@ -5,7 +5,10 @@ import { parseRegressionPolicy, type ParsedRegressionPolicy, type RegressionPoli
 const parsedPolicies = new WeakSet<ParsedRegressionPolicy>()
 
 /** The policy parsed: as given when it was parsed here before (a bench parses its policy once), else parsed now. */
-export function asParsedPolicy(policy: RegressionPolicy | ParsedRegressionPolicy, optionPath: string = 'baseline'): ParsedRegressionPolicy {
+export function asParsedPolicy(
+  policy: RegressionPolicy | ParsedRegressionPolicy,
+  optionPath: string = 'baseline',
+): ParsedRegressionPolicy {
   if (parsedPolicies.has(policy as ParsedRegressionPolicy)) return policy as ParsedRegressionPolicy
   const parsed = parseRegressionPolicy(policy as RegressionPolicy, optionPath)
   parsedPolicies.add(parsed)
@@ -20,9 +23,17 @@ export function asParsedPolicy(policy: RegressionPolicy | ParsedRegressionPolicy
 export function restoreParsedPolicy(value: unknown, source: string): ParsedRegressionPolicy {
   const policy = value as Partial<ParsedRegressionPolicy> | null
   const numbers =
-    policy !== null && typeof policy === 'object' && [policy.confidence, policy.assumedThroughputNoise, policy.throughputNoiseFloor].every((n) => typeof n === 'number' && Number.isFinite(n))
+    policy !== null &&
+    typeof policy === 'object' &&
+    [policy.confidence, policy.assumedThroughputNoise, policy.throughputNoiseFloor].every(
+      (n) => typeof n === 'number' && Number.isFinite(n),
+    )
   if (!numbers || !Array.isArray(policy.latency) || !Array.isArray(policy.throughput)) {
-    throw new OptionsError('policy', `in ${source} is not a regression policy written by vitest-llm-bench`, 'Merge segment files written by the same version of vitest-llm-bench.')
+    throw new OptionsError(
+      'policy',
+      `in ${source} is not a regression policy written by vitest-llm-bench`,
+      'Merge segment files written by the same version of vitest-llm-bench.',
+    )
   }
   const parsed = policy as ParsedRegressionPolicy
   parsedPolicies.add(parsed)

@@ -17,7 +17,12 @@ function ratioCdf(numerator: DiscreteDistribution, denominator: DiscreteDistribu
 }
 
 /** Smallest atom r of U / V with P(U / V <= r) >= target, by bisection in log space. */
-function ratioQuantile(numerator: DiscreteDistribution, denominator: DiscreteDistribution, target: number, mass: number): number {
+function ratioQuantile(
+  numerator: DiscreteDistribution,
+  denominator: DiscreteDistribution,
+  target: number,
+  mass: number,
+): number {
   const u = numerator.values
   const v = denominator.values
   let low = Math.log((u[0] ?? 0) / (v[v.length - 1] ?? 1)) - 1e-9
@@ -36,7 +41,11 @@ function ratioQuantile(numerator: DiscreteDistribution, denominator: DiscreteDis
  * (denominator) with positive values: the alpha/2 and 1 - alpha/2 quantiles of the ratio, computed
  * exactly (no resampling). Masses need not sum to exactly 1 (negligible tails may be trimmed).
  */
-export function ratioInterval(numerator: DiscreteDistribution, denominator: DiscreteDistribution, confidence: number): { low: number; high: number } {
+export function ratioInterval(
+  numerator: DiscreteDistribution,
+  denominator: DiscreteDistribution,
+  confidence: number,
+): { low: number; high: number } {
   const mass = ratioCdf(numerator, denominator, Number.POSITIVE_INFINITY)
   const tail = (1 - confidence) / 2
   return {

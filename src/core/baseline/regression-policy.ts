@@ -111,7 +111,11 @@ export function parseTolerance(value: unknown, sign: '+' | '-', option: string):
   let fraction: number | undefined
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) {
-      throw new OptionsError(option, `${show(value)} is not a tolerance (a fraction must be finite and >= 0)`, `Write ${meaning} as ${example}.`)
+      throw new OptionsError(
+        option,
+        `${show(value)} is not a tolerance (a fraction must be finite and >= 0)`,
+        `Write ${meaning} as ${example}.`,
+      )
     }
     fraction = value
   } else if (typeof value === 'string') {
@@ -120,7 +124,8 @@ export function parseTolerance(value: unknown, sign: '+' | '-', option: string):
       throw new OptionsError(option, `${show(value)} is not a tolerance`, `Write ${meaning} as ${example}.`)
     }
     if (match[1] !== sign) {
-      const kind = sign === '+' ? 'A latency tolerance is an allowed increase' : 'A throughput tolerance is an allowed decrease'
+      const kind =
+        sign === '+' ? 'A latency tolerance is an allowed increase' : 'A throughput tolerance is an allowed decrease'
       throw new OptionsError(option, `${show(value)} has the wrong sign`, `${kind}: write ${example}.`)
     }
     fraction = Number(match[2]) / 100
@@ -128,15 +133,30 @@ export function parseTolerance(value: unknown, sign: '+' | '-', option: string):
     throw new OptionsError(option, `${show(value)} is not a tolerance`, `Write ${meaning} as ${example}.`)
   }
   if (sign === '-' && fraction >= 1) {
-    throw new OptionsError(option, `${show(value)} allows throughput to drop to zero or below`, `Use a decrease below 100 %, e.g. ${example}.`)
+    throw new OptionsError(
+      option,
+      `${show(value)} allows throughput to drop to zero or below`,
+      `Use a decrease below 100 %, e.g. ${example}.`,
+    )
   }
   return fraction
 }
 
-function parseFraction(value: unknown, option: string, min: number, max: number, fallback: number, example: string): number {
+function parseFraction(
+  value: unknown,
+  option: string,
+  min: number,
+  max: number,
+  fallback: number,
+  example: string,
+): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new OptionsError(option, `${show(value)} is out of range`, `Use a number from ${min} to ${max}, e.g. ${example}.`)
+    throw new OptionsError(
+      option,
+      `${show(value)} is out of range`,
+      `Use a number from ${min} to ${max}, e.g. ${example}.`,
+    )
   }
   return value
 }
@@ -148,21 +168,46 @@ function parseFraction(value: unknown, option: string, min: number, max: number,
  * @param optionPath Prefix of the option names in errors. Default `baseline`.
  * @throws {OptionsError} naming the option, e.g. `baseline.ttftMs.p98`, with the valid choices.
  */
-export function parseRegressionPolicy(policy: RegressionPolicy, optionPath: string = 'baseline'): ParsedRegressionPolicy {
+export function parseRegressionPolicy(
+  policy: RegressionPolicy,
+  optionPath: string = 'baseline',
+): ParsedRegressionPolicy {
   if (!isRecord(policy)) {
-    throw new OptionsError(optionPath, `${show(policy)} is not an object`, "Give tolerances per metric, e.g. { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }.")
+    throw new OptionsError(
+      optionPath,
+      `${show(policy)} is not an object`,
+      "Give tolerances per metric, e.g. { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }.",
+    )
   }
   const parsed: ParsedRegressionPolicy = {
     latency: [],
     throughput: [],
     confidence: parseFraction(policy.confidence, `${optionPath}.confidence`, 0.5, 0.999, DEFAULT_CONFIDENCE, '0.95'),
-    assumedThroughputNoise: parseFraction(policy.assumedThroughputNoise, `${optionPath}.assumedThroughputNoise`, 0, 1, DEFAULT_ASSUMED_THROUGHPUT_NOISE, '0.02'),
-    throughputNoiseFloor: parseFraction(policy.throughputNoiseFloor, `${optionPath}.throughputNoiseFloor`, 0, 1, DEFAULT_THROUGHPUT_NOISE_FLOOR, '0.01'),
+    assumedThroughputNoise: parseFraction(
+      policy.assumedThroughputNoise,
+      `${optionPath}.assumedThroughputNoise`,
+      0,
+      1,
+      DEFAULT_ASSUMED_THROUGHPUT_NOISE,
+      '0.02',
+    ),
+    throughputNoiseFloor: parseFraction(
+      policy.throughputNoiseFloor,
+      `${optionPath}.throughputNoiseFloor`,
+      0,
+      1,
+      DEFAULT_THROUGHPUT_NOISE_FLOOR,
+      '0.01',
+    ),
   }
   for (const [key, value] of Object.entries(policy)) {
     if (value === undefined) continue
     if (!VALID_KEYS.includes(key)) {
-      throw new OptionsError(`${optionPath}.${key}`, 'is not a metric or setting of a regression policy', `Use one of: ${VALID_KEYS.join(', ')}.`)
+      throw new OptionsError(
+        `${optionPath}.${key}`,
+        'is not a metric or setting of a regression policy',
+        `Use one of: ${VALID_KEYS.join(', ')}.`,
+      )
     }
     if ((LATENCY_METRICS as readonly string[]).includes(key)) {
       const metric = key as LatencyMetric
@@ -176,7 +221,11 @@ export function parseRegressionPolicy(policy: RegressionPolicy, optionPath: stri
       for (const [statistic, tolerance] of Object.entries(value)) {
         if (tolerance === undefined) continue
         if (!(LATENCY_STATISTICS as readonly string[]).includes(statistic)) {
-          throw new OptionsError(`${optionPath}.${key}.${statistic}`, 'is not a statistic a regression check can compare', `Use one of: ${LATENCY_STATISTICS.join(', ')}.`)
+          throw new OptionsError(
+            `${optionPath}.${key}.${statistic}`,
+            'is not a statistic a regression check can compare',
+            `Use one of: ${LATENCY_STATISTICS.join(', ')}.`,
+          )
         }
         parsed.latency.push({
           metric,
@@ -185,11 +234,18 @@ export function parseRegressionPolicy(policy: RegressionPolicy, optionPath: stri
         })
       }
     } else if ((THROUGHPUT_METRICS as readonly string[]).includes(key)) {
-      parsed.throughput.push({ metric: key as ThroughputMetric, tolerance: parseTolerance(value, '-', `${optionPath}.${key}`) })
+      parsed.throughput.push({
+        metric: key as ThroughputMetric,
+        tolerance: parseTolerance(value, '-', `${optionPath}.${key}`),
+      })
     }
   }
   // A fixed order, whatever order the options were written in, keeps verdict tables stable.
-  parsed.latency.sort((a, b) => LATENCY_METRICS.indexOf(a.metric) - LATENCY_METRICS.indexOf(b.metric) || LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic))
+  parsed.latency.sort(
+    (a, b) =>
+      LATENCY_METRICS.indexOf(a.metric) - LATENCY_METRICS.indexOf(b.metric) ||
+      LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic),
+  )
   parsed.throughput.sort((a, b) => THROUGHPUT_METRICS.indexOf(a.metric) - THROUGHPUT_METRICS.indexOf(b.metric))
   return parsed
 }

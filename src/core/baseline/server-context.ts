@@ -74,7 +74,10 @@ function shown(field: ServerContextField, value: number): string {
  * "queue time p99 12.0 -> 16.9 ms (+41 %), prefix-cache hit rate 62 % -> 3 %"; a note that none
  * moved when both sides have figures; undefined when either side has none.
  */
-export function describeServerChange(baseline: ServerContext | undefined, current: ServerContext | undefined): string | undefined {
+export function describeServerChange(
+  baseline: ServerContext | undefined,
+  current: ServerContext | undefined,
+): string | undefined {
   if (!baseline || !current) return undefined
   const changes: string[] = []
   let compared = 0
@@ -90,16 +93,20 @@ export function describeServerChange(baseline: ServerContext | undefined, curren
       if (a === undefined || b === undefined || Math.abs(now - before) <= 2 * Math.hypot(a, b)) continue
     }
     if (isShare(field)) {
-      if (Math.abs(now - before) >= NAMED_SHARE_POINTS) changes.push(`${LABEL[field]} ${shown(field, before)} -> ${shown(field, now)}`)
+      if (Math.abs(now - before) >= NAMED_SHARE_POINTS)
+        changes.push(`${LABEL[field]} ${shown(field, before)} -> ${shown(field, now)}`)
       continue
     }
     const relative = before === 0 ? (now === 0 ? 0 : Number.POSITIVE_INFINITY) : now / before - 1
     if (Math.abs(relative) < NAMED_RELATIVE_CHANGE) continue
     const percent = Number.isFinite(relative) ? ` (${relative > 0 ? '+' : ''}${Math.round(relative * 100)} %)` : ''
     const unit = field.endsWith('Ms') ? ' ms' : ''
-    changes.push(`${LABEL[field]} ${shown(field, before).replace(' ms', '')} -> ${shown(field, now).replace(' ms', '')}${unit}${percent}`)
+    changes.push(
+      `${LABEL[field]} ${shown(field, before).replace(' ms', '')} -> ${shown(field, now).replace(' ms', '')}${unit}${percent}`,
+    )
   }
   if (compared === 0) return undefined
-  if (changes.length === 0) return `the server's own figures did not move (${compared} compared, each within 10 % or 5 points, gauge means within their sampling noise)`
+  if (changes.length === 0)
+    return `the server's own figures did not move (${compared} compared, each within 10 % or 5 points, gauge means within their sampling noise)`
   return changes.join(', ')
 }

@@ -22,7 +22,11 @@ export interface StoredLaunch {
 export function launchOf(result: BenchmarkResult): StoredLaunch | undefined {
   const launch = result.environment.server.launch
   if (launch === undefined) return undefined
-  return { command: launch.command, args: argsOf(launch, portOf(result)), ...(launch.env && Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {}) }
+  return {
+    command: launch.command,
+    args: argsOf(launch, portOf(result)),
+    ...(launch.env && Object.keys(launch.env).length > 0 ? { env: { ...launch.env } } : {}),
+  }
 }
 
 /** The port a run's server listened on, from the base URL it was measured at; undefined when not known. */
@@ -39,7 +43,13 @@ function portOf(result: BenchmarkResult): string | undefined {
 /** Launch arguments with the chosen port written `{port}`: two launches of one spec differ only there. */
 function argsOf(launch: Launch, port: string | undefined): string[] {
   if (port === undefined) return launch.args
-  return launch.args.map((arg) => (arg === port ? '{port}' : arg.endsWith(`:${port}`) || arg.endsWith(`=${port}`) ? `${arg.slice(0, -port.length)}{port}` : arg))
+  return launch.args.map((arg) =>
+    arg === port
+      ? '{port}'
+      : arg.endsWith(`:${port}`) || arg.endsWith(`=${port}`)
+        ? `${arg.slice(0, -port.length)}{port}`
+        : arg,
+  )
 }
 
 /** The longest common subsequence of two token lists, as index pairs (both increasing). */
@@ -72,7 +82,10 @@ function diffArgs(before: readonly string[], after: readonly string[]): string[]
     const removed = before.slice(i, nextI)
     const added = after.slice(j, nextJ)
     if (removed.length > 0 || added.length > 0) {
-      const flag = i > 0 && before[i - 1]?.startsWith('-') && !(removed[0] ?? added[0] ?? '').startsWith('-') ? `${before[i - 1]} ` : ''
+      const flag =
+        i > 0 && before[i - 1]?.startsWith('-') && !(removed[0] ?? added[0] ?? '').startsWith('-')
+          ? `${before[i - 1]} `
+          : ''
       if (removed.length === 0) changes.push(`added ${flag}${added.join(' ')}`)
       else if (added.length === 0) changes.push(`removed ${flag}${removed.join(' ')}`)
       else changes.push(`${flag}${removed.join(' ')} -> ${flag}${added.join(' ')}`)
@@ -102,14 +115,21 @@ function diffEnv(before: Record<string, string>, after: Record<string, string>):
  */
 export function softwareChanges(before: BenchmarkResult, after: BenchmarkResult): string[] {
   const name = after.environment.server.name ?? after.environment.server.startedAs ?? 'server'
-  return [...diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment)), ...launchChanges(name, launchOf(before), launchOf(after))]
+  return [
+    ...diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment)),
+    ...launchChanges(name, launchOf(before), launchOf(after)),
+  ]
 }
 
 /** How `name`'s launch changed: its command, arguments and environment, or launched against connected. */
 export function launchChanges(name: string, was: StoredLaunch | undefined, is: StoredLaunch | undefined): string[] {
   if (was === undefined || is === undefined) {
     if (was === is) return []
-    return [was === undefined ? `${name}: launched, where before it was connected to` : `${name}: connected to, where before it was launched`]
+    return [
+      was === undefined
+        ? `${name}: launched, where before it was connected to`
+        : `${name}: connected to, where before it was launched`,
+    ]
   }
   const changes: string[] = []
   if (was.command !== is.command) changes.push(`${name} command ${was.command} -> ${is.command}`)

@@ -14,13 +14,25 @@ const pct = (fraction: number): string => `${Number((fraction * 100).toPrecision
  * between-trial spread, and for every gate whose tolerance this spread cannot support (an unchanged
  * run would not pass even after `maxTrials` trials) the tolerance the data can support.
  */
-export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy | ParsedRegressionPolicy, maxTrials: number): string[] {
+export function spreadNotes(
+  entry: BaselineEntry,
+  policy: RegressionPolicy | ParsedRegressionPolicy,
+  maxTrials: number,
+): string[] {
   const trials = entry.trials ?? []
   if (trials.length < 2) return []
   const parsed = asParsedPolicy(policy)
   const gates: Array<{ figure: TrialFigure; label: string; tolerance: number }> = [
-    ...parsed.latency.map((rule) => ({ figure: rule, label: `${rule.metric} ${rule.statistic}`, tolerance: rule.tolerance })),
-    ...parsed.throughput.map((rule) => ({ figure: { metric: rule.metric, statistic: 'value' as const }, label: rule.metric, tolerance: rule.tolerance })),
+    ...parsed.latency.map((rule) => ({
+      figure: rule,
+      label: `${rule.metric} ${rule.statistic}`,
+      tolerance: rule.tolerance,
+    })),
+    ...parsed.throughput.map((rule) => ({
+      figure: { metric: rule.metric, statistic: 'value' as const },
+      label: rule.metric,
+      tolerance: rule.tolerance,
+    })),
   ]
   const spreads: string[] = []
   const problems: string[] = []
@@ -42,7 +54,9 @@ export function spreadNotes(entry: BaselineEntry, policy: RegressionPolicy | Par
       )
     } else if (most > MARGINAL * gate.tolerance) {
       // A spread estimated from a few trials is itself uncertain: a tolerance this close to what it supports often stays undecided.
-      problems.push(`${gate.label}: ${sign}${pct(gate.tolerance)} is close to what the recorded spread supports (${needs}): expect inconclusive verdicts; more recorded trials would tell.`)
+      problems.push(
+        `${gate.label}: ${sign}${pct(gate.tolerance)} is close to what the recorded spread supports (${needs}): expect inconclusive verdicts; more recorded trials would tell.`,
+      )
     }
   }
   if (spreads.length === 0) return []

@@ -66,7 +66,9 @@ function write(value: unknown, indent: string, where: string): string {
   const inner = `${indent}  `
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]'
-    const items = value.map((item: unknown, i) => `${inner}${item === undefined ? 'null' : write(item, inner, `${where}[${i}]`)}`)
+    const items = value.map(
+      (item: unknown, i) => `${inner}${item === undefined ? 'null' : write(item, inner, `${where}[${i}]`)}`,
+    )
     return `[\n${items.join(',\n')}\n${indent}]`
   }
   if (typeof value === 'object') {
@@ -74,7 +76,10 @@ function write(value: unknown, indent: string, where: string): string {
       .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
       .sort()
     if (keys.length === 0) return '{}'
-    const members = keys.map((key) => `${inner}${JSON.stringify(key)}: ${write((value as Record<string, unknown>)[key], inner, `${where}.${key}`)}`)
+    const members = keys.map(
+      (key) =>
+        `${inner}${JSON.stringify(key)}: ${write((value as Record<string, unknown>)[key], inner, `${where}.${key}`)}`,
+    )
     return `{\n${members.join(',\n')}\n${indent}}`
   }
   throw new TypeError(`Cannot write a ${typeof value} at ${where} to a baseline file.`)

@@ -41,7 +41,10 @@ const BATCHES = 10
  * (index >= 0), successful requests count, and only whole windows from the first send on: the
  * partial last window would bias the series low. Undefined when there is no whole window.
  */
-export function throughputSeriesFromRequests(requests: readonly RequestRecord[], windowMs: number = THROUGHPUT_WINDOW_MS): ThroughputSeries | undefined {
+export function throughputSeriesFromRequests(
+  requests: readonly RequestRecord[],
+  windowMs: number = THROUGHPUT_WINDOW_MS,
+): ThroughputSeries | undefined {
   const measured = requests.filter((request) => request.index >= 0)
   const completed = measured.filter((request) => request.ok)
   if (measured.length === 0 || completed.length === 0) return undefined
@@ -105,7 +108,11 @@ export function throughputNoiseOfSeries(series: ThroughputSeries): {
   outputTokensPerSec?: ThroughputNoise
   totalTokensPerSec?: ThroughputNoise
 } {
-  const out: { requestsPerSec?: ThroughputNoise; outputTokensPerSec?: ThroughputNoise; totalTokensPerSec?: ThroughputNoise } = {}
+  const out: {
+    requestsPerSec?: ThroughputNoise
+    outputTokensPerSec?: ThroughputNoise
+    totalTokensPerSec?: ThroughputNoise
+  } = {}
   const requests = throughputNoiseOf(series.requests)
   const output = throughputNoiseOf(series.outputTokens)
   const total = throughputNoiseOf(series.totalTokens)

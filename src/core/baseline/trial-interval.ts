@@ -4,7 +4,8 @@ import type { LatencyStatistic } from './regression-policy.ts'
 import { studentTQuantile } from './special-functions.ts'
 
 /** Which figure of a trial a check compares. */
-export type TrialFigure = { metric: LatencyMetric; statistic: LatencyStatistic } | { metric: ThroughputMetric; statistic: 'value' }
+export type TrialFigure =
+  { metric: LatencyMetric; statistic: LatencyStatistic } | { metric: ThroughputMetric; statistic: 'value' }
 
 /** The figure of each trial (skipping trials where it is missing or not > 0). */
 export function figuresOf(trials: readonly TrialFigures[], figure: TrialFigure): number[] {
@@ -61,7 +62,12 @@ export interface TrialInterval {
  * spread, and never narrower than `withinRunLogSe` (the noise inside the runs, which a few trials
  * that happen to agree would understate).
  */
-export function trialInterval(baseline: readonly number[], current: readonly number[], confidence: number, withinRunLogSe: number): TrialInterval | undefined {
+export function trialInterval(
+  baseline: readonly number[],
+  current: readonly number[],
+  confidence: number,
+  withinRunLogSe: number,
+): TrialInterval | undefined {
   const spread = pooledSpread(baseline, current)
   if (spread === undefined || baseline.length === 0 || current.length === 0) return undefined
   const mb = meanOf(baseline.map(Math.log))
@@ -69,14 +75,26 @@ export function trialInterval(baseline: readonly number[], current: readonly num
   const se = Math.max(spread.logStdDev * Math.sqrt(1 / baseline.length + 1 / current.length), withinRunLogSe)
   const t = studentTQuantile(1 - (1 - confidence) / 2, spread.df)
   const ratio = Math.exp(mc - mb)
-  return { baseline: Math.exp(mb), current: Math.exp(mc), ratio, low: ratio * Math.exp(-t * se), high: ratio * Math.exp(t * se), spread }
+  return {
+    baseline: Math.exp(mb),
+    current: Math.exp(mc),
+    ratio,
+    low: ratio * Math.exp(-t * se),
+    high: ratio * Math.exp(t * se),
+    spread,
+  }
 }
 
 /**
  * The smallest tolerance at which a run with no change (ratio 1) would pass against `recorded`
  * trials with this spread, when it runs `currentTrials` trials: exp(t × s × √(1/m + 1/k)) - 1.
  */
-export function supportedTolerance(spread: TrialSpread, recorded: number, currentTrials: number, confidence: number): number {
+export function supportedTolerance(
+  spread: TrialSpread,
+  recorded: number,
+  currentTrials: number,
+  confidence: number,
+): number {
   const df = spread.df + Math.max(0, currentTrials - 1)
   const t = studentTQuantile(1 - (1 - confidence) / 2, df)
   return Math.exp(t * spread.logStdDev * Math.sqrt(1 / recorded + 1 / currentTrials)) - 1

@@ -22,7 +22,11 @@ export type MissingBaselineDecision = { action: 'write' } | { action: 'fail'; er
  * where a freshly written baseline would vanish with the runner, or with update mode `none`).
  * `ci` wins over `new`, so a CI job without `-u` never records baselines by accident.
  */
-export function decideMissingBaseline(benchName: string, path: string, options: { updateMode: UpdateMode; ci: boolean }): MissingBaselineDecision {
+export function decideMissingBaseline(
+  benchName: string,
+  path: string,
+  options: { updateMode: UpdateMode; ci: boolean },
+): MissingBaselineDecision {
   if (options.updateMode === 'all' || (options.updateMode === 'new' && !options.ci)) return { action: 'write' }
   return { action: 'fail', error: new BaselineMissingError(benchName, path) }
 }

@@ -35,7 +35,10 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * against the one server, so their origins can be put on one clock. Undefined, with the reason,
  * when the server sends no usable `Date`, or the intervals disagree (a date not on the second).
  */
-export async function measureClockOffset(baseUrl: string, options: ClockOffsetOptions = {}): Promise<ClockOffset | { note: string }> {
+export async function measureClockOffset(
+  baseUrl: string,
+  options: ClockOffsetOptions = {},
+): Promise<ClockOffset | { note: string }> {
   const probes = options.probes ?? 25
   const spacingMs = options.spacingMs ?? 43
   const headers: Record<string, string> = { ...options.headers, accept: 'application/json' }
@@ -48,7 +51,10 @@ export async function measureClockOffset(baseUrl: string, options: ClockOffsetOp
     const t0 = wallNow()
     let date: string | undefined
     try {
-      const response = await requestText(`${baseUrl}/v1/models`, { headers, ...(options.signal ? { signal: options.signal } : {}) })
+      const response = await requestText(`${baseUrl}/v1/models`, {
+        headers,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
       date = response.headers.date
     } catch {
       continue
@@ -61,6 +67,9 @@ export async function measureClockOffset(baseUrl: string, options: ClockOffsetOp
     upper = Math.min(upper, server + 1000 - t0)
   }
   if (dated === 0) return { note: `the server sent no Date header in ${probes} requests` }
-  if (lower > upper) return { note: `the server's Date headers disagree by ${(lower - upper).toFixed(0)} ms with any one clock (a cached date?)` }
+  if (lower > upper)
+    return {
+      note: `the server's Date headers disagree by ${(lower - upper).toFixed(0)} ms with any one clock (a cached date?)`,
+    }
   return { offsetMs: (lower + upper) / 2, accuracyMs: (upper - lower) / 2, probes: dated }
 }

@@ -44,9 +44,15 @@ interface OutputSlot {
 }
 
 const ownText = (choice: ChoiceFields): Fields => choice
-const delta = (choice: ChoiceFields): Fields | undefined => (typeof choice.delta === 'object' && choice.delta !== null ? choice.delta : undefined)
+const delta = (choice: ChoiceFields): Fields | undefined =>
+  typeof choice.delta === 'object' && choice.delta !== null ? choice.delta : undefined
 /** The output fields of a streamed chunk ({@link OUTPUT_FIELDS}), with their keys in the raw JSON. */
-const OUTPUT_SLOTS: OutputSlot[] = OUTPUT_FIELDS.map(({ place, field, reasoning }) => ({ holder: place === 'choice' ? ownText : delta, field, key: `"${field}":"`, reasoning }))
+const OUTPUT_SLOTS: OutputSlot[] = OUTPUT_FIELDS.map(({ place, field, reasoning }) => ({
+  holder: place === 'choice' ? ownText : delta,
+  field,
+  key: `"${field}":"`,
+  reasoning,
+}))
 
 /** The first output field of `choice` holding a non-empty string. */
 function outputSlotOf(choice: unknown): OutputSlot | undefined {
@@ -74,9 +80,24 @@ export function jsonStringEnd(text: string, from: number, to: number = text.leng
     if (code === 92) {
       const next = text.charCodeAt(i + 1)
       if (next === 117) {
-        if (!(hexDigit(text.charCodeAt(i + 2)) && hexDigit(text.charCodeAt(i + 3)) && hexDigit(text.charCodeAt(i + 4)) && hexDigit(text.charCodeAt(i + 5)))) return -1
+        if (!(
+          hexDigit(text.charCodeAt(i + 2)) &&
+          hexDigit(text.charCodeAt(i + 3)) &&
+          hexDigit(text.charCodeAt(i + 4)) &&
+          hexDigit(text.charCodeAt(i + 5))
+        ))
+          return -1
         i += 5
-      } else if (next === 34 || next === 92 || next === 47 || next === 98 || next === 102 || next === 110 || next === 114 || next === 116) {
+      } else if (
+        next === 34 ||
+        next === 92 ||
+        next === 47 ||
+        next === 98 ||
+        next === 102 ||
+        next === 110 ||
+        next === 114 ||
+        next === 116
+      ) {
         i += 1
       } else {
         return -1

@@ -53,9 +53,11 @@ export function serverMessageOf(body: string): string {
 
 function httpHint(status: number): string {
   if (status === 401 || status === 403) return ' Check target.apiKey (or OPENAI_API_KEY).'
-  if (status === 404) return " Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model."
+  if (status === 404)
+    return " Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model."
   if (status === 429) return ' The server is rate-limiting: lower the load or raise its limits.'
-  if (status === 400 || status === 413 || status === 422) return ' The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.'
+  if (status === 400 || status === 413 || status === 422)
+    return ' The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.'
   return ''
 }
 
@@ -64,7 +66,11 @@ export function httpFailure(status: number, body: string, url?: string): Request
   const detail = body.length > 0 ? serverMessageOf(body) : 'empty body'
   // A server message that ends its own sentence gets no second period.
   const end = /[.!?]$/.test(detail) ? '' : '.'
-  return { kind: 'http', status, message: `${url ? `POST ${url}: ` : ''}HTTP ${status}: ${detail}${end}${httpHint(status)}` }
+  return {
+    kind: 'http',
+    status,
+    message: `${url ? `POST ${url}: ` : ''}HTTP ${status}: ${detail}${end}${httpHint(status)}`,
+  }
 }
 
 const NETWORK_CAUSES: Record<string, string> = {
@@ -95,7 +101,10 @@ export function networkFailure(url: string, error: unknown): RequestFailure {
 
 /** `requestTimeoutMs` passed since send. */
 export function timeoutFailure(timeoutMs: number): RequestFailure {
-  return { kind: 'timeout', message: `no complete response within ${timeoutMs} ms; raise target.requestTimeoutMs or lower the load` }
+  return {
+    kind: 'timeout',
+    message: `no complete response within ${timeoutMs} ms; raise target.requestTimeoutMs or lower the load`,
+  }
 }
 
 /** The caller's signal aborted the request. */
@@ -117,7 +126,10 @@ export function malformedFailure(data: string, what = 'event data'): RequestFail
 /** The stream ended (or the connection dropped) before `data: [DONE]`. */
 export function incompleteFailure(error?: unknown): RequestFailure {
   const cause = error === undefined ? '' : ` (${errorCodeOf(error) ?? messageOf(error)})`
-  return { kind: 'incomplete', message: `stream closed without \`data: [DONE]\`${cause}; the server may have crashed or a proxy cut the response` }
+  return {
+    kind: 'incomplete',
+    message: `stream closed without \`data: [DONE]\`${cause}; the server may have crashed or a proxy cut the response`,
+  }
 }
 
 /** Replaces every occurrence of a secret (the API key) in a failure message. */

@@ -30,11 +30,19 @@ export async function listModels(baseUrl: string, opts: ListModelsOptions = {}):
   const timeoutMs = opts.timeoutMs ?? 10_000
   const result = await httpGet(url, { apiKey: opts.apiKey, headers: opts.headers, timeoutMs })
   if (!result.ok) {
-    throw new ServerUnavailableError(`GET ${url} failed: ${result.problem}. Start the server (or wait until it is ready) and check target.baseUrl.`, { cause: result.cause })
+    throw new ServerUnavailableError(
+      `GET ${url} failed: ${result.problem}. Start the server (or wait until it is ready) and check target.baseUrl.`,
+      { cause: result.cause },
+    )
   }
   if (result.status !== 200) {
-    const hint = result.status === 401 || result.status === 403 ? 'Check target.apiKey (or OPENAI_API_KEY).' : 'Check target.baseUrl, or set target.model to skip the lookup.'
-    throw new ServerUnavailableError(redactSecret(`GET ${url} answered HTTP ${result.status}: ${serverMessageOf(result.body)}. ${hint}`, opts.apiKey))
+    const hint =
+      result.status === 401 || result.status === 403
+        ? 'Check target.apiKey (or OPENAI_API_KEY).'
+        : 'Check target.baseUrl, or set target.model to skip the lookup.'
+    throw new ServerUnavailableError(
+      redactSecret(`GET ${url} answered HTTP ${result.status}: ${serverMessageOf(result.body)}. ${hint}`, opts.apiKey),
+    )
   }
   let parsed: unknown
   try {
@@ -44,7 +52,9 @@ export async function listModels(baseUrl: string, opts: ListModelsOptions = {}):
   }
   const data = typeof parsed === 'object' && parsed !== null ? (parsed as { data?: unknown }).data : undefined
   if (!Array.isArray(data)) {
-    throw new ServerUnavailableError(`GET ${url} did not answer an OpenAI model list ({"data": [...]}). Is this an OpenAI-compatible server? Set target.model to skip the lookup.`)
+    throw new ServerUnavailableError(
+      `GET ${url} did not answer an OpenAI model list ({"data": [...]}). Is this an OpenAI-compatible server? Set target.model to skip the lookup.`,
+    )
   }
   const models: ListedModel[] = []
   for (const entry of data) {

@@ -26,8 +26,15 @@ export interface ReadinessOptions {
 
 /** Outcome of {@link waitForServerReady}. */
 export type ReadinessOutcome =
-  | { ready: true; /** The model given, or the first one listed; undefined when `/v1/models` is absent. */ model: string | undefined }
-  | { ready: false; reason: 'timeout' | 'aborted' | 'unauthorized' | 'refused'; /** What the server last answered, for the error message. */ lastAnswer: string }
+  | {
+      ready: true
+      /** The model given, or the first one listed; undefined when `/v1/models` is absent. */ model: string | undefined
+    }
+  | {
+      ready: false
+      reason: 'timeout' | 'aborted' | 'unauthorized' | 'refused'
+      /** What the server last answered, for the error message. */ lastAnswer: string
+    }
 
 /**
  * Polls until the server answers: `/health` (or `readyUrl`) with 2xx — 503 while a model loads is
@@ -48,7 +55,11 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     if (left <= 0) return { ready: false, reason: 'timeout', lastAnswer }
     const url = phase === 'health' ? healthUrl : `${options.baseUrl}/v1/models`
     // httpGet rejects only when the signal aborted; any other trouble is an answer of status 0.
-    const result = await httpGet(url, { headers: phase === 'models' ? headers : {}, timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)), signal: options.signal }).catch(() => undefined)
+    const result = await httpGet(url, {
+      headers: phase === 'models' ? headers : {},
+      timeoutMs: Math.max(PROBE_MIN_MS, Math.min(PROBE_MAX_MS, left)),
+      signal: options.signal,
+    }).catch(() => undefined)
     if (result === undefined) return { ready: false, reason: 'aborted', lastAnswer }
     const answer = result.ok ? { status: result.status, text: result.body } : { status: 0, text: result.problem }
     if (!result.ok && errorCodeOf(result.cause) === 'ECONNREFUSED') refusedSince ??= performance.now()
@@ -56,7 +67,11 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
     // A request cut short by the overall deadline says nothing about the server: keep the answer before it.
     if (answer.status !== 0 || performance.now() < deadline)
       lastAnswer = `GET ${url.startsWith(options.baseUrl) ? url.slice(options.baseUrl.length) : url}${answer.status === 0 ? `: ${answer.text}` : ` answered HTTP ${answer.status}`}`
-    if (refusedSince !== undefined && options.refusedFailMs !== undefined && performance.now() - refusedSince >= options.refusedFailMs) {
+    if (
+      refusedSince !== undefined &&
+      options.refusedFailMs !== undefined &&
+      performance.now() - refusedSince >= options.refusedFailMs
+    ) {
       return { ready: false, reason: 'refused', lastAnswer }
     }
     if (phase === 'health') {

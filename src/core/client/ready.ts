@@ -38,9 +38,12 @@ export async function waitForReady(baseUrl: string, opts: WaitForReadyOptions = 
   })
   if (outcome.ready) return
   const shown = redactUrlCredentials(root)
-  if (outcome.reason === 'aborted') throw opts.signal?.reason ?? new ServerUnavailableError(`waiting for ${shown} was cancelled`)
+  if (outcome.reason === 'aborted')
+    throw opts.signal?.reason ?? new ServerUnavailableError(`waiting for ${shown} was cancelled`)
   if (outcome.reason === 'unauthorized') {
-    throw new ServerUnavailableError(`${shown} refused the API key (${outcome.lastAnswer}): set target.apiKey or OPENAI_API_KEY to the key the server was started with.`)
+    throw new ServerUnavailableError(
+      `${shown} refused the API key (${outcome.lastAnswer}): set target.apiKey or OPENAI_API_KEY to the key the server was started with.`,
+    )
   }
   if (outcome.reason === 'refused') {
     throw new ServerUnavailableError(

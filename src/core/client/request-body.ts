@@ -27,7 +27,10 @@ export function buildRequestBody(target: ResolvedTarget, req: PreparedRequest): 
     body.prompt = promptOf(req)
   }
   body.stream = true
-  body.stream_options = target.continuousUsageStats === true ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true }
+  body.stream_options =
+    target.continuousUsageStats === true
+      ? { include_usage: true, continuous_usage_stats: true }
+      : { include_usage: true }
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens
   if (req.ignoreEos === true) {
     body.ignore_eos = true

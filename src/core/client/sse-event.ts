@@ -43,7 +43,9 @@ export function choiceCarriesOutput(choice: unknown): boolean {
   if (isNonEmptyString(c.text)) return true
   const delta = c.delta
   if (typeof delta !== 'object' || delta === null) return false
-  return isNonEmptyString(delta.content) || isNonEmptyString(delta.reasoning_content) || isNonEmptyString(delta.reasoning)
+  return (
+    isNonEmptyString(delta.content) || isNonEmptyString(delta.reasoning_content) || isNonEmptyString(delta.reasoning)
+  )
 }
 
 /**
@@ -64,7 +66,9 @@ function answerTextIn(choice: unknown, holder: 'delta' | 'message'): string {
   const c = choice as ChoiceLike
   const text = typeof c.text === 'string' ? c.text : ''
   const fields = c[holder]
-  return typeof fields === 'object' && fields !== null && typeof fields.content === 'string' ? text + fields.content : text
+  return typeof fields === 'object' && fields !== null && typeof fields.content === 'string'
+    ? text + fields.content
+    : text
 }
 
 /** The output text of a streamed choice that is not reasoning: `text` then `delta.content`, '' when neither is a string. */
@@ -84,7 +88,11 @@ export function completionChoiceCarriesOutput(choice: unknown): boolean {
   if (isNonEmptyString(c.text)) return true
   const message = c.message
   if (typeof message !== 'object' || message === null) return false
-  return isNonEmptyString(message.content) || isNonEmptyString(message.reasoning_content) || isNonEmptyString(message.reasoning)
+  return (
+    isNonEmptyString(message.content) ||
+    isNonEmptyString(message.reasoning_content) ||
+    isNonEmptyString(message.reasoning)
+  )
 }
 
 /** The first choice of a chunk, or undefined when `choices` is absent or empty (the usage-only chunk). */

@@ -36,16 +36,30 @@ export class StreamingClient {
   constructor(target: ResolvedTarget, options: StreamingClientOptions) {
     const connections = Math.floor(options.connections)
     if (!(connections >= 1) || !Number.isFinite(connections)) {
-      throw new OptionsError('load.concurrency', `${String(options.connections)} connections cannot carry a request`, 'Give at least 1.')
+      throw new OptionsError(
+        'load.concurrency',
+        `${String(options.connections)} connections cannot carry a request`,
+        'Give at least 1.',
+      )
     }
     this.target = target
     const root = new URL(target.baseUrl)
     this.pool = createStreamDispatcher(root.origin, { connections, transport: options.transport })
     this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream', ...target.headers }
-    if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization')) headers.authorization = `Bearer ${target.apiKey}`
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...target.headers,
+    }
+    if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization'))
+      headers.authorization = `Bearer ${target.apiKey}`
     this.headers = headers
-    this.context = { dispatcher: this.pool, url: root.origin + this.path, timeoutMs: target.requestTimeoutMs, apiKey: target.apiKey }
+    this.context = {
+      dispatcher: this.pool,
+      url: root.origin + this.path,
+      timeoutMs: target.requestTimeoutMs,
+      apiKey: target.apiKey,
+    }
   }
 
   /**
@@ -60,9 +74,21 @@ export class StreamingClient {
       body = JSON.stringify(buildRequestBody(this.target, request))
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error)
-      return Promise.reject(new OptionsError('workload', `request ${meta.index} cannot be sent as JSON (${problem})`, 'Remove values JSON cannot hold (BigInt, cycles) from extraBody.'))
+      return Promise.reject(
+        new OptionsError(
+          'workload',
+          `request ${meta.index} cannot be sent as JSON (${problem})`,
+          'Remove values JSON cannot hold (BigInt, cycles) from extraBody.',
+        ),
+      )
     }
-    const handler = new StreamingRequest(this.context, { method: 'POST', path: this.path, headers: this.headers, body }, meta, request.expectedInputTokens, request.keepOutputText === true)
+    const handler = new StreamingRequest(
+      this.context,
+      { method: 'POST', path: this.path, headers: this.headers, body },
+      meta,
+      request.expectedInputTokens,
+      request.keepOutputText === true,
+    )
     return handler.send()
   }
 

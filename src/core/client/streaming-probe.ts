@@ -22,11 +22,14 @@ export interface StreamingProbeOutcome {
  *
  * @param send Sends one probe request (the caller picks the prompt) and returns its record.
  */
-export async function probeStreaming(send: (attempt: number) => Promise<RequestRecord>): Promise<StreamingProbeOutcome> {
+export async function probeStreaming(
+  send: (attempt: number) => Promise<RequestRecord>,
+): Promise<StreamingProbeOutcome> {
   for (let attempt = 0; attempt < STREAMING_PROBE_TRIES; attempt++) {
     const record = await send(attempt)
     const requests = attempt + 1
-    if (!record.ok || !record.streamed || record.chunkTimes.length < MIN_PROBE_EVENTS) return { serverBuffers: undefined, requests }
+    if (!record.ok || !record.streamed || record.chunkTimes.length < MIN_PROBE_EVENTS)
+      return { serverBuffers: undefined, requests }
     if (!record.readInOneBurst) return { serverBuffers: false, requests }
   }
   return { serverBuffers: true, requests: STREAMING_PROBE_TRIES }

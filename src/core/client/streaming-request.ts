@@ -4,7 +4,17 @@ import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsou
 import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
 import type { RequestFailure, RequestRecord } from '../contract/types.ts'
-import { cancelledFailure, errorCodeOf, httpFailure, incompleteFailure, malformedFailure, networkFailure, redactFailure, streamErrorFailure, timeoutFailure } from './failure.ts'
+import {
+  cancelledFailure,
+  errorCodeOf,
+  httpFailure,
+  incompleteFailure,
+  malformedFailure,
+  networkFailure,
+  redactFailure,
+  streamErrorFailure,
+  timeoutFailure,
+} from './failure.ts'
 import { ContentChunkTemplate, MATCH_WITH_ANSWER, MATCH_WITHOUT_OUTPUT, NO_MATCH } from './content-chunk-template.ts'
 import { currentReadTick } from './read-tick.ts'
 import {
@@ -107,7 +117,13 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private timer: ReturnType<typeof setTimeout> | undefined = undefined
 
   /** `keepOutputText`: collect the answer text into {@link RequestRecord.outputText} (`PreparedRequest.keepOutputText`). */
-  constructor(context: RequestContext, options: Dispatcher.DispatchOptions, meta: RequestMeta, expectedInputTokens: number | undefined, keepOutputText = false) {
+  constructor(
+    context: RequestContext,
+    options: Dispatcher.DispatchOptions,
+    meta: RequestMeta,
+    expectedInputTokens: number | undefined,
+    keepOutputText = false,
+  ) {
     this.context = context
     this.options = options
     this.meta = meta
@@ -162,7 +178,11 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     if (this.settled) controller.abort(new Error('request settled before it started'))
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (this.settled) return
     this.headersAt = performance.now()
     this.status = statusCode
@@ -241,7 +261,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   }
 
   private onParseError(error: ParseError): void {
-    if (error.type === 'max-buffer-size-exceeded') this.fail(malformedFailure(error.message, 'an SSE line over 16 MiB'), performance.now())
+    if (error.type === 'max-buffer-size-exceeded')
+      this.fail(malformedFailure(error.message, 'an SSE line over 16 MiB'), performance.now())
   }
 
   /** One parsed SSE event; its timestamp is taken here, when the event is handed to us. */

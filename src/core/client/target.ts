@@ -43,7 +43,11 @@ export function normalizeBaseUrl(baseUrl: string, option = 'target.baseUrl'): st
     url = undefined
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new OptionsError(option, `${JSON.stringify(baseUrl)} is not an http(s) URL`, 'Give the server root, e.g. `http://127.0.0.1:8000`.')
+    throw new OptionsError(
+      option,
+      `${JSON.stringify(baseUrl)} is not an http(s) URL`,
+      'Give the server root, e.g. `http://127.0.0.1:8000`.',
+    )
   }
   let root = trimmed.replace(/\/+$/, '')
   if (root.endsWith('/v1')) root = root.slice(0, -3).replace(/\/+$/, '')
@@ -72,7 +76,11 @@ export function planTarget(t: TargetOptions): PlannedTarget {
   }
   const requestTimeoutMs = t.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   if (!(requestTimeoutMs > 0) || !Number.isFinite(requestTimeoutMs)) {
-    throw new OptionsError('target.requestTimeoutMs', `${String(requestTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 600000 (10 minutes).')
+    throw new OptionsError(
+      'target.requestTimeoutMs',
+      `${String(requestTimeoutMs)} is not a positive number of milliseconds`,
+      'Give e.g. 600000 (10 minutes).',
+    )
   }
   const apiKey = t.apiKey !== undefined && t.apiKey !== '' ? t.apiKey : apiKeyFromEnvironment()
   if (t.continuousUsageStats !== undefined && typeof t.continuousUsageStats !== 'boolean') {
@@ -84,9 +92,20 @@ export function planTarget(t: TargetOptions): PlannedTarget {
   }
   const stallTimeoutMs = t.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS
   if (!(stallTimeoutMs > 0) || !Number.isFinite(stallTimeoutMs)) {
-    throw new OptionsError('target.stallTimeoutMs', `${String(stallTimeoutMs)} is not a positive number of milliseconds`, 'Give e.g. 120000 (2 minutes), above the slowest TTFT you expect.')
+    throw new OptionsError(
+      'target.stallTimeoutMs',
+      `${String(stallTimeoutMs)} is not a positive number of milliseconds`,
+      'Give e.g. 120000 (2 minutes), above the slowest TTFT you expect.',
+    )
   }
-  const planned: PlannedTarget = { baseUrl, model: t.model, api, headers: { ...t.headers }, requestTimeoutMs, stallTimeoutMs }
+  const planned: PlannedTarget = {
+    baseUrl,
+    model: t.model,
+    api,
+    headers: { ...t.headers },
+    requestTimeoutMs,
+    stallTimeoutMs,
+  }
   if (apiKey !== undefined) planned.apiKey = apiKey
   if (t.continuousUsageStats !== undefined) planned.continuousUsageStats = t.continuousUsageStats
   return planned
@@ -107,13 +126,20 @@ const CONTINUOUS_USAGE_SERVERS: ReadonlySet<string> = new Set(['vllm', 'sglang',
  */
 export function withServerName(target: ResolvedTarget, serverName: string | undefined): ResolvedTarget {
   if (target.continuousUsageStats !== undefined) return target
-  return { ...target, continuousUsageStats: serverName !== undefined && CONTINUOUS_USAGE_SERVERS.has(serverName.toLowerCase()) }
+  return {
+    ...target,
+    continuousUsageStats: serverName !== undefined && CONTINUOUS_USAGE_SERVERS.has(serverName.toLowerCase()),
+  }
 }
 
 /** A planned target with the model chosen (given, or listed by the server). */
 export function withModel(target: PlannedTarget, model: string): ResolvedTarget {
   if (typeof model !== 'string' || model === '') {
-    throw new OptionsError('target.model', 'no model name is known', 'Set `target.model`, or make sure `GET /v1/models` lists one.')
+    throw new OptionsError(
+      'target.model',
+      'no model name is known',
+      'Set `target.model`, or make sure `GET /v1/models` lists one.',
+    )
   }
   return { ...target, model }
 }

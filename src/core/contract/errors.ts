@@ -44,7 +44,9 @@ export class ServerUnavailableError extends LlmBenchError {
 
 /** A guard that works across duplicated module instances. */
 export function isLlmBenchError(value: unknown): value is LlmBenchError {
-  return value instanceof Error && typeof (value as { type?: unknown }).type === 'string' && value instanceof LlmBenchError
+  return (
+    value instanceof Error && typeof (value as { type?: unknown }).type === 'string' && value instanceof LlmBenchError
+  )
 }
 
 /** Metric state cannot be used: an encoded histogram that does not decode, a snapshot of another format, or accumulators with different options merged. */
@@ -58,7 +60,10 @@ export class BaselineFileError extends LlmBenchError {
   /** The baseline file at fault. */
   readonly path: string
   constructor(path: string, problem: string, options?: { cause?: unknown }) {
-    super(`${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`, options)
+    super(
+      `${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`,
+      options,
+    )
     this.path = path
   }
 }
@@ -100,7 +105,10 @@ export class BaselineMismatchError extends LlmBenchError {
       )
     }
     if (configChanges.length > 0) {
-      parts.push(`The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` + `Refresh it with \`vitest bench -u\` and commit ${path}.`)
+      parts.push(
+        `The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` +
+          `Refresh it with \`vitest bench -u\` and commit ${path}.`,
+      )
     }
     super(parts.join('\n'))
     this.benchName = benchName
@@ -150,7 +158,9 @@ export class WorkerError extends LlmBenchError {
   /** The `type` of the thread's own error when it was an LlmBenchError (e.g. `options`), else undefined. */
   readonly causeType: string | undefined
   constructor(thread: number, threads: number, problem: string, causeType?: string) {
-    super(`Load worker ${thread + 1} of ${threads} failed: ${problem} Run with workers: 1 to see the error where it happens, or report it with this message.`)
+    super(
+      `Load worker ${thread + 1} of ${threads} failed: ${problem} Run with workers: 1 to see the error where it happens, or report it with this message.`,
+    )
     this.thread = thread
     this.causeType = causeType
   }

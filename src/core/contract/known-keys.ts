@@ -8,7 +8,12 @@ import { OptionsError } from './errors.ts'
  * unknown keys, at every level of every option object.
  * @throws {OptionsError} naming `where.key`.
  */
-export function rejectUnknownKeys(value: object, known: readonly string[], where: string, owner = `\`${where}\``): void {
+export function rejectUnknownKeys(
+  value: object,
+  known: readonly string[],
+  where: string,
+  owner = `\`${where}\``,
+): void {
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue
     const guess = closestName(key, known)

@@ -181,7 +181,14 @@ export interface AgenticTraceWorkload {
   ignoreEos?: boolean
 }
 
-export type WorkloadOptions = SyntheticWorkload | ShareGptWorkload | JsonlWorkload | PromptsWorkload | TraceWorkload | SessionsWorkload | AgenticTraceWorkload
+export type WorkloadOptions =
+  | SyntheticWorkload
+  | ShareGptWorkload
+  | JsonlWorkload
+  | PromptsWorkload
+  | TraceWorkload
+  | SessionsWorkload
+  | AgenticTraceWorkload
 
 /** Arrival process of an open-loop load. */
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma'
@@ -582,9 +589,24 @@ export interface EnvironmentInfo {
   runtime: { name: 'node' | 'bun' | 'deno' | 'unknown'; version: string }
   /** vitest-llm-bench version. */
   toolVersion: string
-  host: { platform: string; arch: string; hostname?: string; cpuModel?: string; cpuCores?: number; memoryBytes?: number; os?: string }
+  host: {
+    platform: string
+    arch: string
+    hostname?: string
+    cpuModel?: string
+    cpuCores?: number
+    memoryBytes?: number
+    os?: string
+  }
   /** GPU inventory; empty when no NVIDIA driver was found. */
-  gpus: Array<{ index: number; name: string; uuid?: string; memoryTotalMiB?: number; driverVersion?: string; cudaVersion?: string }>
+  gpus: Array<{
+    index: number
+    name: string
+    uuid?: string
+    memoryTotalMiB?: number
+    driverVersion?: string
+    cudaVersion?: string
+  }>
   server: {
     /**
      * What the server is, as it answers (`vllm`, `sglang`, `llama.cpp`, the `server` header, `owned_by`);
@@ -661,7 +683,10 @@ export interface TrialFigures {
   /** Measured duration of the trial, ms. */
   durationMs: number
   /** Per latency metric: sample count and statistics, ms. */
-  latency: Record<'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs', Pick<MetricSummary, 'count' | 'mean' | 'p50' | 'p90' | 'p95' | 'p99' | 'p999'>>
+  latency: Record<
+    'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs',
+    Pick<MetricSummary, 'count' | 'mean' | 'p50' | 'p90' | 'p95' | 'p99' | 'p999'>
+  >
   /** Run-level throughputs of the trial, per second. */
   throughput: Throughput
 }
@@ -710,7 +735,14 @@ export interface BenchmarkResult {
   /** The resolved options (secrets removed). */
   config: Record<string, unknown>
   /** Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in microseconds. */
-  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string; ttfoUs?: string; itlPerTokenUs?: string }
+  histograms: {
+    ttftUs?: string
+    tpotUs?: string
+    itlUs?: string
+    e2eUs?: string
+    ttfoUs?: string
+    itlPerTokenUs?: string
+  }
   /** The run cut into windows of equal length (throughput noise, charts over time). */
   timeline?: Timeline
   /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */
@@ -923,7 +955,12 @@ export interface ServerMetrics {
    */
   firstRequestCache?: { promptTokens: number; hitTokens: number; warm: boolean }
   /** Gauges per scrape over the window, for charts: `t` in ms from the window's start; null where a scrape failed or the server has no such gauge. */
-  series: { t: number[]; requestsRunning: Array<number | null>; requestsWaiting: Array<number | null>; kvCacheUsage: Array<number | null> }
+  series: {
+    t: number[]
+    requestsRunning: Array<number | null>
+    requestsWaiting: Array<number | null>
+    kvCacheUsage: Array<number | null>
+  }
   /** One line each for humans: what is missing, estimated or suspicious. */
   notes: string[]
 }

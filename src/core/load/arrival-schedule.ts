@@ -31,14 +31,27 @@ export type ArrivalSchedule =
  * for `rate` (`rate: Infinity` plans every send at once), else a closed loop (also `rate: Infinity`
  * with `concurrency` and no `requests`: a closed loop at the cap). Notes for the run go to `warnings`.
  */
-export function arrivalScheduleOf(load: LoadOptions, seed: number, timestampsMs: readonly number[] | undefined, warnings: string[]): ArrivalSchedule {
+export function arrivalScheduleOf(
+  load: LoadOptions,
+  seed: number,
+  timestampsMs: readonly number[] | undefined,
+  warnings: string[],
+): ArrivalSchedule {
   if (timestampsMs !== undefined) {
     const ignored = (['rate', 'arrival', 'burstiness'] as const).filter((key) => load[key] !== undefined)
-    if (ignored.length > 0) warnings.push(`load.${ignored.join(', load.')} ignored: the trace's timestamps set every send time.`)
+    if (ignored.length > 0)
+      warnings.push(`load.${ignored.join(', load.')} ignored: the trace's timestamps set every send time.`)
     if (load.requests !== undefined && load.requests > timestampsMs.length) {
-      warnings.push(`load.requests (${load.requests}) exceeds the trace's ${timestampsMs.length} entries: replay stopped at the end of the trace.`)
+      warnings.push(
+        `load.requests (${load.requests}) exceeds the trace's ${timestampsMs.length} entries: replay stopped at the end of the trace.`,
+      )
     }
-    return { kind: 'trace', limit: Math.min(load.requests ?? Infinity, timestampsMs.length), cap: load.concurrency ?? Infinity, offsets: timestampsMs }
+    return {
+      kind: 'trace',
+      limit: Math.min(load.requests ?? Infinity, timestampsMs.length),
+      cap: load.concurrency ?? Infinity,
+      offsets: timestampsMs,
+    }
   }
   if (load.rate !== undefined && !(load.rate === Infinity && load.requests === undefined)) {
     const limit = plannedArrivalCount(load)

@@ -8,7 +8,10 @@ const SETTLE_AFTER_ABORT_MS = 5_000
  * aborted or a dispatch failed: `abortNow`), then their signals are aborted and they get
  * {@link SETTLE_AFTER_ABORT_MS} to settle. Returns a warning when some never did.
  */
-export async function drain(run: InFlightRequests, options: { abortNow: boolean; drainGraceMs: number; signal: AbortSignal | undefined }): Promise<string | undefined> {
+export async function drain(
+  run: InFlightRequests,
+  options: { abortNow: boolean; drainGraceMs: number; signal: AbortSignal | undefined },
+): Promise<string | undefined> {
   if (!options.abortNow) {
     const graceEnd = performance.now() + options.drainGraceMs
     while (run.size > 0 && !options.signal?.aborted && !run.failure) {
@@ -21,7 +24,8 @@ export async function drain(run: InFlightRequests, options: { abortNow: boolean;
   const settleEnd = performance.now() + SETTLE_AFTER_ABORT_MS
   while (run.size > 0) {
     const left = settleEnd - performance.now()
-    if (left <= 0) return `${run.size} cancelled requests did not settle within ${SETTLE_AFTER_ABORT_MS} ms of their abort signal: the dispatch function ignores it.`
+    if (left <= 0)
+      return `${run.size} cancelled requests did not settle within ${SETTLE_AFTER_ABORT_MS} ms of their abort signal: the dispatch function ignores it.`
     await run.waker.wait(left)
   }
   return undefined

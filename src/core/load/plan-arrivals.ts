@@ -21,7 +21,11 @@ export function plannedArrivalCount(load: LoadOptions): number {
   if (load.requests !== undefined) return load.requests
   const rate = load.rate
   if (rate === undefined || rate === Infinity || load.durationMs === undefined) {
-    throw new OptionsError('load', 'an open loop needs `requests` to know how many arrivals to plan', 'Set `load.requests`.')
+    throw new OptionsError(
+      'load',
+      'an open loop needs `requests` to know how many arrivals to plan',
+      'Set `load.requests`.',
+    )
   }
   return Math.max(1, Math.floor(expectedArrivals(rampOf(load, rate), rate, load.durationMs) + 1e-9))
 }
@@ -42,9 +46,14 @@ export function plannedArrivalCount(load: LoadOptions): number {
 export function planArrivals(load: LoadOptions, seed: number, count: number): number[] {
   const rate = load.rate
   if (rate === undefined) {
-    throw new OptionsError('load.rate', 'is not set, so there is no arrival schedule (closed loop)', 'Set `load.rate` for an open loop.')
+    throw new OptionsError(
+      'load.rate',
+      'is not set, so there is no arrival schedule (closed loop)',
+      'Set `load.rate` for an open loop.',
+    )
   }
-  if (!Number.isInteger(count) || count < 0) throw new RangeError(`planArrivals: count must be a whole number >= 0, got ${count}`)
+  if (!Number.isInteger(count) || count < 0)
+    throw new RangeError(`planArrivals: count must be a whole number >= 0, got ${count}`)
   const offsets = new Array<number>(count).fill(0)
   if (rate === Infinity || count === 0) return offsets
 
@@ -54,7 +63,8 @@ export function planArrivals(load: LoadOptions, seed: number, count: number): nu
   const operational = new Float64Array(count)
   let sum = 0
   for (let i = 0; i < count; i++) {
-    const gap = kind === 'constant' ? 1 : kind === 'gamma' ? random.gamma(burstiness, 1 / burstiness) : random.exponential(1)
+    const gap =
+      kind === 'constant' ? 1 : kind === 'gamma' ? random.gamma(burstiness, 1 / burstiness) : random.exponential(1)
     sum += gap
     operational[i] = sum
   }

@@ -34,7 +34,8 @@ export function rampTimeOf(ramp: Ramp, value: number): number | undefined {
   const low = Math.min(from, to)
   const high = Math.max(from, to)
   if (value < low || value > high) return undefined
-  const progress = ramp.curve === 'exponential' ? Math.log(value / from) / Math.log(to / from) : (value - from) / (to - from)
+  const progress =
+    ramp.curve === 'exponential' ? Math.log(value / from) / Math.log(to / from) : (value - from) / (to - from)
   return progress * durationMs
 }
 

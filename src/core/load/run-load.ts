@@ -95,8 +95,15 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   const deadline = load.durationMs !== undefined ? originAt + load.durationMs : Infinity
   let stoppedBy: StopReason | undefined
   try {
-    stoppedBy = schedule.kind === 'closed' ? await driveClosedLoop(run, schedule, load, deadline, signal) : await driveScheduledSends(run, schedule, load, originAt, deadline, signal, lags)
-    const unsettled = await drain(run, { abortNow: stoppedBy === 'signal' || run.failure !== undefined, drainGraceMs, signal })
+    stoppedBy =
+      schedule.kind === 'closed'
+        ? await driveClosedLoop(run, schedule, load, deadline, signal)
+        : await driveScheduledSends(run, schedule, load, originAt, deadline, signal, lags)
+    const unsettled = await drain(run, {
+      abortNow: stoppedBy === 'signal' || run.failure !== undefined,
+      drainGraceMs,
+      signal,
+    })
     if (unsettled) warnings.push(unsettled)
   } finally {
     signal?.removeEventListener('abort', onAbort)

@@ -34,12 +34,22 @@ const WARMUP_KEYS = ['requests', 'durationMs'] as const satisfies ReadonlyArray<
  */
 export function validateWarmupOptions(warmup: unknown): asserts warmup is WarmupOptions {
   if (typeof warmup !== 'object' || warmup === null || Array.isArray(warmup)) {
-    throw new OptionsError('warmup', 'must be an object', 'e.g. `warmup: { requests: 8 }` or `warmup: { durationMs: 5000 }`; leave it out to skip the warm-up.')
+    throw new OptionsError(
+      'warmup',
+      'must be an object',
+      'e.g. `warmup: { requests: 8 }` or `warmup: { durationMs: 5000 }`; leave it out to skip the warm-up.',
+    )
   }
   rejectUnknownKeys(warmup, WARMUP_KEYS, 'warmup')
   for (const key of WARMUP_KEYS) {
     const value = (warmup as Record<string, unknown>)[key]
-    if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || value === Infinity || (key === 'requests' && !Number.isInteger(value)))) {
+    if (
+      value !== undefined &&
+      (typeof value !== 'number' ||
+        !(value >= 0) ||
+        value === Infinity ||
+        (key === 'requests' && !Number.isInteger(value)))
+    ) {
       throw new OptionsError(
         `warmup.${key}`,
         `must be a ${key === 'requests' ? 'whole number' : 'finite number of milliseconds'} >= 0, got ${String(value)}`,
@@ -56,15 +66,28 @@ export function validateWarmupOptions(warmup: unknown): asserts warmup is Warmup
  * Indices are negative (-1, -2, ...), as {@link RequestRecord} expects; results are the caller's
  * to discard.
  */
-export async function runWarmup(warmup: WarmupOptions, dispatch: DispatchWarmupRequest, concurrency: number, signal?: AbortSignal): Promise<WarmupOutcome> {
+export async function runWarmup(
+  warmup: WarmupOptions,
+  dispatch: DispatchWarmupRequest,
+  concurrency: number,
+  signal?: AbortSignal,
+): Promise<WarmupOutcome> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new OptionsError('warmup concurrency', `must be a whole number >= 1, got ${String(concurrency)}`, 'Pass warmupConcurrency(load, warmup).')
+    throw new OptionsError(
+      'warmup concurrency',
+      `must be a whole number >= 1, got ${String(concurrency)}`,
+      'Pass warmupConcurrency(load, warmup).',
+    )
   }
   if (!warmup.requests && !warmup.durationMs) return { requests: 0, durationMs: 0 }
   const load: LoadOptions = { concurrency, drainGraceMs: Infinity }
   if (warmup.requests) load.requests = warmup.requests
   if (warmup.durationMs) load.durationMs = warmup.durationMs
-  const options: Parameters<typeof runLoad>[0] = { load, seed: 0, dispatch: (index, _plannedAt, requestSignal) => dispatch(-(index + 1), requestSignal) }
+  const options: Parameters<typeof runLoad>[0] = {
+    load,
+    seed: 0,
+    dispatch: (index, _plannedAt, requestSignal) => dispatch(-(index + 1), requestSignal),
+  }
   if (signal) options.signal = signal
   const outcome = await runLoad(options)
   return { requests: outcome.dispatched, durationMs: outcome.dispatched > 0 ? outcome.endedAt - outcome.startedAt : 0 }

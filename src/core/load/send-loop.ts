@@ -38,12 +38,19 @@ export class SendBurst {
  * ran out before `load.requests` ends with `trace-end`; a duration-only open loop plans exactly the
  * arrivals within its duration). Undefined: send on.
  */
-export function stopBeforeSend(run: InFlightRequests, schedule: ArrivalSchedule, load: LoadOptions, signal: AbortSignal | undefined): StopReason | 'failed' | undefined {
+export function stopBeforeSend(
+  run: InFlightRequests,
+  schedule: ArrivalSchedule,
+  load: LoadOptions,
+  signal: AbortSignal | undefined,
+): StopReason | 'failed' | undefined {
   if (signal?.aborted) return 'signal'
   if (run.failure) return 'failed'
   if (run.dispatched < schedule.limit) return undefined
   if (schedule.kind === 'trace') {
-    const traceEnded = run.dispatched >= schedule.offsets.length && (load.requests === undefined || load.requests > schedule.offsets.length)
+    const traceEnded =
+      run.dispatched >= schedule.offsets.length &&
+      (load.requests === undefined || load.requests > schedule.offsets.length)
     return traceEnded ? 'trace-end' : 'requests'
   }
   return load.requests === undefined ? 'duration' : 'requests'

@@ -9,5 +9,7 @@ export interface StopCount {
 
 /** The stop count of a checked load. */
 export function stopCountOf(load: LoadOptions): StopCount {
-  return load.sessions !== undefined ? { count: load.sessions, unit: 'sessions' } : { count: load.requests, unit: 'requests' }
+  return load.sessions !== undefined
+    ? { count: load.sessions, unit: 'sessions' }
+    : { count: load.requests, unit: 'requests' }
 }

@@ -3,8 +3,20 @@ import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { LoadOptions } from '../contract/types.ts'
 import { DEFAULT_RAMP_CURVE } from './ramp.ts'
 
-const LOAD_KEYS = ['concurrency', 'rate', 'arrival', 'burstiness', 'rampUp', 'requests', 'sessions', 'durationMs', 'drainGraceMs'] as const satisfies ReadonlyArray<keyof LoadOptions>
-const RAMP_KEYS = ['from', 'durationMs', 'curve'] as const satisfies ReadonlyArray<keyof NonNullable<LoadOptions['rampUp']>>
+const LOAD_KEYS = [
+  'concurrency',
+  'rate',
+  'arrival',
+  'burstiness',
+  'rampUp',
+  'requests',
+  'sessions',
+  'durationMs',
+  'drainGraceMs',
+] as const satisfies ReadonlyArray<keyof LoadOptions>
+const RAMP_KEYS = ['from', 'durationMs', 'curve'] as const satisfies ReadonlyArray<
+  keyof NonNullable<LoadOptions['rampUp']>
+>
 const ARRIVALS = ['constant', 'poisson', 'gamma']
 const CURVES = ['linear', 'exponential']
 
@@ -27,7 +39,11 @@ const isRecordLike = (value: unknown): value is object => typeof value === 'obje
  */
 export function validateLoad(load: LoadOptions, context: LoadValidationContext = {}): void {
   if (typeof load !== 'object' || load === null) {
-    throw new OptionsError('load', `must be an object, got ${show(load)}`, 'Pass e.g. `{ concurrency: 8, requests: 200 }`.')
+    throw new OptionsError(
+      'load',
+      `must be an object, got ${show(load)}`,
+      'Pass e.g. `{ concurrency: 8, requests: 200 }`.',
+    )
   }
   rejectUnknownKeys(load, LOAD_KEYS, 'load')
   if (isRecordLike(load.rampUp)) rejectUnknownKeys(load.rampUp, RAMP_KEYS, 'load.rampUp')
@@ -40,27 +56,54 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
     )
   }
   if (!context.sessions && load.sessions !== undefined) {
-    throw new OptionsError('load.sessions', 'applies only to session workloads (`sessions`, `agentic-trace`)', 'Set `load.requests` (requests to send) instead.')
+    throw new OptionsError(
+      'load.sessions',
+      'applies only to session workloads (`sessions`, `agentic-trace`)',
+      'Set `load.requests` (requests to send) instead.',
+    )
   }
-  if (load.sessions !== undefined && (!isNumber(load.sessions) || !Number.isInteger(load.sessions) || load.sessions < 1)) {
-    throw new OptionsError('load.sessions', `must be a whole number >= 1, got ${show(load.sessions)}`, 'Set how many measured sessions to run, e.g. 20.')
+  if (
+    load.sessions !== undefined &&
+    (!isNumber(load.sessions) || !Number.isInteger(load.sessions) || load.sessions < 1)
+  ) {
+    throw new OptionsError(
+      'load.sessions',
+      `must be a whole number >= 1, got ${show(load.sessions)}`,
+      'Set how many measured sessions to run, e.g. 20.',
+    )
   }
   // From here on, the stop count is the unit's: requests, or sessions of a session workload.
   const requests = context.sessions ? load.sessions : load.requests
   const count = context.sessions ? '`sessions`' : '`requests`'
 
   if (concurrency !== undefined && (!isNumber(concurrency) || !Number.isInteger(concurrency) || concurrency < 1)) {
-    throw new OptionsError('load.concurrency', `must be a whole number >= 1, got ${show(concurrency)}`, 'Set the number of requests kept in flight, e.g. 8.')
+    throw new OptionsError(
+      'load.concurrency',
+      `must be a whole number >= 1, got ${show(concurrency)}`,
+      'Set the number of requests kept in flight, e.g. 8.',
+    )
   }
   if (rate !== undefined && (!isNumber(rate) || rate <= 0)) {
-    throw new OptionsError('load.rate', `must be a number of requests per second > 0 (or Infinity), got ${show(rate)}`, 'Set e.g. `rate: 10`, or leave it out for a closed loop at `concurrency`.')
+    throw new OptionsError(
+      'load.rate',
+      `must be a number of requests per second > 0 (or Infinity), got ${show(rate)}`,
+      'Set e.g. `rate: 10`, or leave it out for a closed loop at `concurrency`.',
+    )
   }
   if (arrival !== undefined) {
     if (!ARRIVALS.includes(arrival)) {
-      throw new OptionsError('load.arrival', `must be one of ${ARRIVALS.join(', ')}, got ${show(arrival)}`, 'Use `poisson` (the default) unless you need evenly spaced or bursty arrivals.')
+      throw new OptionsError(
+        'load.arrival',
+        `must be one of ${ARRIVALS.join(', ')}, got ${show(arrival)}`,
+        'Use `poisson` (the default) unless you need evenly spaced or bursty arrivals.',
+      )
     }
     if (rate === undefined && !context.trace) {
-      throw new OptionsError('load.arrival', 'applies only to an open loop, but `load.rate` is not set', 'Set `load.rate` (requests per second) or remove `load.arrival`.')
+      throw new OptionsError(
+        'load.arrival',
+        'applies only to an open loop, but `load.rate` is not set',
+        'Set `load.rate` (requests per second) or remove `load.arrival`.',
+      )
     }
   }
   if (burstiness !== undefined) {
@@ -72,20 +115,40 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
       )
     }
     if (rate === undefined && !context.trace) {
-      throw new OptionsError('load.burstiness', 'applies only to an open loop, but `load.rate` is not set', 'Set `load.rate` (requests per second) or remove `load.burstiness`.')
+      throw new OptionsError(
+        'load.burstiness',
+        'applies only to an open loop, but `load.rate` is not set',
+        'Set `load.rate` (requests per second) or remove `load.burstiness`.',
+      )
     }
     if (arrival !== undefined && arrival !== 'gamma' && !(arrival === 'poisson' && burstiness === 1)) {
-      throw new OptionsError('load.burstiness', `applies only to gamma arrivals, but \`load.arrival\` is ${show(arrival)}`, 'Set `arrival: "gamma"` or remove `load.burstiness`.')
+      throw new OptionsError(
+        'load.burstiness',
+        `applies only to gamma arrivals, but \`load.arrival\` is ${show(arrival)}`,
+        'Set `arrival: "gamma"` or remove `load.burstiness`.',
+      )
     }
   }
   if (requests !== undefined && (!isNumber(requests) || !Number.isInteger(requests) || requests < 1)) {
-    throw new OptionsError('load.requests', `must be a whole number >= 1, got ${show(requests)}`, 'Set how many measured requests to send, e.g. 200.')
+    throw new OptionsError(
+      'load.requests',
+      `must be a whole number >= 1, got ${show(requests)}`,
+      'Set how many measured requests to send, e.g. 200.',
+    )
   }
   if (durationMs !== undefined && (!isNumber(durationMs) || durationMs <= 0 || durationMs === Infinity)) {
-    throw new OptionsError('load.durationMs', `must be a finite number of milliseconds > 0, got ${show(durationMs)}`, 'Set e.g. `durationMs: 60000` for one minute.')
+    throw new OptionsError(
+      'load.durationMs',
+      `must be a finite number of milliseconds > 0, got ${show(durationMs)}`,
+      'Set e.g. `durationMs: 60000` for one minute.',
+    )
   }
   if (requests === undefined && durationMs === undefined && !context.trace) {
-    throw new OptionsError('load', `sets neither ${count} nor \`durationMs\`, so the run would never stop`, `Set ${count} (e.g. 200), \`durationMs\` (e.g. 60000), or both (whichever comes first).`)
+    throw new OptionsError(
+      'load',
+      `sets neither ${count} nor \`durationMs\`, so the run would never stop`,
+      `Set ${count} (e.g. 200), \`durationMs\` (e.g. 60000), or both (whichever comes first).`,
+    )
   }
   if (rate === Infinity && requests === undefined && concurrency === undefined && !context.trace) {
     throw new OptionsError(
@@ -95,7 +158,11 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
     )
   }
   if (drainGraceMs !== undefined && (!isNumber(drainGraceMs) || drainGraceMs < 0)) {
-    throw new OptionsError('load.drainGraceMs', `must be a number of milliseconds >= 0, got ${show(drainGraceMs)}`, 'Set how long in-flight requests may finish after the stop, e.g. 30000.')
+    throw new OptionsError(
+      'load.drainGraceMs',
+      `must be a number of milliseconds >= 0, got ${show(drainGraceMs)}`,
+      'Set how long in-flight requests may finish after the stop, e.g. 30000.',
+    )
   }
   if (rampUp !== undefined) validateRampUp(load, context)
 }
@@ -103,20 +170,41 @@ export function validateLoad(load: LoadOptions, context: LoadValidationContext =
 function validateRampUp(load: LoadOptions, context: LoadValidationContext): void {
   const rampUp = load.rampUp
   if (typeof rampUp !== 'object' || rampUp === null) {
-    throw new OptionsError('load.rampUp', `must be an object, got ${show(rampUp)}`, 'Pass e.g. `{ from: 1, durationMs: 10000 }`.')
+    throw new OptionsError(
+      'load.rampUp',
+      `must be an object, got ${show(rampUp)}`,
+      'Pass e.g. `{ from: 1, durationMs: 10000 }`.',
+    )
   }
   if (context.trace) {
-    throw new OptionsError('load.rampUp', 'cannot be combined with trace replay, whose timestamps fix every send time', 'Remove `load.rampUp`.')
+    throw new OptionsError(
+      'load.rampUp',
+      'cannot be combined with trace replay, whose timestamps fix every send time',
+      'Remove `load.rampUp`.',
+    )
   }
   const curve = rampUp.curve ?? DEFAULT_RAMP_CURVE
   if (!CURVES.includes(curve)) {
-    throw new OptionsError('load.rampUp.curve', `must be ${CURVES.join(' or ')}, got ${show(curve)}`, 'Leave it out for a linear ramp.')
+    throw new OptionsError(
+      'load.rampUp.curve',
+      `must be ${CURVES.join(' or ')}, got ${show(curve)}`,
+      'Leave it out for a linear ramp.',
+    )
   }
   if (load.rate === Infinity) {
-    throw new OptionsError('load.rampUp', 'cannot ramp an infinite rate', 'Set a finite `load.rate` or remove `load.rampUp`.')
+    throw new OptionsError(
+      'load.rampUp',
+      'cannot ramp an infinite rate',
+      'Set a finite `load.rate` or remove `load.rampUp`.',
+    )
   }
   const minimum = curve === 'exponential' ? 'greater than 0' : 'at least 0'
-  if (!isNumber(rampUp.from) || rampUp.from === Infinity || rampUp.from < 0 || (curve === 'exponential' && rampUp.from === 0)) {
+  if (
+    !isNumber(rampUp.from) ||
+    rampUp.from === Infinity ||
+    rampUp.from < 0 ||
+    (curve === 'exponential' && rampUp.from === 0)
+  ) {
     throw new OptionsError(
       'load.rampUp.from',
       `must be a finite number ${minimum} for a ${curve} ramp, got ${show(rampUp.from)}`,
@@ -124,6 +212,10 @@ function validateRampUp(load: LoadOptions, context: LoadValidationContext): void
     )
   }
   if (!isNumber(rampUp.durationMs) || rampUp.durationMs <= 0 || rampUp.durationMs === Infinity) {
-    throw new OptionsError('load.rampUp.durationMs', `must be a finite number of milliseconds > 0, got ${show(rampUp.durationMs)}`, 'Set how long the ramp lasts, e.g. 10000.')
+    throw new OptionsError(
+      'load.rampUp.durationMs',
+      `must be a finite number of milliseconds > 0, got ${show(rampUp.durationMs)}`,
+      'Set how long the ramp lasts, e.g. 10000.',
+    )
   }
 }

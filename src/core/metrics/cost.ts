@@ -14,7 +14,8 @@ import type { CostOptions, CostResult } from '../contract/types.ts'
 export function costPerMillionOutputTokens(outputTokensPerSec: number, cost: CostOptions): CostResult {
   const gpus = cost.gpus ?? 1
   const tokensPerHour = outputTokensPerSec * 3600
-  const perMillionOutputTokens = tokensPerHour > 0 ? ((cost.pricePerGpuHour * gpus) / tokensPerHour) * 1e6 : Number.POSITIVE_INFINITY
+  const perMillionOutputTokens =
+    tokensPerHour > 0 ? ((cost.pricePerGpuHour * gpus) / tokensPerHour) * 1e6 : Number.POSITIVE_INFINITY
   return { pricePerGpuHour: cost.pricePerGpuHour, gpus, perMillionOutputTokens }
 }
 
@@ -26,13 +27,22 @@ export function costPerMillionOutputTokens(outputTokensPerSec: number, cost: Cos
  * @throws {OptionsError} naming the field and what to give instead.
  */
 export function validateCostOptions(cost: unknown): asserts cost is CostOptions {
-  const record = typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : undefined
+  const record =
+    typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : undefined
   const price = record?.pricePerGpuHour
   if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0) {
-    throw new OptionsError('cost.pricePerGpuHour', `must be a positive price per GPU-hour, got ${String(price)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 1 }`.')
+    throw new OptionsError(
+      'cost.pricePerGpuHour',
+      `must be a positive price per GPU-hour, got ${String(price)}`,
+      'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 1 }`.',
+    )
   }
   const gpus = record?.gpus
   if (gpus !== undefined && !(typeof gpus === 'number' && Number.isInteger(gpus) && gpus >= 1)) {
-    throw new OptionsError('cost.gpus', `must be a whole number >= 1, got ${String(gpus)}`, 'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 8 }` (the GPUs serving the model).')
+    throw new OptionsError(
+      'cost.gpus',
+      `must be a whole number >= 1, got ${String(gpus)}`,
+      'e.g. `cost: { pricePerGpuHour: 2.5, gpus: 8 }` (the GPUs serving the model).',
+    )
   }
 }

@@ -25,7 +25,8 @@ export class ErrorTable {
       this.overflow.set(kind, (this.overflow.get(kind) ?? 0) + count)
       return
     }
-    const text = message.length > MAX_ERROR_MESSAGE_LENGTH ? `${message.slice(0, MAX_ERROR_MESSAGE_LENGTH - 1)}…` : message
+    const text =
+      message.length > MAX_ERROR_MESSAGE_LENGTH ? `${message.slice(0, MAX_ERROR_MESSAGE_LENGTH - 1)}…` : message
     const key = `${kind}\u0000${text}`
     const entry = this.entries.get(key)
     if (entry) entry.count += count

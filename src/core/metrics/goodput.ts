@@ -15,12 +15,20 @@ export function validateGoodputLimits(limits: GoodputLimits): GoodputLimits {
     const value = limits[name]
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new OptionsError(`goodput.${name}`, `got ${String(value)}`, 'Give the limit in milliseconds as a finite number > 0, or leave it out.')
+      throw new OptionsError(
+        `goodput.${name}`,
+        `got ${String(value)}`,
+        'Give the limit in milliseconds as a finite number > 0, or leave it out.',
+      )
     }
     checked[name] = value
   }
   if (Object.keys(checked).length === 0) {
-    throw new OptionsError('goodput', 'no limit given', 'Give at least one of ttftMs, tpotMs and e2eMs (milliseconds), or leave goodput out.')
+    throw new OptionsError(
+      'goodput',
+      'no limit given',
+      'Give at least one of ttftMs, tpotMs and e2eMs (milliseconds), or leave goodput out.',
+    )
   }
   return checked
 }
@@ -40,7 +48,8 @@ export function sameGoodputLimits(a: GoodputLimits | undefined, b: GoodputLimits
  */
 export function meetsGoodputLimits(record: RequestRecord, limits: GoodputLimits): boolean {
   // No content-bearing event timed: the first token counts as arriving at the end (TTFT = E2E, TPOT 0).
-  if (limits.ttftMs !== undefined && !((timeToFirstTokenMs(record) ?? endToEndMs(record)) <= limits.ttftMs)) return false
+  if (limits.ttftMs !== undefined && !((timeToFirstTokenMs(record) ?? endToEndMs(record)) <= limits.ttftMs))
+    return false
   if (limits.e2eMs !== undefined && !(endToEndMs(record) <= limits.e2eMs)) return false
   if (limits.tpotMs !== undefined && !((timePerOutputTokenMs(record) ?? 0) <= limits.tpotMs)) return false
   return true

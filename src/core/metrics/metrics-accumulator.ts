@@ -1,5 +1,15 @@
 import { MetricsDataError } from '../contract/errors.ts'
-import type { BenchmarkMetrics, BenchmarkResult, ClientLateness, CostOptions, ErrorCount, GoodputLimits, RequestRecord, StreamingInfo, Throughput } from '../contract/types.ts'
+import type {
+  BenchmarkMetrics,
+  BenchmarkResult,
+  ClientLateness,
+  CostOptions,
+  ErrorCount,
+  GoodputLimits,
+  RequestRecord,
+  StreamingInfo,
+  Throughput,
+} from '../contract/types.ts'
 import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'
@@ -7,7 +17,14 @@ import { ErrorTable, OTHER_MESSAGES } from './error-table.ts'
 import { meetsGoodputLimits, sameGoodputLimits } from './goodput.ts'
 import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'
 import { emptySummary } from './summarize-histogram.ts'
-import { endToEndMs, forEachInterTokenLatencyMs, forEachPerTokenInterTokenLatencyMs, timePerOutputTokenMs, timeToFirstOutputMs, timeToFirstTokenMs } from './request-latency.ts'
+import {
+  endToEndMs,
+  forEachInterTokenLatencyMs,
+  forEachPerTokenInterTokenLatencyMs,
+  timePerOutputTokenMs,
+  timeToFirstOutputMs,
+  timeToFirstTokenMs,
+} from './request-latency.ts'
 
 /** Options of {@link MetricsAccumulator}. */
 export interface MetricsAccumulatorOptions {
@@ -21,7 +38,10 @@ export interface MetricsAccumulatorOptions {
 export const CLIENT_LATE_THRESHOLD_MS = 5
 
 /** The metric parts of a {@link BenchmarkResult}, as {@link MetricsAccumulator.finish} returns them. */
-export interface MetricsOutcome extends Pick<BenchmarkResult, 'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'> {
+export interface MetricsOutcome extends Pick<
+  BenchmarkResult,
+  'counts' | 'metrics' | 'throughput' | 'errors' | 'streaming' | 'goodput' | 'cost' | 'histograms' | 'warnings'
+> {
   /** How late the client read, over the completed requests the lateness monitor watched. */
   lateness: ClientLateness | undefined
   /** Output tokens of the completed requests, summed (usage, or the estimate), tokens. */
@@ -30,7 +50,17 @@ export interface MetricsOutcome extends Pick<BenchmarkResult, 'counts' | 'metric
   requests?: RequestRecord[]
 }
 
-type DistributionName = 'ttftMs' | 'ttfoMs' | 'tpotMs' | 'itlMs' | 'itlPerTokenMs' | 'e2eMs' | 'inputTokens' | 'outputTokens' | 'reasoningTokens' | 'clientLateMs'
+type DistributionName =
+  | 'ttftMs'
+  | 'ttfoMs'
+  | 'tpotMs'
+  | 'itlMs'
+  | 'itlPerTokenMs'
+  | 'e2eMs'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'reasoningTokens'
+  | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
 export const METRICS_SNAPSHOT_VERSION = 3
@@ -191,7 +221,10 @@ export class MetricsAccumulator {
     this.requests?.push(record)
     if (!record.ok) {
       this.failed += 1
-      const error = record.error ?? { kind: 'incomplete' as const, message: 'request failed without an error description' }
+      const error = record.error ?? {
+        kind: 'incomplete' as const,
+        message: 'request failed without an error description',
+      }
       this.errorTable.add(error.kind, error.message)
       return
     }
@@ -233,7 +266,8 @@ export class MetricsAccumulator {
     forEachInterTokenLatencyMs(record, this.recordInterTokenLatency)
     const chunks = record.chunkTimes.length
     // Exact tokens per chunk (continuous usage), aligned with the chunks: per-token ITL and an exact multi-token count.
-    const chunkTokens = record.chunkTokens !== undefined && record.chunkTokens.length === chunks ? record.chunkTokens : undefined
+    const chunkTokens =
+      record.chunkTokens !== undefined && record.chunkTokens.length === chunks ? record.chunkTokens : undefined
     if (chunkTokens !== undefined) {
       this.chunkTokenRequests += 1
       forEachPerTokenInterTokenLatencyMs(record, this.recordPerTokenLatency)
@@ -259,7 +293,9 @@ export class MetricsAccumulator {
    */
   merge(other: MetricsAccumulator): void {
     if (other.recordRequests !== this.recordRequests || !sameGoodputLimits(other.goodputLimits, this.goodputLimits)) {
-      throw new MetricsDataError('Cannot merge metric accumulators created with different options (recordRequests or goodput limits). Create every accumulator of one run with the same options.')
+      throw new MetricsDataError(
+        'Cannot merge metric accumulators created with different options (recordRequests or goodput limits). Create every accumulator of one run with the same options.',
+      )
     }
     for (const name of DISTRIBUTION_NAMES) this.distributions[name].merge(other.distributions[name])
     this.errorTable.merge(other.errorTable)
@@ -269,11 +305,16 @@ export class MetricsAccumulator {
 
   /** The whole state as plain JSON (histograms as compressed base64). */
   toJSON(): MetricsSnapshot {
-    const distributions = Object.fromEntries(DISTRIBUTION_NAMES.map((name) => [name, this.distributions[name].toJSON()]))
+    const distributions = Object.fromEntries(
+      DISTRIBUTION_NAMES.map((name) => [name, this.distributions[name].toJSON()]),
+    )
     const counters = Object.fromEntries(COUNTER_NAMES.map((name) => [name, this[name]])) as Record<CounterName, number>
     return {
       version: METRICS_SNAPSHOT_VERSION,
-      options: { recordRequests: this.recordRequests, ...(this.goodputLimits ? { goodput: { ...this.goodputLimits } } : {}) },
+      options: {
+        recordRequests: this.recordRequests,
+        ...(this.goodputLimits ? { goodput: { ...this.goodputLimits } } : {}),
+      },
       ...counters,
       distributions: distributions as Record<DistributionName, DistributionSnapshot>,
       errors: this.errorTable.toArray(),
@@ -291,7 +332,10 @@ export class MetricsAccumulator {
     const accumulator = new MetricsAccumulator(snapshot.options)
     for (const name of DISTRIBUTION_NAMES) {
       const part = snapshot.distributions[name]
-      if (!part) throw new MetricsDataError(`Metrics snapshot lacks the "${name}" distribution. Produce it with MetricsAccumulator.toJSON().`)
+      if (!part)
+        throw new MetricsDataError(
+          `Metrics snapshot lacks the "${name}" distribution. Produce it with MetricsAccumulator.toJSON().`,
+        )
       const { unitsPerValue, highestTrackable } = DISTRIBUTION_SCALES[name]
       accumulator.distributions[name] = Distribution.fromJSON(part, unitsPerValue, highestTrackable)
     }
@@ -341,7 +385,8 @@ export class MetricsAccumulator {
       notes.push(line)
       warnings.push(`${line}.`)
     } else if (!streamed) {
-      const line = 'server did not stream (the idle streaming probe before warm-up received its whole output in one read): TTFT, TPOT and ITL are not reported'
+      const line =
+        'server did not stream (the idle streaming probe before warm-up received its whole output in one read): TTFT, TPOT and ITL are not reported'
       notes.push(line)
       warnings.push(`${line}.`)
     } else if (notSse > 0) {
@@ -350,7 +395,9 @@ export class MetricsAccumulator {
       warnings.push(`${line}.`)
     }
     if (streamed && this.burstRequests > 0) {
-      notes.push(`${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`)
+      notes.push(
+        `${this.burstRequests} of ${completed} streamed responses reached the client in one read (the client read late; they are measured, see client.lateness)`,
+      )
     }
     const meanTokensPerChunk = this.chunksWithUsage > 0 ? this.outputTokensWithUsage / this.chunksWithUsage : 0
     const streamedCompleted = completed - notSse
@@ -358,7 +405,9 @@ export class MetricsAccumulator {
     if (this.multiTokenChunks > 0) {
       const chunksLine = `content-bearing chunks carried more than one token (mean ${meanTokensPerChunk.toFixed(2)} tokens per chunk, e.g. speculative decoding)`
       if (this.chunkTokenRequests >= streamedCompleted) {
-        notes.push(`${this.multiTokenChunks} ${chunksLine}, counted from per-chunk usage: ITL is per chunk, itlPerTokenMs and TPOT per token`)
+        notes.push(
+          `${this.multiTokenChunks} ${chunksLine}, counted from per-chunk usage: ITL is per chunk, itlPerTokenMs and TPOT per token`,
+        )
       } else if (perToken) {
         notes.push(
           `about ${this.multiTokenChunks} ${chunksLine}: ITL is per chunk, TPOT per token; itlPerTokenMs comes from the ${this.chunkTokenRequests} of ${streamedCompleted} streamed requests whose chunks carried usage`,
@@ -370,10 +419,14 @@ export class MetricsAccumulator {
       }
     }
     if (streamed && this.noAnswerRequests > 0) {
-      notes.push(`${this.noAnswerRequests} of ${streamedCompleted} streamed replies were reasoning only (no answer text, e.g. max_tokens reached while thinking): they have a TTFT but no TTFO`)
+      notes.push(
+        `${this.noAnswerRequests} of ${streamedCompleted} streamed replies were reasoning only (no answer text, e.g. max_tokens reached while thinking): they have a TTFT but no TTFO`,
+      )
     }
     if (this.usageMissingRequests > 0) {
-      warnings.push(`${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`)
+      warnings.push(
+        `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
+      )
     }
     const streaming: StreamingInfo = {
       streamed,
@@ -387,13 +440,19 @@ export class MetricsAccumulator {
     }
 
     if (this.negativeValues > 0) {
-      warnings.push(`${this.negativeValues} latency or token values were negative (a clock or client bug) and were counted as 0.`)
+      warnings.push(
+        `${this.negativeValues} latency or token values were negative (a clock or client bug) and were counted as 0.`,
+      )
     }
     if (this.nonFiniteValues > 0) {
-      warnings.push(`${this.nonFiniteValues} latency or token values were not finite (a clock or client bug) and were left out.`)
+      warnings.push(
+        `${this.nonFiniteValues} latency or token values were not finite (a clock or client bug) and were left out.`,
+      )
     }
     if (this.errorTable.overflowed) {
-      warnings.push(`More than ${this.errorTable.maxDistinctMessages} distinct error messages: the rest are counted per kind under "${OTHER_MESSAGES}".`)
+      warnings.push(
+        `More than ${this.errorTable.maxDistinctMessages} distinct error messages: the rest are counted per kind under "${OTHER_MESSAGES}".`,
+      )
     }
 
     const streamedSummary = (distribution: Distribution) => (streamed ? distribution.summary() : emptySummary())
@@ -459,7 +518,8 @@ export class MetricsAccumulator {
       }
     }
     if (args.cost !== undefined) {
-      if (throughput.outputTokensPerSec > 0) outcome.cost = costPerMillionOutputTokens(throughput.outputTokensPerSec, args.cost)
+      if (throughput.outputTokensPerSec > 0)
+        outcome.cost = costPerMillionOutputTokens(throughput.outputTokensPerSec, args.cost)
       else warnings.push('Cost is not reported: no output tokens per second were measured.')
     }
     if (this.requests) outcome.requests = [...this.requests].sort((a, b) => a.index - b.index)

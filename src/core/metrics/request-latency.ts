@@ -66,7 +66,10 @@ export function forEachInterTokenLatencyMs(record: RequestRecord, visit: (gapMs:
  * counts in the next token's gap. Over one request the latencies sum to `endAt - firstTokenAt`
  * when the last event carries tokens. Nothing without `chunkTokens` (no estimate here).
  */
-export function forEachPerTokenInterTokenLatencyMs(record: RequestRecord, visit: (perTokenMs: number, tokens: number) => void): void {
+export function forEachPerTokenInterTokenLatencyMs(
+  record: RequestRecord,
+  visit: (perTokenMs: number, tokens: number) => void,
+): void {
   const tokens = record.chunkTokens
   const times = record.chunkTimes
   if (tokens === undefined || tokens.length !== times.length || times.length < 2) return

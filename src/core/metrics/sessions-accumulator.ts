@@ -73,7 +73,8 @@ export class SessionsAccumulator {
     this.durationMs.record(clamp(session.lastEndAt - session.firstSentAt))
     this.turnsPerSession.record(session.turns)
     const limits = this.goodput
-    if (limits !== undefined && session.records.every((record) => meetsGoodputLimits(record, limits))) this.goodSessions++
+    if (limits !== undefined && session.records.every((record) => meetsGoodputLimits(record, limits)))
+      this.goodSessions++
   }
 
   /** The figures over the measured `durationMs` (ms). */
@@ -95,7 +96,14 @@ export class SessionsAccumulator {
       sessionsPerSec: durationMs > 0 ? (this.completed * 1000) / durationMs : 0,
       durationMs: this.durationMs.summary(),
       turns: this.turnsPerSession.summary(),
-      ...(this.goodput ? { goodput: { goodSessions: this.goodSessions, share: this.completed > 0 ? this.goodSessions / this.completed : 0 } } : {}),
+      ...(this.goodput
+        ? {
+            goodput: {
+              goodSessions: this.goodSessions,
+              share: this.completed > 0 ? this.goodSessions / this.completed : 0,
+            },
+          }
+        : {}),
       byTurn,
       histograms: {
         ...(this.durationMs.count > 0 ? { durationUs: this.durationMs.encodedHistogram() } : {}),

@@ -19,8 +19,14 @@ export function emptySummary(): MetricSummary {
  * significant digits a bucket is at most 1/1024 of its value wide, so the two differ by < 0.1 %
  * (e.g. p99 of 1..1000 ms: hdr 990.207 ms, numpy 990.01 ms, 0.02 % apart).
  */
-export function histogramPercentiles(histogram: Histogram, unitDivisor: number, min: number, max: number): Pick<MetricSummary, keyof typeof SUMMARY_PERCENTILES> {
-  const at = (percentile: number): number => Math.min(max, Math.max(min, histogram.getValueAtPercentile(percentile) / unitDivisor))
+export function histogramPercentiles(
+  histogram: Histogram,
+  unitDivisor: number,
+  min: number,
+  max: number,
+): Pick<MetricSummary, keyof typeof SUMMARY_PERCENTILES> {
+  const at = (percentile: number): number =>
+    Math.min(max, Math.max(min, histogram.getValueAtPercentile(percentile) / unitDivisor))
   return {
     p50: at(SUMMARY_PERCENTILES.p50),
     p90: at(SUMMARY_PERCENTILES.p90),

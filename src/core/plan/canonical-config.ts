@@ -2,7 +2,14 @@ import { isRecord } from '../contract/is-record.ts'
 import type { LoadOptions, WorkloadOptions } from '../contract/types.ts'
 import type { BaselineConfig } from '../baseline/index.ts'
 import { arrivalKindOf, DEFAULT_DRAIN_GRACE_MS, DEFAULT_RAMP_CURVE } from '../load/index.ts'
-import { DEFAULT_PROMPTS_MAX_TOKENS, DEFAULT_SHARED_PREFIX_TOKENS, DEFAULT_SYSTEM_PROMPT_TOKENS, ignoreEosOf, resolveLengthDistribution, resolveNumberDistribution } from '../workload/index.ts'
+import {
+  DEFAULT_PROMPTS_MAX_TOKENS,
+  DEFAULT_SHARED_PREFIX_TOKENS,
+  DEFAULT_SYSTEM_PROMPT_TOKENS,
+  ignoreEosOf,
+  resolveLengthDistribution,
+  resolveNumberDistribution,
+} from '../workload/index.ts'
 
 type Json = Record<string, unknown>
 
@@ -18,7 +25,9 @@ function lengths(value: unknown): unknown {
 
 /** A count (`whole`) or time given as a number or a distribution, resolved. */
 function distribution(value: unknown, whole: boolean): unknown {
-  return isRecord(value) || typeof value === 'number' ? bounded(resolveNumberDistribution('', value as never, whole)) : value
+  return isRecord(value) || typeof value === 'number'
+    ? bounded(resolveNumberDistribution('', value as never, whole))
+    : value
 }
 
 /**

@@ -7,7 +7,16 @@ import { planRun, type RunPlan } from './run-plan.ts'
 
 const APIS = ['chat', 'completions']
 /** Every key of {@link TargetOptions}. */
-export const TARGET_KEYS = ['baseUrl', 'model', 'api', 'apiKey', 'headers', 'requestTimeoutMs', 'stallTimeoutMs', 'continuousUsageStats'] as const satisfies ReadonlyArray<keyof TargetOptions>
+export const TARGET_KEYS = [
+  'baseUrl',
+  'model',
+  'api',
+  'apiKey',
+  'headers',
+  'requestTimeoutMs',
+  'stallTimeoutMs',
+  'continuousUsageStats',
+] as const satisfies ReadonlyArray<keyof TargetOptions>
 
 function positiveFinite(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
@@ -34,31 +43,59 @@ export function checkTarget(target: unknown): PlannedTarget {
   }
   rejectUnknownKeys(target, TARGET_KEYS, 'target')
   if (typeof target.baseUrl !== 'string' || target.baseUrl === '') {
-    throw new OptionsError('target.baseUrl', 'missing', "Set it to the server's root URL, e.g. 'http://127.0.0.1:8000'.")
+    throw new OptionsError(
+      'target.baseUrl',
+      'missing',
+      "Set it to the server's root URL, e.g. 'http://127.0.0.1:8000'.",
+    )
   }
   let url: URL
   try {
     url = new URL(target.baseUrl)
   } catch {
-    throw new OptionsError('target.baseUrl', `'${target.baseUrl}' is not a URL`, "Use a full URL with scheme, e.g. 'http://127.0.0.1:8000'.")
+    throw new OptionsError(
+      'target.baseUrl',
+      `'${target.baseUrl}' is not a URL`,
+      "Use a full URL with scheme, e.g. 'http://127.0.0.1:8000'.",
+    )
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OptionsError('target.baseUrl', `unsupported scheme '${url.protocol}'`, 'Use http:// or https://.')
   }
   if (target.api !== undefined && !APIS.includes(target.api as string)) {
-    throw new OptionsError('target.api', `unknown API '${String(target.api)}'`, "Use 'chat' (/v1/chat/completions) or 'completions' (/v1/completions).")
+    throw new OptionsError(
+      'target.api',
+      `unknown API '${String(target.api)}'`,
+      "Use 'chat' (/v1/chat/completions) or 'completions' (/v1/completions).",
+    )
   }
   if (target.model !== undefined && (typeof target.model !== 'string' || target.model === '')) {
-    throw new OptionsError('target.model', 'must be a non-empty string', 'Give the served model name, or leave it out to use the first model of GET /v1/models.')
+    throw new OptionsError(
+      'target.model',
+      'must be a non-empty string',
+      'Give the served model name, or leave it out to use the first model of GET /v1/models.',
+    )
   }
   if (target.requestTimeoutMs !== undefined && !positiveFinite(target.requestTimeoutMs)) {
-    throw new OptionsError('target.requestTimeoutMs', `must be a positive number of milliseconds, got ${String(target.requestTimeoutMs)}`, 'Leave it out for the default of 600000 (10 minutes).')
+    throw new OptionsError(
+      'target.requestTimeoutMs',
+      `must be a positive number of milliseconds, got ${String(target.requestTimeoutMs)}`,
+      'Leave it out for the default of 600000 (10 minutes).',
+    )
   }
   if (target.stallTimeoutMs !== undefined && !positiveFinite(target.stallTimeoutMs)) {
-    throw new OptionsError('target.stallTimeoutMs', `must be a positive number of milliseconds, got ${String(target.stallTimeoutMs)}`, 'Leave it out for the default of 120000 (2 minutes).')
+    throw new OptionsError(
+      'target.stallTimeoutMs',
+      `must be a positive number of milliseconds, got ${String(target.stallTimeoutMs)}`,
+      'Leave it out for the default of 120000 (2 minutes).',
+    )
   }
   if (target.headers !== undefined && !isRecord(target.headers)) {
-    throw new OptionsError('target.headers', 'must be an object of header names to string values', "e.g. `headers: { 'x-team': 'serving' }`.")
+    throw new OptionsError(
+      'target.headers',
+      'must be an object of header names to string values',
+      "e.g. `headers: { 'x-team': 'serving' }`.",
+    )
   }
 
   return planTarget(target as unknown as TargetOptions)

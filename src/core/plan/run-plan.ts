@@ -1,6 +1,15 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
-import type { BenchmarkOptions, CostOptions, GoodputLimits, LoadOptions, SegmentOptions, ServerMetricsOptions, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
+import type {
+  BenchmarkOptions,
+  CostOptions,
+  GoodputLimits,
+  LoadOptions,
+  SegmentOptions,
+  ServerMetricsOptions,
+  WarmupOptions,
+  WorkloadOptions,
+} from '../contract/types.ts'
 import { stopCountOf, validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
 import { validateGoodputLimits } from '../metrics/goodput.ts'
@@ -36,7 +45,8 @@ export interface RunPlan {
   readonly segment: SegmentOptions | undefined
 }
 
-const whole = (value: unknown, min: number): value is number => typeof value === 'number' && Number.isInteger(value) && value >= min
+const whole = (value: unknown, min: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min
 
 /** Checks `segment` against the load: every segment must get something to do. */
 function checkSegment(segment: unknown, load: LoadOptions, workers: number): SegmentOptions | undefined {
@@ -44,8 +54,10 @@ function checkSegment(segment: unknown, load: LoadOptions, workers: number): Seg
   const fix = 'Set LLM_BENCH_SEGMENT=i/N (1 <= i <= N), or JOB_COMPLETION_INDEX (0-based) with LLM_BENCH_SEGMENTS=N.'
   if (!isRecord(segment)) throw new OptionsError('segment', 'must be an object { index, count, startAtMs? }', fix)
   const { index, count, startAtMs } = segment
-  if (!whole(count, 1)) throw new OptionsError('segment.count', `must be a whole number >= 1, got ${String(count)}`, fix)
-  if (!whole(index, 1) || index > count) throw new OptionsError('segment.index', `must be a whole number from 1 to ${count}, got ${String(index)}`, fix)
+  if (!whole(count, 1))
+    throw new OptionsError('segment.count', `must be a whole number >= 1, got ${String(count)}`, fix)
+  if (!whole(index, 1) || index > count)
+    throw new OptionsError('segment.index', `must be a whole number from 1 to ${count}, got ${String(index)}`, fix)
   if (startAtMs !== undefined && !(typeof startAtMs === 'number' && Number.isFinite(startAtMs) && startAtMs > 0)) {
     throw new OptionsError(
       'segment.startAtMs',
@@ -53,13 +65,26 @@ function checkSegment(segment: unknown, load: LoadOptions, workers: number): Seg
       'Set LLM_BENCH_START_AT to e.g. $(( $(date +%s) * 1000 + 60000 )): one minute from now, the same on every host.',
     )
   }
-  if (workers > 1) throw new OptionsError('workers', `${workers} threads and a segment cannot be combined`, 'Leave `workers` out on a segmented run, or run more segments.')
+  if (workers > 1)
+    throw new OptionsError(
+      'workers',
+      `${workers} threads and a segment cannot be combined`,
+      'Leave `workers` out on a segmented run, or run more segments.',
+    )
   if (load.rate === undefined && load.concurrency !== undefined && load.concurrency < count) {
-    throw new OptionsError('segment.count', `${count} segments cannot share load.concurrency = ${load.concurrency}`, `Use at most ${load.concurrency} segments, or raise the concurrency.`)
+    throw new OptionsError(
+      'segment.count',
+      `${count} segments cannot share load.concurrency = ${load.concurrency}`,
+      `Use at most ${load.concurrency} segments, or raise the concurrency.`,
+    )
   }
   const stop = stopCountOf(load)
   if (stop.count !== undefined && stop.count < count) {
-    throw new OptionsError('segment.count', `${count} segments cannot share ${stop.count} ${stop.unit}`, 'Use fewer segments, or send more.')
+    throw new OptionsError(
+      'segment.count',
+      `${count} segments cannot share ${stop.count} ${stop.unit}`,
+      'Use fewer segments, or send more.',
+    )
   }
   return { index, count, ...(startAtMs !== undefined ? { startAtMs } : {}) }
 }
@@ -75,22 +100,38 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   }
   const { workload, load, warmup, seed, goodput, cost, serverMetrics } = options as Record<string, unknown>
   if (!isRecord(workload)) {
-    throw new OptionsError('workload', 'missing', "Say what to send, e.g. `workload: { kind: 'synthetic', inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.")
+    throw new OptionsError(
+      'workload',
+      'missing',
+      "Say what to send, e.g. `workload: { kind: 'synthetic', inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.",
+    )
   }
   if (!WORKLOAD_KINDS.includes(workload.kind as string)) {
-    throw new OptionsError('workload.kind', `unknown kind '${String(workload.kind)}'`, `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`)
+    throw new OptionsError(
+      'workload.kind',
+      `unknown kind '${String(workload.kind)}'`,
+      `Use one of ${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}.`,
+    )
   }
 
   rejectUnknownWorkloadKeys(workload)
 
   if (!isRecord(load)) {
-    throw new OptionsError('load', 'missing', 'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.')
+    throw new OptionsError(
+      'load',
+      'missing',
+      'Say how much load to apply, e.g. `load: { concurrency: 8, requests: 200 }` or `load: { rate: 10, requests: 200 }`.',
+    )
   }
   const sessions = SESSION_WORKLOAD_KINDS.includes(workload.kind as string)
   validateLoad(load, { trace: workload.kind === 'trace' || workload.kind === 'agentic-trace', sessions })
   const workers = validateWorkers(options.workers, load)
   if (sessions && workers > 1) {
-    throw new OptionsError('workers', `${workers} threads cannot share a session workload (a session's turns follow each other on one client)`, 'Leave `workers` out (1) for session workloads.')
+    throw new OptionsError(
+      'workers',
+      `${workers} threads cannot share a session workload (a session's turns follow each other on one client)`,
+      'Leave `workers` out (1) for session workloads.',
+    )
   }
 
   if (warmup !== undefined) validateWarmupOptions(warmup)
@@ -99,7 +140,8 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   }
   let goodputLimits: GoodputLimits | undefined
   if (goodput !== undefined) {
-    if (!isRecord(goodput)) throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
+    if (!isRecord(goodput))
+      throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
     for (const key of Object.keys(goodput)) {
       if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
         throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')

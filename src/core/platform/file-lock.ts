@@ -39,7 +39,8 @@ function holderOf(text: string): LockHolder | undefined {
     const value: unknown = JSON.parse(text)
     if (typeof value !== 'object' || value === null) return undefined
     const { pid, host, at, token } = value as Record<string, unknown>
-    if (typeof pid !== 'number' || typeof host !== 'string' || typeof at !== 'string' || typeof token !== 'string') return undefined
+    if (typeof pid !== 'number' || typeof host !== 'string' || typeof at !== 'string' || typeof token !== 'string')
+      return undefined
     return { pid, host, at, token }
   } catch {
     return undefined
@@ -95,7 +96,9 @@ async function breakStaleLock(lockPath: string, judged: string): Promise<void> {
 
 function describeHolder(text: string): string {
   const holder = holderOf(text)
-  return holder === undefined ? 'a process that wrote no holder' : `pid ${holder.pid} on ${holder.host} since ${holder.at}`
+  return holder === undefined
+    ? 'a process that wrote no holder'
+    : `pid ${holder.pid} on ${holder.host} since ${holder.at}`
 }
 
 async function acquire(lockPath: string, waitMs: number, staleMs: number): Promise<LockHolder> {
@@ -113,7 +116,11 @@ async function acquire(lockPath: string, waitMs: number, staleMs: number): Promi
       }
       return holder
     } catch (error) {
-      if (codeOf(error) !== 'EEXIST') throw new LlmBenchError(`Cannot create the lock file ${lockPath}: ${error instanceof Error ? error.message : String(error)}.`, { cause: error })
+      if (codeOf(error) !== 'EEXIST')
+        throw new LlmBenchError(
+          `Cannot create the lock file ${lockPath}: ${error instanceof Error ? error.message : String(error)}.`,
+          { cause: error },
+        )
     }
     const lock = await readLock(lockPath)
     if (lock === undefined) continue
@@ -123,7 +130,8 @@ async function acquire(lockPath: string, waitMs: number, staleMs: number): Promi
     }
     if (Date.now() >= deadline) {
       throw new LlmBenchError(
-        `${lockPath} has been held by ${describeHolder(lock.text)} for over ${waitMs / 1000} s. ` + 'If no other run is writing this baseline file, delete the lock file and run again.',
+        `${lockPath} has been held by ${describeHolder(lock.text)} for over ${waitMs / 1000} s. ` +
+          'If no other run is writing this baseline file, delete the lock file and run again.',
       )
     }
     await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())))
@@ -145,7 +153,11 @@ async function release(lockPath: string, holder: LockHolder): Promise<void> {
  *
  * @throws {LlmBenchError} when another live holder keeps the lock for over `waitMs`.
  */
-export async function withFileLock<T>(lockPath: string, critical: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  critical: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const holder = await acquire(lockPath, options.waitMs ?? WAIT_MS, options.staleMs ?? STALE_MS)
   try {
     return await critical()

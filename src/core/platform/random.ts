@@ -53,7 +53,8 @@ function mix32(h: number): number {
  */
 export function deriveSeed(seed: number, ...parts: ReadonlyArray<number | string>): number {
   let h = mix32(seedWord(seed) ^ 0x6a09e667)
-  for (const part of parts) h = mix32(h ^ mix32((typeof part === 'string' ? textWord(part) : seedWord(part)) + 0x9e3779b9))
+  for (const part of parts)
+    h = mix32(h ^ mix32((typeof part === 'string' ? textWord(part) : seedWord(part)) + 0x9e3779b9))
   return h
 }
 

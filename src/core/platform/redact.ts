@@ -2,7 +2,8 @@
 export const REDACTED = '***'
 
 // Narrow on purpose: `outputTokens` or `maxTokens` are options, not secrets.
-const SECRET_NAME = /(api[-_]?key|private[-_]?key|^key$|[-_]key$|secret|password|passwd|authorization|cookie|credential|^token$|[-_]token$|access[-_]?token|auth[-_]?token)/i
+const SECRET_NAME =
+  /(api[-_]?key|private[-_]?key|^key$|[-_]key$|secret|password|passwd|authorization|cookie|credential|^token$|[-_]token$|access[-_]?token|auth[-_]?token)/i
 
 /** True when a header, env var, flag or option name suggests its value is a secret. */
 export function isSecretName(name: string): boolean {

@@ -96,7 +96,8 @@ function requestHeaders(headers: FetchDispatchOptions['headers']): Record<string
     }
   }
   // undici's dispatcher asks for no compression; fetch would ask for gzip/br and hide it. Keep the bytes identical.
-  if (!Object.keys(result).some((name) => name.toLowerCase() === 'accept-encoding')) result['accept-encoding'] = 'identity'
+  if (!Object.keys(result).some((name) => name.toLowerCase() === 'accept-encoding'))
+    result['accept-encoding'] = 'identity'
   return result
 }
 
@@ -135,7 +136,8 @@ export class FetchDispatcher {
     const running = this.run(options, handler, controller)
       // A handler callback that throws must not become an unhandled rejection; undici reports it to the handler too.
       .catch((error: unknown) => {
-        if (!controller.aborted) handler.onResponseError?.(controller, error instanceof Error ? error : new Error(String(error)))
+        if (!controller.aborted)
+          handler.onResponseError?.(controller, error instanceof Error ? error : new Error(String(error)))
       })
       .finally(() => this.inFlight.delete(running))
     this.inFlight.add(running)
@@ -148,7 +150,11 @@ export class FetchDispatcher {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight])
   }
 
-  private async run(options: FetchDispatchOptions, handler: Dispatcher.DispatchHandler, controller: FetchDispatchController): Promise<void> {
+  private async run(
+    options: FetchDispatchOptions,
+    handler: Dispatcher.DispatchHandler,
+    controller: FetchDispatchController,
+  ): Promise<void> {
     handler.onRequestStart?.(controller, {})
     if (controller.aborted) return
     let response: Response

@@ -69,14 +69,24 @@ export async function requestText(url: string, options: RequestTextOptions = {})
   const method = options.method ?? 'GET'
   if (transport === 'fetch') {
     try {
-      const response = await fetch(url, { method, headers: { 'accept-encoding': 'identity', ...options.headers }, signal: options.signal, redirect: 'manual' })
+      const response = await fetch(url, {
+        method,
+        headers: { 'accept-encoding': 'identity', ...options.headers },
+        signal: options.signal,
+        redirect: 'manual',
+      })
       return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       throw normalizeFetchError(error)
     }
   }
-  const response = await request(url, { method: method as Dispatcher.HttpMethod, headers: options.headers, signal: options.signal, dispatcher: smallRequestAgent() })
+  const response = await request(url, {
+    method: method as Dispatcher.HttpMethod,
+    headers: options.headers,
+    signal: options.signal,
+    dispatcher: smallRequestAgent(),
+  })
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value

@@ -10,7 +10,14 @@ import { pointWarnings } from '../sweep/run-sweep.ts'
 import { sweepConfigOf } from '../sweep/sweep-config.ts'
 import type { SweepOptions, SweepPointLoad } from '../sweep/sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type ScenarioOutcome, type SweepResult } from '../sweep/sweep-result.ts'
-import { SCENARIO_DEFAULTS, serverLimits, type OfflineScenario, type ScenarioSpec, type ServerScenario, type SingleStreamScenario } from './scenario-spec.ts'
+import {
+  SCENARIO_DEFAULTS,
+  serverLimits,
+  type OfflineScenario,
+  type ScenarioSpec,
+  type ServerScenario,
+  type SingleStreamScenario,
+} from './scenario-spec.ts'
 import { validateScenario } from './validate-scenario.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 
@@ -23,7 +30,8 @@ export interface ScenarioOptions extends Omit<SweepOptions, 'over' | 'load'> {
 
 function summaryOf(outcome: Omit<ScenarioOutcome, 'summary'>): string {
   const { metric } = outcome
-  const figure = metric.value === undefined ? 'no result' : `${formatFigure(metric.value)} ${metric.unit} ${metric.name}`
+  const figure =
+    metric.value === undefined ? 'no result' : `${formatFigure(metric.value)} ${metric.unit} ${metric.name}`
   const constraint = outcome.constraint === 'none' ? '' : ` with ${outcome.constraint}`
   const reasons = outcome.valid ? '' : `: ${outcome.reasons.join('; ')}`
   return `${outcome.name}: ${figure}${constraint} (${outcome.valid ? 'VALID' : 'INVALID'}${reasons})`
@@ -86,7 +94,8 @@ async function runServer(spec: ServerScenario, options: ScenarioOptions, context
   const percentile = spec.percentile ?? SCENARIO_DEFAULTS.serverPercentile
   const pointLoad: SweepPointLoad = { arrival: 'poisson', ...load }
   if (spec.durationMs !== undefined) pointLoad.durationMs = spec.durationMs
-  if (spec.requests !== undefined || spec.durationMs === undefined) pointLoad.requests = spec.requests ?? SCENARIO_DEFAULTS.serverRequests
+  if (spec.requests !== undefined || spec.durationMs === undefined)
+    pointLoad.requests = spec.requests ?? SCENARIO_DEFAULTS.serverRequests
   const result = await searchCapacity(
     {
       ...rest,
@@ -108,12 +117,18 @@ async function runServer(spec: ServerScenario, options: ScenarioOptions, context
   const reasons: string[] = []
   if (capacity?.rate === undefined) {
     const lowest = result.points[0]
-    reasons.push(`no rate down to ${spec.rate.min} req/s was valid${lowest?.reasons?.length ? ` (at ${formatFigure(lowest.value)} req/s: ${lowest.reasons.join('; ')})` : ''}`)
+    reasons.push(
+      `no rate down to ${spec.rate.min} req/s was valid${lowest?.reasons?.length ? ` (at ${formatFigure(lowest.value)} req/s: ${lowest.reasons.join('; ')})` : ''}`,
+    )
   }
   const scenario = withSummary({
     name: 'Server',
     constraint,
-    metric: { name: 'max Poisson rate', ...(capacity?.rate !== undefined ? { value: capacity.rate } : {}), unit: 'req/s' },
+    metric: {
+      name: 'max Poisson rate',
+      ...(capacity?.rate !== undefined ? { value: capacity.rate } : {}),
+      unit: 'req/s',
+    },
     valid: reasons.length === 0,
     reasons,
   })
@@ -124,7 +139,11 @@ function e2eOf(records: RequestRecord[]): number[] {
   return records.filter((record) => record.ok && record.firstTokenAt !== undefined).map((record) => endToEndMs(record))
 }
 
-async function runSinglePoint(spec: OfflineScenario | SingleStreamScenario, options: ScenarioOptions, context: RunContext): Promise<SweepResult> {
+async function runSinglePoint(
+  spec: OfflineScenario | SingleStreamScenario,
+  options: ScenarioOptions,
+  context: RunContext,
+): Promise<SweepResult> {
   const { scenario: _scenario, load, ...rest } = options
   const startedAt = new Date().toISOString()
   const started = performance.now()
@@ -139,7 +158,8 @@ async function runSinglePoint(spec: OfflineScenario | SingleStreamScenario, opti
     value = spec.requests
     pointLoad = { ...load, requests: spec.requests }
     judge = (result) => {
-      const reasons = result.counts.failed > 0 ? [`${result.counts.failed} of ${result.counts.total} requests failed`] : []
+      const reasons =
+        result.counts.failed > 0 ? [`${result.counts.failed} of ${result.counts.total} requests failed`] : []
       outcome = {
         name: 'Offline',
         constraint: 'none',
@@ -154,7 +174,8 @@ async function runSinglePoint(spec: OfflineScenario | SingleStreamScenario, opti
     value = 1
     pointLoad = { ...load }
     if (spec.durationMs !== undefined) pointLoad.durationMs = spec.durationMs
-    if (spec.requests !== undefined || spec.durationMs === undefined) pointLoad.requests = spec.requests ?? SCENARIO_DEFAULTS.singleStreamRequests
+    if (spec.requests !== undefined || spec.durationMs === undefined)
+      pointLoad.requests = spec.requests ?? SCENARIO_DEFAULTS.singleStreamRequests
     const label = percentileLabel(percentile)
     judge = (result, records) => {
       const estimate = earlyStoppingEstimate(e2eOf(records), percentile)
@@ -164,17 +185,39 @@ async function runSinglePoint(spec: OfflineScenario | SingleStreamScenario, opti
       outcome = {
         name: 'SingleStream',
         constraint: 'none',
-        metric: { name: `${label} E2E latency (early-stopping estimate)`, ...(estimate.ok ? { value: estimate.estimate } : {}), unit: 'ms' },
+        metric: {
+          name: `${label} E2E latency (early-stopping estimate)`,
+          ...(estimate.ok ? { value: estimate.estimate } : {}),
+          unit: 'ms',
+        },
         valid: reasons.length === 0,
         reasons,
-        earlyStopping: { queries: estimate.queries, minQueries: estimate.minQueries, percentile, ...(estimate.ok ? { discarded: estimate.discarded } : {}) },
+        earlyStopping: {
+          queries: estimate.queries,
+          minQueries: estimate.minQueries,
+          percentile,
+          ...(estimate.ok ? { discarded: estimate.discarded } : {}),
+        },
       }
       return { valid: reasons.length === 0, reasons }
     }
   }
 
-  const point = await runPoint({ ...rest, load: pointLoad }, context, state, { axis: 'concurrency', value, order: 0, judge })
-  const scenario = withSummary(outcome ?? { name: spec.name, constraint: 'none', metric: { name: 'none', unit: '' }, valid: false, reasons: ['the run produced no result'] })
+  const point = await runPoint({ ...rest, load: pointLoad }, context, state, {
+    axis: 'concurrency',
+    value,
+    order: 0,
+    judge,
+  })
+  const scenario = withSummary(
+    outcome ?? {
+      name: spec.name,
+      constraint: 'none',
+      metric: { name: 'none', unit: '' },
+      valid: false,
+      reasons: ['the run produced no result'],
+    },
+  )
   return {
     schemaVersion: SWEEP_SCHEMA_VERSION,
     kind: 'scenario',

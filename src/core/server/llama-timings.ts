@@ -91,7 +91,10 @@ export function compareLlamaTimings(records: readonly RequestRecord[]): LlamaTim
   const pairs = llamaTimingPairs(records)
   if (pairs.length === 0) return undefined
   const outside = pairs.map((p) => p.ttftOutsidePromptMs)
-  const decode = pairs.filter((p): p is LlamaTimingPair & { clientTpotMs: number; serverTpotMs: number } => p.clientTpotMs !== undefined && p.serverTpotMs !== undefined && p.serverTpotMs > 0)
+  const decode = pairs.filter(
+    (p): p is LlamaTimingPair & { clientTpotMs: number; serverTpotMs: number } =>
+      p.clientTpotMs !== undefined && p.serverTpotMs !== undefined && p.serverTpotMs > 0,
+  )
   const ratios = decode.map((p) => p.clientTpotMs / p.serverTpotMs)
   const clientTpot = median(decode.map((p) => p.clientTpotMs))
   const serverTpot = median(decode.map((p) => p.serverTpotMs))

@@ -25,23 +25,55 @@ export interface PresetOptions {
 }
 
 const HOST = '127.0.0.1'
-const PRESET_KEYS = ['args', 'env', 'port', 'bin', 'apiKey', 'cwd', 'startTimeoutMs', 'stopGraceMs', 'logDir'] as const satisfies ReadonlyArray<keyof PresetOptions>
+const PRESET_KEYS = [
+  'args',
+  'env',
+  'port',
+  'bin',
+  'apiKey',
+  'cwd',
+  'startTimeoutMs',
+  'stopGraceMs',
+  'logDir',
+] as const satisfies ReadonlyArray<keyof PresetOptions>
 
 /**
  * `vllm serve <model> --host 127.0.0.1 --port <port> ...args`. The name requests use is read from
  * `GET /v1/models` (the model, or `--served-model-name` when given).
  */
-export function vllm(options: PresetOptions & { /** Hugging Face id or local path given to `vllm serve`. */ model: string }): LaunchSpec {
+export function vllm(
+  options: PresetOptions & { /** Hugging Face id or local path given to `vllm serve`. */ model: string },
+): LaunchSpec {
   rejectUnknownKeys(options, [...PRESET_KEYS, 'model'], '', 'vllm()')
   const { model, ...rest } = options
-  return launch('vllm', rest.bin ?? 'vllm', ['serve', model, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])], rest)
+  return launch(
+    'vllm',
+    rest.bin ?? 'vllm',
+    ['serve', model, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])],
+    rest,
+  )
 }
 
 /** `python3 -m sglang.launch_server --model-path <model> --host 127.0.0.1 --port <port> ...args`. */
 export function sglang(options: PresetOptions & { /** Hugging Face id or local path. */ model: string }): LaunchSpec {
   rejectUnknownKeys(options, [...PRESET_KEYS, 'model'], '', 'sglang()')
   const { model, ...rest } = options
-  return launch('sglang', rest.bin ?? 'python3', ['-m', 'sglang.launch_server', '--model-path', model, '--host', HOST, '--port', PORT_PLACEHOLDER, ...(rest.args ?? [])], rest)
+  return launch(
+    'sglang',
+    rest.bin ?? 'python3',
+    [
+      '-m',
+      'sglang.launch_server',
+      '--model-path',
+      model,
+      '--host',
+      HOST,
+      '--port',
+      PORT_PLACEHOLDER,
+      ...(rest.args ?? []),
+    ],
+    rest,
+  )
 }
 
 /** `llama-server -m <modelPath> --host 127.0.0.1 --port <port> ...args`. */
@@ -51,7 +83,12 @@ export function llamaCpp(options: PresetOptions & { /** Path of the GGUF file. *
   const args = rest.args ?? []
   // `--metrics` serves /metrics, which the bench scrapes for queue, slot and token counters.
   const metrics = args.includes('--metrics') ? [] : ['--metrics']
-  return launch('llama.cpp', rest.bin ?? 'llama-server', ['-m', modelPath, '--host', HOST, '--port', PORT_PLACEHOLDER, ...metrics, ...args], rest)
+  return launch(
+    'llama.cpp',
+    rest.bin ?? 'llama-server',
+    ['-m', modelPath, '--host', HOST, '--port', PORT_PLACEHOLDER, ...metrics, ...args],
+    rest,
+  )
 }
 
 /**
@@ -79,8 +116,17 @@ export function command(
   } = {},
 ): LaunchSpec {
   const [bin, ...args] = argv
-  if (bin === undefined) throw new TypeError('command() needs at least the executable: command(["my-server", "--port", "{port}"], { readyUrl })')
-  const known = [...PRESET_KEYS.filter((key) => key !== 'args' && key !== 'bin'), 'model', 'readyUrl', 'baseUrl', 'name']
+  if (bin === undefined)
+    throw new TypeError(
+      'command() needs at least the executable: command(["my-server", "--port", "{port}"], { readyUrl })',
+    )
+  const known = [
+    ...PRESET_KEYS.filter((key) => key !== 'args' && key !== 'bin'),
+    'model',
+    'readyUrl',
+    'baseUrl',
+    'name',
+  ]
   rejectUnknownKeys(options, known, '', 'command()')
   const { readyUrl = DEFAULT_COMMAND_READY_URL, baseUrl, name, ...rest } = options
   if (readyUrl === DEFAULT_COMMAND_READY_URL && !args.some((arg) => arg.includes(PORT_PLACEHOLDER))) {

@@ -78,7 +78,10 @@ export interface TerminationOutcome {
  * SIGCONT follows it: a stopped process (SIGSTOP, a debugger, a frozen container) holds SIGTERM
  * pending until it runs again, and would cost the whole grace before the SIGKILL.
  */
-export async function terminateProcessGroup(pgid: number, options: { graceMs: number; killWaitMs?: number }): Promise<TerminationOutcome> {
+export async function terminateProcessGroup(
+  pgid: number,
+  options: { graceMs: number; killWaitMs?: number },
+): Promise<TerminationOutcome> {
   if (!signalProcessGroup(pgid, 'SIGTERM')) return { forced: false, survived: false }
   if (!isWindows) signalProcessGroup(pgid, 'SIGCONT')
   if (await waitForProcessGroupExit(pgid, options.graceMs)) return { forced: false, survived: false }

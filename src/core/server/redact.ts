@@ -38,14 +38,18 @@ export function redactEnv(env: Readonly<Record<string, string | undefined>>): Re
 }
 
 /** The secret values found in arguments and environment variables (to scrub free text with). */
-export function secretValues(args: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): string[] {
+export function secretValues(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): string[] {
   const found = new Set<string>()
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     const withValue = /^(--?[A-Za-z][\w.-]*)=(.*)$/s.exec(arg)
     if (withValue && isSecretName(withValue[1]!)) found.add(withValue[2]!)
     const next = args[i + 1]
-    if (/^--?[A-Za-z][\w.-]*$/.test(arg) && isSecretName(arg) && next !== undefined && !next.startsWith('--')) found.add(next)
+    if (/^--?[A-Za-z][\w.-]*$/.test(arg) && isSecretName(arg) && next !== undefined && !next.startsWith('--'))
+      found.add(next)
   }
   for (const [name, value] of Object.entries(env)) if (value !== undefined && isSecretName(name)) found.add(value)
   return [...found].filter((value) => value.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length)

@@ -53,23 +53,41 @@ export async function getServerFacts(baseUrl: string, options: ServerFactsOption
   const ownedBy = stringField(entry, 'owned_by')
   const propsJson = ok(props) ? props.json : undefined
   const buildInfo = stringField(propsJson, 'build_info')
-  const isLlamaCpp = buildInfo !== undefined || field(propsJson, 'default_generation_settings') !== undefined || ownedBy === 'llamacpp'
+  const isLlamaCpp =
+    buildInfo !== undefined || field(propsJson, 'default_generation_settings') !== undefined || ownedBy === 'llamacpp'
   const sglangVersion = ok(sglangInfo) ? stringField(sglangInfo.json, 'version') : undefined
   const plainVersion = ok(version) ? stringField(version.json, 'version') : undefined
   const header = [models, version, props].map((answer) => answer?.serverHeader).find((value) => value)
   const [headerName, headerVersion] = header ? header.split('/', 2).map((part) => part.trim()) : []
-  const genericHeader = headerName !== undefined && /^(uvicorn|hypercorn|gunicorn|granian|python|werkzeug)$/i.test(headerName)
+  const genericHeader =
+    headerName !== undefined && /^(uvicorn|hypercorn|gunicorn|granian|python|werkzeug)$/i.test(headerName)
 
   const facts: ServerFacts = {}
-  const name = isLlamaCpp ? 'llama.cpp' : ownedBy === 'vllm' || ownedBy === 'sglang' ? ownedBy : sglangVersion !== undefined ? 'sglang' : !genericHeader && headerName ? headerName : ownedBy
+  const name = isLlamaCpp
+    ? 'llama.cpp'
+    : ownedBy === 'vllm' || ownedBy === 'sglang'
+      ? ownedBy
+      : sglangVersion !== undefined
+        ? 'sglang'
+        : !genericHeader && headerName
+          ? headerName
+          : ownedBy
   if (name) facts.name = name
-  const serverVersion = isLlamaCpp ? buildInfo : name === 'sglang' ? (sglangVersion ?? plainVersion) : (plainVersion ?? (genericHeader ? undefined : headerVersion))
+  const serverVersion = isLlamaCpp
+    ? buildInfo
+    : name === 'sglang'
+      ? (sglangVersion ?? plainVersion)
+      : (plainVersion ?? (genericHeader ? undefined : headerVersion))
   if (serverVersion) facts.version = serverVersion
   const modelPath = stringField(propsJson, 'model_path')
   const model = options.model ?? stringField(entry, 'id') ?? (modelPath ? modelPath.split(/[\\/]/).pop() : undefined)
   if (model) facts.model = model
   const generation = field(propsJson, 'default_generation_settings')
-  const context = numberField(entry, 'max_model_len') ?? numberField(generation, 'n_ctx') ?? numberField(propsJson, 'n_ctx') ?? numberField(sglangInfo?.json, 'context_length')
+  const context =
+    numberField(entry, 'max_model_len') ??
+    numberField(generation, 'n_ctx') ??
+    numberField(propsJson, 'n_ctx') ??
+    numberField(sglangInfo?.json, 'context_length')
   if (context !== undefined) facts.maxContextTokens = context
   return facts
 }
@@ -91,16 +109,26 @@ export async function resetPrefixCache(baseUrl: string, options: ServerFactsOpti
   const auth = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined
   for (const endpoint of ['/reset_prefix_cache', '/flush_cache']) {
     const answer = await request(`${root}${endpoint}`, 'POST', auth, timeoutMs)
-    if (answer === undefined) throw new ServerUnavailableError(`Cannot reach ${root} to reset its prefix cache: is the server still running?`)
+    if (answer === undefined)
+      throw new ServerUnavailableError(`Cannot reach ${root} to reset its prefix cache: is the server still running?`)
     if (ok(answer)) return true
   }
   return false
 }
 
-async function request(url: string, method: 'GET' | 'POST', headers: Record<string, string> | undefined, timeoutMs: number): Promise<Answer | undefined> {
+async function request(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string> | undefined,
+  timeoutMs: number,
+): Promise<Answer | undefined> {
   try {
     // The runtime's transport (undici, or fetch on Bun), as every other request of a run.
-    const response = await requestText(url, { method, ...(headers ? { headers } : {}), signal: AbortSignal.timeout(timeoutMs) })
+    const response = await requestText(url, {
+      method,
+      ...(headers ? { headers } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    })
     let json: unknown
     try {
       json = JSON.parse(response.body)

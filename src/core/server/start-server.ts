@@ -9,7 +9,16 @@ import { redactArgs, redactEnv, redactText, secretValues } from './redact.ts'
 import { normalizeBaseUrl, serverKey } from './server-key.ts'
 import { ServerLog } from './server-log.ts'
 import { groupLaunch, LAUNCHER_CANNOT_RUN, LAUNCHER_CANNOT_RUN_PREFIX } from './group-launch.ts'
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_LOG_DIR, DEFAULT_START_TIMEOUT_MS, DEFAULT_STOP_GRACE_MS, PORT_PLACEHOLDER, type ConnectSpec, type LaunchSpec, type ServerSpec } from './server-spec.ts'
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_LOG_DIR,
+  DEFAULT_START_TIMEOUT_MS,
+  DEFAULT_STOP_GRACE_MS,
+  PORT_PLACEHOLDER,
+  type ConnectSpec,
+  type LaunchSpec,
+  type ServerSpec,
+} from './server-spec.ts'
 import { trackServer } from './shutdown-hooks.ts'
 import { formatDurationMs } from '../platform/format-figure.ts'
 
@@ -87,7 +96,11 @@ export async function startServer(spec: ServerSpec, options: StartServerOptions 
 }
 
 /** Starts a server, runs `fn`, and stops the server whatever `fn` does (returns, throws). */
-export async function withServer<T>(spec: ServerSpec, fn: (server: RunningServer) => Promise<T> | T, options: StartServerOptions = {}): Promise<T> {
+export async function withServer<T>(
+  spec: ServerSpec,
+  fn: (server: RunningServer) => Promise<T> | T,
+  options: StartServerOptions = {},
+): Promise<T> {
   const server = await startServer(spec, options)
   try {
     return await fn(server)
@@ -99,7 +112,13 @@ export async function withServer<T>(spec: ServerSpec, fn: (server: RunningServer
 async function connectServer(spec: ConnectSpec, options: StartServerOptions): Promise<RunningServer> {
   const baseUrl = normalizeBaseUrl(spec.baseUrl)
   const timeoutMs = spec.readyTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-  const outcome = await waitForServerReady({ baseUrl, model: spec.model, apiKey: spec.apiKey, timeoutMs, signal: options.signal })
+  const outcome = await waitForServerReady({
+    baseUrl,
+    model: spec.model,
+    apiKey: spec.apiKey,
+    timeoutMs,
+    signal: options.signal,
+  })
   const shown = redactText(baseUrl, [])
   if (!outcome.ready) {
     const why =
@@ -131,10 +150,14 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   const port = await choosePort(spec, host)
   const fill = (text: string): string => text.split(PORT_PLACEHOLDER).join(String(port))
   const args = spec.args.map(fill)
-  const baseUrl = normalizeBaseUrl(spec.baseUrl ? fill(spec.baseUrl) : `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`)
+  const baseUrl = normalizeBaseUrl(
+    spec.baseUrl ? fill(spec.baseUrl) : `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+  )
   const readyUrl = spec.readyUrl === undefined ? undefined : fill(spec.readyUrl)
   const apiKey = spec.apiKey ?? apiKeyFromArgs(args)
-  const inheritedSecrets = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => isSecretName(name) && (value?.length ?? 0) >= 8))
+  const inheritedSecrets = Object.fromEntries(
+    Object.entries(process.env).filter(([name, value]) => isSecretName(name) && (value?.length ?? 0) >= 8),
+  )
   const secrets = [...secretValues(args, { ...inheritedSecrets, ...spec.env }), ...(apiKey ? [apiKey] : [])]
   const launch: LaunchInfo = { command: spec.command, args: redactArgs(args) }
   if (spec.env !== undefined && Object.keys(spec.env).length > 0) launch.env = redactEnv(spec.env)
@@ -152,7 +175,11 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
 
   const fail = async (message: string, cause?: unknown): Promise<never> => {
     await log.close()
-    throw new ServerStartError(redactText(message, secrets), { logPath: log.path, logTail: log.tail(TAIL_LINES), cause })
+    throw new ServerStartError(redactText(message, secrets), {
+      logPath: log.path,
+      logTail: log.tail(TAIL_LINES),
+      cause,
+    })
   }
 
   // Its own process group: one signal reaches its workers, and Ctrl-C in the terminal reaches
@@ -178,7 +205,8 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   let exitedOnItsOwn: string | undefined
   const exit = subprocess.then((result) => {
     exitedAt = performance.now()
-    if (!stopRequested) exitedOnItsOwn = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode ?? '?'}`
+    if (!stopRequested)
+      exitedOnItsOwn = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode ?? '?'}`
     return result
   })
 
@@ -186,7 +214,10 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
   if (pid === undefined) {
     const result = await exit
     const code = (result as { code?: string }).code
-    const hint = code === 'ENOENT' ? `\`${spec.command}\` was not found: install it, or pass \`bin\` with its path` : result.shortMessage
+    const hint =
+      code === 'ENOENT'
+        ? `\`${spec.command}\` was not found: install it, or pass \`bin\` with its path`
+        : result.shortMessage
     return fail(`Cannot start ${spec.name}: ${hint}.`, result)
   }
 
@@ -196,11 +227,17 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     // Runs up to its first await right away: a signal handler that cannot wait has sent SIGTERM.
     stopping ??= (async () => {
       stopRequested = exitedAt === undefined
-      const outcome = isProcessGroupAlive(pid) ? await terminateProcessGroup(pid, { graceMs }) : { forced: false, survived: false }
+      const outcome = isProcessGroupAlive(pid)
+        ? await terminateProcessGroup(pid, { graceMs })
+        : { forced: false, survived: false }
       await exit
       untrack()
       const how =
-        exitedOnItsOwn !== undefined ? `had already ended on its own (${exitedOnItsOwn})` : outcome.forced ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}` : 'stopped'
+        exitedOnItsOwn !== undefined
+          ? `had already ended on its own (${exitedOnItsOwn})`
+          : outcome.forced
+            ? `killed (SIGKILL) after ignoring SIGTERM for ${formatDurationMs(graceMs)}`
+            : 'stopped'
       log.note(`${how}${outcome.survived ? '; a process of its group survived SIGKILL' : ''}`)
       await log.close()
       print(`vitest-llm-bench: ${spec.name} on port ${port} ${how}`)
@@ -224,14 +261,24 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     )
   }, options.progressIntervalMs ?? START_PROGRESS_INTERVAL_MS)
   progress.unref?.()
-  const outcome = await waitForServerReady({ baseUrl, readyUrl, model: spec.model, apiKey, timeoutMs: startTimeoutMs, signal: abort.signal }).finally(() => clearInterval(progress))
+  const outcome = await waitForServerReady({
+    baseUrl,
+    readyUrl,
+    model: spec.model,
+    apiKey,
+    timeoutMs: startTimeoutMs,
+    signal: abort.signal,
+  }).finally(() => clearInterval(progress))
   options.signal?.removeEventListener('abort', onCancel)
 
   if (!outcome.ready || exitedAt !== undefined) {
     const result = exitedAt !== undefined ? await exit : undefined
     await stop()
     if (result !== undefined) {
-      if (result.exitCode === LAUNCHER_CANNOT_RUN && log.tail(TAIL_LINES).some((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX))) {
+      if (
+        result.exitCode === LAUNCHER_CANNOT_RUN &&
+        log.tail(TAIL_LINES).some((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX))
+      ) {
         return fail(
           `Cannot start ${spec.name}: \`${spec.command}\` was not found: install it, or pass \`bin\` with its path (${log.tail(TAIL_LINES).find((line) => line.startsWith(LAUNCHER_CANNOT_RUN_PREFIX)) ?? ''}).`,
         )
@@ -249,7 +296,9 @@ async function launchServer(spec: LaunchSpec, options: StartServerOptions): Prom
     )
   }
   log.note(`ready after ${formatDurationMs(performance.now() - started)} at ${baseUrl}`)
-  print(`vitest-llm-bench: ${spec.name} ready at ${baseUrl}${outcome.model ? ` (model ${outcome.model})` : ''} after ${formatDurationMs(performance.now() - started)}`)
+  print(
+    `vitest-llm-bench: ${spec.name} ready at ${baseUrl}${outcome.model ? ` (model ${outcome.model})` : ''} after ${formatDurationMs(performance.now() - started)}`,
+  )
 
   return serverHandle({
     key: serverKey(spec),
@@ -284,7 +333,8 @@ async function choosePort(spec: LaunchSpec, host: string): Promise<number> {
 /** The port of a `readyUrl` or `baseUrl` written without `{port}`. */
 function fixedPortOf(spec: LaunchSpec): number | undefined {
   const url = spec.readyUrl ?? spec.baseUrl
-  if (url === undefined || url.includes(PORT_PLACEHOLDER) || spec.args.some((arg) => arg.includes(PORT_PLACEHOLDER))) return undefined
+  if (url === undefined || url.includes(PORT_PLACEHOLDER) || spec.args.some((arg) => arg.includes(PORT_PLACEHOLDER)))
+    return undefined
   try {
     const parsed = new URL(url)
     return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))

@@ -8,7 +8,12 @@ export interface SessionTurnSender {
    * Sends one turn and resolves with its record (ok or failed, never rejecting for a failed
    * request). `plannedAt` is the planned send time of a root session's first turn in an open loop.
    */
-  send(request: PreparedRequest, ref: SessionTurnRef, plannedAt: number | undefined, signal: AbortSignal | undefined): Promise<RequestRecord>
+  send(
+    request: PreparedRequest,
+    ref: SessionTurnRef,
+    plannedAt: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<RequestRecord>
 }
 
 /** How one session (with its sub-agents) went. */
@@ -58,7 +63,14 @@ export async function runSession(
   signal: AbortSignal | undefined,
   plannedAt: number | undefined = undefined,
 ): Promise<SessionOutcome> {
-  const outcome: SessionOutcome = { ok: true, turns: 0, subSessions: 0, firstSentAt: undefined, lastEndAt: undefined, records: [] }
+  const outcome: SessionOutcome = {
+    ok: true,
+    turns: 0,
+    subSessions: 0,
+    firstSentAt: undefined,
+    lastEndAt: undefined,
+    records: [],
+  }
   const history: HistoryMessage[] = systemHistory(script)
   let historyTokens = script.systemTokens
   for (let i = 0; i < script.turns.length; i++) {
@@ -68,7 +80,12 @@ export async function runSession(
       break
     }
     const request = turnRequest(sender.api, script, history, turn, historyTokens)
-    const record = await sender.send(request, { session: root, turn: i + 1, depth }, i === 0 ? plannedAt : undefined, signal)
+    const record = await sender.send(
+      request,
+      { session: root, turn: i + 1, depth },
+      i === 0 ? plannedAt : undefined,
+      signal,
+    )
     const reply = record.outputText ?? ''
     // The text served the history; it does not belong in recorded results.
     delete record.outputText
@@ -82,7 +99,8 @@ export async function runSession(
     }
     history.push({ role: 'user', content: turn.content }, { role: 'assistant', content: reply })
     // The server's prompt count already holds the history; without usage, the workload's count.
-    historyTokens = (record.usageReported ? record.inputTokens : historyTokens + turn.contentTokens) + record.outputTokens
+    historyTokens =
+      (record.usageReported ? record.inputTokens : historyTokens + turn.contentTokens) + record.outputTokens
     if (turn.spawn.length > 0) {
       const children = await Promise.all(turn.spawn.map((child) => runSession(child, root, depth + 1, sender, signal)))
       for (const child of children) {

@@ -2,7 +2,15 @@ import type { BenchmarkResult, GpuStats } from '../contract/types.ts'
 import { readServerFigure, SERVER_FIGURES } from '../server/metrics/server-figures.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'
-import { DEFAULT_SLO_CONFIDENCE, SLO_GPU_FIELDS, SLO_METRICS, SLO_SERVER_FIELDS, SLO_STATISTICS, SLO_THROUGHPUTS, validateSloOptions } from './slo-options.ts'
+import {
+  DEFAULT_SLO_CONFIDENCE,
+  SLO_GPU_FIELDS,
+  SLO_METRICS,
+  SLO_SERVER_FIELDS,
+  SLO_STATISTICS,
+  SLO_THROUGHPUTS,
+  validateSloOptions,
+} from './slo-options.ts'
 import { formatFigure as figure } from '../platform/format-figure.ts'
 import { HISTOGRAM_KEY } from '../baseline/baseline-entry.ts'
 import { bucketsOf, type HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
@@ -42,7 +50,13 @@ const QUANTILES: Partial<Record<string, number>> = { p50: 0.5, p90: 0.9, p95: 0.
  * fail the lower bound beyond it, and otherwise the check is inconclusive, naming the samples a run
  * like this one would need.
  */
-function percentileCheck(check: Omit<SloCheck, 'status' | 'message'> & { measured: number }, buckets: HistogramBuckets, quantile: number, confidence: number, samples: string): SloCheck {
+function percentileCheck(
+  check: Omit<SloCheck, 'status' | 'message'> & { measured: number },
+  buckets: HistogramBuckets,
+  quantile: number,
+  confidence: number,
+  samples: string,
+): SloCheck {
   const { metric, statistic, limit, unit, n, measured } = check
   const judged = judgeQuantile(buckets, quantile, confidence, limit)
   const level = `${Number((confidence * 100).toPrecision(4))}%`
@@ -66,8 +80,14 @@ function percentileCheck(check: Omit<SloCheck, 'status' | 'message'> & { measure
   }
   const shown = measured <= limit ? 'upper' : 'lower'
   const bound = shown === 'upper' ? judged.upper : judged.lower
-  const boundText = bound === null ? `${n} samples give no ${level} ${shown} bound` : `its ${level} ${shown} bound is ${figure(bound)} ${unit}`
-  const need = judged.needed === undefined ? `a run like this one would need more than a million ${samples} to decide` : `a run like this one needs about ${judged.needed} ${samples} to decide`
+  const boundText =
+    bound === null
+      ? `${n} samples give no ${level} ${shown} bound`
+      : `its ${level} ${shown} bound is ${figure(bound)} ${unit}`
+  const need =
+    judged.needed === undefined
+      ? `a run like this one would need more than a million ${samples} to decide`
+      : `a run like this one needs about ${judged.needed} ${samples} to decide`
   return {
     ...check,
     status: 'inconclusive',
@@ -124,7 +144,15 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
       const quantile = QUANTILES[statistic]
       const buckets = quantile === undefined ? undefined : bucketsFor(metric)
       if (quantile !== undefined && buckets !== undefined) {
-        checks.push(percentileCheck({ ...base, measured }, buckets, quantile, confidence, metric === 'itlMs' ? 'gaps' : 'requests'))
+        checks.push(
+          percentileCheck(
+            { ...base, measured },
+            buckets,
+            quantile,
+            confidence,
+            metric === 'itlMs' ? 'gaps' : 'requests',
+          ),
+        )
         continue
       }
       const status = judge(measured, 'max', limit)
@@ -232,19 +260,35 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
       const bounds = slo.gpu[field]
       if (!bounds) continue
       const unit = GPU_UNITS[field]
-      const values = gpus.map((gpu) => gpu[field]).filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
+      const values = gpus
+        .map((gpu) => gpu[field])
+        .filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
       for (const bound of ['max', 'min'] as const) {
         const limit = bounds[bound]
         if (limit === undefined) continue
         const base = { metric: `gpu.${field}`, statistic: bound, bound, limit, unit, n: values.length }
         if (values.length === 0) {
-          const why = result.gpu?.note ?? (result.gpu ? `no GPU reported ${field}` : 'no GPU telemetry (nvidia-smi not found where the bench ran)')
-          checks.push({ ...base, measured: null, status: 'inconclusive', message: `gpu.${field}: not measured (${why})` })
+          const why =
+            result.gpu?.note ??
+            (result.gpu ? `no GPU reported ${field}` : 'no GPU telemetry (nvidia-smi not found where the bench ran)')
+          checks.push({
+            ...base,
+            measured: null,
+            status: 'inconclusive',
+            message: `gpu.${field}: not measured (${why})`,
+          })
           continue
         }
         const summed = SUMMED_GPU_FIELDS.has(field)
-        const measured = summed ? values.reduce((a, b) => a + b, 0) : bound === 'max' ? Math.max(...values) : Math.min(...values)
-        const over = values.length === 1 ? '1 GPU' : `${summed ? 'sum' : bound === 'max' ? 'largest' : 'smallest'} of ${values.length} GPUs`
+        const measured = summed
+          ? values.reduce((a, b) => a + b, 0)
+          : bound === 'max'
+            ? Math.max(...values)
+            : Math.min(...values)
+        const over =
+          values.length === 1
+            ? '1 GPU'
+            : `${summed ? 'sum' : bound === 'max' ? 'largest' : 'smallest'} of ${values.length} GPUs`
         const status = judge(measured, bound, limit)
         checks.push({
           ...base,
@@ -268,8 +312,15 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
         if (limit === undefined) continue
         const base = { metric: `server.${field}`, statistic: bound, bound, limit, unit, n: metrics?.scrapes ?? 0 }
         if (measured === undefined || !Number.isFinite(measured)) {
-          const why = !metrics ? (result.server?.note ?? 'server metrics were turned off (`serverMetrics: false`)') : `the ${metrics.dialect} server's metrics at ${metrics.url} do not give it`
-          checks.push({ ...base, measured: null, status: 'inconclusive', message: `server.${field}: not measured (${why})` })
+          const why = !metrics
+            ? (result.server?.note ?? 'server metrics were turned off (`serverMetrics: false`)')
+            : `the ${metrics.dialect} server's metrics at ${metrics.url} do not give it`
+          checks.push({
+            ...base,
+            measured: null,
+            status: 'inconclusive',
+            message: `server.${field}: not measured (${why})`,
+          })
           continue
         }
         const status = judge(measured, bound, limit)

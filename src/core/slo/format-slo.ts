@@ -9,11 +9,16 @@ export function formatSloChecks(checks: readonly SloCheck[]): string {
   const failed = checks.filter((check) => check.status === 'fail').length
   const inconclusive = checks.filter((check) => check.status === 'inconclusive').length
   const status = failed > 0 ? 'FAIL' : inconclusive > 0 ? 'INCONCLUSIVE' : 'PASS'
-  const parts = [failed > 0 ? `${failed} fail` : '', inconclusive > 0 ? `${inconclusive} inconclusive` : '', `${checks.length - failed - inconclusive} pass`]
+  const parts = [
+    failed > 0 ? `${failed} fail` : '',
+    inconclusive > 0 ? `${inconclusive} inconclusive` : '',
+    `${checks.length - failed - inconclusive} pass`,
+  ]
   const headline = `SLO: ${status} (${parts.filter(Boolean).join(', ')})`
   const header = ['limit', 'measured', 'bound', 'n', 'status']
   // Shares (error rate, goodput) read better as percentages.
-  const withUnit = (value: number, unit: string): string => (unit === 'share' ? `${show(value * 100)}%` : `${show(value)} ${unit}`)
+  const withUnit = (value: number, unit: string): string =>
+    unit === 'share' ? `${show(value * 100)}%` : `${show(value)} ${unit}`
   const rows = checks.map((check) => [
     check.statistic === 'min' || check.statistic === 'max' ? check.metric : `${check.metric} ${check.statistic}`,
     check.measured === null ? '-' : withUnit(check.measured, check.unit),
@@ -27,7 +32,9 @@ export function formatSloChecks(checks: readonly SloCheck[]): string {
   const lines = table.map(
     (row) =>
       `  ${row
-        .map((cell, column) => (rightAligned.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
+        .map((cell, column) =>
+          rightAligned.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+        )
         .join('  ')
         .trimEnd()}`,
   )

@@ -9,7 +9,11 @@ import type { HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
  * P(X(l) <= ξq) >= confidence; undefined where n samples cannot give one (p99 at 95 %: an upper
  * bound needs 299 samples, since 0.99^299 <= 0.05 < 0.99^298).
  */
-export function quantileBoundRanks(n: number, quantile: number, confidence: number): { upper: number | undefined; lower: number | undefined } {
+export function quantileBoundRanks(
+  n: number,
+  quantile: number,
+  confidence: number,
+): { upper: number | undefined; lower: number | undefined } {
   return { upper: upperRank(n, quantile, confidence), lower: lowerRank(n, quantile, confidence) }
 }
 
@@ -52,7 +56,8 @@ function valueAtRank(buckets: HistogramBuckets, rank: number): number {
 /** Samples at or below `limit`. */
 function countAtOrBelow(buckets: HistogramBuckets, limit: number): number {
   let count = 0
-  for (let i = 0; i < buckets.values.length && (buckets.values[i] as number) <= limit; i++) count += buckets.counts[i] as number
+  for (let i = 0; i < buckets.values.length && (buckets.values[i] as number) <= limit; i++)
+    count += buckets.counts[i] as number
   return count
 }
 
@@ -64,7 +69,12 @@ const MAX_SAMPLES = 1_000_000
  * on average, show the quantile's bound on the limit's right side (`side: 'upper'`: the upper bound at or below
  * it, a pass; `'lower'`: the lower bound above it, a fail); undefined past {@link MAX_SAMPLES}.
  */
-export function samplesNeeded(quantile: number, confidence: number, share: number, side: 'upper' | 'lower'): number | undefined {
+export function samplesNeeded(
+  quantile: number,
+  confidence: number,
+  share: number,
+  side: 'upper' | 'lower',
+): number | undefined {
   // Order statistic k of n samples sits, on average, at the distribution's k / (n + 1) point.
   const decided = (n: number): boolean => {
     if (side === 'upper') {
@@ -103,7 +113,12 @@ export interface QuantileBounds {
 }
 
 /** The distribution-free bounds of `quantile` in `buckets` at `confidence`, judged against the upper `limit`. */
-export function judgeQuantile(buckets: HistogramBuckets, quantile: number, confidence: number, limit: number): QuantileBounds {
+export function judgeQuantile(
+  buckets: HistogramBuckets,
+  quantile: number,
+  confidence: number,
+  limit: number,
+): QuantileBounds {
   const n = buckets.total
   const ranks = quantileBoundRanks(n, quantile, confidence)
   const upper = ranks.upper === undefined ? null : valueAtRank(buckets, ranks.upper)

@@ -13,7 +13,16 @@ export type SloStatistic = (typeof SLO_STATISTICS)[number]
 export const SLO_THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
 
 /** Per-GPU telemetry fields an SLO can bound (see `GpuStats`). */
-export const SLO_GPU_FIELDS = ['memoryPeakMiB', 'memoryMeanMiB', 'memoryAfterMiB', 'powerPeakW', 'powerMeanW', 'utilizationMeanPct', 'energyJ', 'energyPerOutputTokenJ'] as const
+export const SLO_GPU_FIELDS = [
+  'memoryPeakMiB',
+  'memoryMeanMiB',
+  'memoryAfterMiB',
+  'powerPeakW',
+  'powerMeanW',
+  'utilizationMeanPct',
+  'energyJ',
+  'energyPerOutputTokenJ',
+] as const
 export type SloGpuField = (typeof SLO_GPU_FIELDS)[number]
 
 /**
@@ -105,14 +114,27 @@ export interface SloOptions {
 /** Confidence of a latency percentile's SLO when `slo.confidence` is not given. */
 export const DEFAULT_SLO_CONFIDENCE = 0.95
 
-const TOP_LEVEL: readonly string[] = [...SLO_METRICS, ...SLO_THROUGHPUTS, 'errors', 'gpu', 'server', 'goodput', 'confidence']
+const TOP_LEVEL: readonly string[] = [
+  ...SLO_METRICS,
+  ...SLO_THROUGHPUTS,
+  'errors',
+  'gpu',
+  'server',
+  'goodput',
+  'confidence',
+]
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : String(value)
 }
 
 function checkKeys(value: unknown, option: string, valid: readonly string[], example: string): Record<string, unknown> {
-  if (!isRecord(value)) throw new OptionsError(option, `${show(value)} is not an object`, `Write e.g. ${option.split('.').pop()}: ${example}.`)
+  if (!isRecord(value))
+    throw new OptionsError(
+      option,
+      `${show(value)} is not an object`,
+      `Write e.g. ${option.split('.').pop()}: ${example}.`,
+    )
   for (const [key, item] of Object.entries(value)) {
     if (item !== undefined && !valid.includes(key)) {
       throw new OptionsError(`${option}.${key}`, 'is not a valid key here', `Use one of: ${valid.join(', ')}.`)
@@ -142,7 +164,11 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
     const option = `${optionPath}.${key}`
     if (key === 'confidence') {
       if (typeof value !== 'number' || !(value >= 0.5 && value <= 0.999))
-        throw new OptionsError(option, `${show(value)} is not a confidence from 0.5 to 0.999`, 'e.g. `confidence: 0.95`, or leave it out for 0.95.')
+        throw new OptionsError(
+          option,
+          `${show(value)} is not a confidence from 0.5 to 0.999`,
+          'e.g. `confidence: 0.95`, or leave it out for 0.95.',
+        )
     } else if ((SLO_METRICS as readonly string[]).includes(key)) {
       const limits = checkKeys(value, option, SLO_STATISTICS, '{ p99: 500 }')
       for (const [statistic, limit] of Object.entries(limits)) checkLimit(limit, `${option}.${statistic}`)
@@ -155,12 +181,20 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
       checkLimit(limits.maxRate, `${option}.maxRate`, 1)
       checkLimit(limits.maxCount, `${option}.maxCount`)
     } else if (key === 'gpu' || key === 'server') {
-      const fields = key === 'gpu' ? checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }') : checkKeys(value, option, SLO_SERVER_FIELDS, '{ preemptions: { max: 0 } }')
+      const fields =
+        key === 'gpu'
+          ? checkKeys(value, option, SLO_GPU_FIELDS, '{ memoryPeakMiB: { max: 70000 } }')
+          : checkKeys(value, option, SLO_SERVER_FIELDS, '{ preemptions: { max: 0 } }')
       for (const [field, bounds] of Object.entries(fields)) {
         if (bounds === undefined) continue
         // A share is 0..1: `max: 5` meant as 5 % would always pass.
         const share = key === 'server' && SERVER_FIGURES[field as ServerFigure].unit === 'share'
-        const checked = checkKeys(bounds, `${option}.${field}`, ['min', 'max'], share ? '{ max: 0.05 } (a share: 0.05 is 5 %)' : key === 'gpu' ? '{ max: 70000 }' : '{ max: 0 }')
+        const checked = checkKeys(
+          bounds,
+          `${option}.${field}`,
+          ['min', 'max'],
+          share ? '{ max: 0.05 } (a share: 0.05 is 5 %)' : key === 'gpu' ? '{ max: 70000 }' : '{ max: 0 }',
+        )
         checkLimit(checked.min, `${option}.${field}.min`, share ? 1 : undefined)
         checkLimit(checked.max, `${option}.${field}.max`, share ? 1 : undefined)
       }

@@ -61,7 +61,9 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
   let rate: number | undefined = search.rate.start ?? Math.sqrt(search.rate.min * search.rate.max)
   while (rate !== undefined && !options.signal?.aborted) {
     if (points.length >= maxPoints) {
-      state.warnings.push(`The capacity search stopped after ${maxPoints} points (capacity.maxPoints) before reaching a precision of ${precision}.`)
+      state.warnings.push(
+        `The capacity search stopped after ${maxPoints} points (capacity.maxPoints) before reaching a precision of ${precision}.`,
+      )
       break
     }
     const point = await runPoint(options, context, state, { axis: 'rate', value: rate, order: points.length, judge })
@@ -87,7 +89,10 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
   if (best.invalid !== undefined) capacity.failedRate = best.invalid
   const warnings = [...state.warnings]
   if (best.valid === undefined) warnings.push(`No rate down to ${search.rate.min} req/s met ${capacity.constraint}.`)
-  else if (best.invalid === undefined) warnings.push(`Every rate up to ${search.rate.max} req/s met ${capacity.constraint}: the capacity is at least that; raise capacity.rate.max.`)
+  else if (best.invalid === undefined)
+    warnings.push(
+      `Every rate up to ${search.rate.max} req/s met ${capacity.constraint}: the capacity is at least that; raise capacity.rate.max.`,
+    )
   const result: SweepResult = {
     schemaVersion: SWEEP_SCHEMA_VERSION,
     kind: 'capacity',
@@ -98,7 +103,14 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
     curve,
     capacity,
     config: sweepConfigOf(points[0]?.result, options.load, {
-      capacity: { limits: search.limits, percentile, precision, earlyStopping, from: search.from ?? CAPACITY_DEFAULTS.from, rate: search.rate },
+      capacity: {
+        limits: search.limits,
+        percentile,
+        precision,
+        earlyStopping,
+        from: search.from ?? CAPACITY_DEFAULTS.from,
+        rate: search.rate,
+      },
     }),
     warnings: [...warnings, ...pointWarnings('rate', sorted)],
   }

@@ -14,7 +14,11 @@ export interface SweepCheck {
   message: string
 }
 
-const THROUGHPUT_LABEL = { outputTokensPerSec: 'output tokens/s', requestsPerSec: 'requests/s', totalTokensPerSec: 'total tokens/s' } as const
+const THROUGHPUT_LABEL = {
+  outputTokensPerSec: 'output tokens/s',
+  requestsPerSec: 'requests/s',
+  totalTokensPerSec: 'total tokens/s',
+} as const
 const LATENCY_LABEL = { ttftMs: 'TTFT', tpotMs: 'TPOT', e2eMs: 'E2E' } as const
 
 function find(points: ReadonlyArray<SweepCurvePoint>, at: number): SweepCurvePoint | undefined {
@@ -34,16 +38,33 @@ function skip(name: string, message: string): SweepCheck {
  * curve (skipped when there is none). Always adds the checks no sweep may fail: every point
  * completed at least one request, and a scenario's run is valid under its rules.
  */
-export function checkSweep(result: SweepResult, expectations: SweepExpectations = {}, baseline?: SweepBaselineCurve): SweepCheck[] {
+export function checkSweep(
+  result: SweepResult,
+  expectations: SweepExpectations = {},
+  baseline?: SweepBaselineCurve,
+): SweepCheck[] {
   const checks: SweepCheck[] = []
   const axis = result.axis
   for (const point of result.curve) {
-    if (point.completed === 0) checks.push(check(`requests at ${axis} ${point.value}`, false, `no request completed at ${axis} ${point.value} (${point.failed} failed)`))
+    if (point.completed === 0)
+      checks.push(
+        check(
+          `requests at ${axis} ${point.value}`,
+          false,
+          `no request completed at ${axis} ${point.value} (${point.failed} failed)`,
+        ),
+      )
   }
   if (result.scenario) {
     // The check's name says which scenario; its message is the summary without the name again.
     const { name, summary } = result.scenario
-    checks.push(check(`${name} scenario`, result.scenario.valid, summary.startsWith(`${name}: `) ? summary.slice(name.length + 2) : summary))
+    checks.push(
+      check(
+        `${name} scenario`,
+        result.scenario.valid,
+        summary.startsWith(`${name}: `) ? summary.slice(name.length + 2) : summary,
+      ),
+    )
   }
 
   for (const expectation of expectations.throughput ?? []) {
@@ -55,10 +76,17 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       continue
     }
     const value = current[metric]
-    if (expectation.min !== undefined) checks.push(check(label, value >= expectation.min, `${formatFigure(value)} >= ${formatFigure(expectation.min)}`))
+    if (expectation.min !== undefined)
+      checks.push(check(label, value >= expectation.min, `${formatFigure(value)} >= ${formatFigure(expectation.min)}`))
     if (expectation.minVsBaseline !== undefined) {
       const base = baseline ? find(baseline.points, expectation.at) : undefined
-      if (!base) checks.push(skip(`${label} vs baseline`, baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet'))
+      if (!base)
+        checks.push(
+          skip(
+            `${label} vs baseline`,
+            baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet',
+          ),
+        )
       else {
         const floor = expectation.minVsBaseline * base[metric]
         checks.push(
@@ -81,10 +109,19 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       continue
     }
     const value = current[expectation.metric][statistic]
-    if (expectation.max !== undefined) checks.push(check(label, value <= expectation.max, `${formatFigure(value)} ms <= ${formatFigure(expectation.max)} ms`))
+    if (expectation.max !== undefined)
+      checks.push(
+        check(label, value <= expectation.max, `${formatFigure(value)} ms <= ${formatFigure(expectation.max)} ms`),
+      )
     if (expectation.maxVsBaseline !== undefined) {
       const base = baseline ? find(baseline.points, expectation.at) : undefined
-      if (!base) checks.push(skip(`${label} vs baseline`, baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet'))
+      if (!base)
+        checks.push(
+          skip(
+            `${label} vs baseline`,
+            baseline ? `the baseline has no point at ${axis} ${expectation.at}` : 'no baseline to compare with yet',
+          ),
+        )
       else {
         const baseValue = base[expectation.metric][statistic]
         const ceiling = expectation.maxVsBaseline * baseValue
@@ -107,13 +144,28 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       const where = `${current.value}${current.saturated ? '' : ' (still rising: at or beyond)'}`
       if (knee.atLeast !== undefined) {
         // An unsaturated curve's knee lies at or beyond its last point, so it cannot be too early there.
-        checks.push(check('knee', current.value >= knee.atLeast || !current.saturated, `knee at ${axis} ${where} >= ${knee.atLeast}`))
+        checks.push(
+          check(
+            'knee',
+            current.value >= knee.atLeast || !current.saturated,
+            `knee at ${axis} ${where} >= ${knee.atLeast}`,
+          ),
+        )
       }
       if (knee.notEarlierThanBaseline) {
-        if (!baseline?.knee) checks.push(skip('knee vs baseline', baseline ? 'the baseline has no knee' : 'no baseline to compare with yet'))
+        if (!baseline?.knee)
+          checks.push(
+            skip('knee vs baseline', baseline ? 'the baseline has no knee' : 'no baseline to compare with yet'),
+          )
         else {
           const pass = current.value >= baseline.knee.value || !current.saturated
-          checks.push(check('knee vs baseline', pass, `knee at ${axis} ${where} not earlier than the baseline's ${baseline.knee.value}${baseline.knee.saturated ? '' : ' (still rising)'}`))
+          checks.push(
+            check(
+              'knee vs baseline',
+              pass,
+              `knee at ${axis} ${where} not earlier than the baseline's ${baseline.knee.value}${baseline.knee.saturated ? '' : ' (still rising)'}`,
+            ),
+          )
         }
       }
     }
@@ -125,13 +177,32 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
     if (!result.capacity) checks.push(skip('capacity', 'not a capacity search'))
     else {
       const shown = rate === undefined ? 'none' : `${formatFigure(rate)} req/s`
-      if (capacity.atLeast !== undefined) checks.push(check('capacity', rate !== undefined && rate >= capacity.atLeast, `${shown} >= ${formatFigure(capacity.atLeast)} req/s`))
+      if (capacity.atLeast !== undefined)
+        checks.push(
+          check(
+            'capacity',
+            rate !== undefined && rate >= capacity.atLeast,
+            `${shown} >= ${formatFigure(capacity.atLeast)} req/s`,
+          ),
+        )
       if (capacity.minVsBaseline !== undefined) {
         const base = baseline?.capacity?.rate
-        if (base === undefined) checks.push(skip('capacity vs baseline', baseline ? 'the baseline found no capacity' : 'no baseline to compare with yet'))
+        if (base === undefined)
+          checks.push(
+            skip(
+              'capacity vs baseline',
+              baseline ? 'the baseline found no capacity' : 'no baseline to compare with yet',
+            ),
+          )
         else {
           const floor = capacity.minVsBaseline * base
-          checks.push(check('capacity vs baseline', rate !== undefined && rate >= floor, `${shown} >= ${capacity.minVsBaseline} x baseline ${formatFigure(base)} req/s = ${formatFigure(floor)} req/s`))
+          checks.push(
+            check(
+              'capacity vs baseline',
+              rate !== undefined && rate >= floor,
+              `${shown} >= ${capacity.minVsBaseline} x baseline ${formatFigure(base)} req/s = ${formatFigure(floor)} req/s`,
+            ),
+          )
         }
       }
     }
@@ -145,8 +216,22 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
       const { value, unit, name } = scenario.metric
       const label = `${scenario.name} ${name}`
       const shown = value === undefined ? 'none' : `${formatFigure(value)} ${unit}`
-      if (metricExpect.atLeast !== undefined) checks.push(check(label, value !== undefined && value >= metricExpect.atLeast, `${shown} >= ${formatFigure(metricExpect.atLeast)} ${unit}`))
-      if (metricExpect.atMost !== undefined) checks.push(check(label, value !== undefined && value <= metricExpect.atMost, `${shown} <= ${formatFigure(metricExpect.atMost)} ${unit}`))
+      if (metricExpect.atLeast !== undefined)
+        checks.push(
+          check(
+            label,
+            value !== undefined && value >= metricExpect.atLeast,
+            `${shown} >= ${formatFigure(metricExpect.atLeast)} ${unit}`,
+          ),
+        )
+      if (metricExpect.atMost !== undefined)
+        checks.push(
+          check(
+            label,
+            value !== undefined && value <= metricExpect.atMost,
+            `${shown} <= ${formatFigure(metricExpect.atMost)} ${unit}`,
+          ),
+        )
       for (const [key, ratio] of [
         ['minVsBaseline', metricExpect.minVsBaseline],
         ['maxVsBaseline', metricExpect.maxVsBaseline],
@@ -154,12 +239,20 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
         if (ratio === undefined) continue
         const base = baseline?.scenario?.value
         if (base === undefined) {
-          checks.push(skip(`${label} vs baseline`, baseline ? 'the baseline has no value' : 'no baseline to compare with yet'))
+          checks.push(
+            skip(`${label} vs baseline`, baseline ? 'the baseline has no value' : 'no baseline to compare with yet'),
+          )
           continue
         }
         const bound = ratio * base
         const pass = value !== undefined && (key === 'minVsBaseline' ? value >= bound : value <= bound)
-        checks.push(check(`${label} vs baseline`, pass, `${shown} ${key === 'minVsBaseline' ? '>=' : '<='} ${ratio} x baseline ${formatFigure(base)} ${unit} = ${formatFigure(bound)} ${unit}`))
+        checks.push(
+          check(
+            `${label} vs baseline`,
+            pass,
+            `${shown} ${key === 'minVsBaseline' ? '>=' : '<='} ${ratio} x baseline ${formatFigure(base)} ${unit} = ${formatFigure(bound)} ${unit}`,
+          ),
+        )
       }
     }
   }
@@ -169,12 +262,22 @@ export function checkSweep(result: SweepResult, expectations: SweepExpectations 
 const positive = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value > 0
 
 /** Checks expectations before anything runs; `values` are the swept values (undefined for searches). Throws {@link OptionsError}. */
-export function validateSweepExpectations(expectations: SweepExpectations | undefined, values: number[] | undefined, option = 'expect'): void {
+export function validateSweepExpectations(
+  expectations: SweepExpectations | undefined,
+  values: number[] | undefined,
+  option = 'expect',
+): void {
   if (expectations === undefined) return
-  if (typeof expectations !== 'object' || expectations === null) throw new OptionsError(option, 'must be an object', 'Write e.g. `expect: { knee: { notEarlierThanBaseline: true } }`.')
+  if (typeof expectations !== 'object' || expectations === null)
+    throw new OptionsError(
+      option,
+      'must be an object',
+      'Write e.g. `expect: { knee: { notEarlierThanBaseline: true } }`.',
+    )
   const known = ['throughput', 'latency', 'knee', 'capacity', 'scenarioMetric']
   for (const key of Object.keys(expectations)) {
-    if (!known.includes(key)) throw new OptionsError(`${option}.${key}`, 'is not an expectation', `Use one of: ${known.join(', ')}.`)
+    if (!known.includes(key))
+      throw new OptionsError(`${option}.${key}`, 'is not an expectation', `Use one of: ${known.join(', ')}.`)
   }
   const lists = [
     ['throughput', expectations.throughput],
@@ -183,24 +286,57 @@ export function validateSweepExpectations(expectations: SweepExpectations | unde
   for (const [name, list] of lists) {
     if (list === undefined) continue
     if (!Array.isArray(list))
-      throw new OptionsError(`${option}.${name}`, 'must be an array', `Write e.g. \`${name}: [{ at: 64, ${name === 'throughput' ? 'minVsBaseline: 0.9' : "metric: 'ttftMs', max: 500"} }]\`.`)
+      throw new OptionsError(
+        `${option}.${name}`,
+        'must be an array',
+        `Write e.g. \`${name}: [{ at: 64, ${name === 'throughput' ? 'minVsBaseline: 0.9' : "metric: 'ttftMs', max: 500"} }]\`.`,
+      )
     const items = list as unknown as ReadonlyArray<Record<string, unknown>>
     items.forEach((item, i) => {
       const where = `${option}.${name}[${i}]`
       if (typeof item.at !== 'number' || (values !== undefined && !values.includes(item.at))) {
-        throw new OptionsError(`${where}.at`, `must be one of the swept values${values ? ` (${values.join(', ')})` : ''}, got ${String(item.at)}`, 'Point at a value the sweep runs.')
+        throw new OptionsError(
+          `${where}.at`,
+          `must be one of the swept values${values ? ` (${values.join(', ')})` : ''}, got ${String(item.at)}`,
+          'Point at a value the sweep runs.',
+        )
       }
       for (const key of ['min', 'minVsBaseline', 'max', 'maxVsBaseline']) {
-        if (item[key] !== undefined && !positive(item[key])) throw new OptionsError(`${where}.${key}`, `must be a number > 0, got ${String(item[key])}`, 'Use e.g. 0.9 for a ratio.')
+        if (item[key] !== undefined && !positive(item[key]))
+          throw new OptionsError(
+            `${where}.${key}`,
+            `must be a number > 0, got ${String(item[key])}`,
+            'Use e.g. 0.9 for a ratio.',
+          )
       }
       if (name === 'latency' && !['ttftMs', 'tpotMs', 'e2eMs'].includes(item.metric as string)) {
-        throw new OptionsError(`${where}.metric`, `must be ttftMs, tpotMs or e2eMs, got ${String(item.metric)}`, 'Name the latency to limit.')
+        throw new OptionsError(
+          `${where}.metric`,
+          `must be ttftMs, tpotMs or e2eMs, got ${String(item.metric)}`,
+          'Name the latency to limit.',
+        )
       }
-      if (name === 'latency' && item.statistic !== undefined && !['p50', 'p90', 'p99'].includes(item.statistic as string)) {
-        throw new OptionsError(`${where}.statistic`, `must be p50, p90 or p99, got ${String(item.statistic)}`, 'Leave it out for p99.')
+      if (
+        name === 'latency' &&
+        item.statistic !== undefined &&
+        !['p50', 'p90', 'p99'].includes(item.statistic as string)
+      ) {
+        throw new OptionsError(
+          `${where}.statistic`,
+          `must be p50, p90 or p99, got ${String(item.statistic)}`,
+          'Leave it out for p99.',
+        )
       }
-      if (name === 'throughput' && item.metric !== undefined && !Object.keys(THROUGHPUT_LABEL).includes(item.metric as string)) {
-        throw new OptionsError(`${where}.metric`, `must be one of ${Object.keys(THROUGHPUT_LABEL).join(', ')}, got ${String(item.metric)}`, 'Leave it out for output tokens per second.')
+      if (
+        name === 'throughput' &&
+        item.metric !== undefined &&
+        !Object.keys(THROUGHPUT_LABEL).includes(item.metric as string)
+      ) {
+        throw new OptionsError(
+          `${where}.metric`,
+          `must be one of ${Object.keys(THROUGHPUT_LABEL).join(', ')}, got ${String(item.metric)}`,
+          'Leave it out for output tokens per second.',
+        )
       }
     })
   }
@@ -212,7 +348,12 @@ export function validateSweepExpectations(expectations: SweepExpectations | unde
     if (group === undefined) continue
     for (const [key, value] of Object.entries(group)) {
       if (key === 'notEarlierThanBaseline') continue
-      if (value !== undefined && !positive(value)) throw new OptionsError(`${option}.${name}.${key}`, `must be a number > 0, got ${String(value)}`, 'Fix the figure.')
+      if (value !== undefined && !positive(value))
+        throw new OptionsError(
+          `${option}.${name}.${key}`,
+          `must be a number > 0, got ${String(value)}`,
+          'Fix the figure.',
+        )
     }
   }
 }

@@ -55,7 +55,10 @@ function hypergeometric2F1A1(b: number, c: number, x: number): number {
 
 /** `beta_regularized(x, a, b)`: I(x; a, b) via DLMF 15.8.1, for whole a, b >= 1. */
 function betaRegularized(x: number, a: number, b: number): number {
-  return (Math.exp(a * Math.log(x) + (b - 1) * Math.log(1 - x) - logBeta(a, b)) / a) * hypergeometric2F1A1(1 - b, 1 + a, x / (x - 1))
+  return (
+    (Math.exp(a * Math.log(x) + (b - 1) * Math.log(1 - x) - logBeta(a, b)) / a) *
+    hypergeometric2F1A1(1 - b, 1 + a, x / (x - 1))
+  )
 }
 
 /**
@@ -175,7 +178,11 @@ export type EarlyStoppingEstimate =
  * @param latencies every query's latency, any order (not modified).
  * @param percentile the target as a share, e.g. 0.9.
  */
-export function earlyStoppingEstimate(latencies: ArrayLike<number>, percentile: number, options: { confidence?: number; tolerance?: number } = {}): EarlyStoppingEstimate {
+export function earlyStoppingEstimate(
+  latencies: ArrayLike<number>,
+  percentile: number,
+  options: { confidence?: number; tolerance?: number } = {},
+): EarlyStoppingEstimate {
   const confidence = options.confidence ?? LOADGEN_CONFIDENCE
   const tolerance = options.tolerance ?? LOADGEN_TOLERANCE
   const finder = new MinPassingQueriesFinder()
@@ -217,11 +224,21 @@ export interface ServerEarlyStopping {
  * over `limit`, h = MinPassingQueriesFinder(t, percentile, 0, 0.99); the run passes when it
  * processed at least h + t queries.
  */
-export function serverEarlyStopping(latencies: ArrayLike<number>, limit: number, percentile: number, options: { confidence?: number; tolerance?: number } = {}): ServerEarlyStopping {
+export function serverEarlyStopping(
+  latencies: ArrayLike<number>,
+  limit: number,
+  percentile: number,
+  options: { confidence?: number; tolerance?: number } = {},
+): ServerEarlyStopping {
   const finder = new MinPassingQueriesFinder()
   let overLatency = 0
   for (let i = 0; i < latencies.length; i++) if ((latencies[i] as number) > limit) overLatency++
-  const h = finder.find(overLatency, percentile, options.tolerance ?? LOADGEN_TOLERANCE, options.confidence ?? LOADGEN_CONFIDENCE)
+  const h = finder.find(
+    overLatency,
+    percentile,
+    options.tolerance ?? LOADGEN_TOLERANCE,
+    options.confidence ?? LOADGEN_CONFIDENCE,
+  )
   const queries = latencies.length
   return { ok: queries >= h + overLatency, queries, overLatency, requiredQueries: h + overLatency }
 }

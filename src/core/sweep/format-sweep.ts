@@ -6,15 +6,29 @@ function cell(value: number): string {
 }
 
 const KNEE_LEGEND = '<- knee: where output throughput stops rising (no later point gains more than the minimum gain)'
-const RISING_KNEE_LEGEND = '<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it'
-const INVALID_LEGEND = '(invalid): the point missed a latency limit or had too many failed requests (see the checks); it does not count as capacity'
+const RISING_KNEE_LEGEND =
+  '<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it'
+const INVALID_LEGEND =
+  '(invalid): the point missed a latency limit or had too many failed requests (see the checks); it does not count as capacity'
 
 /**
  * The curve as a plain-text table, one row per point (throughputs per second, latencies in ms),
  * the knee marked `<- knee` and invalid points `(invalid)`; for assertion messages and logs.
  */
 export function formatSweepTable(result: SweepResult): string {
-  const header = [result.axis === 'rate' ? 'rate/s' : 'conc', 'out tok/s', 'req/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'E2E p50', 'E2E p99', 'ok', 'failed']
+  const header = [
+    result.axis === 'rate' ? 'rate/s' : 'conc',
+    'out tok/s',
+    'req/s',
+    'TTFT p50',
+    'TTFT p99',
+    'TPOT p50',
+    'TPOT p99',
+    'E2E p50',
+    'E2E p99',
+    'ok',
+    'failed',
+  ]
   const rows = result.curve.map((point) => [
     Number.isInteger(point.value) ? String(point.value) : cell(point.value),
     cell(point.outputTokensPerSec),

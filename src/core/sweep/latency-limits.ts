@@ -63,7 +63,12 @@ function latencies(records: RequestRecord[], metric: keyof CapacityLimits, from:
   for (const record of records) {
     if (!record.ok || record.firstTokenAt === undefined) continue
     const origin = from === 'scheduled' ? (record.plannedAt ?? record.sentAt) : record.sentAt
-    const value = metric === 'ttftMs' ? timeToFirstTokenMs(record, origin) : metric === 'e2eMs' ? endToEndMs(record, origin) : timePerOutputTokenMs(record)
+    const value =
+      metric === 'ttftMs'
+        ? timeToFirstTokenMs(record, origin)
+        : metric === 'e2eMs'
+          ? endToEndMs(record, origin)
+          : timePerOutputTokenMs(record)
     if (value !== undefined) out.push(value)
   }
   return out
@@ -76,7 +81,11 @@ function latencies(records: RequestRecord[], metric: keyof CapacityLimits, from:
  * (enough queries for the number over the limit). Failed requests beyond `maxFailedShare` make
  * the point invalid, as LoadGen errors when queries fail.
  */
-export function checkLatencyLimits(records: RequestRecord[], limits: CapacityLimits, options: LatencyLimitsOptions): LatencyLimitsOutcome {
+export function checkLatencyLimits(
+  records: RequestRecord[],
+  limits: CapacityLimits,
+  options: LatencyLimitsOptions,
+): LatencyLimitsOutcome {
   const reasons: string[] = []
   const checks: LatencyLimitCheck[] = []
   const label = percentileLabel(options.percentile)
@@ -85,7 +94,12 @@ export function checkLatencyLimits(records: RequestRecord[], limits: CapacityLim
     if (limit === undefined) continue
     const samples = latencies(records, metric, options.from).sort((a, b) => a - b)
     const value = loadgenPercentile(samples, options.percentile)
-    const check: LatencyLimitCheck = { metric, limit, samples: samples.length, pass: value !== undefined && value <= limit }
+    const check: LatencyLimitCheck = {
+      metric,
+      limit,
+      samples: samples.length,
+      pass: value !== undefined && value <= limit,
+    }
     if (value !== undefined) check.value = value
     if (value === undefined) reasons.push(`no ${LABEL[metric]} sample: no request completed with output`)
     else if (value > limit) reasons.push(`${label} ${LABEL[metric]} ${value.toFixed(1)} ms > ${limit} ms`)
@@ -94,7 +108,9 @@ export function checkLatencyLimits(records: RequestRecord[], limits: CapacityLim
       check.earlyStopping = early
       if (!early.ok) {
         check.pass = false
-        reasons.push(`early stopping (${LABEL[metric]}): ${early.overLatency} of ${early.queries} over ${limit} ms needs at least ${early.requiredQueries} queries`)
+        reasons.push(
+          `early stopping (${LABEL[metric]}): ${early.overLatency} of ${early.queries} over ${limit} ms needs at least ${early.requiredQueries} queries`,
+        )
       }
     }
     checks.push(check)

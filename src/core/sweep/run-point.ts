@@ -16,7 +16,10 @@ export interface PointRunnerState {
 export type PointBaseOptions = Omit<SweepOptions, 'over' | 'saturation'>
 
 /** Judges a point from its result and its requests; undefined: no judgement. */
-export type PointJudge = (result: BenchmarkResult, records: RequestRecord[]) => { valid: boolean; reasons: string[] } | undefined
+export type PointJudge = (
+  result: BenchmarkResult,
+  records: RequestRecord[],
+) => { valid: boolean; reasons: string[] } | undefined
 
 /** The load of one point: the base load with the swept value set. */
 export function pointLoad(axis: SweepAxisName, value: number, base: SweepPointLoad): LoadOptions {
@@ -42,7 +45,9 @@ export async function runPoint(
     const reset = await resetPrefixCache(state.target.baseUrl, { apiKey: state.target.apiKey })
     if (!reset && !state.warnedNoPrefixReset) {
       state.warnedNoPrefixReset = true
-      state.warnings.push(`between.resetPrefixCache: ${prefixCacheResetUnsupported(state.target.baseUrl)}; points may reuse cached prefixes.`)
+      state.warnings.push(
+        `between.resetPrefixCache: ${prefixCacheResetUnsupported(state.target.baseUrl)}; points may reuse cached prefixes.`,
+      )
     }
   }
   const { beforePoint: _before, onPoint: _onPoint, between: _between, load, ...rest } = options

@@ -14,7 +14,10 @@ export const DEFAULT_SATURATION_METRIC: SweepThroughputMetric = 'outputTokensPer
  * last point, with `saturated: false`, when throughput was still rising there. Undefined without
  * points.
  */
-export function findSaturation(curve: ReadonlyArray<{ value: number } & Record<SweepThroughputMetric, number>>, options: SaturationOptions = {}): SaturationPoint | undefined {
+export function findSaturation(
+  curve: ReadonlyArray<{ value: number } & Record<SweepThroughputMetric, number>>,
+  options: SaturationOptions = {},
+): SaturationPoint | undefined {
   const metric = options.metric ?? DEFAULT_SATURATION_METRIC
   const minGain = options.minGain ?? DEFAULT_SATURATION_MIN_GAIN
   const sorted = [...curve].sort((a, b) => a.value - b.value)

@@ -26,32 +26,52 @@ export interface SweepBaselineEntry extends BaselineEntry {
 }
 
 /** The baseline entry of a sweep result; undefined when it has no point. */
-export function sweepBaselineEntryOf(result: SweepResult, options: { recordedAt?: string } = {}): SweepBaselineEntry | undefined {
+export function sweepBaselineEntryOf(
+  result: SweepResult,
+  options: { recordedAt?: string } = {},
+): SweepBaselineEntry | undefined {
   const metric = result.knee?.metric ?? 'outputTokensPerSec'
   let best = result.points[0]
-  for (const point of result.points) if (best && point.result.throughput[metric] > best.result.throughput[metric]) best = point
+  for (const point of result.points)
+    if (best && point.result.throughput[metric] > best.result.throughput[metric]) best = point
   if (!best) return undefined
-  const entry = baselineEntryFrom(best.result, { config: result.config, ...(options.recordedAt ? { recordedAt: options.recordedAt } : {}) })
+  const entry = baselineEntryFrom(best.result, {
+    config: result.config,
+    ...(options.recordedAt ? { recordedAt: options.recordedAt } : {}),
+  })
   // The curve holds every point: the entry is provisional when any of them was measured disturbed.
-  const provisional = result.points.flatMap((point) => (point.result.client.selfCheck?.disturbed ?? []).map((why) => `${result.axis} ${point.value}: ${why}`))
+  const provisional = result.points.flatMap((point) =>
+    (point.result.client.selfCheck?.disturbed ?? []).map((why) => `${result.axis} ${point.value}: ${why}`),
+  )
   if (provisional.length > 0) entry.provisional = provisional
   else delete entry.provisional
   const curve: SweepBaselineCurve = { kind: result.kind, axis: result.axis, points: result.curve }
-  if (result.knee) curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
+  if (result.knee)
+    curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
   if (result.capacity) curve.capacity = result.capacity.rate === undefined ? {} : { rate: result.capacity.rate }
   if (result.scenario) {
     const { name, metric, valid } = result.scenario
-    curve.scenario = { name, metricName: metric.name, unit: metric.unit, valid, ...(metric.value !== undefined ? { value: metric.value } : {}) }
+    curve.scenario = {
+      name,
+      metricName: metric.name,
+      unit: metric.unit,
+      valid,
+      ...(metric.value !== undefined ? { value: metric.value } : {}),
+    }
   }
   return { ...entry, sweep: roundFigures(curve) }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The curve of a stored entry, or undefined when the entry is not a sweep's (or was edited out of shape). */
 export function sweepCurveOf(entry: BaselineEntry): SweepBaselineCurve | undefined {
   const curve = (entry as Partial<SweepBaselineEntry>).sweep
   if (!isObject(curve) || !Array.isArray(curve.points)) return undefined
-  const pointsOk = curve.points.every((point: unknown) => isObject(point) && typeof point.value === 'number' && typeof point.outputTokensPerSec === 'number')
+  const pointsOk = curve.points.every(
+    (point: unknown) =>
+      isObject(point) && typeof point.value === 'number' && typeof point.outputTokensPerSec === 'number',
+  )
   return pointsOk ? curve : undefined
 }

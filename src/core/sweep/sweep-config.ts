@@ -9,7 +9,11 @@ import type { SweepPointLoad } from './sweep-options.ts'
  * by every point, and `extra` (the swept values, the search limits, the scenario). Two sweeps
  * with different scenarios or limits therefore never share a baseline.
  */
-export function sweepConfigOf(first: BenchmarkResult | undefined, load: SweepPointLoad, extra: Record<string, unknown>): Record<string, unknown> {
+export function sweepConfigOf(
+  first: BenchmarkResult | undefined,
+  load: SweepPointLoad,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const base: Record<string, unknown> = first ? { ...baselineConfigOf(first.config) } : {}
   return canonicalConfig({ ...base, load: { ...load }, ...extra }) as Record<string, unknown>
 }

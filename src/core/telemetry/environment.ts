@@ -30,7 +30,9 @@ export interface CollectEnvironmentOptions {
 export async function collectEnvironment(options: CollectEnvironmentOptions = {}): Promise<EnvironmentInfo> {
   const [host, inventory] = await Promise.all([
     collectHostInfo({ timeoutMs: options.hostTimeoutMs, hostname: options.hostname }),
-    options.skipGpu ? { gpus: [] } : queryGpuInventory({ nvidiaSmi: options.nvidiaSmi, timeoutMs: options.nvidiaSmiTimeoutMs, gpus: options.gpus }),
+    options.skipGpu
+      ? { gpus: [] }
+      : queryGpuInventory({ nvidiaSmi: options.nvidiaSmi, timeoutMs: options.nvidiaSmiTimeoutMs, gpus: options.gpus }),
   ])
   const runtime = detectRuntime()
   return {

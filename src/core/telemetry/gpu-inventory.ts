@@ -27,7 +27,10 @@ export interface GpuInventory {
  */
 export async function queryGpuInventory(options: GpuInventoryOptions = {}): Promise<GpuInventory> {
   const run = { nvidiaSmi: options.nvidiaSmi, timeoutMs: options.timeoutMs }
-  const [inventory, version] = await Promise.all([runNvidiaSmi([`--query-gpu=${INVENTORY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], run), runNvidiaSmi(['--version'], run)])
+  const [inventory, version] = await Promise.all([
+    runNvidiaSmi([`--query-gpu=${INVENTORY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], run),
+    runNvidiaSmi(['--version'], run),
+  ])
   if (!inventory.ok) return { gpus: [], note: `No GPU inventory: ${inventory.message}.` }
   let cudaVersion = version.ok ? parseCudaVersion(version.stdout) : undefined
   if (cudaVersion === undefined) {

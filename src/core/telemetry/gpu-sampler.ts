@@ -4,7 +4,13 @@ import { computeGpuStats, type GpuIdentity } from './gpu-stats.ts'
 import { parseGpuSelection, selectGpus, type GpuSelection } from './gpu-selection.ts'
 import { LineBuffer } from './line-buffer.ts'
 import { parseSampleRow, SAMPLE_FIELDS, type NvidiaSmiSampleRow } from './nvidia-smi-csv.ts'
-import { classifyNvidiaSmiFailure, DEFAULT_NVIDIA_SMI_TIMEOUT_MS, resolveNvidiaSmi, runNvidiaSmi, type NvidiaSmiOptions } from './nvidia-smi.ts'
+import {
+  classifyNvidiaSmiFailure,
+  DEFAULT_NVIDIA_SMI_TIMEOUT_MS,
+  resolveNvidiaSmi,
+  runNvidiaSmi,
+  type NvidiaSmiOptions,
+} from './nvidia-smi.ts'
 
 /** Options of {@link startGpuSampler}. */
 export interface GpuSamplerOptions {
@@ -80,13 +86,17 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
   let firstBadLine: string | undefined
   let onSample: (() => void) | undefined
 
-  const subprocess = execa(bin, [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', '-lms', String(intervalMs)], {
-    reject: false,
-    buffer: false,
-    stdin: 'ignore',
-    encoding: 'utf8',
-    forceKillAfterDelay: 2000,
-  })
+  const subprocess = execa(
+    bin,
+    [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits', '-lms', String(intervalMs)],
+    {
+      reject: false,
+      buffer: false,
+      stdin: 'ignore',
+      encoding: 'utf8',
+      forceKillAfterDelay: 2000,
+    },
+  )
   let exited = false
   const exit = subprocess.then((result) => {
     exited = true
@@ -102,7 +112,12 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
         if (line.trim() !== '') firstBadLine ??= line.trim()
         continue
       }
-      identities.set(row.index, { index: row.index, name: row.name, uuid: row.uuid, memoryTotalMiB: row.memoryTotalMiB })
+      identities.set(row.index, {
+        index: row.index,
+        name: row.name,
+        uuid: row.uuid,
+        memoryTotalMiB: row.memoryTotalMiB,
+      })
       samples.push(toSample(row, t))
       onSample?.()
     }
@@ -199,14 +214,18 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
       notes.push(`GPU selection entries ${unmatched.join(', ')} matched no GPU nvidia-smi reports`)
     }
     if (diedEarly) {
-      const failure = classifyNvidiaSmiFailure(bin, { exitCode: result.exitCode, output: `${firstBadLine ?? ''}\n${stderr}` })
+      const failure = classifyNvidiaSmiFailure(bin, {
+        exitCode: result.exitCode,
+        output: `${firstBadLine ?? ''}\n${stderr}`,
+      })
       notes.push(`nvidia-smi stopped during the run (${failure.message}); GPU figures cover only part of it`)
     } else if (firstBadLine !== undefined) {
       notes.push(`nvidia-smi printed an unexpected line: ${firstBadLine}`)
     }
     const indices = new Set(reported.map((gpu) => gpu.index))
     const kept = samples.filter((s) => indices.has(s.index))
-    if (arrivedInBursts(kept, intervalMs)) notes.push('nvidia-smi rows arrived in bursts (buffered output?); sample times and energy are approximate')
+    if (arrivedInBursts(kept, intervalMs))
+      notes.push('nvidia-smi rows arrived in bursts (buffered output?); sample times and energy are approximate')
 
     const window = { startAt: stopOptions.startAt ?? loadStartAt, endAt }
     const gpus: GpuStats[] = reported.map((gpu) =>
@@ -244,7 +263,10 @@ function toSample(row: NvidiaSmiSampleRow, t: number): GpuSample {
 
 /** Memory used per GPU index from a one-shot query; empty when the query failed. */
 async function queryMemoryUsed(options: NvidiaSmiOptions): Promise<Map<number, number>> {
-  const outcome = await runNvidiaSmi([`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits'], options)
+  const outcome = await runNvidiaSmi(
+    [`--query-gpu=${SAMPLE_FIELDS.join(',')}`, '--format=csv,noheader,nounits'],
+    options,
+  )
   const memory = new Map<number, number>()
   if (!outcome.ok) return memory
   for (const line of outcome.stdout.split('\n')) {

@@ -36,7 +36,10 @@ export function parseGpuSelection(selection: GpuSelection | undefined): GpuSelec
 }
 
 /** Keeps the GPUs a selection names, in nvidia-smi order; `unmatched` lists entries that matched none. */
-export function selectGpus<T extends { index: number; uuid?: string | undefined }>(gpus: readonly T[], selectors: readonly GpuSelector[] | undefined): { selected: T[]; unmatched: string[] } {
+export function selectGpus<T extends { index: number; uuid?: string | undefined }>(
+  gpus: readonly T[],
+  selectors: readonly GpuSelector[] | undefined,
+): { selected: T[]; unmatched: string[] } {
   if (selectors === undefined) return { selected: [...gpus], unmatched: [] }
   const chosen = new Set<T>()
   const unmatched: string[] = []

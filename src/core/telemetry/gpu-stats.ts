@@ -29,7 +29,12 @@ export interface GpuStatsExtras {
  * the window (samples are evenly spaced); a window too short to hold a sample uses the samples on
  * either side of it. Energy is integrated separately, see {@link integrateEnergyJ}.
  */
-export function computeGpuStats(gpu: GpuIdentity, samples: readonly GpuSample[], window: TimeWindow, extras: GpuStatsExtras = {}): GpuStats {
+export function computeGpuStats(
+  gpu: GpuIdentity,
+  samples: readonly GpuSample[],
+  window: TimeWindow,
+  extras: GpuStatsExtras = {},
+): GpuStats {
   const own = samples.filter((s) => s.index === gpu.index).sort((a, b) => a.t - b.t)
   let inWindow = own.filter((s) => s.t >= window.startAt && s.t <= window.endAt)
   if (inWindow.length === 0) {
@@ -72,7 +77,9 @@ export function computeGpuStats(gpu: GpuIdentity, samples: readonly GpuSample[],
  * samples report power.
  */
 export function integrateEnergyJ(samples: readonly GpuSample[], window: TimeWindow): number | undefined {
-  const points = samples.filter((s): s is GpuSample & { powerW: number } => s.powerW !== undefined).sort((a, b) => a.t - b.t)
+  const points = samples
+    .filter((s): s is GpuSample & { powerW: number } => s.powerW !== undefined)
+    .sort((a, b) => a.t - b.t)
   if (points.length < 2) return undefined
   let joules = 0
   for (let i = 1; i < points.length; i++) {

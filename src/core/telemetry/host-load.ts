@@ -36,7 +36,11 @@ export interface HostLoadWatch {
 function readStat(): { busy: number; total: number; steal: number } | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? ''
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number)
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number)
     const busy = user + nice + system + irq + softirq + steal
     return { busy, total: busy + idle + iowait, steal }
   } catch {
@@ -108,7 +112,11 @@ function sample(serverPgid: number | undefined): CpuTimes | undefined {
 }
 
 /** The other processes that used the most CPU between two samples, busiest first, in cores. */
-function busiestOthers(before: CpuTimes['others'], after: CpuTimes['others'], ticksPerCore: number): NonNullable<HostLoad['busiestOthers']> {
+function busiestOthers(
+  before: CpuTimes['others'],
+  after: CpuTimes['others'],
+  ticksPerCore: number,
+): NonNullable<HostLoad['busiestOthers']> {
   const used: NonNullable<HostLoad['busiestOthers']> = []
   for (const [pid, { command, ticks }] of after) {
     // A process started during the window counts from zero.

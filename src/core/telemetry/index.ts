@@ -1,11 +1,26 @@
 export { startGpuSampler, type GpuSampler, type GpuSamplerOptions, type GpuSamplerStopOptions } from './gpu-sampler.ts'
-export { computeGpuStats, integrateEnergyJ, type GpuIdentity, type GpuStatsExtras, type TimeWindow } from './gpu-stats.ts'
+export {
+  computeGpuStats,
+  integrateEnergyJ,
+  type GpuIdentity,
+  type GpuStatsExtras,
+  type TimeWindow,
+} from './gpu-stats.ts'
 export { parseGpuSelection, selectGpus, type GpuSelection, type GpuSelector } from './gpu-selection.ts'
 export { queryGpuInventory, type GpuInventory, type GpuInventoryOptions } from './gpu-inventory.ts'
 export { collectEnvironment, type CollectEnvironmentOptions } from './environment.ts'
 export { collectHostInfo, resetHostInfoCache, type HostInfoOptions } from './host-info.ts'
 export { toolVersion } from './tool-version.ts'
-export { INVENTORY_FIELDS, parseCsvRow, parseCudaVersion, parseInventoryRow, parseSampleRow, SAMPLE_FIELDS, type NvidiaSmiInventoryRow, type NvidiaSmiSampleRow } from './nvidia-smi-csv.ts'
+export {
+  INVENTORY_FIELDS,
+  parseCsvRow,
+  parseCudaVersion,
+  parseInventoryRow,
+  parseSampleRow,
+  SAMPLE_FIELDS,
+  type NvidiaSmiInventoryRow,
+  type NvidiaSmiSampleRow,
+} from './nvidia-smi-csv.ts'
 export {
   classifyNvidiaSmiFailure,
   NVIDIA_SMI_ENV,

@@ -6,7 +6,16 @@
  */
 
 /** Fields of the periodic sample query (and of the one-shot before/after queries). */
-export const SAMPLE_FIELDS = ['timestamp', 'index', 'name', 'uuid', 'memory.used', 'memory.total', 'utilization.gpu', 'power.draw'] as const
+export const SAMPLE_FIELDS = [
+  'timestamp',
+  'index',
+  'name',
+  'uuid',
+  'memory.used',
+  'memory.total',
+  'utilization.gpu',
+  'power.draw',
+] as const
 
 /** Fields of the inventory query. The CUDA version is not a `--query-gpu` field; it comes from the banner. */
 export const INVENTORY_FIELDS = ['index', 'name', 'uuid', 'memory.total', 'driver_version'] as const

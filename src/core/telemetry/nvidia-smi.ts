@@ -15,7 +15,9 @@ export interface NvidiaSmiOptions {
 /** Why nvidia-smi gave no data. */
 export type NvidiaSmiUnavailableReason = 'not-found' | 'no-driver' | 'no-devices' | 'timeout' | 'failed'
 
-export type NvidiaSmiOutcome = { ok: true; stdout: string } | { ok: false; reason: NvidiaSmiUnavailableReason; /** One line for humans. */ message: string }
+export type NvidiaSmiOutcome =
+  | { ok: true; stdout: string }
+  | { ok: false; reason: NvidiaSmiUnavailableReason; /** One line for humans. */ message: string }
 
 /** Default limit of a one-shot query: a first call without persistence mode can take seconds. */
 export const DEFAULT_NVIDIA_SMI_TIMEOUT_MS = 15_000
@@ -30,7 +32,13 @@ export function resolveNvidiaSmi(explicit?: string): string {
 export async function runNvidiaSmi(args: readonly string[], options: NvidiaSmiOptions = {}): Promise<NvidiaSmiOutcome> {
   const bin = resolveNvidiaSmi(options.nvidiaSmi)
   const timeoutMs = options.timeoutMs ?? DEFAULT_NVIDIA_SMI_TIMEOUT_MS
-  const result = await execa(bin, args, { reject: false, timeout: timeoutMs, forceKillAfterDelay: 1000, stdin: 'ignore', encoding: 'utf8' })
+  const result = await execa(bin, args, {
+    reject: false,
+    timeout: timeoutMs,
+    forceKillAfterDelay: 1000,
+    stdin: 'ignore',
+    encoding: 'utf8',
+  })
   if (!result.failed) return { ok: true, stdout: String(result.stdout) }
   return {
     ok: false,
@@ -57,7 +65,10 @@ export interface NvidiaSmiFailure {
 }
 
 /** Maps a failed run to a reason and one line that says what to check. */
-export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure): { reason: NvidiaSmiUnavailableReason; message: string } {
+export function classifyNvidiaSmiFailure(
+  bin: string,
+  failure: NvidiaSmiFailure,
+): { reason: NvidiaSmiUnavailableReason; message: string } {
   const output = failure.output ?? ''
   if (failure.errorCode === 'ENOENT' || failure.errorCode === 'EACCES') {
     return {
@@ -66,7 +77,10 @@ export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure)
     }
   }
   if (failure.timedOut) {
-    return { reason: 'timeout', message: `${bin} printed nothing within ${formatDurationMs(failure.timeoutMs ?? 0)} and was stopped (is the driver hung?)` }
+    return {
+      reason: 'timeout',
+      message: `${bin} printed nothing within ${formatDurationMs(failure.timeoutMs ?? 0)} and was stopped (is the driver hung?)`,
+    }
   }
   // nvidia-smi prints this and exits with 9 when the kernel module is absent (e.g. a container started without --gpus).
   if (failure.exitCode === 9 || /couldn't communicate with the NVIDIA driver/i.test(output)) {
@@ -82,5 +96,8 @@ export function classifyNvidiaSmiFailure(bin: string, failure: NvidiaSmiFailure)
     .split('\n')
     .map((l) => l.trim())
     .find((l) => l !== '')
-  return { reason: 'failed', message: `${bin} failed (exit code ${failure.exitCode ?? '?'})${firstLine ? `: ${firstLine}` : ''}` }
+  return {
+    reason: 'failed',
+    message: `${bin} failed (exit code ${failure.exitCode ?? '?'})${firstLine ? `: ${firstLine}` : ''}`,
+  }
 }

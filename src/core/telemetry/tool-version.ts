@@ -13,7 +13,10 @@ export function toolVersion(): string {
   let dir = new URL('./', import.meta.url)
   for (let depth = 0; depth < 6; depth++) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: unknown; version?: unknown }
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as {
+        name?: unknown
+        version?: unknown
+      }
       if (pkg.name === 'vitest-llm-bench' && typeof pkg.version === 'string') {
         cached = pkg.version
         break

@@ -18,18 +18,29 @@ export interface MergedSegments {
 /** What every segment of one plan shares: the workload, the global load, the endpoint and model (not the segment, the URL or secrets). */
 function planOf(result: BenchmarkResult): string {
   const config = result.config as { workload?: unknown; load?: unknown; target?: { api?: unknown; model?: unknown } }
-  return stableStringify({ workload: config.workload, load: config.load, api: config.target?.api, model: config.target?.model })
+  return stableStringify({
+    workload: config.workload,
+    load: config.load,
+    api: config.target?.api,
+    model: config.target?.model,
+  })
 }
 
 /** Checks that the results are the N segments of one plan, each on schedule; one line per problem. */
 function refusalsOf(results: readonly BenchmarkResult[]): string[] {
   const refusals: string[] = []
   const segments = results.map((r) => r.segment)
-  if (segments.some((s) => s === undefined)) return ['a result without a segment is among them: merge only the results of one segmented run (LLM_BENCH_SEGMENT).']
+  if (segments.some((s) => s === undefined))
+    return [
+      'a result without a segment is among them: merge only the results of one segmented run (LLM_BENCH_SEGMENT).',
+    ]
   const infos = segments as SegmentInfo[]
   const first = infos[0] as SegmentInfo
   const count = first.count
-  if (infos.some((s) => s.count !== count)) refusals.push(`the segments disagree on how many there are (${[...new Set(infos.map((s) => s.count))].join(' vs ')}).`)
+  if (infos.some((s) => s.count !== count))
+    refusals.push(
+      `the segments disagree on how many there are (${[...new Set(infos.map((s) => s.count))].join(' vs ')}).`,
+    )
   const seen = new Map<number, number>()
   for (const s of infos) seen.set(s.index, (seen.get(s.index) ?? 0) + 1)
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i))
@@ -38,14 +49,23 @@ function refusalsOf(results: readonly BenchmarkResult[]): string[] {
       `segment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} ${missing.length > 1 ? 'are' : 'is'} missing: no result came from ${missing.length > 1 ? 'those hosts' : 'that host'} (failed or killed), so the merged load is not the planned one. Rerun the run, all segments together.`,
     )
   }
-  for (const [index, n] of seen) if (n > 1) refusals.push(`segment ${index} of ${count} appears ${n} times: merge one result per segment.`)
-  if (infos.some((s) => s.seed !== first.seed)) refusals.push(`the segments disagree on the seed (${[...new Set(infos.map((s) => s.seed))].join(' vs ')}): they ran different global plans.`)
+  for (const [index, n] of seen)
+    if (n > 1) refusals.push(`segment ${index} of ${count} appears ${n} times: merge one result per segment.`)
+  if (infos.some((s) => s.seed !== first.seed))
+    refusals.push(
+      `the segments disagree on the seed (${[...new Set(infos.map((s) => s.seed))].join(' vs ')}): they ran different global plans.`,
+    )
   if (infos.some((s) => s.startAtMs !== first.startAtMs)) {
-    refusals.push(`the segments disagree on the start time LLM_BENCH_START_AT (${[...new Set(infos.map((s) => String(s.startAtMs)))].join(' vs ')}): set one value on every host.`)
+    refusals.push(
+      `the segments disagree on the start time LLM_BENCH_START_AT (${[...new Set(infos.map((s) => String(s.startAtMs)))].join(' vs ')}): set one value on every host.`,
+    )
   }
   const plan = planOf(results[0] as BenchmarkResult)
   results.forEach((r, i) => {
-    if (planOf(r) !== plan) refusals.push(`segment ${infos[i]?.index} disagrees on the configuration (workload, load, API or model) with segment ${first.index}: every host must run the same bench.`)
+    if (planOf(r) !== plan)
+      refusals.push(
+        `segment ${infos[i]?.index} disagrees on the configuration (workload, load, API or model) with segment ${first.index}: every host must run the same bench.`,
+      )
   })
   results.forEach((r, i) => {
     const s = infos[i] as SegmentInfo
@@ -64,7 +84,9 @@ function refusalsOf(results: readonly BenchmarkResult[]): string[] {
   return refusals
 }
 
-function alignTimelines(parts: ReadonlyArray<{ timeline: Timeline | undefined; shiftMs: number }>): Timeline | undefined {
+function alignTimelines(
+  parts: ReadonlyArray<{ timeline: Timeline | undefined; shiftMs: number }>,
+): Timeline | undefined {
   const present = parts.filter((p): p is { timeline: Timeline; shiftMs: number } => p.timeline !== undefined)
   const first = present[0]?.timeline
   if (first === undefined || present.some((p) => p.timeline.windowMs !== first.windowMs)) return undefined
@@ -72,7 +94,11 @@ function alignTimelines(parts: ReadonlyArray<{ timeline: Timeline | undefined; s
   const windows = Math.max(...present.map((p, i) => p.timeline.requests.length + (shifts[i] as number)))
   const sum = (pick: (t: Timeline) => number[]): number[] => {
     const out = new Array<number>(windows).fill(0)
-    present.forEach((p, i) => pick(p.timeline).forEach((v, w) => (out[w + (shifts[i] as number)] = (out[w + (shifts[i] as number)] as number) + v)))
+    present.forEach((p, i) =>
+      pick(p.timeline).forEach(
+        (v, w) => (out[w + (shifts[i] as number)] = (out[w + (shifts[i] as number)] as number) + v),
+      ),
+    )
     return out
   }
   return {
@@ -103,7 +129,9 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
   // On the server's clock when every host measured its offset to it, else on the hosts' own clocks.
   const clocks = ordered.map((r) => r.segment?.clock ?? null)
   const onServerClock = clocks.every((c) => c !== null)
-  const origins = ordered.map((r, i) => (r.segment?.originEpochMs ?? Date.parse(r.startedAt)) + (onServerClock ? (clocks[i]?.offsetMs ?? 0) : 0))
+  const origins = ordered.map(
+    (r, i) => (r.segment?.originEpochMs ?? Date.parse(r.startedAt)) + (onServerClock ? (clocks[i]?.offsetMs ?? 0) : 0),
+  )
   const alignment = onServerClock
     ? `segments placed on the server's clock (its Date headers): their origins agree within ±${formatFigure(2 * Math.max(...clocks.map((c) => c?.accuracyMs ?? 0)))} ms`
     : `segments placed on the hosts' own clocks (${[...new Set(ordered.map((r) => r.segment?.clockNote ?? 'not measured'))].join('; ')}): the merged duration and windows are as good as their NTP sync`
@@ -118,7 +146,9 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
 
   const outputTokens = sum((r) => r.throughput.outputTokensPerSec * (r.durationMs / 1000))
   const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
-  const timeline = alignTimelines(ordered.map((r, i) => ({ timeline: r.timeline, shiftMs: (origins[i] as number) - start })))
+  const timeline = alignTimelines(
+    ordered.map((r, i) => ({ timeline: r.timeline, shiftMs: (origins[i] as number) - start })),
+  )
   const sessions = mergeSessions(ordered, durationMs)
   const { segment: _segment, trials: _trials, requests: _requests, timeline: _timeline, ...rest } = first
   const merged: BenchmarkResult = {
@@ -127,7 +157,11 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
     durationMs,
     counts: { total: sum((r) => r.counts.total), completed, failed: sum((r) => r.counts.failed) },
     metrics,
-    throughput: { requestsPerSec: perSecond(completed), outputTokensPerSec: perSecond(outputTokens), totalTokensPerSec: perSecond(totalTokens) },
+    throughput: {
+      requestsPerSec: perSecond(completed),
+      outputTokensPerSec: perSecond(outputTokens),
+      totalTokensPerSec: perSecond(totalTokens),
+    },
     errors: mergeErrors(ordered.map((r) => r.errors)),
     streaming: mergeStreaming(ordered, first),
     client: {
@@ -136,17 +170,33 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
       warnings: [...new Set(ordered.flatMap((r) => r.client.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
       // Every host's disturbances, named by segment: the baseline quality gate and the verdict read them.
       ...(first.client.selfCheck
-        ? { selfCheck: { ...first.client.selfCheck, disturbed: ordered.flatMap((r) => (r.client.selfCheck?.disturbed ?? []).map((why) => `segment ${r.segment?.index}: ${why}`)) } }
+        ? {
+            selfCheck: {
+              ...first.client.selfCheck,
+              disturbed: ordered.flatMap((r) =>
+                (r.client.selfCheck?.disturbed ?? []).map((why) => `segment ${r.segment?.index}: ${why}`),
+              ),
+            },
+          }
         : {}),
     },
     histograms,
     ...(timeline ? { timeline } : {}),
     ...(sessions ? { sessions } : {}),
-    warnings: [`merged from ${ordered.length} segments of ${first.segment?.count ?? '?'}`, alignment, ...new Set(ordered.flatMap((r) => r.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
+    warnings: [
+      `merged from ${ordered.length} segments of ${first.segment?.count ?? '?'}`,
+      alignment,
+      ...new Set(ordered.flatMap((r) => r.warnings.map((w) => `segment ${r.segment?.index}: ${w}`))),
+    ],
   }
   if (first.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
-    merged.goodput = { ...first.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }
+    merged.goodput = {
+      ...first.goodput,
+      goodRequests: good,
+      share: completed > 0 ? good / completed : 0,
+      requestsPerSec: perSecond(good),
+    }
   }
   return { result: merged, refusals }
 }

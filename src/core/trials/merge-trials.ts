@@ -29,7 +29,8 @@ function mergeSelfChecks(results: readonly BenchmarkResult[]): SelfCheck {
     eventLoopDelayP99Ms: worst((c) => c.eventLoopDelayP99Ms),
     lateShare: worst((c) => c.lateShare),
   }
-  for (const [key, value] of Object.entries(figures)) if (value !== undefined) merged[key as keyof typeof figures] = value
+  for (const [key, value] of Object.entries(figures))
+    if (value !== undefined) merged[key as keyof typeof figures] = value
   // The processes named are those of the trial where other work was heaviest.
   const busiest = present.filter((c) => c.otherCores === merged.otherCores && c.busiestOthers)[0]?.busiestOthers
   if (busiest) merged.busiestOthers = busiest
@@ -79,7 +80,11 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     durationMs,
     counts: { total: sum((r) => r.counts.total), completed, failed: sum((r) => r.counts.failed) },
     metrics,
-    throughput: { requestsPerSec: perSecond(completed), outputTokensPerSec: perSecond(outputTokens), totalTokensPerSec: perSecond(totalTokens) },
+    throughput: {
+      requestsPerSec: perSecond(completed),
+      outputTokensPerSec: perSecond(outputTokens),
+      totalTokensPerSec: perSecond(totalTokens),
+    },
     errors: mergeErrors(results.map((r) => r.errors)),
     streaming: mergeStreaming(results, last),
     client: {
@@ -99,13 +104,21 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
   if (server) {
     merged.server = server
     // Each trial's server notes are replaced by the merged ones (a later trial's "warm cache" was the trial before it).
-    merged.warnings = [...merged.warnings.filter((w) => !w.startsWith(SERVER_NOTE_PREFIX)), ...(server.metrics?.notes ?? []).map((note) => `${SERVER_NOTE_PREFIX}${note}`)]
+    merged.warnings = [
+      ...merged.warnings.filter((w) => !w.startsWith(SERVER_NOTE_PREFIX)),
+      ...(server.metrics?.notes ?? []).map((note) => `${SERVER_NOTE_PREFIX}${note}`),
+    ]
   }
   const sessions = mergeSessions(results, durationMs)
   if (sessions) merged.sessions = sessions
   if (last.goodput) {
     const good = sum((r) => r.goodput?.goodRequests ?? 0)
-    merged.goodput = { ...last.goodput, goodRequests: good, share: completed > 0 ? good / completed : 0, requestsPerSec: perSecond(good) }
+    merged.goodput = {
+      ...last.goodput,
+      goodRequests: good,
+      share: completed > 0 ? good / completed : 0,
+      requestsPerSec: perSecond(good),
+    }
   }
   const requests = results.flatMap((r) => r.requests ?? [])
   if (requests.length > 0) merged.requests = requests

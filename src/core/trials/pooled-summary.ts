@@ -3,7 +3,9 @@ import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, MetricSummary, StreamingInfo } from '../contract/types.ts'
 
 /** Count, min, max, mean and population stddev of several summaries together, exactly (pooled sums). */
-export function pooled(parts: readonly MetricSummary[]): Pick<MetricSummary, 'count' | 'min' | 'max' | 'mean' | 'stddev'> {
+export function pooled(
+  parts: readonly MetricSummary[],
+): Pick<MetricSummary, 'count' | 'min' | 'max' | 'mean' | 'stddev'> {
   const present = parts.filter((part) => part.count > 0)
   const count = present.reduce((sum, part) => sum + part.count, 0)
   if (count === 0) return { count: 0, min: 0, max: 0, mean: 0, stddev: 0 }
@@ -19,13 +21,20 @@ export function pooled(parts: readonly MetricSummary[]): Pick<MetricSummary, 'co
 }
 
 /** One latency over all trials: pooled statistics, percentiles from the summed histograms (µs, base64). */
-export function mergedLatency(parts: readonly MetricSummary[], histograms: ReadonlyArray<string | undefined>): { summary: MetricSummary; histogram?: string } {
+export function mergedLatency(
+  parts: readonly MetricSummary[],
+  histograms: ReadonlyArray<string | undefined>,
+): { summary: MetricSummary; histogram?: string } {
   const stats = pooled(parts)
   const encoded = histograms.filter((h): h is string => h !== undefined)
-  if (encoded.length === 0 || stats.count === 0) return { summary: { ...stats, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 } }
+  if (encoded.length === 0 || stats.count === 0)
+    return { summary: { ...stats, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 } }
   const histogram = decodeHistogram(encoded[0] as string)
   for (const other of encoded.slice(1)) histogram.add(decodeHistogram(other))
-  return { summary: { ...stats, ...histogramPercentiles(histogram, 1000, stats.min, stats.max) }, histogram: encodeHistogram(histogram) }
+  return {
+    summary: { ...stats, ...histogramPercentiles(histogram, 1000, stats.min, stats.max) },
+    histogram: encodeHistogram(histogram),
+  }
 }
 
 const LATENCY = [
@@ -43,7 +52,10 @@ const LATENCY = [
  * from their summed histograms, token counts pooled exactly with `base`'s percentiles (a token
  * count's histogram is not kept), reasoning tokens pooled where reported.
  */
-export function mergeMetrics(results: readonly BenchmarkResult[], base: BenchmarkResult): Pick<BenchmarkResult, 'metrics' | 'histograms'> {
+export function mergeMetrics(
+  results: readonly BenchmarkResult[],
+  base: BenchmarkResult,
+): Pick<BenchmarkResult, 'metrics' | 'histograms'> {
   const metrics = { ...base.metrics }
   const histograms: BenchmarkResult['histograms'] = {}
   for (const [metric, key] of LATENCY) {
@@ -56,9 +68,14 @@ export function mergeMetrics(results: readonly BenchmarkResult[], base: Benchmar
     metrics[metric] = merged.summary
     if (merged.histogram !== undefined) histograms[key] = merged.histogram
   }
-  for (const metric of ['inputTokens', 'outputTokens'] as const) metrics[metric] = { ...base.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
+  for (const metric of ['inputTokens', 'outputTokens'] as const)
+    metrics[metric] = { ...base.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
   const reasoning = results.map((r) => r.metrics.reasoningTokens).filter((m): m is MetricSummary => m !== undefined)
-  if (reasoning.length > 0) metrics.reasoningTokens = { ...(base.metrics.reasoningTokens ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }), ...pooled(reasoning) }
+  if (reasoning.length > 0)
+    metrics.reasoningTokens = {
+      ...(base.metrics.reasoningTokens ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }),
+      ...pooled(reasoning),
+    }
   return { metrics, histograms }
 }
 

@@ -11,7 +11,11 @@ export function trialFiguresOf(result: BenchmarkResult): TrialFigures {
     latency[metric] = { count, mean, p50, p90, p95, p99, p999 }
   }
   const { outputTokensPerSec, requestsPerSec, totalTokensPerSec } = result.throughput
-  return { durationMs: result.durationMs, latency, throughput: { outputTokensPerSec, requestsPerSec, totalTokensPerSec } }
+  return {
+    durationMs: result.durationMs,
+    latency,
+    throughput: { outputTokensPerSec, requestsPerSec, totalTokensPerSec },
+  }
 }
 
 /** The trials of a result: its own list, or the result itself as its single trial. */

@@ -84,16 +84,28 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
   const mean = n > 0 ? logs.reduce((sum, x) => sum + x, 0) / n : 0
   const base = { ...gate, ratio: Math.exp(mean), pairs: n }
   if (n < 2) {
-    return { ...base, status: 'inconclusive', ciLow: null, ciHigh: null, width: 'between pairs', reason: `${n} pair${n === 1 ? '' : 's'}: a paired interval needs 2 at least` }
+    return {
+      ...base,
+      status: 'inconclusive',
+      ciLow: null,
+      ciHigh: null,
+      width: 'between pairs',
+      reason: `${n} pair${n === 1 ? '' : 's'}: a paired interval needs 2 at least`,
+    }
   }
   const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (n - 1))
   const tail = 1 - (1 - confidence) / 2
   const between = (tQuantile(tail, n - 1) * sd) / Math.sqrt(n)
   const z = normalQuantile(tail)
   // Each pair's within-run standard error of its log-ratio, from its interval's width.
-  const withinSe = ratios.map((r) => (r.ciLow !== null && r.ciHigh !== null && r.ciLow > 0 && r.ciHigh > 0 ? (Math.log(r.ciHigh) - Math.log(r.ciLow)) / (2 * z) : undefined))
+  const withinSe = ratios.map((r) =>
+    r.ciLow !== null && r.ciHigh !== null && r.ciLow > 0 && r.ciHigh > 0
+      ? (Math.log(r.ciHigh) - Math.log(r.ciLow)) / (2 * z)
+      : undefined,
+  )
   const known = withinSe.filter((se): se is number => se !== undefined)
-  const within = known.length === withinSe.length ? (z * Math.sqrt(known.reduce((sum, se) => sum + se * se, 0))) / n : undefined
+  const within =
+    known.length === withinSe.length ? (z * Math.sqrt(known.reduce((sum, se) => sum + se * se, 0))) / n : undefined
   const half = Math.max(between, within ?? 0)
   const low = mean - half
   const high = mean + half
@@ -102,8 +114,15 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
   const fail = higherIsWorse ? low > limit : high < limit
   const pass = higherIsWorse ? high <= limit : low >= limit
   const status: VerdictStatus = fail ? 'fail' : pass ? 'pass' : 'inconclusive'
-  const check: PairedCheck = { ...base, status, ciLow: Math.exp(low), ciHigh: Math.exp(high), width: within !== undefined && within > between ? 'within runs' : 'between pairs' }
-  if (within === undefined) check.reason = 'some runs had too few samples for a within-run interval: the interval is from the pairs alone'
+  const check: PairedCheck = {
+    ...base,
+    status,
+    ciLow: Math.exp(low),
+    ciHigh: Math.exp(high),
+    width: within !== undefined && within > between ? 'within runs' : 'between pairs',
+  }
+  if (within === undefined)
+    check.reason = 'some runs had too few samples for a within-run interval: the interval is from the pairs alone'
   if (status === 'inconclusive') {
     // The interval shrinks as 1/sqrt(pairs) at the per-pair noise measured (between pairs, or within runs where larger).
     const perPair = Math.max(sd, within !== undefined ? (within * Math.sqrt(n)) / z : 0)
@@ -111,11 +130,14 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
     if (distance > 1e-12) {
       // From the normal approximation up, to where the t interval at that count clears the limit.
       let pairs = Math.max(n + 1, Math.ceil(((z * perPair) / distance) ** 2))
-      while (pairs < MAX_PAIRS_TO_DECIDE && (tQuantile(tail, pairs - 1) * perPair) / Math.sqrt(pairs) >= distance) pairs++
+      while (pairs < MAX_PAIRS_TO_DECIDE && (tQuantile(tail, pairs - 1) * perPair) / Math.sqrt(pairs) >= distance)
+        pairs++
       if (pairs < MAX_PAIRS_TO_DECIDE) check.pairsToDecide = pairs
     }
     const interval = `[${check.ciLow?.toFixed(3)}, ${check.ciHigh?.toFixed(3)}]`
-    check.reason = [`the interval ${interval} straddles the limit ${(1 + gate.tolerance).toFixed(3)}`, check.reason].filter(Boolean).join('; ')
+    check.reason = [`the interval ${interval} straddles the limit ${(1 + gate.tolerance).toFixed(3)}`, check.reason]
+      .filter(Boolean)
+      .join('; ')
   }
   return check
 }
@@ -148,13 +170,27 @@ export function sequentialConfidence(confidence: number, limits: Pick<PairLimits
  * inconclusive, fewer than `max` pairs were measured and one more pair (as long as the longest so
  * far) fits the budget. `why` says why it stopped.
  */
-export function nextPair(checks: readonly PairedCheck[], measured: { pairs: number; elapsedMs: number; longestPairMs: number }, limits: PairLimits): { another: boolean; why: string } {
+export function nextPair(
+  checks: readonly PairedCheck[],
+  measured: { pairs: number; elapsedMs: number; longestPairMs: number },
+  limits: PairLimits,
+): { another: boolean; why: string } {
   if (measured.pairs < limits.min) return { another: true, why: `${measured.pairs} of at least ${limits.min} pairs` }
   const undecided = checks.filter((check) => check.status === 'inconclusive').length
   if (undecided === 0) return { another: false, why: `every verdict decided after ${measured.pairs} pairs` }
-  if (measured.pairs >= limits.max) return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after the most pairs allowed (${limits.max})` }
+  if (measured.pairs >= limits.max)
+    return {
+      another: false,
+      why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after the most pairs allowed (${limits.max})`,
+    }
   if (measured.elapsedMs + measured.longestPairMs > limits.budgetMs) {
-    return { another: false, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided; another pair would pass the time budget (${Math.round(limits.budgetMs / 1000)} s)` }
+    return {
+      another: false,
+      why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided; another pair would pass the time budget (${Math.round(limits.budgetMs / 1000)} s)`,
+    }
   }
-  return { another: true, why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after ${measured.pairs} pairs` }
+  return {
+    another: true,
+    why: `${undecided} gate${undecided === 1 ? '' : 's'} undecided after ${measured.pairs} pairs`,
+  }
 }

@@ -54,9 +54,14 @@ async function main(): Promise<void> {
   })
   abort.signal.addEventListener('abort', () => release?.(), { once: true })
 
-  const workload = await createWorkload(data.workload, { seed: data.seed, api: target.api, ...(data.salt !== undefined ? { salt: data.salt } : {}) })
+  const workload = await createWorkload(data.workload, {
+    seed: data.seed,
+    api: target.api,
+    ...(data.salt !== undefined ? { salt: data.salt } : {}),
+  })
   const load = share.load
-  const connections = load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
+  const connections =
+    load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
   const client = new StreamingClient(target, { connections: Math.max(1, connections) })
   let lastPost = 0
   let latest: { done: number; outputTokens: number; ttftMs: number | undefined } | undefined
@@ -79,7 +84,8 @@ async function main(): Promise<void> {
         if (goAt === undefined && !abort.signal.aborted) await new Promise<void>((resolve) => (release = resolve))
         const start = (goAt ?? performance.now()) + share.startDelayMs
         // Timers are late by ~1 ms; the last stretch yields instead so every thread starts together.
-        while (performance.now() < start - 2 && !abort.signal.aborted) await new Promise((resolve) => setTimeout(resolve, start - 2 - performance.now()))
+        while (performance.now() < start - 2 && !abort.signal.aborted)
+          await new Promise((resolve) => setTimeout(resolve, start - 2 - performance.now()))
         while (performance.now() < start && !abort.signal.aborted) await new Promise((resolve) => setImmediate(resolve))
         return goAt
       },
@@ -124,7 +130,10 @@ async function main(): Promise<void> {
 main()
   .catch((error: unknown) => {
     const e = error instanceof Error ? error : new Error(String(error))
-    post({ type: 'error', error: { name: e.name, type: (e as { type?: string }).type, message: e.message, stack: e.stack } })
+    post({
+      type: 'error',
+      error: { name: e.name, type: (e as { type?: string }).type, message: e.message, stack: e.stack },
+    })
   })
   .finally(() => {
     // The message listener keeps the thread alive; closing the port (after the last message) lets it exit.

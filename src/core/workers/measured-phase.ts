@@ -6,7 +6,18 @@ import { runLoad, runWarmup, startStallWatch, warmupConcurrency } from '../load/
 import type { LoadRunOutcome } from '../load/index.ts'
 import { MetricsAccumulator, SessionsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
 import { runSession, type SessionTurnSender } from '../sessions/index.ts'
-import type { ApiKind, GoodputLimits, LoadOptions, PreparedRequest, Progress, RequestRecord, SessionTurnRef, StallReport, Timeline, WarmupOptions } from '../contract/types.ts'
+import type {
+  ApiKind,
+  GoodputLimits,
+  LoadOptions,
+  PreparedRequest,
+  Progress,
+  RequestRecord,
+  SessionTurnRef,
+  StallReport,
+  Timeline,
+  WarmupOptions,
+} from '../contract/types.ts'
 import { isSessionWorkload, type SessionWorkload, type Workload } from '../workload/index.ts'
 
 /** p50, p99 and max of a delay, milliseconds. */
@@ -150,7 +161,13 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     lateness.start()
     // Turns of a session workload are numbered in the order they are sent.
     let turnIndex = 0
-    const measure = async (request: PreparedRequest, index: number, plannedAt: number | undefined, signal: AbortSignal | undefined, turn: SessionTurnRef | undefined): Promise<RequestRecord> => {
+    const measure = async (
+      request: PreparedRequest,
+      index: number,
+      plannedAt: number | undefined,
+      signal: AbortSignal | undefined,
+      turn: SessionTurnRef | undefined,
+    ): Promise<RequestRecord> => {
       const now = performance.now()
       if (timeline === undefined) {
         firstDispatch = now
@@ -185,7 +202,10 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
             return
           }
           const script = (workload as SessionWorkload).session(index)
-          const sender: SessionTurnSender = { api: options.api, send: (request, ref, planned, signal) => measure(request, turnIndex++, planned, signal, ref) }
+          const sender: SessionTurnSender = {
+            api: options.api,
+            send: (request, ref, planned, signal) => measure(request, turnIndex++, planned, signal, ref),
+          }
           sessions.sessionEnded(await runSession(script, index, 0, sender, requestSignal, plannedAt))
         },
       })
@@ -193,9 +213,19 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
       eventLoop?.disable()
       lateness.stop()
     }
-    const eventLoopDelayMs = eventLoop && eventLoop.count > 0 ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 } : undefined
+    const eventLoopDelayMs =
+      eventLoop && eventLoop.count > 0
+        ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 }
+        : undefined
     const { stall } = watch
-    return { accumulator, outcome, timeline: timeline?.finish(), eventLoopDelayMs, ...(sessions ? { sessions } : {}), ...(stall ? { stall } : {}) }
+    return {
+      accumulator,
+      outcome,
+      timeline: timeline?.finish(),
+      eventLoopDelayMs,
+      ...(sessions ? { sessions } : {}),
+      ...(stall ? { stall } : {}),
+    }
   } finally {
     watch.stop()
   }

@@ -14,14 +14,18 @@ export function mergeDelaySummaries(summaries: Array<DelaySummary | undefined>):
   let merged: DelaySummary | undefined
   for (const s of summaries) {
     if (s === undefined) continue
-    merged = merged === undefined ? { ...s } : { p50: Math.max(merged.p50, s.p50), p99: Math.max(merged.p99, s.p99), max: Math.max(merged.max, s.max) }
+    merged =
+      merged === undefined
+        ? { ...s }
+        : { p50: Math.max(merged.p50, s.p50), p99: Math.max(merged.p99, s.p99), max: Math.max(merged.max, s.max) }
   }
   return merged
 }
 
 function sumSeries(series: number[][], length: number): number[] {
   const sum = new Array<number>(length).fill(0)
-  for (const values of series) for (let i = 0; i < values.length; i++) sum[i] = (sum[i] as number) + (values[i] as number)
+  for (const values of series)
+    for (let i = 0; i < values.length; i++) sum[i] = (sum[i] as number) + (values[i] as number)
   return sum
 }
 
@@ -30,7 +34,11 @@ function sumSeries(series: number[][], length: number): number[] {
  * are summed. `inFlightMax` is summed too, an upper bound of the true peak (threads may peak at
  * different moments of a window). The last window is partial unless the run ended on its edge.
  */
-export function mergeTimelines(timelines: Array<Timeline | undefined>, start: number, end: number): Timeline | undefined {
+export function mergeTimelines(
+  timelines: Array<Timeline | undefined>,
+  start: number,
+  end: number,
+): Timeline | undefined {
   const present = timelines.filter((t): t is Timeline => t !== undefined)
   const first = present[0]
   if (first === undefined) return undefined
@@ -124,5 +132,9 @@ function mergeStalls(phases: WorkerPhase[]): StallReport | undefined {
   const stalls = phases.map((p) => p.stall).filter((s): s is StallReport => s !== undefined)
   const first = stalls[0]
   if (first === undefined) return undefined
-  return { silentMs: Math.max(...stalls.map((s) => s.silentMs)), inFlight: stalls.reduce((sum, s) => sum + s.inFlight, 0), stallTimeoutMs: first.stallTimeoutMs }
+  return {
+    silentMs: Math.max(...stalls.map((s) => s.silentMs)),
+    inFlight: stalls.reduce((sum, s) => sum + s.inFlight, 0),
+    stallTimeoutMs: first.stallTimeoutMs,
+  }
 }

@@ -107,8 +107,16 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
           done += s.done
           outputTokens += s.outputTokens
         }
-        const silence = message.silentMs !== undefined ? { silentMs: message.silentMs, inFlight: message.inFlight ?? 0 } : {}
-        options.onProgress?.({ done, total: options.load.requests, elapsedMs: performance.now() - goAt, outputTokens, ttftMs: lastTtftMs, ...silence })
+        const silence =
+          message.silentMs !== undefined ? { silentMs: message.silentMs, inFlight: message.inFlight ?? 0 } : {}
+        options.onProgress?.({
+          done,
+          total: options.load.requests,
+          elapsedMs: performance.now() - goAt,
+          outputTokens,
+          ttftMs: lastTtftMs,
+          ...silence,
+        })
         return
       }
       case 'done':
@@ -142,9 +150,12 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
     const thread = share.thread
     states.push(state)
     worker.on('message', (message: WorkerMessage) => onMessage(state, thread, message))
-    worker.on('error', (error) => fail(new WorkerError(thread, threads, error instanceof Error ? error.message : String(error))))
+    worker.on('error', (error) =>
+      fail(new WorkerError(thread, threads, error instanceof Error ? error.message : String(error))),
+    )
     worker.on('exit', (code) => {
-      if (state.phase === undefined) fail(new WorkerError(thread, threads, `the thread exited (code ${code}) before it reported its measurement.`))
+      if (state.phase === undefined)
+        fail(new WorkerError(thread, threads, `the thread exited (code ${code}) before it reported its measurement.`))
     })
   }
   signal?.addEventListener('abort', onAbort, { once: true })

@@ -23,12 +23,24 @@ export interface SegmentShare {
  * Dispatch `local` of the slice is global index `local × N + i − 1` (a session for a session
  * workload: a session never spans hosts). Warm-up requests are shared like requests.
  */
-export function segmentShare(load: LoadOptions, warmup: WarmupOptions | undefined, seed: number, workloadTimestamps: number[] | undefined, segment: SegmentOptions): SegmentShare {
+export function segmentShare(
+  load: LoadOptions,
+  warmup: WarmupOptions | undefined,
+  seed: number,
+  workloadTimestamps: number[] | undefined,
+  segment: SegmentOptions,
+): SegmentShare {
   const slot = segment.index - 1
   const { count } = segment
   // The unit's stop count: requests, or sessions of a session workload.
   const { count: total, unit: countKey } = stopCountOf(load)
-  const warmupShare = warmup === undefined ? undefined : { ...warmup, ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}) }
+  const warmupShare =
+    warmup === undefined
+      ? undefined
+      : {
+          ...warmup,
+          ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}),
+        }
   const indexOf = (local: number): number => globalIndexOf(local, slot, count)
   const kept = (from: LoadOptions): LoadOptions => {
     const out: LoadOptions = {}
@@ -44,7 +56,11 @@ export function segmentShare(load: LoadOptions, warmup: WarmupOptions | undefine
   }
   if (load.rate !== undefined) {
     const { sessions: _sessions, ...asRequests } = load
-    const global = planArrivals(asRequests, seed, plannedArrivalCount(total === undefined ? asRequests : { ...asRequests, requests: total }))
+    const global = planArrivals(
+      asRequests,
+      seed,
+      plannedArrivalCount(total === undefined ? asRequests : { ...asRequests, requests: total }),
+    )
     return { load: kept(load), warmup: warmupShare, timestampsMs: shareOfTimestamps(global, slot, count), indexOf }
   }
   const share: LoadOptions = { ...load }

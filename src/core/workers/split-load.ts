@@ -42,14 +42,26 @@ export function shareOfTimestamps(timestampsMs: number[], thread: number, thread
 export function validateWorkers(workers: unknown, load: LoadOptions): number {
   if (workers === undefined) return 1
   if (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1) {
-    throw new OptionsError('workers', `must be a whole number >= 1, got ${String(workers)}`, 'Use 1 (the default) or the number of CPU cores to drive the load from.')
+    throw new OptionsError(
+      'workers',
+      `must be a whole number >= 1, got ${String(workers)}`,
+      'Use 1 (the default) or the number of CPU cores to drive the load from.',
+    )
   }
   if (workers === 1) return 1
   if (load.concurrency !== undefined && load.concurrency < workers) {
-    throw new OptionsError('workers', `${workers} threads cannot share load.concurrency = ${load.concurrency}`, `Use at most ${load.concurrency} workers, or raise the concurrency.`)
+    throw new OptionsError(
+      'workers',
+      `${workers} threads cannot share load.concurrency = ${load.concurrency}`,
+      `Use at most ${load.concurrency} workers, or raise the concurrency.`,
+    )
   }
   if (load.requests !== undefined && load.requests < workers) {
-    throw new OptionsError('workers', `${workers} threads cannot share load.requests = ${load.requests}`, `Use at most ${load.requests} workers, or send more requests.`)
+    throw new OptionsError(
+      'workers',
+      `${workers} threads cannot share load.requests = ${load.requests}`,
+      `Use at most ${load.requests} workers, or send more requests.`,
+    )
   }
   return workers
 }
@@ -62,7 +74,12 @@ export function validateWorkers(workers: unknown, load: LoadOptions): number {
  * arrivals are staggered by one planned gap of the whole so that they interleave evenly. Gamma
  * arrivals with a burstiness other than 1 stay gamma per thread, not in sum.
  */
-export function splitLoad(load: LoadOptions, warmup: WarmupOptions | undefined, seed: number, threads: number): LoadShare[] {
+export function splitLoad(
+  load: LoadOptions,
+  warmup: WarmupOptions | undefined,
+  seed: number,
+  threads: number,
+): LoadShare[] {
   const shares: LoadShare[] = []
   for (let thread = 0; thread < threads; thread++) {
     const share: LoadOptions = { ...load }

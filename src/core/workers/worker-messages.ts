@@ -31,7 +31,14 @@ export type WorkerMessage =
   /** Warm-up done, connections open: waiting for `go`. */
   | { type: 'ready' }
   /** Progress since the start of the measurement (sent at most every few hundred ms, and at the end). */
-  | { type: 'progress'; done: number; outputTokens: number; ttftMs: number | undefined; silentMs?: number; inFlight?: number }
+  | {
+      type: 'progress'
+      done: number
+      outputTokens: number
+      ttftMs: number | undefined
+      silentMs?: number
+      inFlight?: number
+    }
   /** The thread's measurement, times already on the coordinator's clock. */
   | { type: 'done'; phase: WorkerPhase }
   | { type: 'error'; error: { name: string; type: string | undefined; message: string; stack: string | undefined } }

@@ -45,8 +45,10 @@ export interface AgenticTrace {
   requestedOutputTokensMean: number
 }
 
-const isId = (value: unknown): value is string | number => (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))
-const wholeAtLeast = (value: unknown, min: number): value is number => typeof value === 'number' && Number.isInteger(value) && value >= min
+const isId = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))
+const wholeAtLeast = (value: unknown, min: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min
 
 /**
  * Reads an agentic trace: requests grouped into sessions by `session_id` (in file order within a
@@ -55,41 +57,75 @@ const wholeAtLeast = (value: unknown, min: number): value is number => typeof va
  * words for the same id, so sessions that share ids share a prompt prefix, as in mooncake traces)
  * and padded to `input_length`; `text` is sent as written. The whole file is checked first.
  */
-export async function readAgenticTrace(options: AgenticTraceWorkload, builder: WordPromptBuilder, countTokens: CountTokens, seed: number, ignoreEos: boolean): Promise<AgenticTrace> {
+export async function readAgenticTrace(
+  options: AgenticTraceWorkload,
+  builder: WordPromptBuilder,
+  countTokens: CountTokens,
+  seed: number,
+  ignoreEos: boolean,
+): Promise<AgenticTrace> {
   const { path } = options
-  if (typeof path !== 'string' || path === '') throw new OptionsError('workload.path', 'must be the path of an agentic trace (JSONL)', `Pass the path of the trace file. ${FORMAT}`)
+  if (typeof path !== 'string' || path === '')
+    throw new OptionsError(
+      'workload.path',
+      'must be the path of an agentic trace (JSONL)',
+      `Pass the path of the trace file. ${FORMAT}`,
+    )
   const sessions = new Map<string, TraceSession>()
   let requests = 0
   let inputSum = 0
   let outputSum = 0
   const file = await readJsonObjectLines(path, FORMAT, (record, line, fail) => {
-    const { session_id: sessionId, timestamp, delay = 0, role = 'user', input_length: inputLength, output_length: outputLength, hash_ids: hashIds = [], text: literal } = record
+    const {
+      session_id: sessionId,
+      timestamp,
+      delay = 0,
+      role = 'user',
+      input_length: inputLength,
+      output_length: outputLength,
+      hash_ids: hashIds = [],
+      text: literal,
+    } = record
     const { parent_session_id: parentId, parent_turn: parentTurn } = record
     if (!isId(sessionId)) fail(`"session_id" must be a non-empty string or a number, got ${JSON.stringify(sessionId)}`)
-    if (!wholeAtLeast(outputLength, 1)) fail(`"output_length" must be a whole number >= 1, got ${JSON.stringify(outputLength)}`)
-    if (literal !== undefined && (typeof literal !== 'string' || literal === '')) fail('"text" must be a non-empty string')
-    if (literal === undefined && !wholeAtLeast(inputLength, 1)) fail(`"input_length" must be a whole number >= 1, got ${JSON.stringify(inputLength)}`)
-    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) fail(`"delay" must be a number of milliseconds >= 0, got ${JSON.stringify(delay)}`)
+    if (!wholeAtLeast(outputLength, 1))
+      fail(`"output_length" must be a whole number >= 1, got ${JSON.stringify(outputLength)}`)
+    if (literal !== undefined && (typeof literal !== 'string' || literal === ''))
+      fail('"text" must be a non-empty string')
+    if (literal === undefined && !wholeAtLeast(inputLength, 1))
+      fail(`"input_length" must be a whole number >= 1, got ${JSON.stringify(inputLength)}`)
+    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
+      fail(`"delay" must be a number of milliseconds >= 0, got ${JSON.stringify(delay)}`)
     if (role !== 'user' && role !== 'tool') fail(`"role" must be "user" or "tool", got ${JSON.stringify(role)}`)
-    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isInteger(id))) fail('"hash_ids" must be an array of whole numbers')
+    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isInteger(id)))
+      fail('"hash_ids" must be an array of whole numbers')
     const id = String(sessionId)
     let session = sessions.get(id)
     if (session === undefined) {
       let parent: TraceSession['parent']
       if (parentId !== undefined) {
         if (!isId(parentId)) fail(`"parent_session_id" must be a session id, got ${JSON.stringify(parentId)}`)
-        if (!sessions.has(String(parentId))) fail(`"parent_session_id" ${JSON.stringify(parentId)} names no session on an earlier line (a parent comes before its sub-agents)`)
-        if (!wholeAtLeast(parentTurn, 1)) fail(`"parent_turn" must be the turn number (from 1) of the parent that spawns this sub-agent, got ${JSON.stringify(parentTurn)}`)
+        if (!sessions.has(String(parentId)))
+          fail(
+            `"parent_session_id" ${JSON.stringify(parentId)} names no session on an earlier line (a parent comes before its sub-agents)`,
+          )
+        if (!wholeAtLeast(parentTurn, 1))
+          fail(
+            `"parent_turn" must be the turn number (from 1) of the parent that spawns this sub-agent, got ${JSON.stringify(parentTurn)}`,
+          )
         if (timestamp !== undefined) fail('a sub-agent has no "timestamp": it starts when its parent turn completes')
         parent = { id: String(parentId), turn: parentTurn as number }
       } else {
         if (parentTurn !== undefined) fail('"parent_turn" needs "parent_session_id"')
-        if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0) fail(`the first line of a root session needs "timestamp" (ms >= 0), got ${JSON.stringify(timestamp)}`)
+        if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
+          fail(`the first line of a root session needs "timestamp" (ms >= 0), got ${JSON.stringify(timestamp)}`)
       }
       session = { id, line, timestamp: timestamp as number | undefined, parent, turns: [], children: new Map() }
       sessions.set(id, session)
     } else if (timestamp !== undefined || parentId !== undefined) {
-      fail(`"timestamp" and "parent_session_id" belong on the first line of session ${JSON.stringify(id)} only (line ${session.line})`)
+      fail(
+        `"timestamp" and "parent_session_id" belong on the first line of session ${JSON.stringify(id)} only (line ${session.line})`,
+      )
     }
     const tokens = literal === undefined ? (inputLength as number) : countTokens(literal as string)
     session.turns.push({
@@ -131,9 +167,19 @@ export async function readAgenticTrace(options: AgenticTraceWorkload, builder: W
   roots.sort((a, b) => (a.timestamp as number) - (b.timestamp as number))
   const first = roots[0]?.timestamp ?? 0
 
-  const blockText = (hashId: number, tokens: number): string => builder.randomWords(createRandom(deriveSeed(seed, BLOCK_STREAM, hashId)), tokens)
-  const turnText = (session: TraceSession, at: number, turn: TraceTurn, salted: boolean): { content: string; tokens: number } => {
-    if (turn.text !== undefined) return { content: salted ? builder.join(turn.text) : turn.text, tokens: turn.inputLength + (salted ? builder.saltTokens : 0) }
+  const blockText = (hashId: number, tokens: number): string =>
+    builder.randomWords(createRandom(deriveSeed(seed, BLOCK_STREAM, hashId)), tokens)
+  const turnText = (
+    session: TraceSession,
+    at: number,
+    turn: TraceTurn,
+    salted: boolean,
+  ): { content: string; tokens: number } => {
+    if (turn.text !== undefined)
+      return {
+        content: salted ? builder.join(turn.text) : turn.text,
+        tokens: turn.inputLength + (salted ? builder.saltTokens : 0),
+      }
     const parts: string[] = []
     let left = turn.inputLength
     for (const hashId of turn.hashIds) {
@@ -170,7 +216,15 @@ export async function readAgenticTrace(options: AgenticTraceWorkload, builder: W
     startOffsetsMs: roots.map((root) => (root.timestamp as number) - first),
     session: (index) => scriptOf(roots[((index % roots.length) + roots.length) % roots.length] as TraceSession, true),
     file,
-    facts: { sessions: sessions.size, rootSessions: roots.length, subAgents, maxFanOut, requests, blockTokens: TRACE_BLOCK_TOKENS, spanMs: (roots[roots.length - 1]?.timestamp ?? first) - first },
+    facts: {
+      sessions: sessions.size,
+      rootSessions: roots.length,
+      subAgents,
+      maxFanOut,
+      requests,
+      blockTokens: TRACE_BLOCK_TOKENS,
+      spanMs: (roots[roots.length - 1]?.timestamp ?? first) - first,
+    },
     requestedInputTokensMean: inputSum / requests,
     requestedOutputTokensMean: outputSum / requests,
   }

@@ -10,7 +10,15 @@ import { createAgenticTraceWorkload, createSessionsWorkload } from './sessions-w
 import type { Workload, WorkloadContext } from './workload.ts'
 
 /** The workload kinds, in the order messages list them. */
-export const WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'jsonl', 'prompts', 'trace', 'sessions', 'agentic-trace']
+export const WORKLOAD_KINDS: readonly string[] = [
+  'synthetic',
+  'sharegpt',
+  'jsonl',
+  'prompts',
+  'trace',
+  'sessions',
+  'agentic-trace',
+]
 
 /** The kinds whose unit is a session (their load counts sessions, see `LoadOptions.sessions`). */
 export const SESSION_WORKLOAD_KINDS: readonly string[] = ['sessions', 'agentic-trace']
@@ -22,11 +30,23 @@ export const SESSION_WORKLOAD_KINDS: readonly string[] = ['sessions', 'agentic-t
 export function resolveWorkloadPaths(options: WorkloadOptions, baseDir: string | undefined): WorkloadOptions {
   if (baseDir === undefined || typeof options !== 'object' || options === null) return options
   const from = (path: unknown): unknown => (typeof path === 'string' && path !== '' ? resolve(baseDir, path) : path)
-  if (options.kind === 'sharegpt' || options.kind === 'jsonl' || options.kind === 'trace' || options.kind === 'agentic-trace') return { ...options, path: from(options.path) as string }
-  if (options.kind === 'sessions' && typeof options.source === 'object' && options.source !== null && options.source.kind !== 'synthetic') {
+  if (
+    options.kind === 'sharegpt' ||
+    options.kind === 'jsonl' ||
+    options.kind === 'trace' ||
+    options.kind === 'agentic-trace'
+  )
+    return { ...options, path: from(options.path) as string }
+  if (
+    options.kind === 'sessions' &&
+    typeof options.source === 'object' &&
+    options.source !== null &&
+    options.source.kind !== 'synthetic'
+  ) {
     return { ...options, source: { ...options.source, path: from(options.source.path) as string } }
   }
-  if (options.kind === 'synthetic' && options.tokenizer !== undefined) return { ...options, tokenizer: from(options.tokenizer) as string }
+  if (options.kind === 'synthetic' && options.tokenizer !== undefined)
+    return { ...options, tokenizer: from(options.tokenizer) as string }
   return options
 }
 
@@ -36,10 +56,18 @@ export function resolveWorkloadPaths(options: WorkloadOptions, baseDir: string |
  */
 export async function createWorkload(options: WorkloadOptions, context: WorkloadContext): Promise<Workload> {
   if (typeof options !== 'object' || options === null) {
-    throw new OptionsError('workload', `must be an object, got ${String(options)}`, 'Pass e.g. `{ kind: "synthetic", inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.')
+    throw new OptionsError(
+      'workload',
+      `must be an object, got ${String(options)}`,
+      'Pass e.g. `{ kind: "synthetic", inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.',
+    )
   }
   if (context.api !== 'chat' && context.api !== 'completions') {
-    throw new OptionsError('target.api', `must be "chat" or "completions", got ${JSON.stringify(context.api)}`, 'Leave it out for "chat".')
+    throw new OptionsError(
+      'target.api',
+      `must be "chat" or "completions", got ${JSON.stringify(context.api)}`,
+      'Leave it out for "chat".',
+    )
   }
   switch (options.kind) {
     case 'synthetic':

@@ -27,7 +27,11 @@ function unreadable(path: string, error: unknown): WorkloadError {
 }
 
 /** Streams the file's bytes to `onChunk` and returns its sha256. Errors name the path and what to do. */
-export async function readDatasetChunks(path: string, onChunk: (chunk: Buffer) => void, chunkBytes = CHUNK_BYTES): Promise<DatasetFileFacts> {
+export async function readDatasetChunks(
+  path: string,
+  onChunk: (chunk: Buffer) => void,
+  chunkBytes = CHUNK_BYTES,
+): Promise<DatasetFileFacts> {
   const hash = createHash('sha256')
   let bytes = 0
   const stream = createReadStream(path, { highWaterMark: chunkBytes })
@@ -49,7 +53,11 @@ export async function readDatasetChunks(path: string, onChunk: (chunk: Buffer) =
  * Calls `onLine` with each line (without its line break) and its 1-based number. Splits on bytes,
  * so a multi-byte character across two chunks stays intact.
  */
-export async function readDatasetLines(path: string, onLine: (line: string, lineNumber: number) => void, chunkBytes = CHUNK_BYTES): Promise<DatasetFileFacts> {
+export async function readDatasetLines(
+  path: string,
+  onLine: (line: string, lineNumber: number) => void,
+  chunkBytes = CHUNK_BYTES,
+): Promise<DatasetFileFacts> {
   let pending: Buffer[] = []
   let lineNumber = 0
   const emit = (parts: Buffer[]): void => {
@@ -82,7 +90,11 @@ export async function readDatasetLines(path: string, onLine: (line: string, line
  * 0-based index and the 1-based line it starts on. The file never has to fit in one string.
  * Syntax errors throw a {@link WorkloadError} with the line.
  */
-export async function readJsonArrayElements(path: string, onElement: (value: unknown, index: number, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<DatasetFileFacts> {
+export async function readJsonArrayElements(
+  path: string,
+  onElement: (value: unknown, index: number, line: number) => void,
+  chunkBytes = CHUNK_BYTES,
+): Promise<DatasetFileFacts> {
   const scanner = new JsonArrayScanner(path, onElement)
   const facts = await readDatasetChunks(path, (chunk) => scanner.push(chunk), chunkBytes)
   scanner.end()
@@ -183,8 +195,12 @@ class JsonArrayScanner {
       } else if (this.#state === BETWEEN) {
         if (b === 0x5d && (!this.#expectValue || this.#index === 0)) this.#state = AFTER
         else if (b === 0x2c && !this.#expectValue) this.#expectValue = true
-        else if (!this.#expectValue) this.#fail(`expected \`,\` or \`]\` after entry ${this.#index - 1}, found \`${String.fromCharCode(b)}\`. Fix the JSON syntax.`)
-        else if (b === 0x2c || b === 0x5d) this.#fail(`expected an entry, found \`${String.fromCharCode(b)}\`. Fix the JSON syntax (a stray comma?).`)
+        else if (!this.#expectValue)
+          this.#fail(
+            `expected \`,\` or \`]\` after entry ${this.#index - 1}, found \`${String.fromCharCode(b)}\`. Fix the JSON syntax.`,
+          )
+        else if (b === 0x2c || b === 0x5d)
+          this.#fail(`expected an entry, found \`${String.fromCharCode(b)}\`. Fix the JSON syntax (a stray comma?).`)
         else {
           this.#state = ELEMENT
           elementStart = i - 1
@@ -192,7 +208,8 @@ class JsonArrayScanner {
           this.#depth = b === 0x7b || b === 0x5b ? 1 : 0
           this.#inString = b === 0x22
         }
-      } else this.#fail(`unexpected \`${String.fromCharCode(b)}\` after the closing \`]\`. Remove the trailing content.`)
+      } else
+        this.#fail(`unexpected \`${String.fromCharCode(b)}\` after the closing \`]\`. Remove the trailing content.`)
     }
     if (this.#state === ELEMENT) this.#parts.push(chunk.subarray(elementStart))
   }
@@ -208,7 +225,10 @@ class JsonArrayScanner {
       // Bun's JSON.parse names no position: runtime-json finds it on every runtime.
       const position = jsonErrorPosition(text, error)
       const offset = position ? position.line - 1 : 0
-      this.#fail(`entry ${this.#index} is not valid JSON (${describeJsonError(text, error)}). Fix the JSON syntax.`, this.#elementLine + offset)
+      this.#fail(
+        `entry ${this.#index} is not valid JSON (${describeJsonError(text, error)}). Fix the JSON syntax.`,
+        this.#elementLine + offset,
+      )
     }
     this.#onElement(value, this.#index, this.#elementLine)
     this.#index++
@@ -218,7 +238,8 @@ class JsonArrayScanner {
 
   end(): void {
     if (this.#state === BEFORE) this.#fail('is empty. Use a non-empty ShareGPT JSON file.', 1)
-    if (this.#state !== AFTER) this.#fail('ends before the closing `]` of its array (truncated download?). Download the file again.')
+    if (this.#state !== AFTER)
+      this.#fail('ends before the closing `]` of its array (truncated download?). Download the file again.')
   }
 }
 
@@ -230,7 +251,11 @@ export type LineFailure = (problem: string) => never
  * number and a `fail` that throws a {@link WorkloadError} naming the path, the line, the problem
  * and `format` (what a line must look like). A line that is not a JSON object fails that way.
  */
-export async function readJsonObjectLines(path: string, format: string, onObject: (record: Record<string, unknown>, line: number, fail: LineFailure) => void): Promise<DatasetFileFacts> {
+export async function readJsonObjectLines(
+  path: string,
+  format: string,
+  onObject: (record: Record<string, unknown>, line: number, fail: LineFailure) => void,
+): Promise<DatasetFileFacts> {
   return readDatasetLines(path, (text, line) => {
     if (text.trim() === '') return
     const fail: LineFailure = (problem) => {

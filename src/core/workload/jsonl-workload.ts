@@ -5,7 +5,8 @@ import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { CountTokens, Workload, WorkloadContext } from './workload.ts'
 
-const FORMAT = 'Each line must be a JSON object like {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "max_tokens": <whole number >= 1>.'
+const FORMAT =
+  'Each line must be a JSON object like {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "max_tokens": <whole number >= 1>.'
 
 /** A problem with one line; becomes a {@link WorkloadError} with the path and line number. */
 class LineProblem extends Error {}
@@ -19,7 +20,11 @@ class LineProblem extends Error {}
 export async function createJsonlWorkload(options: JsonlWorkload, context: WorkloadContext): Promise<Workload> {
   const { path } = options
   if (typeof path !== 'string' || path === '') {
-    throw new OptionsError('workload.path', 'must be the path of a JSONL file', 'Pass the path of a file with one {"prompt": "..."} object per line.')
+    throw new OptionsError(
+      'workload.path',
+      'must be the path of a JSONL file',
+      'Pass the path of a file with one {"prompt": "..."} object per line.',
+    )
   }
   const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
@@ -45,10 +50,12 @@ export async function createJsonlWorkload(options: JsonlWorkload, context: Workl
     requests.push(ignoreEos ? { ...request, ignoreEos } : request)
   })
 
-  if (requests.length === 0) throw new WorkloadError(`has no requests (the file is empty or blank). ${FORMAT}`, { path })
+  if (requests.length === 0)
+    throw new WorkloadError(`has no requests (the file is empty or blank). ${FORMAT}`, { path })
   return {
     size: requests.length,
-    next: (index) => structuredClone(requests[((index % requests.length) + requests.length) % requests.length] as PreparedRequest),
+    next: (index) =>
+      structuredClone(requests[((index % requests.length) + requests.length) % requests.length] as PreparedRequest),
     describe: () => ({
       kind: 'jsonl',
       path,
@@ -74,9 +81,14 @@ function parseLine(text: string, api: ApiKind, countTokens: CountTokens): Prepar
     throw new LineProblem(`invalid JSON (${(error as Error).message})`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LineProblem('not a JSON object')
-  const { prompt, messages, max_tokens: maxTokens } = value as { prompt?: unknown; messages?: unknown; max_tokens?: unknown }
+  const {
+    prompt,
+    messages,
+    max_tokens: maxTokens,
+  } = value as { prompt?: unknown; messages?: unknown; max_tokens?: unknown }
   let request: PreparedRequest
-  if (prompt !== undefined && messages !== undefined) throw new LineProblem('has both "prompt" and "messages"; keep one')
+  if (prompt !== undefined && messages !== undefined)
+    throw new LineProblem('has both "prompt" and "messages"; keep one')
   if (prompt !== undefined) {
     if (typeof prompt !== 'string' || prompt === '') throw new LineProblem('"prompt" must be a non-empty string')
     request = { ...promptRequest(api, prompt), expectedInputTokens: countTokens(prompt) }
@@ -84,14 +96,19 @@ function parseLine(text: string, api: ApiKind, countTokens: CountTokens): Prepar
     if (!Array.isArray(messages) || messages.length === 0) throw new LineProblem('"messages" must be a non-empty array')
     const typed = messages.map((message: unknown, i) => {
       const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown }
-      if (typeof role !== 'string' || typeof content !== 'string') throw new LineProblem(`"messages"[${i}] must be {"role": "<string>", "content": "<string>"}`)
+      if (typeof role !== 'string' || typeof content !== 'string')
+        throw new LineProblem(`"messages"[${i}] must be {"role": "<string>", "content": "<string>"}`)
       return { role, content }
     })
-    if (api !== 'chat') throw new LineProblem('has "messages", but the target uses the completions API, which takes a "prompt"; set `target.api` to "chat" or write "prompt" lines')
+    if (api !== 'chat')
+      throw new LineProblem(
+        'has "messages", but the target uses the completions API, which takes a "prompt"; set `target.api` to "chat" or write "prompt" lines',
+      )
     request = { messages: typed, expectedInputTokens: typed.reduce((sum, m) => sum + countTokens(m.content), 0) }
   } else throw new LineProblem('has neither "prompt" nor "messages"')
   if (maxTokens !== undefined) {
-    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) throw new LineProblem(`"max_tokens" must be a whole number >= 1, got ${JSON.stringify(maxTokens)}`)
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)
+      throw new LineProblem(`"max_tokens" must be a whole number >= 1, got ${JSON.stringify(maxTokens)}`)
     request.maxTokens = maxTokens
   }
   return request

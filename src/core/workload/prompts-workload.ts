@@ -20,11 +20,19 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
   }
   prompts.forEach((prompt, i) => {
     if (typeof prompt !== 'string' || prompt === '') {
-      throw new OptionsError(`workload.prompts[${i}]`, `must be a non-empty string, got ${JSON.stringify(prompt)}`, 'Remove it or give the prompt text.')
+      throw new OptionsError(
+        `workload.prompts[${i}]`,
+        `must be a non-empty string, got ${JSON.stringify(prompt)}`,
+        'Remove it or give the prompt text.',
+      )
     }
   })
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new OptionsError('workload.maxTokens', `must be a whole number of tokens >= 1, got ${String(maxTokens)}`, `Leave it out for ${DEFAULT_PROMPTS_MAX_TOKENS}.`)
+    throw new OptionsError(
+      'workload.maxTokens',
+      `must be a whole number of tokens >= 1, got ${String(maxTokens)}`,
+      `Leave it out for ${DEFAULT_PROMPTS_MAX_TOKENS}.`,
+    )
   }
   const countTokens = context.countTokens ?? estimateTokens
   const lengths = prompts.map((prompt) => countTokens(prompt))
@@ -32,7 +40,12 @@ export function createPromptsWorkload(options: PromptsWorkload, context: Workloa
     size: prompts.length,
     next(index: number): PreparedRequest {
       const at = ((index % prompts.length) + prompts.length) % prompts.length
-      return { ...promptRequest(context.api, prompts[at] as string), maxTokens, expectedInputTokens: lengths[at] as number, ...(ignoreEos ? { ignoreEos } : {}) }
+      return {
+        ...promptRequest(context.api, prompts[at] as string),
+        maxTokens,
+        expectedInputTokens: lengths[at] as number,
+        ...(ignoreEos ? { ignoreEos } : {}),
+      }
     },
     describe: () => ({
       kind: 'prompts',

@@ -56,10 +56,18 @@ export function isSessionWorkload(workload: Workload): workload is SessionWorklo
  * replies) and the new message. Chat sends them as `messages`; completions joins their texts with
  * blank lines into one `prompt`, so the history is a prefix of every later prompt either way.
  */
-export function turnRequest(api: ApiKind, script: SessionScript, history: readonly HistoryMessage[], turn: TurnScript, historyTokens: number): PreparedRequest {
+export function turnRequest(
+  api: ApiKind,
+  script: SessionScript,
+  history: readonly HistoryMessage[],
+  turn: TurnScript,
+  historyTokens: number,
+): PreparedRequest {
   const message: HistoryMessage = { role: 'user', content: turn.content }
   const request: PreparedRequest =
-    api === 'chat' ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) } : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
+    api === 'chat'
+      ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) }
+      : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
   request.expectedInputTokens = historyTokens + turn.contentTokens
   request.keepOutputText = true
   if (turn.maxTokens !== undefined) request.maxTokens = turn.maxTokens

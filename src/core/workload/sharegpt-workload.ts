@@ -20,7 +20,13 @@ interface Sample {
   outputTokens: number
 }
 
-type SkipReason = 'no conversations' | 'no human turn followed by a reply' | 'prompt too short' | 'reply too short' | 'prompt too long' | 'prompt and reply too long'
+type SkipReason =
+  | 'no conversations'
+  | 'no human turn followed by a reply'
+  | 'prompt too short'
+  | 'reply too short'
+  | 'prompt too long'
+  | 'prompt and reply too long'
 
 /**
  * The ShareGPT JSON file of vLLM's docs (`ShareGPT_V3_unfiltered_cleaned_split.json`): an array of
@@ -35,10 +41,18 @@ type SkipReason = 'no conversations' | 'no human turn followed by a reply' | 'pr
 export async function createShareGptWorkload(options: ShareGptWorkload, context: WorkloadContext): Promise<Workload> {
   const { path, outputTokens } = options
   if (typeof path !== 'string' || path === '') {
-    throw new OptionsError('workload.path', 'must be the path of the ShareGPT JSON file', 'Download ShareGPT_V3_unfiltered_cleaned_split.json and pass its path.')
+    throw new OptionsError(
+      'workload.path',
+      'must be the path of the ShareGPT JSON file',
+      'Download ShareGPT_V3_unfiltered_cleaned_split.json and pass its path.',
+    )
   }
   if (outputTokens !== undefined && (!Number.isInteger(outputTokens) || outputTokens < 1)) {
-    throw new OptionsError('workload.outputTokens', `must be a whole number of tokens >= 1, got ${String(outputTokens)}`, "Leave it out to use each reply's length.")
+    throw new OptionsError(
+      'workload.outputTokens',
+      `must be a whole number of tokens >= 1, got ${String(outputTokens)}`,
+      "Leave it out to use each reply's length.",
+    )
   }
   const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
@@ -56,10 +70,17 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
     const turns: unknown[] = conversations
     const humanAt = turns.findIndex((turn) => HUMAN.has(String((turn as { from?: unknown } | null)?.from)))
     const human = turns[humanAt] as { value?: unknown } | undefined
-    const reply = humanAt === -1 ? undefined : (turns.slice(humanAt + 1).find((turn) => ASSISTANT.has(String((turn as { from?: unknown } | null)?.from))) as { value?: unknown } | undefined)
+    const reply =
+      humanAt === -1
+        ? undefined
+        : (turns.slice(humanAt + 1).find((turn) => ASSISTANT.has(String((turn as { from?: unknown } | null)?.from))) as
+            { value?: unknown } | undefined)
     if (!human || (!reply && outputTokens === undefined)) return skip('no human turn followed by a reply')
     if (typeof human.value !== 'string' || (reply && typeof reply.value !== 'string')) {
-      throw new WorkloadError(`entry ${index} has a turn whose \`value\` is not a string. Each turn must be {"from": "human" | "gpt", "value": "<text>"}.`, { path, line })
+      throw new WorkloadError(
+        `entry ${index} has a turn whose \`value\` is not a string. Each turn must be {"from": "human" | "gpt", "value": "<text>"}.`,
+        { path, line },
+      )
     }
     const promptTokens = countTokens(human.value)
     const replyTokens = outputTokens ?? countTokens(reply?.value as string)
@@ -78,13 +99,19 @@ export async function createShareGptWorkload(options: ShareGptWorkload, context:
     )
   }
   createRandom(deriveSeed(context.seed, SHUFFLE_STREAM)).shuffle(samples)
-  const mean = (pick: (sample: Sample) => number): number => samples.reduce((sum, sample) => sum + pick(sample), 0) / samples.length
+  const mean = (pick: (sample: Sample) => number): number =>
+    samples.reduce((sum, sample) => sum + pick(sample), 0) / samples.length
 
   return {
     size: samples.length,
     next(index: number): PreparedRequest {
       const sample = samples[((index % samples.length) + samples.length) % samples.length] as Sample
-      return { ...promptRequest(context.api, sample.prompt), maxTokens: sample.outputTokens, expectedInputTokens: sample.promptTokens, ...(ignoreEos ? { ignoreEos } : {}) }
+      return {
+        ...promptRequest(context.api, sample.prompt),
+        maxTokens: sample.outputTokens,
+        expectedInputTokens: sample.promptTokens,
+        ...(ignoreEos ? { ignoreEos } : {}),
+      }
     },
     describe: () => ({
       kind: 'sharegpt',

@@ -26,16 +26,29 @@ export interface SyntheticSessions {
  * run's salt opens it, so sessions share it with each other but not with an earlier run), then
  * `turns` user messages with their reply lengths and think times.
  */
-export function syntheticSessions(source: SyntheticSessionSource, builder: WordPromptBuilder, seed: number, thinkTime: ResolvedNumberDistribution, ignoreEos: boolean): SyntheticSessions {
+export function syntheticSessions(
+  source: SyntheticSessionSource,
+  builder: WordPromptBuilder,
+  seed: number,
+  thinkTime: ResolvedNumberDistribution,
+  ignoreEos: boolean,
+): SyntheticSessions {
   const turns = resolveNumberDistribution('workload.source.turns', source.turns, true)
   const user = resolveLengthDistribution('workload.source.userTokens', source.userTokens)
   const output = resolveLengthDistribution('workload.source.outputTokens', source.outputTokens)
   const systemPromptTokens = source.systemPromptTokens ?? DEFAULT_SYSTEM_PROMPT_TOKENS
   if (typeof systemPromptTokens !== 'number' || !Number.isInteger(systemPromptTokens) || systemPromptTokens < 0) {
-    throw new OptionsError('workload.source.systemPromptTokens', `must be a whole number of tokens >= 0, got ${String(systemPromptTokens)}`, 'Use 0 (the default) for no system prompt.')
+    throw new OptionsError(
+      'workload.source.systemPromptTokens',
+      `must be a whole number of tokens >= 0, got ${String(systemPromptTokens)}`,
+      'Use 0 (the default) for no system prompt.',
+    )
   }
   // The salt opens the first message: the system prompt when there is one, else each session's first turn.
-  const system = systemPromptTokens > 0 ? builder.join(builder.randomWords(createRandom(deriveSeed(seed, SYSTEM_STREAM)), systemPromptTokens)) : undefined
+  const system =
+    systemPromptTokens > 0
+      ? builder.join(builder.randomWords(createRandom(deriveSeed(seed, SYSTEM_STREAM)), systemPromptTokens))
+      : undefined
   const systemTokens = system === undefined ? 0 : builder.saltTokens + systemPromptTokens
   return {
     session(index: number): SessionScript {
@@ -48,7 +61,14 @@ export function syntheticSessions(source: SyntheticSessionSource, builder: WordP
         const thinkMs = turn === 0 ? 0 : sampleNumber(thinkTime, random)
         const words = builder.randomWords(createRandom(deriveSeed(seed, TEXT_STREAM, index, turn)), userTokens)
         const salted = system === undefined && turn === 0
-        scripted.push({ role: 'user', content: salted ? builder.join(words) : words, contentTokens: userTokens + (salted ? builder.saltTokens : 0), maxTokens, thinkMs, spawn: [] })
+        scripted.push({
+          role: 'user',
+          content: salted ? builder.join(words) : words,
+          contentTokens: userTokens + (salted ? builder.saltTokens : 0),
+          maxTokens,
+          thinkMs,
+          spawn: [],
+        })
       }
       return { id: `s${index}`, system, systemTokens, ignoreEos, turns: scripted }
     },

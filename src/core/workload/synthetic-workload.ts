@@ -34,7 +34,11 @@ export async function createSyntheticWorkload(options: SyntheticWorkload, contex
   const output = resolveLengthDistribution('workload.outputTokens', options.outputTokens)
   const sharedPrefixTokens = options.sharedPrefixTokens ?? DEFAULT_SHARED_PREFIX_TOKENS
   if (typeof sharedPrefixTokens !== 'number' || !Number.isInteger(sharedPrefixTokens) || sharedPrefixTokens < 0) {
-    throw new OptionsError('workload.sharedPrefixTokens', `must be a whole number of tokens >= 0, got ${String(sharedPrefixTokens)}`, 'Use 0 (the default) for no shared prefix.')
+    throw new OptionsError(
+      'workload.sharedPrefixTokens',
+      `must be a whole number of tokens >= 0, got ${String(sharedPrefixTokens)}`,
+      'Use 0 (the default) for no shared prefix.',
+    )
   }
   const ignoreEos = ignoreEosOf(options)
   let counterName = 'estimate (GPT-2 pre-tokens)'
@@ -55,7 +59,10 @@ export async function createSyntheticWorkload(options: SyntheticWorkload, contex
       const sampledInput = sampleLength(input, lengths)
       const outputTokens = sampleLength(output, lengths)
       const uniqueWords = Math.max(1, sampledInput - builder.saltTokens)
-      const text = builder.join(prefix, builder.randomWords(createRandom(deriveSeed(context.seed, TEXT_STREAM, index)), uniqueWords))
+      const text = builder.join(
+        prefix,
+        builder.randomWords(createRandom(deriveSeed(context.seed, TEXT_STREAM, index)), uniqueWords),
+      )
       return {
         ...promptRequest(context.api, text),
         maxTokens: outputTokens,

@@ -13,10 +13,17 @@ export function promptRequest(api: ApiKind, text: string): PreparedRequest {
  * dataset run without `--ignore-eos`).
  */
 export function ignoreEosOf(workload: WorkloadOptions): boolean {
-  const fallback = workload.kind === 'sessions' ? workload.source.kind === 'synthetic' : ['synthetic', 'trace', 'agentic-trace'].includes(workload.kind)
+  const fallback =
+    workload.kind === 'sessions'
+      ? workload.source.kind === 'synthetic'
+      : ['synthetic', 'trace', 'agentic-trace'].includes(workload.kind)
   const value: unknown = workload.ignoreEos
   if (value !== undefined && typeof value !== 'boolean') {
-    throw new OptionsError('workload.ignoreEos', `must be true or false, got ${JSON.stringify(value)}`, `Leave it out for ${String(fallback)}.`)
+    throw new OptionsError(
+      'workload.ignoreEos',
+      `must be true or false, got ${JSON.stringify(value)}`,
+      `Leave it out for ${String(fallback)}.`,
+    )
   }
   return value ?? fallback
 }

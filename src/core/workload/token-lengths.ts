@@ -13,25 +13,52 @@ export interface ResolvedLengthDistribution {
 const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value)
 
 /** Validates `distribution` (named `option` in errors) and fills in its defaults. */
-export function resolveLengthDistribution(option: string, distribution: TokenLengthDistribution | undefined): ResolvedLengthDistribution {
+export function resolveLengthDistribution(
+  option: string,
+  distribution: TokenLengthDistribution | undefined,
+): ResolvedLengthDistribution {
   if (typeof distribution !== 'object' || distribution === null) {
-    throw new OptionsError(option, `must be an object like { mean: 128 }, got ${String(distribution)}`, 'Give the mean length in tokens, and optionally stddev, min and max.')
+    throw new OptionsError(
+      option,
+      `must be an object like { mean: 128 }, got ${String(distribution)}`,
+      'Give the mean length in tokens, and optionally stddev, min and max.',
+    )
   }
   const { mean, stddev = 0, min = 1, max = Infinity } = distribution
   if (!isNumber(mean) || !Number.isFinite(mean) || mean < 1) {
-    throw new OptionsError(`${option}.mean`, `must be a finite number of tokens >= 1, got ${String(mean)}`, 'Set e.g. `mean: 128`.')
+    throw new OptionsError(
+      `${option}.mean`,
+      `must be a finite number of tokens >= 1, got ${String(mean)}`,
+      'Set e.g. `mean: 128`.',
+    )
   }
   if (!isNumber(stddev) || !Number.isFinite(stddev) || stddev < 0) {
-    throw new OptionsError(`${option}.stddev`, `must be a finite number of tokens >= 0, got ${String(stddev)}`, 'Use 0 for a fixed length.')
+    throw new OptionsError(
+      `${option}.stddev`,
+      `must be a finite number of tokens >= 0, got ${String(stddev)}`,
+      'Use 0 for a fixed length.',
+    )
   }
   if (!isNumber(min) || !Number.isInteger(min) || min < 1) {
-    throw new OptionsError(`${option}.min`, `must be a whole number of tokens >= 1, got ${String(min)}`, 'Leave it out for 1.')
+    throw new OptionsError(
+      `${option}.min`,
+      `must be a whole number of tokens >= 1, got ${String(min)}`,
+      'Leave it out for 1.',
+    )
   }
   if (!isNumber(max) || (max !== Infinity && !Number.isInteger(max)) || max < min) {
-    throw new OptionsError(`${option}.max`, `must be a whole number of tokens >= min (${min}), got ${String(max)}`, 'Leave it out for no upper bound.')
+    throw new OptionsError(
+      `${option}.max`,
+      `must be a whole number of tokens >= min (${min}), got ${String(max)}`,
+      'Leave it out for no upper bound.',
+    )
   }
   if (mean < min || mean > max) {
-    throw new OptionsError(`${option}.mean`, `(${mean}) lies outside [min, max] = [${min}, ${max}]`, 'Move the mean inside the bounds or widen them.')
+    throw new OptionsError(
+      `${option}.mean`,
+      `(${mean}) lies outside [min, max] = [${min}, ${max}]`,
+      'Move the mean inside the bounds or widen them.',
+    )
   }
   return { mean, stddev, min, max }
 }

@@ -15,10 +15,18 @@ export async function loadTokenizerCounter(path: string): Promise<CountTokens> {
     json = JSON.parse(await readFile(path, 'utf8'))
   } catch (error) {
     const code = (error as { code?: string }).code
-    const problem = code === 'ENOENT' ? 'not found' : error instanceof SyntaxError ? `is not valid JSON (${error.message})` : `cannot be read (${(error as Error).message})`
-    throw new WorkloadError(`tokenizer file ${problem}. Point \`workload.tokenizer\` at the model's tokenizer.json (e.g. from its HuggingFace repository), or leave it out to estimate token counts.`, {
-      path,
-    })
+    const problem =
+      code === 'ENOENT'
+        ? 'not found'
+        : error instanceof SyntaxError
+          ? `is not valid JSON (${error.message})`
+          : `cannot be read (${(error as Error).message})`
+    throw new WorkloadError(
+      `tokenizer file ${problem}. Point \`workload.tokenizer\` at the model's tokenizer.json (e.g. from its HuggingFace repository), or leave it out to estimate token counts.`,
+      {
+        path,
+      },
+    )
   }
   let config: unknown = {}
   try {
@@ -40,7 +48,10 @@ export async function loadTokenizerCounter(path: string): Promise<CountTokens> {
     tokenizer = new Tokenizer(json as object, config as object)
     tokenizer.encode('probe', { add_special_tokens: false })
   } catch (error) {
-    throw new WorkloadError(`not a tokenizer.json that @huggingface/tokenizers can load (${(error as Error).message}). Use the tokenizer.json of the served model.`, { path })
+    throw new WorkloadError(
+      `not a tokenizer.json that @huggingface/tokenizers can load (${(error as Error).message}). Use the tokenizer.json of the served model.`,
+      { path },
+    )
   }
   return (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length
 }

@@ -13,7 +13,8 @@ export const TRACE_BLOCK_TOKENS = 512
 const BLOCK_STREAM = 0x424c4b
 const FILL_STREAM = 0x46494c
 
-const FORMAT = 'Each line must be a mooncake trace record: {"timestamp": <ms>, "input_length": <tokens>, "output_length": <tokens>, "hash_ids": [<int>, ...]}, sorted by timestamp.'
+const FORMAT =
+  'Each line must be a mooncake trace record: {"timestamp": <ms>, "input_length": <tokens>, "output_length": <tokens>, "hash_ids": [<int>, ...]}, sorted by timestamp.'
 
 interface TraceRecord {
   timestamp: number
@@ -33,7 +34,11 @@ interface TraceRecord {
 export async function createTraceWorkload(options: TraceWorkload, context: WorkloadContext): Promise<Workload> {
   const { path } = options
   if (typeof path !== 'string' || path === '') {
-    throw new OptionsError('workload.path', 'must be the path of a mooncake trace (JSONL)', 'Pass the path of the trace file.')
+    throw new OptionsError(
+      'workload.path',
+      'must be the path of a mooncake trace (JSONL)',
+      'Pass the path of the trace file.',
+    )
   }
   const ignoreEos = ignoreEosOf(options)
   const countTokens = context.countTokens ?? estimateTokens
@@ -41,20 +46,31 @@ export async function createTraceWorkload(options: TraceWorkload, context: Workl
   let previous = -Infinity
   const facts = await readJsonObjectLines(path, FORMAT, (value, _line, fail) => {
     const { timestamp, input_length: inputLength, output_length: outputLength, hash_ids: hashIds = [] } = value
-    if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0) fail(`"timestamp" must be a number of milliseconds >= 0, got ${JSON.stringify(timestamp)}`)
-    if ((timestamp as number) < previous) fail(`"timestamp" ${String(timestamp)} is earlier than the line before (${previous})`)
-    if (typeof inputLength !== 'number' || !Number.isInteger(inputLength) || inputLength < 1) fail(`"input_length" must be a whole number >= 1, got ${JSON.stringify(inputLength)}`)
-    if (typeof outputLength !== 'number' || !Number.isInteger(outputLength) || outputLength < 1) fail(`"output_length" must be a whole number >= 1, got ${JSON.stringify(outputLength)}`)
-    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isInteger(id))) fail('"hash_ids" must be an array of whole numbers')
+    if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
+      fail(`"timestamp" must be a number of milliseconds >= 0, got ${JSON.stringify(timestamp)}`)
+    if ((timestamp as number) < previous)
+      fail(`"timestamp" ${String(timestamp)} is earlier than the line before (${previous})`)
+    if (typeof inputLength !== 'number' || !Number.isInteger(inputLength) || inputLength < 1)
+      fail(`"input_length" must be a whole number >= 1, got ${JSON.stringify(inputLength)}`)
+    if (typeof outputLength !== 'number' || !Number.isInteger(outputLength) || outputLength < 1)
+      fail(`"output_length" must be a whole number >= 1, got ${JSON.stringify(outputLength)}`)
+    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isInteger(id)))
+      fail('"hash_ids" must be an array of whole numbers')
     previous = timestamp as number
-    records.push({ timestamp: timestamp as number, inputLength: inputLength as number, outputLength: outputLength as number, hashIds: hashIds as number[] })
+    records.push({
+      timestamp: timestamp as number,
+      inputLength: inputLength as number,
+      outputLength: outputLength as number,
+      hashIds: hashIds as number[],
+    })
   })
   if (records.length === 0) throw new WorkloadError(`has no records (the file is empty or blank). ${FORMAT}`, { path })
 
   const salt = context.salt ?? newRunSalt()
   const builder = new WordPromptBuilder(countTokens, salt)
   const first = records[0]?.timestamp ?? 0
-  const blockText = (hashId: number, tokens: number): string => builder.randomWords(createRandom(deriveSeed(context.seed, BLOCK_STREAM, hashId)), tokens)
+  const blockText = (hashId: number, tokens: number): string =>
+    builder.randomWords(createRandom(deriveSeed(context.seed, BLOCK_STREAM, hashId)), tokens)
 
   return {
     size: records.length,

@@ -16,7 +16,14 @@ import type {
 
 /** Every key of each workload kind. */
 const WORKLOAD_KEYS = {
-  synthetic: ['kind', 'inputTokens', 'outputTokens', 'ignoreEos', 'sharedPrefixTokens', 'tokenizer'] satisfies ReadonlyArray<keyof SyntheticWorkload>,
+  synthetic: [
+    'kind',
+    'inputTokens',
+    'outputTokens',
+    'ignoreEos',
+    'sharedPrefixTokens',
+    'tokenizer',
+  ] satisfies ReadonlyArray<keyof SyntheticWorkload>,
   sharegpt: ['kind', 'path', 'outputTokens', 'ignoreEos'] satisfies ReadonlyArray<keyof ShareGptWorkload>,
   jsonl: ['kind', 'path', 'ignoreEos'] satisfies ReadonlyArray<keyof JsonlWorkload>,
   prompts: ['kind', 'prompts', 'maxTokens', 'ignoreEos'] satisfies ReadonlyArray<keyof PromptsWorkload>,
@@ -26,14 +33,19 @@ const WORKLOAD_KEYS = {
 } as const satisfies Record<WorkloadOptions['kind'], readonly string[]>
 
 const SOURCE_KEYS = {
-  synthetic: ['kind', 'turns', 'userTokens', 'outputTokens', 'systemPromptTokens'] satisfies ReadonlyArray<keyof SyntheticSessionSource>,
+  synthetic: ['kind', 'turns', 'userTokens', 'outputTokens', 'systemPromptTokens'] satisfies ReadonlyArray<
+    keyof SyntheticSessionSource
+  >,
   sharegpt: ['kind', 'path', 'outputTokens', 'maxTurns'] satisfies ReadonlyArray<keyof ShareGptSessionSource>,
   jsonl: ['kind', 'path'],
 } as const satisfies Record<SessionsWorkload['source']['kind'], readonly string[]>
 
-const DISTRIBUTION_KEYS = ['mean', 'stddev', 'min', 'max'] as const satisfies ReadonlyArray<keyof TokenLengthDistribution & keyof NumberDistribution>
+const DISTRIBUTION_KEYS = ['mean', 'stddev', 'min', 'max'] as const satisfies ReadonlyArray<
+  keyof TokenLengthDistribution & keyof NumberDistribution
+>
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function distributions(parent: Record<string, unknown>, keys: readonly string[], where: string): void {
   for (const key of keys) {
@@ -53,7 +65,12 @@ export function rejectUnknownWorkloadKeys(workload: Record<string, unknown>): vo
   distributions(workload, ['inputTokens', 'outputTokens', 'thinkTimeMs'], 'workload')
   const source = workload.source
   if (kind === 'sessions' && isObject(source) && Object.hasOwn(SOURCE_KEYS, source.kind as string)) {
-    rejectUnknownKeys(source, SOURCE_KEYS[source.kind as keyof typeof SOURCE_KEYS], 'workload.source', `a '${String(source.kind)}' session source`)
+    rejectUnknownKeys(
+      source,
+      SOURCE_KEYS[source.kind as keyof typeof SOURCE_KEYS],
+      'workload.source',
+      `a '${String(source.kind)}' session source`,
+    )
     distributions(source, ['turns', 'userTokens', 'outputTokens'], 'workload.source')
   }
 }

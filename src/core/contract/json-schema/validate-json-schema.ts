@@ -17,7 +17,21 @@ export interface SchemaViolation {
 }
 
 const ANNOTATIONS = new Set(['$schema', '$id', '$defs', 'title', 'description', '$comment', 'examples', 'default'])
-const KEYWORDS = new Set(['$ref', 'type', 'const', 'enum', 'properties', 'required', 'additionalProperties', 'items', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'pattern'])
+const KEYWORDS = new Set([
+  '$ref',
+  'type',
+  'const',
+  'enum',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'pattern',
+])
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -91,7 +105,8 @@ export class JsonSchemaValidator {
       out.push({ path: path || '/', message })
     }
     for (const keyword of Object.keys(schema)) {
-      if (!KEYWORDS.has(keyword) && !ANNOTATIONS.has(keyword)) throw new Error(`JsonSchemaValidator: unsupported keyword ${keyword} at ${path || '/'}`)
+      if (!KEYWORDS.has(keyword) && !ANNOTATIONS.has(keyword))
+        throw new Error(`JsonSchemaValidator: unsupported keyword ${keyword} at ${path || '/'}`)
     }
     if (typeof schema.$ref === 'string') {
       const target = this.#resolve(schema.$ref, root)
@@ -104,17 +119,28 @@ export class JsonSchemaValidator {
         return
       }
     }
-    if ('const' in schema && !equalJson(schema.const, value)) fail(`must be ${JSON.stringify(schema.const)}, found ${JSON.stringify(value)}`)
+    if ('const' in schema && !equalJson(schema.const, value))
+      fail(`must be ${JSON.stringify(schema.const)}, found ${JSON.stringify(value)}`)
     if (Array.isArray(schema.enum) && !schema.enum.some((option) => equalJson(option, value))) {
-      fail(`must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}, found ${JSON.stringify(value)}`)
+      fail(
+        `must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}, found ${JSON.stringify(value)}`,
+      )
     }
     if (typeof value === 'number') {
-      if (typeof schema.minimum === 'number' && value < schema.minimum) fail(`must be >= ${schema.minimum}, found ${value}`)
-      if (typeof schema.maximum === 'number' && value > schema.maximum) fail(`must be <= ${schema.maximum}, found ${value}`)
-      if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) fail(`must be > ${schema.exclusiveMinimum}, found ${value}`)
-      if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) fail(`must be < ${schema.exclusiveMaximum}, found ${value}`)
+      if (typeof schema.minimum === 'number' && value < schema.minimum)
+        fail(`must be >= ${schema.minimum}, found ${value}`)
+      if (typeof schema.maximum === 'number' && value > schema.maximum)
+        fail(`must be <= ${schema.maximum}, found ${value}`)
+      if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum)
+        fail(`must be > ${schema.exclusiveMinimum}, found ${value}`)
+      if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum)
+        fail(`must be < ${schema.exclusiveMaximum}, found ${value}`)
     }
-    if (typeof value === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) {
+    if (
+      typeof value === 'string' &&
+      typeof schema.pattern === 'string' &&
+      !new RegExp(schema.pattern, 'u').test(value)
+    ) {
       fail(`must match ${schema.pattern}`)
     }
     if (Array.isArray(value) && isObject(schema.items)) {
@@ -131,8 +157,10 @@ export class JsonSchemaValidator {
         const childPath = `${path}/${pointerSegment(key)}`
         const propertySchema = properties[key]
         if (isObject(propertySchema)) this.#check(propertySchema, root, child, childPath, out)
-        else if (schema.additionalProperties === false) out.push({ path: childPath, message: 'is not allowed (additionalProperties: false)' })
-        else if (isObject(schema.additionalProperties)) this.#check(schema.additionalProperties, root, child, childPath, out)
+        else if (schema.additionalProperties === false)
+          out.push({ path: childPath, message: 'is not allowed (additionalProperties: false)' })
+        else if (isObject(schema.additionalProperties))
+          this.#check(schema.additionalProperties, root, child, childPath, out)
       }
     }
   }

@@ -59,14 +59,24 @@ function withoutCredentials(url: string): string {
   }
 }
 
-async function fetchExposition(url: string, settings: ScraperSettings): Promise<{ text: string } | { error: string; timedOut?: true }> {
+async function fetchExposition(
+  url: string,
+  settings: ScraperSettings,
+): Promise<{ text: string } | { error: string; timedOut?: true }> {
   try {
-    const response = await requestText(url, { headers: { accept: 'text/plain', ...settings.headers }, signal: AbortSignal.timeout(settings.timeoutMs) })
-    if (response.status !== 200) return { error: `HTTP ${response.status}${response.body ? `: ${response.body.trim().split('\n')[0]?.slice(0, 160)}` : ''}` }
+    const response = await requestText(url, {
+      headers: { accept: 'text/plain', ...settings.headers },
+      signal: AbortSignal.timeout(settings.timeoutMs),
+    })
+    if (response.status !== 200)
+      return {
+        error: `HTTP ${response.status}${response.body ? `: ${response.body.trim().split('\n')[0]?.slice(0, 160)}` : ''}`,
+      }
     return { text: response.body }
   } catch (error) {
     const name = (error as Error).name
-    if (name === 'TimeoutError' || name === 'AbortError') return { error: `no answer within ${settings.timeoutMs} ms`, timedOut: true }
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return { error: `no answer within ${settings.timeoutMs} ms`, timedOut: true }
     return { error: (error as Error).message }
   }
 }
@@ -153,13 +163,15 @@ class IntervalScraper implements MetricsScraper {
       // A slow endpoint is not queued up: the next tick waits for the scrape in flight, and for
       // as long as the last scrape took, times 1 / MAX_SCRAPE_SHARE, from its end.
       const last = this.#window[this.#window.length - 1]
-      if (this.#inFlight || (last && performance.now() - last.t < last.durationMs / MAX_SCRAPE_SHARE - last.durationMs)) return
+      if (this.#inFlight || (last && performance.now() - last.t < last.durationMs / MAX_SCRAPE_SHARE - last.durationMs))
+        return
       this.#inFlight = true
       void this.scrape().then((scrape) => {
         this.#inFlight = false
         if (this.#timer === undefined) return
         this.#window.push(scrape)
-        if (this.#window.length > MAX_WINDOW_SCRAPES) this.#window = this.#window.filter((_, i) => i % 2 === 0 || i === this.#window.length - 1)
+        if (this.#window.length > MAX_WINDOW_SCRAPES)
+          this.#window = this.#window.filter((_, i) => i % 2 === 0 || i === this.#window.length - 1)
       })
     }, this.intervalMs)
     this.#timer.unref?.()

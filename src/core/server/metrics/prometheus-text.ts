@@ -7,7 +7,8 @@
  */
 
 /** Metric type as declared by `# TYPE`. */
-export type PrometheusType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'summary' | 'info' | 'stateset' | 'unknown' | 'untyped'
+export type PrometheusType =
+  'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'summary' | 'info' | 'stateset' | 'unknown' | 'untyped'
 
 /** One sample line. */
 export interface PrometheusSample {
@@ -29,7 +30,17 @@ export interface PrometheusExposition {
 }
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/
-const TYPES: ReadonlySet<string> = new Set(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset', 'unknown', 'untyped'])
+const TYPES: ReadonlySet<string> = new Set([
+  'counter',
+  'gauge',
+  'histogram',
+  'gaugehistogram',
+  'summary',
+  'info',
+  'stateset',
+  'unknown',
+  'untyped',
+])
 
 function parseValue(text: string): number | undefined {
   if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY

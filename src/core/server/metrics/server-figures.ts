@@ -1,7 +1,9 @@
 import type { ServerGaugeSummary, ServerMetrics } from '../../contract/types.ts'
 
 const standardError = (gauge: ServerGaugeSummary | undefined): number | undefined =>
-  gauge === undefined || typeof gauge.stddev !== 'number' || gauge.samples < 2 ? undefined : gauge.stddev / Math.sqrt(gauge.samples)
+  gauge === undefined || typeof gauge.stddev !== 'number' || gauge.samples < 2
+    ? undefined
+    : gauge.stddev / Math.sqrt(gauge.samples)
 
 /** Unit of a server figure: a share is 0..1. */
 export type ServerFigureUnit = 'ms' | 'share' | 'requests' | 'sequences' | 'tokens'
@@ -13,7 +15,10 @@ export type ServerFigureUnit = 'ms' | 'share' | 'requests' | 'sequences' | 'toke
  */
 export const SERVER_FIGURES = {
   preemptions: { unit: 'sequences', read: (m) => m.preemptions },
-  preemptionsPerRequest: { unit: 'sequences', read: (m, completed) => (m.preemptions === undefined || completed === 0 ? undefined : m.preemptions / completed) },
+  preemptionsPerRequest: {
+    unit: 'sequences',
+    read: (m, completed) => (m.preemptions === undefined || completed === 0 ? undefined : m.preemptions / completed),
+  },
   prefixCacheHitRate: { unit: 'share', read: (m) => m.prefixCache?.hitRate },
   kvCacheUsagePeak: { unit: 'share', read: (m) => m.kvCacheUsage?.peak },
   requestsWaitingPeak: { unit: 'requests', read: (m) => m.requestsWaiting?.peak },
@@ -28,12 +33,19 @@ export const SERVER_FIGURES = {
   ttftP99Ms: { unit: 'ms', read: (m) => m.ttftMs?.p99 },
   specAcceptanceRate: { unit: 'share', read: (m) => m.specDecode?.acceptanceRate },
   specMeanAcceptedLength: { unit: 'tokens', read: (m) => m.specDecode?.meanAcceptedLength },
-} as const satisfies Record<string, { unit: ServerFigureUnit; read: (metrics: ServerMetrics, completedRequests: number) => number | undefined }>
+} as const satisfies Record<
+  string,
+  { unit: ServerFigureUnit; read: (metrics: ServerMetrics, completedRequests: number) => number | undefined }
+>
 
 export type ServerFigure = keyof typeof SERVER_FIGURES
 
 /** A figure's value, or undefined when the server does not give it (or it is not finite). */
-export function readServerFigure(metrics: ServerMetrics, figure: ServerFigure, completedRequests: number): number | undefined {
+export function readServerFigure(
+  metrics: ServerMetrics,
+  figure: ServerFigure,
+  completedRequests: number,
+): number | undefined {
   const value = SERVER_FIGURES[figure].read(metrics, completedRequests)
   return value !== undefined && Number.isFinite(value) ? value : undefined
 }

@@ -12,7 +12,8 @@ export const DEFAULT_SCRAPE_TIMEOUT_MS = 5000
 
 const KEYS = ['url', 'intervalMs', 'timeoutMs']
 
-const hasAuthorization = (headers: Record<string, string>): boolean => Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+const hasAuthorization = (headers: Record<string, string>): boolean =>
+  Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
 
 /**
  * Checks the `serverMetrics` option: `false`, or `{ url?, intervalMs?, timeoutMs? }`.
@@ -22,9 +23,14 @@ const hasAuthorization = (headers: Record<string, string>): boolean => Object.ke
 export function checkServerMetricsOptions(value: unknown): asserts value is ServerMetricsOptions | false | undefined {
   if (value === undefined || value === false) return
   if (!isRecord(value))
-    throw new OptionsError('serverMetrics', 'must be an object or false', 'Write e.g. `serverMetrics: { url: "http://127.0.0.1:8000/metrics" }`, or `serverMetrics: false` to turn scraping off.')
+    throw new OptionsError(
+      'serverMetrics',
+      'must be an object or false',
+      'Write e.g. `serverMetrics: { url: "http://127.0.0.1:8000/metrics" }`, or `serverMetrics: false` to turn scraping off.',
+    )
   for (const key of Object.keys(value)) {
-    if (!KEYS.includes(key)) throw new OptionsError(`serverMetrics.${key}`, 'is not a valid key here', `Use one of: ${KEYS.join(', ')}.`)
+    if (!KEYS.includes(key))
+      throw new OptionsError(`serverMetrics.${key}`, 'is not a valid key here', `Use one of: ${KEYS.join(', ')}.`)
   }
   if (value.url !== undefined) {
     let protocol = ''
@@ -34,11 +40,18 @@ export function checkServerMetricsOptions(value: unknown): asserts value is Serv
       // reported below
     }
     if (typeof value.url !== 'string' || (protocol !== 'http:' && protocol !== 'https:')) {
-      throw new OptionsError('serverMetrics.url', `${JSON.stringify(value.url)} is not an http(s) URL`, 'Give the full endpoint, e.g. `http://127.0.0.1:8000/metrics`.')
+      throw new OptionsError(
+        'serverMetrics.url',
+        `${JSON.stringify(value.url)} is not an http(s) URL`,
+        'Give the full endpoint, e.g. `http://127.0.0.1:8000/metrics`.',
+      )
     }
   }
   const { intervalMs, timeoutMs } = value
-  if (intervalMs !== undefined && (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < MIN_SCRAPE_INTERVAL_MS)) {
+  if (
+    intervalMs !== undefined &&
+    (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < MIN_SCRAPE_INTERVAL_MS)
+  ) {
     throw new OptionsError(
       'serverMetrics.intervalMs',
       `${String(intervalMs)} is not a valid interval`,
@@ -46,7 +59,11 @@ export function checkServerMetricsOptions(value: unknown): asserts value is Serv
     )
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
-    throw new OptionsError('serverMetrics.timeoutMs', `${String(timeoutMs)} is not a valid limit`, `Use milliseconds above 0 (default ${DEFAULT_SCRAPE_TIMEOUT_MS}).`)
+    throw new OptionsError(
+      'serverMetrics.timeoutMs',
+      `${String(timeoutMs)} is not a valid limit`,
+      `Use milliseconds above 0 (default ${DEFAULT_SCRAPE_TIMEOUT_MS}).`,
+    )
   }
 }
 
@@ -70,6 +87,11 @@ export function resolveServerMetricsOptions(
     intervalMs: options.intervalMs ?? DEFAULT_SCRAPE_INTERVAL_MS,
     timeoutMs: options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS,
     // The target's own headers and key (a gateway may ask for them on every path), only to its origin.
-    headers: sameOrigin ? { ...(apiKey && !hasAuthorization(targetHeaders) ? { authorization: `Bearer ${apiKey}` } : {}), ...targetHeaders } : {},
+    headers: sameOrigin
+      ? {
+          ...(apiKey && !hasAuthorization(targetHeaders) ? { authorization: `Bearer ${apiKey}` } : {}),
+          ...targetHeaders,
+        }
+      : {},
   }
 }

@@ -1,4 +1,11 @@
-import type { ClientServerTtft, MetricSummary, ServerGaugeSummary, ServerHistogramSummary, ServerMetrics, SpecDecodeSummary } from '../../contract/types.ts'
+import type {
+  ClientServerTtft,
+  MetricSummary,
+  ServerGaugeSummary,
+  ServerHistogramSummary,
+  ServerMetrics,
+  SpecDecodeSummary,
+} from '../../contract/types.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 import type { CounterRef, DialectNames } from './server-metric-names.ts'
 
@@ -49,7 +56,11 @@ function counterValue(exposition: PrometheusExposition, ref: CounterRef | undefi
 }
 
 /** A gauge's value in one scrape: series added (requests over engines) or averaged (a usage share). */
-function gaugeValue(exposition: PrometheusExposition | undefined, names: string[] | undefined, combine: 'sum' | 'mean'): number | null {
+function gaugeValue(
+  exposition: PrometheusExposition | undefined,
+  names: string[] | undefined,
+  combine: 'sum' | 'mean',
+): number | null {
   if (!exposition || !names) return null
   for (const name of names) {
     const samples = exposition.samples(name).filter((s) => Number.isFinite(s.value))
@@ -78,14 +89,18 @@ function histogramState(exposition: PrometheusExposition, names: string[] | unde
       if (Number.isNaN(le) || !Number.isFinite(sample.value)) continue
       buckets.set(le, (buckets.get(le) ?? 0) + sample.value)
     }
-    const add = (name: string) => exposition.samples(name).reduce((total, s) => total + (Number.isFinite(s.value) ? s.value : 0), 0)
+    const add = (name: string) =>
+      exposition.samples(name).reduce((total, s) => total + (Number.isFinite(s.value) ? s.value : 0), 0)
     return { buckets, count: add(`${base}_count`), sum: add(`${base}_sum`) }
   }
   return undefined
 }
 
 /** The value at quantile `q` (0..1) of cumulative buckets, as Prometheus' `histogram_quantile`: linear within the bucket. */
-export function bucketQuantile(buckets: ReadonlyArray<{ le: number; count: number }>, q: number): { value: number; lower: number; upper: number } {
+export function bucketQuantile(
+  buckets: ReadonlyArray<{ le: number; count: number }>,
+  q: number,
+): { value: number; lower: number; upper: number } {
   const total = buckets[buckets.length - 1]?.count ?? 0
   if (total <= 0) return { value: Number.NaN, lower: Number.NaN, upper: Number.NaN }
   const rank = q * total
@@ -105,12 +120,17 @@ export function bucketQuantile(buckets: ReadonlyArray<{ le: number; count: numbe
 }
 
 /** The observations between two scrapes, converted from seconds to milliseconds; undefined when absent or empty, `reset` when a count went down. */
-function histogramDelta(start: HistogramState | undefined, end: HistogramState | undefined): ServerHistogramSummary | 'reset' | undefined {
+function histogramDelta(
+  start: HistogramState | undefined,
+  end: HistogramState | undefined,
+): ServerHistogramSummary | 'reset' | undefined {
   if (!start || !end) return undefined
   const count = end.count - start.count
   if (count < 0) return 'reset'
   if (count === 0 || !end.buckets.has(Number.POSITIVE_INFINITY)) return undefined
-  const cumulative = [...end.buckets.entries()].map(([le, value]) => ({ le, count: value - (start.buckets.get(le) ?? 0) })).sort((a, b) => a.le - b.le)
+  const cumulative = [...end.buckets.entries()]
+    .map(([le, value]) => ({ le, count: value - (start.buckets.get(le) ?? 0) }))
+    .sort((a, b) => a.le - b.le)
   if (cumulative.some((bucket) => bucket.count < 0)) return 'reset'
   const inMs = (seconds: number) => seconds * 1000
   const at = (q: number) => inMs(bucketQuantile(cumulative, q).value)
@@ -134,7 +154,8 @@ function gaugeSummary(values: Array<number | null>): ServerGaugeSummary | undefi
   const interior = values.slice(1, -1).filter((v): v is number => v !== null)
   const averaged = interior.length > 0 ? interior : present
   const mean = averaged.reduce((a, b) => a + b, 0) / averaged.length
-  const variance = averaged.length > 1 ? averaged.reduce((total, v) => total + (v - mean) ** 2, 0) / (averaged.length - 1) : 0
+  const variance =
+    averaged.length > 1 ? averaged.reduce((total, v) => total + (v - mean) ** 2, 0) / (averaged.length - 1) : 0
   return { mean, peak: Math.max(...present), stddev: Math.sqrt(variance), samples: averaged.length }
 }
 
@@ -166,7 +187,8 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
   const notes: string[] = []
   const good = scrapes.filter((s) => s.exposition !== undefined)
   // Counters and histograms need the window's own ends: between inner scrapes they would cover part of the run.
-  const ends = scrapes.length >= 2 && scrapes[0]?.exposition !== undefined && scrapes[scrapes.length - 1]?.exposition !== undefined
+  const ends =
+    scrapes.length >= 2 && scrapes[0]?.exposition !== undefined && scrapes[scrapes.length - 1]?.exposition !== undefined
   const start = ends ? scrapes[0] : undefined
   const end = ends ? scrapes[scrapes.length - 1] : undefined
   const startExposition = start?.exposition
@@ -179,7 +201,9 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     const b = counterValue(endExposition, ref)
     if (a === undefined || b === undefined) return undefined
     if (b < a) {
-      notes.push(`${label} went down during the run (${a} -> ${b}): the server restarted or reset its counters; left out.`)
+      notes.push(
+        `${label} went down during the run (${a} -> ${b}): the server restarted or reset its counters; left out.`,
+      )
       return undefined
     }
     return b - a
@@ -192,7 +216,9 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     kvCacheUsage: scrapes.map((s) => gaugeValue(s.exposition, names.kvCacheUsage, 'mean')),
   }
 
-  const histogram = (key: 'ttft' | 'queueTime' | 'prefillTime' | 'decodeTime' | 'e2e' | 'itl'): ServerHistogramSummary | undefined => {
+  const histogram = (
+    key: 'ttft' | 'queueTime' | 'prefillTime' | 'decodeTime' | 'e2e' | 'itl',
+  ): ServerHistogramSummary | undefined => {
     if (!startExposition || !endExposition || start === end) return undefined
     const delta = histogramDelta(histogramState(startExposition, names[key]), histogramState(endExposition, names[key]))
     if (delta !== 'reset') return delta
@@ -207,7 +233,13 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
   const accepted = delta(names.specAcceptedTokens, 'Accepted draft tokens')
   const specDecode: SpecDecodeSummary | undefined =
     drafts !== undefined && draftTokens !== undefined && accepted !== undefined && drafts > 0 && draftTokens > 0
-      ? { drafts, draftTokens, acceptedTokens: accepted, acceptanceRate: accepted / draftTokens, meanAcceptedLength: 1 + accepted / drafts }
+      ? {
+          drafts,
+          draftTokens,
+          acceptedTokens: accepted,
+          acceptanceRate: accepted / draftTokens,
+          meanAcceptedLength: 1 + accepted / drafts,
+        }
       : undefined
 
   const metrics: ServerMetrics = {
@@ -217,11 +249,16 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
     scrapes: scrapes.length,
     failedScrapes: scrapes.length - good.length,
     scrapeMeanMs: scrapes.length === 0 ? 0 : scrapes.reduce((sum, s) => sum + s.durationMs, 0) / scrapes.length,
-    windowMs: scrapes.length >= 2 ? (scrapes[scrapes.length - 1] as ServerMetricsScrape).t - (scrapes[0] as ServerMetricsScrape).t : 0,
+    windowMs:
+      scrapes.length >= 2
+        ? (scrapes[scrapes.length - 1] as ServerMetricsScrape).t - (scrapes[0] as ServerMetricsScrape).t
+        : 0,
     ...defined('promptTokens', delta(names.promptTokens, 'Prompt tokens')),
     ...defined('generatedTokens', delta(names.generatedTokens, 'Generated tokens')),
     ...defined('finishedRequests', delta(names.finishedRequests, 'Finished requests')),
-    ...(queried !== undefined && hits !== undefined && queried > 0 ? { prefixCache: { queriedTokens: queried, hitTokens: hits, hitRate: hits / queried } } : {}),
+    ...(queried !== undefined && hits !== undefined && queried > 0
+      ? { prefixCache: { queriedTokens: queried, hitTokens: hits, hitRate: hits / queried } }
+      : {}),
     ...defined('preemptions', delta(names.preemptions, 'Preemptions')),
     ...defined('requestsRunning', gaugeSummary(series.requestsRunning)),
     ...defined('requestsWaiting', gaugeSummary(series.requestsWaiting)),
@@ -238,8 +275,12 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
   }
 
   const why = scrapes.find((s) => s.error)?.error ?? 'unknown error'
-  if (!ends) notes.push(`The scrape at the window's ${scrapes[0]?.exposition ? 'end' : 'start'} failed twice (${why}): no counter or histogram figures, only gauges.`)
-  else if (metrics.failedScrapes > 0) notes.push(`${metrics.failedScrapes} of ${scrapes.length} scrapes failed (${why}).`)
+  if (!ends)
+    notes.push(
+      `The scrape at the window's ${scrapes[0]?.exposition ? 'end' : 'start'} failed twice (${why}): no counter or histogram figures, only gauges.`,
+    )
+  else if (metrics.failedScrapes > 0)
+    notes.push(`${metrics.failedScrapes} of ${scrapes.length} scrapes failed (${why}).`)
 
   const overhead = clientOverhead(window.clientTtftMs, metrics.ttftMs)
   if (overhead) {
@@ -269,18 +310,35 @@ function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?
  * end of the server histogram's precision; undefined when it does not, or when the precision is
  * unknown (the server's p50 in its `+Inf` bucket, or JSON's `null`).
  */
-export function overheadNote(overhead: ClientServerTtft, clientP50: number | undefined, share: number): string | undefined {
+export function overheadNote(
+  overhead: ClientServerTtft,
+  clientP50: number | undefined,
+  share: number,
+): string | undefined {
   const precision = overhead.p50PrecisionMs
-  if (clientP50 === undefined || !(clientP50 > 0) || typeof precision !== 'number' || !Number.isFinite(precision) || !Number.isFinite(overhead.p50)) return undefined
+  if (
+    clientP50 === undefined ||
+    !(clientP50 > 0) ||
+    typeof precision !== 'number' ||
+    !Number.isFinite(precision) ||
+    !Number.isFinite(overhead.p50)
+  )
+    return undefined
   const atLeast = (overhead.p50 - precision) / clientP50
   if (!(atLeast > share)) return undefined
   return `The client and the network make up at least ${Math.round(atLeast * 100)} % of TTFT p50 (client minus server ${overhead.p50.toFixed(1)} ms, the server's p50 known to ±${precision.toFixed(0)} ms)`
 }
 
 /** Client TTFT minus the server's at p50/p90/p99, with the precision of the server's p50 (its bucket's width). */
-export function clientOverhead(client: MetricSummary | undefined, server: ServerHistogramSummary | undefined): ServerMetrics['clientOverheadTtftMs'] {
+export function clientOverhead(
+  client: MetricSummary | undefined,
+  server: ServerHistogramSummary | undefined,
+): ServerMetrics['clientOverheadTtftMs'] {
   if (!client || client.count === 0 || !server || server.count === 0 || !(client.p50 > 0)) return undefined
-  const cumulative = [...server.buckets.map((b) => ({ le: b.leMs, count: b.count })), { le: Number.POSITIVE_INFINITY, count: server.count }]
+  const cumulative = [
+    ...server.buckets.map((b) => ({ le: b.leMs, count: b.count })),
+    { le: Number.POSITIVE_INFINITY, count: server.count },
+  ]
   const p50 = bucketQuantile(cumulative, 0.5)
   const precision = Number.isFinite(p50.upper) ? p50.upper - p50.lower : Number.POSITIVE_INFINITY
   return {
@@ -292,7 +350,10 @@ export function clientOverhead(client: MetricSummary | undefined, server: Server
   }
 }
 
-function firstRequestCache(scrapes: FirstRequestScrapes | undefined, names: DialectNames): ServerMetrics['firstRequestCache'] {
+function firstRequestCache(
+  scrapes: FirstRequestScrapes | undefined,
+  names: DialectNames,
+): ServerMetrics['firstRequestCache'] {
   const before = scrapes?.before.exposition
   const after = scrapes?.after.exposition
   if (!before || !after) return undefined
@@ -303,5 +364,9 @@ function firstRequestCache(scrapes: FirstRequestScrapes | undefined, names: Dial
   if (q0 === undefined || q1 === undefined || h0 === undefined || h1 === undefined || q1 <= q0) return undefined
   const promptTokens = q1 - q0
   const hitTokens = Math.max(0, h1 - h0)
-  return { promptTokens, hitTokens, warm: hitTokens >= WARM_MIN_HIT_TOKENS && hitTokens >= WARM_MIN_HIT_SHARE * promptTokens }
+  return {
+    promptTokens,
+    hitTokens,
+    warm: hitTokens >= WARM_MIN_HIT_TOKENS && hitTokens >= WARM_MIN_HIT_SHARE * promptTokens,
+  }
 }
