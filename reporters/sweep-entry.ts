@@ -59,7 +59,13 @@ export interface SweepReport {
 export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
   const meta: unknown = testCase.meta().llmBenchSweep
   if (!isRecord(meta) || !isRecord(meta.result) || !Array.isArray(meta.result.points)) return undefined
-  const axis = typeof meta.result.axis === 'string' ? meta.result.axis : 'value'
+  // A sweep over a server argument is labelled by the argument (`-np 4`), others by their axis (`concurrency 4`).
+  const axis =
+    typeof meta.result.serverArg === 'string'
+      ? meta.result.serverArg
+      : typeof meta.result.axis === 'string'
+        ? meta.result.axis
+        : 'value'
   const outcome = testCase.result()
   const state: BenchTestState =
     outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'

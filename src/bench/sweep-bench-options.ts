@@ -28,7 +28,11 @@ export const DEFAULT_SWEEP_TIMEOUT_MS = 3_600_000
  * is on or off: the baseline holds the whole curve.
  */
 export interface BenchSweepOptions extends Omit<BenchLlmOptions, 'load' | 'slo' | 'baseline'> {
-  /** The values to run, e.g. `{ concurrency: [1, 2, 4, 8, 16] }` or `{ rate: [5, 10, 20] }` (requests per second). */
+  /**
+   * The values to run: `{ concurrency: [1, 2, 4, 8, 16] }`, `{ rate: [5, 10, 20] }` (requests per second), or one
+   * argument of the launched server, `{ serverArg: { '-np': [1, 2, 4] } }`: a server started with each value in turn
+   * (stopped before the next starts), every point running `load` as given.
+   */
   over?: SweepAxis
   /** Search for the highest Poisson rate within latency limits (MLPerf's Server metric). */
   capacity?: CapacitySearch
@@ -69,8 +73,12 @@ const SHARED_KEYS = [
 /** A load one point would run with, to check the shared options with `bench.llm`'s validation. */
 function sampleLoad(options: BenchSweepOptions): LoadOptions {
   if (options.over) {
-    const { axis, values } = axisOf(options.over)
+    const { axis, values, serverArg } = axisOf(options.over)
     validatePointLoad(requiredLoad(options), axis)
+    if (serverArg !== undefined) {
+      checkLaunchedServer(options, serverArg)
+      return { ...options.load }
+    }
     const value = values[0] as number
     return axis === 'concurrency'
       ? { ...options.load, concurrency: value }
@@ -91,6 +99,23 @@ function sampleLoad(options: BenchSweepOptions): LoadOptions {
     )
   }
   return { ...options.load, concurrency: 1, requests: 1 }
+}
+
+/** A sweep over a server argument starts a server per point: it needs a launch spec to set the argument in. */
+function checkLaunchedServer(options: BenchSweepOptions, flag: string): void {
+  const server = options.server
+  if (server?.kind === 'launch' && options.target?.baseUrl === undefined) return
+  const what =
+    options.target?.baseUrl !== undefined || server?.kind === 'connect'
+      ? 'this bench only connects to a server'
+      : server?.kind === 'simulator'
+        ? 'the built-in simulator takes options, not command-line arguments'
+        : 'this bench has no server of its own'
+  throw new OptionsError(
+    `over.serverArg.${flag}`,
+    `needs a server the bench launches, with ${flag} set per point, but ${what}`,
+    'Give the bench `server: llamaCpp({...})`, `vllm({...})`, `sglang({...})` or `command([...])`.',
+  )
 }
 
 function requiredLoad(options: BenchSweepOptions): SweepPointLoad {

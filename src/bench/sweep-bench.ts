@@ -2,11 +2,11 @@ import { dirname } from 'node:path'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
-import type { TargetOptions } from '../core/contract/types.ts'
 import type { RunContext } from '../core/run.ts'
 import { runScenario, type ScenarioSpec } from '../core/scenario/index.ts'
-import { startServer, type RunningServer } from '../core/server/index.ts'
+import { withServerArg, type LaunchSpec } from '../core/server/index.ts'
 import {
+  axisOf,
   checkSweep,
   formatSweepHeadlines,
   formatSweepTable,
@@ -15,8 +15,10 @@ import {
   sweepBaselineEntryOf,
   sweepCurveOf,
   type SweepBaselineCurve,
+  type PointTarget,
   type SweepCheck,
   type SweepPointLoad,
+  type SweepPointStart,
   type SweepResult,
 } from '../core/sweep/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
@@ -25,59 +27,50 @@ import { FORCE_BASELINE_ENV } from './bench-judgement.ts'
 import type { BenchSweepOptions } from './sweep-bench-options.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 
-/** The target of one point and how to let go of it; a fresh server per point under `restartServer`. */
+/**
+ * The target of each point and how to let go of it: one server for the whole sweep, a fresh one per point under
+ * `restartServer`, or per point a server started with that point's value of the swept argument.
+ */
 class PointTargets {
   readonly #options: BenchSweepOptions
   readonly #shared: LlmBenchProvided
+  readonly #serverArg: string | undefined
   #current: AcquiredTarget | undefined
-  #launched: RunningServer | undefined
 
   constructor(options: BenchSweepOptions, shared: LlmBenchProvided) {
     this.#options = options
     this.#shared = shared
+    this.#serverArg = options.over ? axisOf(options.over).serverArg : undefined
   }
 
-  async first(): Promise<AcquiredTarget> {
-    this.#current = await acquireTarget(this.#options.server, this.#options.target, {
-      url: this.#shared.serverUrl,
-      server: this.#shared.server,
-    })
+  /** The first point's target; a server-argument sweep starts its server with the lowest value. */
+  async first(firstValue: number | undefined): Promise<AcquiredTarget> {
+    const shared = { url: this.#shared.serverUrl, server: this.#shared.server }
+    const spec = this.#serverArg === undefined ? this.#options.server : this.#specFor(firstValue as number)
+    this.#current = await acquireTarget(spec, this.#options.target, shared, { fresh: this.#serverArg !== undefined })
     return this.#current
   }
 
-  /** Stops the current server and starts a new one; returns the new target. */
-  async restart(): Promise<TargetOptions> {
+  /** Before a point: stops the current server and starts the next where the sweep asks for it. */
+  async beforePoint(point: SweepPointStart): Promise<PointTarget | undefined> {
+    if (point.order === 0) return undefined
+    if (this.#serverArg === undefined && this.#options.between?.restartServer !== true) return undefined
     await this.release()
-    const server = this.#options.server
-    if (server?.kind === 'launch') {
-      // Not through the shared pool: a pooled server outlives its lease for a few seconds, a restart must not.
-      this.#launched = await startServer(server)
-      const model = this.#options.target?.model ?? this.#launched.model
-      const apiKey = this.#options.target?.apiKey ?? this.#launched.apiKey
-      return {
-        ...this.#options.target,
-        baseUrl: this.#launched.baseUrl,
-        ...(model ? { model } : {}),
-        ...(apiKey ? { apiKey } : {}),
-      }
-    }
-    if (server === undefined && this.#shared.serverUrl) {
-      throw new OptionsError(
-        'between.restartServer',
-        "needs a server the bench starts, but it uses the plugin's shared server",
-        'Give the bench its own `server` (a launch preset or simulator()), or drop restartServer.',
-      )
-    }
-    return (await this.first()).target
+    const shared = { url: this.#shared.serverUrl, server: this.#shared.server }
+    const spec = this.#serverArg === undefined ? this.#options.server : this.#specFor(point.value)
+    // A fresh server, not a pooled one: a pooled server outlives its lease for a few seconds, a restart must not.
+    this.#current = await acquireTarget(spec, this.#options.target, shared, { fresh: true })
+    return { target: this.#current.target, context: this.#current.context }
+  }
+
+  #specFor(value: number): LaunchSpec {
+    return withServerArg(this.#options.server as LaunchSpec, this.#serverArg as string, value)
   }
 
   async release(): Promise<void> {
     const current = this.#current
-    const launched = this.#launched
     this.#current = undefined
-    this.#launched = undefined
     await current?.release()
-    await launched?.stop()
   }
 }
 
@@ -120,10 +113,9 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   const targets = new PointTargets(options, shared)
   let result: SweepResult
   try {
-    const acquired = await targets.first()
+    const acquired = await targets.first(options.over ? axisOf(options.over).values[0] : undefined)
     // Dataset and tokenizer paths written in a bench file are relative to that file.
     const context: RunContext = { ...acquired.context, baseDir: dirname(run.file) }
-    const restart = options.between?.restartServer === true
     const common = {
       target: acquired.target,
       workload: options.workload,
@@ -136,9 +128,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       ...(options.serverMetrics !== undefined ? { serverMetrics: options.serverMetrics } : {}),
       ...(options.saturation ? { saturation: options.saturation } : {}),
       ...(options.between?.resetPrefixCache ? { between: { resetPrefixCache: true } } : {}),
-      ...(restart
-        ? { beforePoint: async ({ order }: { order: number }) => (order === 0 ? undefined : targets.restart()) }
-        : {}),
+      beforePoint: (point: SweepPointStart) => targets.beforePoint(point),
     }
     if (options.over)
       result = await runSweep({ ...common, over: options.over, load: options.load as SweepPointLoad }, context)

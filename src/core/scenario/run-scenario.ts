@@ -147,7 +147,7 @@ async function runSinglePoint(
   const { scenario: _scenario, load, ...rest } = options
   const startedAt = new Date().toISOString()
   const started = performance.now()
-  const state: PointRunnerState = { target: options.target, warnedNoPrefixReset: false, warnings: [] }
+  const state: PointRunnerState = { target: options.target, context, warnedNoPrefixReset: false, warnings: [] }
   let outcome: Omit<ScenarioOutcome, 'summary'> | undefined
   let pointLoad: SweepPointLoad
   let value: number
@@ -203,7 +203,7 @@ async function runSinglePoint(
     }
   }
 
-  const point = await runPoint({ ...rest, load: pointLoad }, context, state, {
+  const point = await runPoint({ ...rest, load: pointLoad }, state, {
     axis: 'concurrency',
     value,
     order: 0,

@@ -55,7 +55,7 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
 
   const startedAt = new Date().toISOString()
   const started = performance.now()
-  const state: PointRunnerState = { target: options.target, warnedNoPrefixReset: false, warnings: [] }
+  const state: PointRunnerState = { target: options.target, context, warnedNoPrefixReset: false, warnings: [] }
   const points: SweepPoint[] = []
   const best: { valid: number | undefined; invalid: number | undefined } = { valid: undefined, invalid: undefined }
   let rate: number | undefined = search.rate.start ?? Math.sqrt(search.rate.min * search.rate.max)
@@ -66,7 +66,7 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
       )
       break
     }
-    const point = await runPoint(options, context, state, { axis: 'rate', value: rate, order: points.length, judge })
+    const point = await runPoint(options, state, { axis: 'rate', value: rate, order: points.length, judge })
     points.push(point)
     const valid = point.valid === true
     if (valid && (best.valid === undefined || rate > best.valid)) best.valid = rate

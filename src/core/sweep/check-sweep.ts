@@ -1,7 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
-import type { SweepCurvePoint, SweepResult } from './sweep-result.ts'
+import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 
 /** The outcome of one assertion on a sweep. */
@@ -44,7 +44,7 @@ export function checkSweep(
   baseline?: SweepBaselineCurve,
 ): SweepCheck[] {
   const checks: SweepCheck[] = []
-  const axis = result.axis
+  const axis = axisLabelOf(result)
   for (const point of result.curve) {
     if (point.completed === 0)
       checks.push(

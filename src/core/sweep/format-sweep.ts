@@ -1,4 +1,4 @@
-import type { SweepResult } from './sweep-result.ts'
+import { axisLabelOf, type SweepResult } from './sweep-result.ts'
 
 function cell(value: number): string {
   const abs = Math.abs(value)
@@ -17,7 +17,7 @@ const INVALID_LEGEND =
  */
 export function formatSweepTable(result: SweepResult): string {
   const header = [
-    result.axis === 'rate' ? 'rate/s' : 'conc',
+    result.axis === 'rate' ? 'rate/s' : result.axis === 'concurrency' ? 'conc' : axisLabelOf(result),
     'out tok/s',
     'req/s',
     'TTFT p50',
@@ -78,8 +78,8 @@ export function formatSweepHeadlines(result: SweepResult): string[] {
     const { value, throughput, saturated, minGain, metric } = result.knee
     lines.push(
       saturated
-        ? `knee: ${result.axis} ${value} (${cell(throughput)} ${metric}; no later point gains more than ${(minGain * 100).toFixed(0)} %)`
-        : `knee: not reached; throughput still rising at ${result.axis} ${value}`,
+        ? `knee: ${axisLabelOf(result)} ${value} (${cell(throughput)} ${metric}; no later point gains more than ${(minGain * 100).toFixed(0)} %)`
+        : `knee: not reached; throughput still rising at ${axisLabelOf(result)} ${value}`,
     )
   }
   return lines

@@ -4,6 +4,7 @@ export type { CapacitySearch, CapacitySearchOptions } from './capacity-options.t
 export { CAPACITY_DEFAULTS } from './capacity-options.ts'
 export type {
   BetweenPoints,
+  PointTarget,
   SaturationOptions,
   SweepOptions,
   SweepPointLoad,
@@ -22,7 +23,7 @@ export type {
   SweepPoint,
   SweepResult,
 } from './sweep-result.ts'
-export { SWEEP_SCHEMA_VERSION } from './sweep-result.ts'
+export { SWEEP_SCHEMA_VERSION, axisLabelOf } from './sweep-result.ts'
 export { findSaturation, DEFAULT_SATURATION_METRIC, DEFAULT_SATURATION_MIN_GAIN } from './saturation.ts'
 export { curvePointOf } from './curve-point.ts'
 export { checkLatencyLimits, describeLimits, percentileLabel } from './latency-limits.ts'

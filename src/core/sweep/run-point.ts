@@ -8,6 +8,8 @@ import type { SweepPoint } from './sweep-result.ts'
 /** What the point runner shares across the points of one sweep. */
 export interface PointRunnerState {
   target: TargetOptions
+  /** The run context of the server the next point measures (a hook may replace it with a restarted server's). */
+  context: RunContext
   warnedNoPrefixReset: boolean
   warnings: string[]
 }
@@ -23,6 +25,7 @@ export type PointJudge = (
 
 /** The load of one point: the base load with the swept value set. */
 export function pointLoad(axis: SweepAxisName, value: number, base: SweepPointLoad): LoadOptions {
+  if (axis === 'serverArg') return { ...base }
   if (axis === 'concurrency') return { ...base, concurrency: value }
   return { arrival: 'poisson', ...base, rate: value }
 }
@@ -35,12 +38,15 @@ export function pointLoad(axis: SweepAxisName, value: number, base: SweepPointLo
  */
 export async function runPoint(
   options: PointBaseOptions,
-  context: RunContext,
   state: PointRunnerState,
   point: { axis: SweepAxisName; value: number; order: number; judge?: PointJudge },
 ): Promise<SweepPoint> {
   const moved = await options.beforePoint?.({ order: point.order, value: point.value })
-  if (moved) state.target = { ...state.target, ...moved }
+  if (moved) {
+    state.target = { ...state.target, ...moved.target }
+    // The base folder of workload paths is the bench's, whichever server runs the point.
+    state.context = { ...moved.context, ...(state.context.baseDir ? { baseDir: state.context.baseDir } : {}) }
+  }
   if (options.between?.resetPrefixCache) {
     const reset = await resetPrefixCache(state.target.baseUrl, { apiKey: state.target.apiKey })
     if (!reset && !state.warnedNoPrefixReset) {
@@ -58,7 +64,7 @@ export async function runPoint(
     load: pointLoad(point.axis, point.value, load),
     recordRequests: keepRequests || point.judge !== undefined,
   }
-  const result = await runBenchmark(run, context)
+  const result = await runBenchmark(run, state.context)
   const judged = point.judge?.(result, result.requests ?? [])
   if (!keepRequests) delete result.requests
   const out: SweepPoint = { value: point.value, order: point.order, result }

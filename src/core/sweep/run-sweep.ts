@@ -20,31 +20,35 @@ export function pointWarnings(axis: string, points: SweepPoint[]): string[] {
  * Runs one benchmark per swept value, lowest first, and returns the curve with its saturation
  * point. Each point is a full `runBenchmark` (warm-up included, a fresh prompt salt), with the
  * shared `load` plus the swept concurrency or rate (Poisson arrivals unless `load.arrival` says
- * otherwise). Options are validated before anything is sent (throws `OptionsError`).
+ * otherwise); a sweep over a server argument runs the shared load at every value, on the server `beforePoint`
+ * starts with it. Options are validated before anything is sent (throws `OptionsError`).
  */
 export async function runSweep(options: SweepOptions, context: RunContext = {}): Promise<SweepResult> {
-  const { axis, values } = axisOf(options.over)
+  const { axis, values, serverArg } = axisOf(options.over)
   validatePointLoad(options.load, axis)
   validateSaturation(options.saturation)
   const startedAt = new Date().toISOString()
   const started = performance.now()
-  const state: PointRunnerState = { target: options.target, warnedNoPrefixReset: false, warnings: [] }
+  const state: PointRunnerState = { target: options.target, context, warnedNoPrefixReset: false, warnings: [] }
   const points: SweepPoint[] = []
   for (const [order, value] of values.entries()) {
     if (options.signal?.aborted) break
-    points.push(await runPoint(options, context, state, { axis, value, order }))
+    points.push(await runPoint(options, state, { axis, value, order }))
   }
+  const label = serverArg ?? axis
+  const swept = serverArg === undefined ? { [axis]: values } : { serverArg: { [serverArg]: values } }
   const curve = points.map((point) => curvePointOf(point.value, point.result))
   const result: SweepResult = {
     schemaVersion: SWEEP_SCHEMA_VERSION,
     kind: 'sweep',
     axis,
+    ...(serverArg === undefined ? {} : { serverArg }),
     startedAt,
     durationMs: performance.now() - started,
     points,
     curve,
-    config: sweepConfigOf(points[0]?.result, options.load, { sweep: { [axis]: values } }),
-    warnings: [...state.warnings, ...pointWarnings(axis, points)],
+    config: sweepConfigOf(points[0]?.result, options.load, { sweep: swept }),
+    warnings: [...state.warnings, ...pointWarnings(label, points)],
   }
   const knee = findSaturation(curve, options.saturation)
   if (knee) result.knee = knee

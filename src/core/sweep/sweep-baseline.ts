@@ -1,11 +1,17 @@
 import { baselineEntryFrom, roundFigures, type BaselineEntry } from '../baseline/index.ts'
 import type { SweepAxisName, SweepThroughputMetric } from './sweep-axis.ts'
-import type { ScenarioName, SweepCurvePoint, SweepResult } from './sweep-result.ts'
+import { withArg } from '../server/server-arg.ts'
+import { axisLabelOf, type ScenarioName, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
+
+/** What a sweep over a server argument stores in place of that argument's value in its entry's launch. */
+const SWEPT_VALUE = '{swept}'
 
 /** The curve a sweep's baseline keeps beside the usual entry fields (figures rounded as the file holds them). */
 export interface SweepBaselineCurve {
   kind: SweepResult['kind']
   axis: SweepAxisName
+  /** The launch argument a `serverArg` sweep varied (`-np`); absent otherwise. */
+  serverArg?: string
   /** Headline figures of every point, by increasing value. */
   points: SweepCurvePoint[]
   /** Knee: its value and whether throughput had stopped rising. */
@@ -41,11 +47,17 @@ export function sweepBaselineEntryOf(
   })
   // The curve holds every point: the entry is provisional when any of them was measured disturbed.
   const provisional = result.points.flatMap((point) =>
-    (point.result.client.selfCheck?.disturbed ?? []).map((why) => `${result.axis} ${point.value}: ${why}`),
+    (point.result.client.selfCheck?.disturbed ?? []).map((why) => `${axisLabelOf(result)} ${point.value}: ${why}`),
   )
   if (provisional.length > 0) entry.provisional = provisional
   else delete entry.provisional
   const curve: SweepBaselineCurve = { kind: result.kind, axis: result.axis, points: result.curve }
+  if (result.serverArg !== undefined) {
+    curve.serverArg = result.serverArg
+    // The entry is one point's: its value of the swept argument is the curve's, not the server's software.
+    if (entry.launch)
+      entry.launch = { ...entry.launch, args: withArg(entry.launch.args, result.serverArg, SWEPT_VALUE) }
+  }
   if (result.knee)
     curve.knee = { value: result.knee.value, saturated: result.knee.saturated, metric: result.knee.metric }
   if (result.capacity) curve.capacity = result.capacity.rate === undefined ? {} : { rate: result.capacity.rate }

@@ -1,13 +1,15 @@
 import type { BenchmarkOptions, LoadOptions, TargetOptions } from '../contract/types.ts'
+import type { RunContext } from '../run.ts'
 import type { SweepPoint } from './sweep-result.ts'
 import type { SweepAxis, SweepThroughputMetric } from './sweep-axis.ts'
 
 /**
  * The load of every point apart from the swept value: the stop rule (`requests` and/or
  * `durationMs`, required), and for rate sweeps the arrival process (default `poisson`) and an
- * optional `concurrency` cap. `rampUp` is not allowed: each point measures one steady load.
+ * optional `concurrency` cap. `rampUp` is not allowed: each point measures one steady load. `rate`
+ * only in a sweep over a server argument, whose every point runs this load as it is.
  */
-export type SweepPointLoad = Omit<LoadOptions, 'rate' | 'rampUp'>
+export type SweepPointLoad = Omit<LoadOptions, 'rampUp'>
 
 /** How the saturation point (the knee) of a curve is found. */
 export interface SaturationOptions {
@@ -34,8 +36,16 @@ export interface BetweenPoints {
 export interface SweepPointStart {
   /** Position in run order, from 0. */
   order: number
-  /** The swept value (concurrency, or requests per second). */
+  /** The swept value (concurrency, requests per second, or the server argument's value). */
   value: number
+}
+
+/** Where a point sends its load, when a hook moved it: a server restarted, or started with other arguments. */
+export interface PointTarget {
+  /** Target fields that replace the current ones (the new server's address, model, key). */
+  target: Partial<TargetOptions>
+  /** The new server's run context (its name, launch and process group), replacing the sweep's. */
+  context: RunContext
 }
 
 /**
@@ -50,10 +60,10 @@ export interface SweepOptions extends Omit<BenchmarkOptions, 'load' | 'onProgres
   saturation?: SaturationOptions
   between?: BetweenPoints
   /**
-   * Called before each point; may return target fields that replace the current ones (a server
-   * restarted on another port). Used by the Vitest layer to restart servers between points.
+   * Called before each point; may return the target and run context that replace the current ones (a server
+   * restarted on another port, or started with the point's argument). The bench harness starts servers with it.
    */
-  beforePoint?: (point: SweepPointStart) => Promise<Partial<TargetOptions> | undefined | void>
+  beforePoint?: (point: SweepPointStart) => Promise<PointTarget | undefined>
   /** Called after each point with its outcome (progress reporting). */
   onPoint?: (point: SweepPoint) => void
 }

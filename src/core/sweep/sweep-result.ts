@@ -144,6 +144,8 @@ export interface SweepResult {
   kind: 'sweep' | 'capacity' | 'scenario'
   /** What the points' `value` is. */
   axis: SweepAxisName
+  /** The launch argument a `serverArg` sweep varied, as written on the command line (`-np`); absent otherwise. */
+  serverArg?: string
   /** Wall-clock start, ISO 8601. */
   startedAt: string
   /** From the first point's start to the last point's end, ms. */
@@ -162,4 +164,9 @@ export interface SweepResult {
   config: Record<string, unknown>
   /** For humans: prefix cache not reset, client lag at some point, invalid points. */
   warnings: string[]
+}
+
+/** What a sweep's values are, for people: `concurrency`, `rate`, or the swept server argument (`-np`). */
+export function axisLabelOf(result: Pick<SweepResult, 'axis' | 'serverArg'>): string {
+  return result.serverArg ?? result.axis
 }

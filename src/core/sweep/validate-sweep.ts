@@ -10,46 +10,89 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const finitePositive = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0
 
-/** The swept axis and its values; throws {@link OptionsError} on an empty, unsorted-duplicate or invalid list. */
-export function axisOf(over: SweepAxis, option = 'over'): { axis: SweepAxisName; values: number[] } {
-  if (!isObject(over))
-    throw new OptionsError(
-      option,
-      'must be an object',
-      'Write e.g. `over: { concurrency: [1, 2, 4, 8] }` or `over: { rate: [2, 4, 8] }`.',
-    )
+/** The swept axis, its values in increasing order, and for a server-argument sweep the argument's flag. */
+export interface SweptValues {
+  axis: SweepAxisName
+  values: number[]
+  /** The launch argument swept (`-np`, `--max-num-seqs`); only with `axis: 'serverArg'`. */
+  serverArg?: string
+}
+
+const AXIS_EXAMPLE =
+  "`over: { concurrency: [1, 2, 4, 8] }`, `over: { rate: [2, 4, 8] }` or `over: { serverArg: { '-np': [1, 2, 4] } }`"
+
+/** The swept axis and its values; throws {@link OptionsError} on an empty, repeating or invalid list. */
+export function axisOf(over: SweepAxis, option = 'over'): SweptValues {
+  if (!isObject(over)) throw new OptionsError(option, 'must be an object', `Write e.g. ${AXIS_EXAMPLE}.`)
   const keys = Object.keys(over)
-  if (keys.length !== 1 || (keys[0] !== 'concurrency' && keys[0] !== 'rate')) {
+  const axis = keys[0]
+  if (keys.length !== 1 || (axis !== 'concurrency' && axis !== 'rate' && axis !== 'serverArg')) {
+    const got = keys.length === 0 ? 'none' : keys.join(', ')
     throw new OptionsError(
       option,
-      `must have exactly one key, concurrency or rate, got ${keys.length === 0 ? 'none' : keys.join(', ')}`,
+      `must have exactly one key, concurrency, rate or serverArg, got ${got}`,
       'Sweep one value at a time.',
     )
   }
-  const axis = keys[0] as SweepAxisName
+  if (axis === 'serverArg') return serverArgAxis((over as Record<string, unknown>).serverArg, `${option}.serverArg`)
   const values = (over as Record<string, unknown>)[axis]
+  const want = axis === 'concurrency' ? 'a whole number >= 1' : 'a finite number of requests per second > 0'
+  const ok = (value: unknown): boolean =>
+    axis === 'concurrency' ? Number.isInteger(value) && (value as number) >= 1 : finitePositive(value)
+  return { axis, values: sortedValues(values, `${option}.${axis}`, ok, want) }
+}
+
+/** `{ '-np': [1, 2, 4] }`: one launch argument and its numeric values. */
+function serverArgAxis(spec: unknown, option: string): SweptValues {
+  const example =
+    "Write e.g. `serverArg: { '-np': [1, 2, 4] }` (llama.cpp) or `serverArg: { '--max-num-seqs': [16, 64, 256] }` (vLLM)."
+  if (!isObject(spec)) throw new OptionsError(option, 'must be an object', example)
+  const flags = Object.keys(spec)
+  const flag = flags[0]
+  if (flags.length !== 1 || flag === undefined) {
+    throw new OptionsError(
+      option,
+      `must name exactly one argument, got ${flags.length === 0 ? 'none' : flags.join(', ')}`,
+      example,
+    )
+  }
+  if (!/^--?[A-Za-z0-9][\w.-]*$/.test(flag)) {
+    throw new OptionsError(
+      option,
+      `must be keyed by the argument as written on the command line, got ${JSON.stringify(flag)}`,
+      example,
+    )
+  }
+  if (flag === '--port' || flag === '--host') {
+    throw new OptionsError(`${option}.${flag}`, 'is chosen by the bench', 'Sweep an argument of the server itself.')
+  }
+  const ok = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value)
+  return {
+    axis: 'serverArg',
+    serverArg: flag,
+    values: sortedValues(spec[flag], `${option}.${flag}`, ok, 'a finite number'),
+  }
+}
+
+function sortedValues(values: unknown, option: string, ok: (value: unknown) => boolean, want: string): number[] {
   if (!Array.isArray(values) || values.length === 0) {
-    throw new OptionsError(`${option}.${axis}`, 'must be a non-empty array', `Write e.g. \`${axis}: [1, 2, 4, 8]\`.`)
+    throw new OptionsError(option, 'must be a non-empty array', 'Write e.g. `[1, 2, 4, 8]`.')
   }
   const seen = new Set<number>()
   values.forEach((value: unknown, i) => {
-    const ok = axis === 'concurrency' ? Number.isInteger(value) && (value as number) >= 1 : finitePositive(value)
-    if (!ok) {
-      const want = axis === 'concurrency' ? 'a whole number >= 1' : 'a finite number of requests per second > 0'
-      throw new OptionsError(
-        `${option}.${axis}[${i}]`,
-        `must be ${want}, got ${String(value)}`,
-        'Fix the value or remove it.',
-      )
-    }
+    if (!ok(value))
+      throw new OptionsError(`${option}[${i}]`, `must be ${want}, got ${String(value)}`, 'Fix the value or remove it.')
     if (seen.has(value as number))
-      throw new OptionsError(`${option}.${axis}[${i}]`, `repeats ${String(value)}`, 'List each value once.')
+      throw new OptionsError(`${option}[${i}]`, `repeats ${String(value)}`, 'List each value once.')
     seen.add(value as number)
   })
-  return { axis, values: [...(values as number[])].sort((a, b) => a - b) }
+  return [...(values as number[])].sort((a, b) => a - b)
 }
 
-/** Checks the load shared by every point; throws {@link OptionsError}. */
+/**
+ * Checks the load shared by every point; throws {@link OptionsError}. A concurrency or rate sweep sets that value
+ * itself; a server-argument sweep runs the given load (a concurrency or a rate) at every point.
+ */
 export function validatePointLoad(load: SweepPointLoad, axis: SweepAxisName, option = 'load'): void {
   if (!isObject(load))
     throw new OptionsError(
@@ -57,15 +100,19 @@ export function validatePointLoad(load: SweepPointLoad, axis: SweepAxisName, opt
       'must be an object',
       'Give the stop rule of every point, e.g. `load: { requests: 200 }`.',
     )
-  if ((load as Record<string, unknown>).rate !== undefined) {
-    throw new OptionsError(`${option}.rate`, 'is set by the sweep', 'Remove it: the sweep sets the rate of each point.')
-  }
   if ((load as Record<string, unknown>).rampUp !== undefined) {
     throw new OptionsError(
       `${option}.rampUp`,
       'is not allowed in a sweep',
       'Remove it: each point measures one steady load.',
     )
+  }
+  if (axis === 'serverArg') {
+    validateLoad(load)
+    return
+  }
+  if ((load as Record<string, unknown>).rate !== undefined) {
+    throw new OptionsError(`${option}.rate`, 'is set by the sweep', 'Remove it: the sweep sets the rate of each point.')
   }
   if (axis === 'concurrency') {
     if (load.concurrency !== undefined)
