@@ -24,19 +24,19 @@ afterAll(() => {
  * measured again (at most 4 times) while the machine was disturbed (steal, other processes), as a user
  * would re-run it: a disturbed run is only a provisional baseline and judged inconclusive by design.
  */
-async function benchOn(version: string, speedFactor: number, update: 'all' | 'none' = 'none') {
-  let outcome = await benchOnce(version, speedFactor, update)
+async function benchOn(version: string, speedFactor: number, update: 'all' | 'none' = 'none', model?: string) {
+  let outcome = await benchOnce(version, speedFactor, update, model)
   for (let attempt = 1; attempt < 4 && (outcome.result.client.selfCheck?.disturbed.length ?? 0) > 0; attempt++) {
-    outcome = await benchOnce(version, speedFactor, update)
+    outcome = await benchOnce(version, speedFactor, update, model)
   }
   return outcome
 }
 
-async function benchOnce(version: string, speedFactor: number, update: 'all' | 'none') {
-  const sim = await startSimulator({ ...AA_SIMULATOR, version, speedFactor })
+async function benchOnce(version: string, speedFactor: number, update: 'all' | 'none', model?: string) {
+  const sim = await startSimulator({ ...AA_SIMULATOR, version, speedFactor, ...(model ? { model } : {}) })
   try {
     return await runStandaloneBench({
-      name: 'upgrade',
+      name: model ? 'quantization' : 'upgrade',
       file,
       options: {
         target: { baseUrl: sim.url },
@@ -96,5 +96,16 @@ describe('a server upgrade against a stored baseline', () => {
     const moved = await benchOn('0.11.0', 1).catch((error: unknown) => error)
     expect(moved).toBeInstanceOf(BaselineMismatchError)
     expect((moved as Error).message).toContain('recorded on another machine: GPU NVIDIA H200 -> none')
+  }, 300_000)
+
+  test('another model (a quantization) is software under test: compared and named, not another workload', async () => {
+    const recorded = await benchOn('0.11.0', 1, 'all', 'llama-8b-fp16')
+    // Written, or updated by a re-run after a disturbed one.
+    expect(['written', 'updated']).toContain(recorded.judgement.baselineState)
+    const quantized = await benchOn('0.11.0', 1, 'none', 'llama-8b-awq')
+    expect(quantized.judgement.baselineState).toBe('compare')
+    expect(quantized.judgement.verdict?.changed).toEqual(['model llama-8b-fp16 -> llama-8b-awq'])
+    expect(quantized.judgement.verdict?.status).not.toBe('fail')
+    expect(quantized.judgement.failure).toBeUndefined()
   }, 300_000)
 })

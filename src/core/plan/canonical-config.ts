@@ -86,7 +86,8 @@ function canonicalWorkload(workload: Json): Json {
  * out, so a default spelled out or left out is the same baseline (`{ rate: 10 }` and
  * `{ rate: 10, arrival: 'poisson', drainGraceMs: 30000 }` are one entry). The defaults are the
  * stages' own (`ignoreEosOf`, `resolveLengthDistribution`, `arrivalKindOf`, ...), so the identity
- * cannot drift from what is sent. Idempotent; a config it cannot read (a file edited by hand) is
+ * cannot drift from what is sent. The model is left out: it is software under test (the fingerprint names
+ * it), so a new model or quantization is compared with the old one, not refused. Idempotent; a config it cannot read (a file edited by hand) is
  * returned as it is, and then matches only itself.
  */
 export function canonicalConfig(config: BaselineConfig): BaselineConfig {
@@ -96,6 +97,13 @@ export function canonicalConfig(config: BaselineConfig): BaselineConfig {
     const sweptRate = (isRecord(config.sweep) && config.sweep.rate !== undefined) || config.capacity !== undefined
     if (isRecord(config.load)) out.load = canonicalLoad(config.load, config.load.rate !== undefined || sweptRate)
     if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
+    // The model (and so its quantization) is software under test, compared and named like a server version:
+    // another model is the same workload served by other software, not another baseline.
+    if (isRecord(config.target) && config.target.model !== undefined) {
+      const { model: _model, ...target } = config.target
+      if (Object.keys(target).length > 0) out.target = target
+      else delete out.target
+    }
     return out
   } catch {
     return config
