@@ -47,4 +47,22 @@ describe('llama.cpp', () => {
     baseline: { ttftMs: { p50: '+500%' }, outputTokensPerSec: '-85%' },
     timeoutMs: 60_000,
   })
+
+  // A server per value of -np (slots): the curve over the server's own configuration, and its knee.
+  const sweep = serverPath && modelPath ? bench.llm.sweep : bench.llm.sweep.skip
+  sweep('slots curve, -np 1 2 4', {
+    server: llamaCpp({
+      bin: serverPath ?? 'llama-server',
+      modelPath: modelPath ?? 'missing.gguf',
+      args: LLAMA_E2E_SERVER_ARGS,
+      ...(process.env.LLAMA_E2E_LOG_DIR ? { logDir: process.env.LLAMA_E2E_LOG_DIR } : {}),
+    }),
+    workload: { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: { mean: 32 } },
+    over: { serverArg: { '-np': [1, 2, 4] } },
+    load: { concurrency: 4, requests: 16 },
+    warmup: { requests: 2 },
+    seed: 3,
+    expect: { throughput: [{ at: 4, min: 1 }] },
+    timeoutMs: 120_000,
+  })
 })

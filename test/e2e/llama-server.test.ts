@@ -15,6 +15,7 @@ import { compareLlamaTimings } from '../../src/core/server/llama-timings.ts'
 import { llamaCpp, startServer, type RunningServer } from '../../src/core/server/index.ts'
 import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 import { isCI } from '../../src/bench/ci.ts'
+import type { LlmBenchSweepTaskMeta } from '../../src/bench/sweep-meta.ts'
 import { LLAMA_E2E_SERVER_ARGS } from '../helpers/llama-server-args.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -264,7 +265,14 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       const baselinePath = join(baselineDir, 'llama-server.e2e-bench.ts.json')
       expect(existsSync(baselinePath)).toBe(true)
       const stored = JSON.parse(readFileSync(baselinePath, 'utf8')) as {
-        entries: Record<string, { fingerprint?: Record<string, unknown> }>
+        entries: Record<
+          string,
+          {
+            fingerprint?: Record<string, unknown>
+            launch?: { args: string[] }
+            sweep?: { serverArg?: string; points: Array<{ value: number }> }
+          }
+        >
       }
       // The baseline belongs to this server build: a llama.cpp upgrade shows as a fingerprint change.
       expect(stored.entries['llama.cpp > tiny model, 2 streams']?.fingerprint).toMatchObject({
@@ -274,21 +282,35 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       expect(first.meta?.baselineState).toBe('written')
       // The session bench beside it: recorded too, with TTFT by turn in its result.
       expect(stored.entries['llama.cpp > chat sessions, 2 users']).toBeDefined()
+      // The sweep over -np: a server per value, each point measured on its own, the curve stored.
+      const curve = stored.entries['llama.cpp > slots curve, -np 1 2 4']
+      expect(curve?.sweep?.serverArg).toBe('-np')
+      expect(curve?.sweep?.points.map((point) => point.value)).toEqual([1, 2, 4])
+      expect(curve?.launch?.args.join(' ')).toContain('-np {swept}')
+      const points = first.sweep?.result.points ?? []
+      expect(points.map((point) => point.result.environment.server.launch?.args.join(' '))).toEqual([
+        expect.stringContaining('-np 1 '),
+        expect.stringContaining('-np 2 '),
+        expect.stringContaining('-np 4 '),
+      ])
+      expect(new Set(points.map((point) => JSON.stringify(point.result.config.target))).size).toBe(3)
 
       // Under CI a missing or mismatched baseline fails, so passing here means it compared and held.
       const second = await childBench(baselineDir, { CI: 'true' })
       expect(second.code, second.output).toBe(0)
       expect(second.meta?.baselineState).toBe('compare')
       expect(second.meta?.verdict?.status).not.toBe('fail')
+      expect(second.sweep?.baselineState).toBe('compare')
     } finally {
       rmSync(baselineDir, { recursive: true, force: true })
     }
-  }, 120_000)
+  }, 240_000)
 
   interface ChildBench {
     code: number | null
     output: string
     meta: { baselineState?: string; verdict?: { status?: string } } | undefined
+    sweep: LlmBenchSweepTaskMeta | undefined
   }
 
   async function childBench(baselineDir: string, env: Record<string, string>): Promise<ChildBench> {
@@ -322,14 +344,19 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     child.stderr.on('data', (d: Buffer) => (output += d.toString()))
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
     let meta: ChildBench['meta']
+    let sweep: ChildBench['sweep']
     try {
       const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as {
-        testResults: Array<{ assertionResults: Array<{ meta?: { llmBench?: ChildBench['meta'] } }> }>
+        testResults: Array<{
+          assertionResults: Array<{ meta?: { llmBench?: ChildBench['meta']; llmBenchSweep?: ChildBench['sweep'] } }>
+        }>
       }
-      meta = report.testResults.flatMap((file) => file.assertionResults).find((a) => a.meta?.llmBench)?.meta?.llmBench
+      const assertions = report.testResults.flatMap((file) => file.assertionResults)
+      meta = assertions.find((a) => a.meta?.llmBench)?.meta?.llmBench
+      sweep = assertions.find((a) => a.meta?.llmBenchSweep)?.meta?.llmBenchSweep
     } catch {
       meta = undefined
     }
-    return { code, output: output.slice(-4000), meta }
+    return { code, output: output.slice(-4000), meta, sweep }
   }
 })
