@@ -33,10 +33,11 @@ export async function driftOf(
   const store = await BaselineStore.open(path, { updateMode: 'none', ci: true, identity: canonicalConfig }).catch(
     () => undefined,
   )
-  const found = store?.get(first.name)
-  if (found?.state !== 'found') return undefined
   const merged = mergeTrials(base.map((file) => file.result))
-  if (baselineMismatchOf(first.name, path, found.entry, baselineEntryFrom(merged, {})) !== undefined) return undefined
+  const current = baselineEntryFrom(merged, {})
+  const found = store?.get(first.name, current.fingerprint)
+  if (found?.state !== 'found') return undefined
+  if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
   const policy = first.policy ?? asParsedPolicy(DEFAULT_COMPARE_POLICY, 'baseline')
   const verdict = compare(found.entry, merged, policy)
   const gates = verdict.checks

@@ -12,7 +12,7 @@ import {
 } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
-import { throughputSeriesOf } from '../core/baseline/index.ts'
+import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
@@ -191,7 +191,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     })
     const series = throughputSeriesOf(input.result)
     const entry = baselineEntryFrom(input.result, series ? { throughputSeries: series } : {})
-    const stored = store.get(input.name)
+    const stored = store.get(input.name, entry.fingerprint)
     const provisional = provisionalRecording(input, entry, stored.state === 'found')
     // A quiet run replaces a provisional entry, unless it is slower beyond the gates even than that
     // disturbed recording: then it is a regression, judged as one, and the entry is kept.
@@ -253,6 +253,11 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
           `baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`,
         )
         if (provisional !== undefined) notes.push(provisional)
+        if (match.state === 'written' && match.otherMachines !== undefined) {
+          notes.push(
+            `recorded for this machine (${describeMachine(entry.fingerprint)}) beside the entries of ${match.otherMachines.join('; ')}: each machine is judged against its own; no relative verdict this run`,
+          )
+        }
         if (match.state === 'updated' && match.previous.provisional !== undefined && input.provided.update !== 'all') {
           notes.push(
             `replaced the provisional baseline recorded ${match.previous.recordedAt} (${match.previous.provisional.join('; ')}) with this quiet run's`,

@@ -16,6 +16,8 @@ import {
   baselinePathFor,
   compare,
   DEFAULT_REGRESSION_POLICY,
+  closestMachineEntry,
+  decideMissingBaseline,
   diffMachine,
   fingerprintOf,
 } from '../core/baseline/index.ts'
@@ -146,15 +148,14 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const segment = bench.run.segment
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
-  const plan =
-    policy === false || segment || arm
-      ? { trials: 1, compareWith: undefined, stored: undefined }
-      : await planTrials(run, trials)
+  const store = policy === false || segment || arm ? undefined : await openBaselines(run)
   let acquired = await acquireTarget(options.server, options.target, run.shared)
   try {
     // The machine is known before the first request: a baseline from another GPU fails now, not after a trial.
-    const moved = await machineChangeBeforeLoad(run, plan.stored, acquired.context)
-    if (moved) throw moved
+    const plan =
+      store === undefined
+        ? { trials: 1, compareWith: undefined, stored: undefined }
+        : await planTrials(run, trials, store, acquired.context)
     const {
       server: _server,
       slo: _slo,
@@ -272,44 +273,48 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
  */
 const MAX_REMEASURED_TRIALS = 2
 
-/** How many trials to measure first, the entry to compare with when more may follow, and the stored entry (unless `-u` replaces it). */
-async function planTrials(
-  run: StandaloneBenchRun,
-  trials: ResolvedTrials,
-): Promise<{ trials: number; compareWith: BaselineEntry | undefined; stored: BaselineEntry | undefined }> {
-  const store = await BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), {
+/** The bench file's baselines, read before any server starts: a broken file fails in seconds. */
+function openBaselines(run: StandaloneBenchRun): Promise<BaselineStore> {
+  return BaselineStore.open(baselinePathFor(run.file, run.provided.baselineDir), {
     updateMode: run.provided.update,
     ci: run.provided.ci,
     identity: canonicalConfig,
   })
-  const found = store.get(run.name)
+}
+
+/**
+ * How many trials to measure first, the entry to compare with when more may follow, and the stored entry
+ * (unless `-u` replaces it): this machine's entry (GPU model and count, driver, CPU model, runtime major, read
+ * before any load). A bench recorded only on other machines is recorded for this one where a missing entry
+ * would be; where it may not be (CI), it fails now with what changed, not after a trial.
+ */
+async function planTrials(
+  run: StandaloneBenchRun,
+  trials: ResolvedTrials,
+  store: BaselineStore,
+  context: RunContext,
+): Promise<{ trials: number; compareWith: BaselineEntry | undefined; stored: BaselineEntry | undefined }> {
   if (run.provided.update === 'all') return { trials: trials.record, compareWith: undefined, stored: undefined }
+  const recordNow = { trials: trials.record, compareWith: undefined, stored: undefined }
+  if (store.get(run.name).state === 'missing') {
+    // Missing: recorded now, unless this run may not write (CI), where it fails after one trial.
+    return run.provided.update === 'none' ? { ...recordNow, trials: 1 } : recordNow
+  }
+  const host = await collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) })
+  const machine = fingerprintOf({ ...host, server: {} })
+  const found = store.get(run.name, machine)
+  if (found.state === 'other machine') {
+    const { update, ci } = run.provided
+    if (decideMissingBaseline(run.name, store.path, { updateMode: update, ci }).action === 'write') return recordNow
+    const closest = closestMachineEntry(found.entries, machine)
+    throw new BaselineMismatchError(run.name, store.path, diffMachine(closest.fingerprint, machine), [])
+  }
   const stored = found.state === 'found' ? found.entry : undefined
   // A provisional entry that a quiet local run will replace is measured as a recording is (its trials).
   if (stored !== undefined && stored.provisional !== undefined && run.provided.update === 'new' && !run.provided.ci) {
     return { trials: trials.record, compareWith: undefined, stored }
   }
-  if (stored !== undefined) return { trials: 1, compareWith: stored, stored }
-  // Missing: recorded now, unless this run may not write (CI), where it fails after one trial.
-  return { trials: run.provided.update === 'none' ? 1 : trials.record, compareWith: undefined, stored: undefined }
-}
-
-/**
- * The stored entry's machine against this one's (GPU model and count, driver, CPU model, runtime
- * major), read before any load: the mismatch the judge would give after a trial, now. Undefined
- * when no entry is kept or the machine is the same.
- */
-async function machineChangeBeforeLoad(
-  run: StandaloneBenchRun,
-  stored: BaselineEntry | undefined,
-  context: RunContext,
-): Promise<BaselineMismatchError | undefined> {
-  if (stored === undefined) return undefined
-  const host = await collectEnvironment({ skipGpu: context.skipGpu, ...(context.gpus ? { gpus: context.gpus } : {}) })
-  const changes = diffMachine(stored.fingerprint, fingerprintOf({ ...host, server: {} }))
-  return changes.length > 0
-    ? new BaselineMismatchError(run.name, baselinePathFor(run.file, run.provided.baselineDir), changes, [])
-    : undefined
+  return { trials: 1, compareWith: stored, stored }
 }
 
 /** `resetPrefixCache`: empties the target's prefix cache; the warning when the server offers no way to. */

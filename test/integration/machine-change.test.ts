@@ -22,11 +22,11 @@ afterAll(async () => {
 })
 
 describe('a baseline from another GPU', () => {
-  test('fails before the first request, naming the GPU, where it failed after a whole trial', async () => {
+  test('under CI fails before the first request, naming the GPU; locally this machine gets its own entry', async () => {
     // Two H200s, as the fake nvidia-smi reports them.
     vi.stubEnv('LLM_BENCH_NVIDIA_SMI', fakeNvidiaSmi)
     const file = join(dir, 'gpu.bench.ts')
-    const run = () =>
+    const run = (ci: boolean) =>
       runStandaloneBench({
         name: 'chat',
         file,
@@ -38,9 +38,9 @@ describe('a baseline from another GPU', () => {
           trials: { record: 1 },
           seed: 1,
         },
-        provided: { update: 'new', ci: false },
+        provided: ci ? { update: 'none', ci: true } : { update: 'new', ci: false },
       })
-    const recorded = await run()
+    const recorded = await run(false)
     expect(recorded.judgement.baselineState).toBe('written')
     const path = baselinePathFor(file)
     const text = await readFile(path, 'utf8')
@@ -48,12 +48,31 @@ describe('a baseline from another GPU', () => {
     await writeFile(path, text.replace('"gpuModel": "NVIDIA H200"', '"gpuModel": "NVIDIA A100-SXM4-80GB"'))
     const completedBefore = sim.stats().completed
     const started = performance.now()
-    const error = await run().catch((e: unknown) => e)
+    const error = await run(true).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(BaselineMismatchError)
     expect((error as Error).message).toContain('GPU NVIDIA A100-SXM4-80GB -> NVIDIA H200')
     // Nothing was sent: not the probe, not the warm-up, not the load.
     expect(sim.stats().completed).toBe(completedBefore)
     expect(performance.now() - started).toBeLessThan(5_000)
+
+    // Locally, the H200 is recorded beside the A100's entry, which is kept as it was.
+    const beside = await run(false)
+    expect(beside.judgement.baselineState).toBe('written')
+    expect(beside.judgement.notes.join('\n')).toMatch(
+      /recorded for this machine \(GPU NVIDIA H200 x 2.*\) beside the entries of GPU NVIDIA A100-SXM4-80GB x 2/,
+    )
+    const stored = JSON.parse(await readFile(path, 'utf8')) as {
+      entries: Record<
+        string,
+        { fingerprint: { gpuModel?: string }; otherMachines?: Array<{ fingerprint: { gpuModel?: string } }> }
+      >
+    }
+    expect(stored.entries.chat?.fingerprint.gpuModel).toBe('NVIDIA A100-SXM4-80GB')
+    expect(stored.entries.chat?.otherMachines?.map((entry) => entry.fingerprint.gpuModel)).toEqual(['NVIDIA H200'])
+
+    // Under CI each machine is judged against its own entry.
+    const judged = await run(true)
+    expect(judged.judgement.baselineState).toBe('compare')
     vi.unstubAllEnvs()
   }, 60_000)
 })

@@ -84,9 +84,12 @@ describe('judging a run against a baseline recorded under another runtime', () =
       const again = await judge(file, resultOn({ name: 'node', version: '24.22.1' }), 'none', true)
       expect(again.baselineState).toBe('compare')
       expect(again.failure).toBeUndefined()
-      // An update records the other runtime's baseline in its place.
-      expect((await judge(file, resultOn(runtime), 'all', false)).baselineState).toBe('updated')
+      // An update records the other runtime's baseline beside Node's: each is judged against its own.
+      expect((await judge(file, resultOn(runtime), 'all', false)).baselineState).toBe('written')
       expect((await judge(file, resultOn(runtime), 'none', true)).baselineState).toBe('compare')
+      expect((await judge(file, resultOn({ name: 'node', version: '24.21.0' }), 'none', true)).baselineState).toBe(
+        'compare',
+      )
     },
   )
 })

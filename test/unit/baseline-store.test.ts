@@ -455,7 +455,7 @@ describe('BaselineStore', () => {
     store.match('chat', entryFor(1))
     await store.save()
     const onH200 = entryFor(1, { environment: environment({ gpu: 'NVIDIA H200', serverVersion: '0.11.0' }) })
-    const reopened = await BaselineStore.open(PATH, { updateMode: 'new', ci: false, environment: env })
+    const reopened = await BaselineStore.open(PATH, { updateMode: 'none', ci: true, environment: env })
     const match = reopened.match('chat', onH200)
     expect(match.state).toBe('mismatch')
     if (match.state !== 'mismatch') return
@@ -465,9 +465,62 @@ describe('BaselineStore', () => {
     const upgraded = entryFor(1, { environment: environment({ serverVersion: '0.11.0' }) })
     expect(reopened.match('chat', upgraded).state).toBe('compare')
     expect(match.error.message).toContain(`run \`vitest bench -u\` on the new hardware and commit ${PATH}`)
-    // Under -u the new hardware's entry replaces it.
-    const update = await BaselineStore.open(PATH, { updateMode: 'all', ci: false, environment: env })
-    expect(update.match('chat', onH200).state).toBe('updated')
+  })
+
+  test('each machine keeps its own entry: recorded beside the others, judged against its own, -u replaces only its own', async () => {
+    const env = new MemoryEnvironment()
+    const open = (updateMode: 'new' | 'none' | 'all', ci = false) =>
+      BaselineStore.open(PATH, { updateMode, ci, environment: env })
+    const onA100 = entryFor(1)
+    const onH200 = entryFor(2, { environment: environment({ gpu: 'NVIDIA H200', gpus: 8 }) })
+    const first = await open('new')
+    first.match('chat', onA100)
+    await first.save()
+
+    // Locally, another machine is recorded beside the first, naming it.
+    const second = await open('new')
+    const beside = second.match('chat', onH200)
+    expect(beside).toMatchObject({
+      state: 'written',
+      otherMachines: ['GPU NVIDIA A100-SXM4-80GB x 1 (driver 550.54.15), CPU AMD EPYC 9654, node 24'],
+    })
+    expect((await second.save()).updated).toEqual(['chat'])
+    const file = parseBaselineFile((await env.readFile(PATH)) as string, PATH)
+    expect(file.entries.chat?.fingerprint.gpuModel).toBe('NVIDIA A100-SXM4-80GB')
+    expect(file.entries.chat?.otherMachines?.map((entry) => entry.fingerprint.gpuCount)).toEqual([8])
+
+    // Each is compared with its own entry, under CI too; a third machine under CI is refused, naming the closest.
+    const ci = await open('none', true)
+    const a100 = ci.match('chat', entryFor(3))
+    const h200 = ci.match('chat', entryFor(4, { environment: environment({ gpu: 'NVIDIA H200', gpus: 8 }) }))
+    expect(a100.state === 'compare' && a100.entry.fingerprint.gpuModel).toBe('NVIDIA A100-SXM4-80GB')
+    expect(h200.state === 'compare' && h200.entry.fingerprint.gpuCount).toBe(8)
+    expect(h200.state === 'compare' && h200.entry.otherMachines).toBeUndefined()
+    const b200 = ci.match('chat', entryFor(5, { environment: environment({ gpu: 'NVIDIA B200', gpus: 8 }) }))
+    expect(b200.state === 'mismatch' && b200.error.environmentChanges).toEqual(['GPU NVIDIA H200 -> NVIDIA B200'])
+    expect(ci.get('chat', fingerprintOf(environment({ gpu: 'NVIDIA B200' })))).toMatchObject({ state: 'other machine' })
+
+    // -u on the H200 rewrites the H200's entry only.
+    const update = await open('all')
+    const refreshed = entryFor(6, { environment: environment({ gpu: 'NVIDIA H200', gpus: 8 }) })
+    const updated = update.match('chat', refreshed)
+    expect(updated.state === 'updated' && updated.previous.recordedAt).toBe(onH200.recordedAt)
+    await update.save()
+    const after = parseBaselineFile((await env.readFile(PATH)) as string, PATH)
+    expect(after.entries.chat?.metrics.ttftMs.p50).toBe(file.entries.chat?.metrics.ttftMs.p50)
+    expect(after.entries.chat?.otherMachines).toHaveLength(1)
+    expect(after.entries.chat?.otherMachines?.[0]?.metrics.ttftMs.p50).toBe(refreshed.metrics.ttftMs.p50)
+  })
+
+  test('an entry nested in otherMachines may not hold machines of its own', () => {
+    const entry = entryFor(1)
+    const text = formatBaselineFile({
+      schemaVersion: 1,
+      entries: { chat: { ...entry, otherMachines: [{ ...entry, otherMachines: [entry] }] } },
+    })
+    expect(() => parseBaselineFile(text, PATH)).toThrow(
+      /otherMachines\[0\]\.otherMachines is only allowed on the entry/,
+    )
   })
 
   test('a changed load is a mismatch that names the changed option', async () => {

@@ -91,6 +91,12 @@ export interface BaselineEntry {
    * a quiet local run replaces it (see `BaselineStore.match`). Absent for a quiet or forced recording.
    */
   provisional?: string[]
+  /**
+   * The same bench recorded on other machines (another GPU model or count, driver, CPU or runtime major),
+   * each judged only on its own machine: a team running its benches on two GPU types keeps a baseline for
+   * each. Absent while the bench was recorded on one machine only.
+   */
+  otherMachines?: BaselineEntry[]
 }
 
 /** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */

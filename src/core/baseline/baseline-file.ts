@@ -64,8 +64,15 @@ function describe(value: unknown): string {
     : `${typeof value} ${JSON.stringify(value)}`
 }
 
-function checkEntry(check: ShapeChecker, value: unknown, where: string): void {
+function checkEntry(check: ShapeChecker, value: unknown, where: string, nested = false): void {
   const entry = check.object(value, where)
+  if (entry.otherMachines !== undefined) {
+    if (nested)
+      check.fail(`${where}.otherMachines`, 'is only allowed on the entry of the file, not inside otherMachines')
+    if (!Array.isArray(entry.otherMachines))
+      check.fail(`${where}.otherMachines`, `must be an array, found ${describe(entry.otherMachines)}`)
+    entry.otherMachines.forEach((other: unknown, i) => checkEntry(check, other, `${where}.otherMachines[${i}]`, true))
+  }
   check.string(entry, 'recordedAt', where)
   check.string(entry, 'configHash', where)
   if (entry.config !== undefined) check.object(entry.config, `${where}.config`)

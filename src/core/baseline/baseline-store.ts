@@ -3,7 +3,14 @@ import type { BaselineEntry } from './baseline-entry.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'
 import { diffConfigs, hashConfig, type BaselineConfig } from './config-hash.ts'
-import { diffMachine } from './fingerprint.ts'
+import { diffMachine, type Fingerprint } from './fingerprint.ts'
+import {
+  closestMachineEntry,
+  describeMachine,
+  entryForMachine,
+  machineEntriesOf,
+  withMachineEntry,
+} from './machine-entries.ts'
 import { NodeBaselineEnvironment } from './node-baseline-environment.ts'
 import type { UpdateMode } from './update-mode.ts'
 import { decideMissingBaseline } from './update-mode.ts'
@@ -34,15 +41,32 @@ function withIdentity(
   return { ...entry, config, configHash: hashConfig(config) }
 }
 
-/** A stored entry looked up by name. */
-export type BaselineLookup = { state: 'missing' } | { state: 'found'; entry: BaselineEntry }
+/** A stored entry and its machines' entries, each read through `identity`. */
+function storedWithIdentity(
+  stored: BaselineEntry,
+  identity: ((config: BaselineConfig) => BaselineConfig) | undefined,
+): BaselineEntry {
+  return machineEntriesOf(stored)
+    .map((entry) => withIdentity(entry, identity))
+    .reduce<BaselineEntry | undefined>((file, entry) => withMachineEntry(file, entry), undefined) as BaselineEntry
+}
+
+/**
+ * A stored entry looked up by name, and by machine when one is given: `other machine` when the bench was
+ * recorded only on other machines (`entries`, one per machine).
+ */
+export type BaselineLookup =
+  { state: 'missing' } | { state: 'found'; entry: BaselineEntry } | { state: 'other machine'; entries: BaselineEntry[] }
 
 /** What {@link BaselineStore.match} decided for one bench. */
 export type BaselineMatch =
   /** A baseline exists and was measured on the same fingerprint and config: compare against `entry`. */
   | { state: 'compare'; entry: BaselineEntry }
-  /** No baseline existed; the current entry was recorded (written at `save()`). */
-  | { state: 'written'; entry: BaselineEntry }
+  /**
+   * No baseline existed for this machine; the current entry was recorded (written at `save()`). `otherMachines`:
+   * the machines the bench keeps other entries for (described), when it has any.
+   */
+  | { state: 'written'; entry: BaselineEntry; otherMachines?: string[] }
   /** `-u`: the current entry replaces `previous` (written at `save()`). */
   | { state: 'updated'; entry: BaselineEntry; previous: BaselineEntry }
   /** No baseline and this run may not write one: fail with `error.message`. */
@@ -143,7 +167,7 @@ export class BaselineStore {
     const text = await environment.readFile(path)
     const entries = text === null ? [] : Object.entries(parseBaselineFile(text, path).entries)
     const stored = new Map<string, BaselineEntry>(
-      entries.map(([name, entry]) => [name, withIdentity(entry, options.identity)]),
+      entries.map(([name, entry]) => [name, storedWithIdentity(entry, options.identity)]),
     )
     return new BaselineStore(path, options, environment, stored)
   }
@@ -153,17 +177,28 @@ export class BaselineStore {
     return [...this.#stored.keys()].sort()
   }
 
-  /** The stored entry for `name` (as read from the file; pending writes are not visible here). */
-  get(name: string): BaselineLookup {
-    const entry = this.#stored.get(name)
-    return entry === undefined ? { state: 'missing' } : { state: 'found', entry }
+  /**
+   * The stored entry for `name` (as read from the file; pending writes are not visible here): the one
+   * recorded on `machine` when given (`other machine` when the bench has entries for other machines only),
+   * else the file's entry.
+   */
+  get(name: string, machine?: Fingerprint): BaselineLookup {
+    const stored = this.#stored.get(name)
+    if (stored === undefined) return { state: 'missing' }
+    if (machine === undefined) return { state: 'found', entry: machineEntriesOf(stored)[0] as BaselineEntry }
+    const entry = entryForMachine(stored, machine)
+    return entry === undefined
+      ? { state: 'other machine', entries: machineEntriesOf(stored) }
+      : { state: 'found', entry }
   }
 
   /**
-   * Looks up `name`, marks it as run, and applies the update mode:
+   * Looks up `name` on this entry's machine, marks it as run, and applies the update mode:
    * - missing: recorded (`written`) under `-u` or `new` outside CI, else `missing` with the error to throw;
-   * - `-u`: recorded (`updated`), whatever the stored entry was;
-   * - fingerprint or config differs: `mismatch` with the error to throw (nothing recorded);
+   * - recorded on other machines only: this machine's entry recorded beside theirs (`written`, naming them)
+   *   where a missing one would be, else `mismatch` against the closest machine (what changed, before the load);
+   * - `-u`: this machine's entry recorded (`updated`), whatever it was; other machines' entries are kept;
+   * - config differs: `mismatch` with the error to throw (nothing recorded);
    * - a provisional stored entry (recorded while the machine was disturbed) and a quiet current run,
    *   outside CI with update mode `new`: recorded (`updated`), so the first quiet run makes it trusted,
    *   unless `replaceProvisional: false` (the caller found the run regressed even against it): `compare`;
@@ -172,12 +207,27 @@ export class BaselineStore {
   match(name: string, given: BaselineEntry, options: { replaceProvisional?: boolean } = {}): BaselineMatch {
     this.#checked.add(name)
     const current = withIdentity(given, this.#identity)
-    const stored = this.#stored.get(name)
-    if (stored === undefined) {
-      const decision = decideMissingBaseline(name, this.path, { updateMode: this.updateMode, ci: this.ci })
-      if (decision.action === 'fail') return { state: 'missing', error: decision.error }
+    const file = this.#stored.get(name)
+    const missing = decideMissingBaseline(name, this.path, { updateMode: this.updateMode, ci: this.ci })
+    if (file === undefined) {
+      if (missing.action === 'fail') return { state: 'missing', error: missing.error }
       this.#record(name, current, true)
       return { state: 'written', entry: current }
+    }
+    // Each machine keeps its own entry: another GPU, driver, CPU or runtime is compared with its own.
+    const stored = entryForMachine(file, current.fingerprint)
+    if (stored === undefined && (this.updateMode === 'all' || missing.action !== 'fail')) {
+      this.#record(name, current, false)
+      const otherMachines = machineEntriesOf(file).map((entry) => describeMachine(entry.fingerprint))
+      return { state: 'written', entry: current, otherMachines }
+    }
+    if (stored === undefined) {
+      const closest = closestMachineEntry(machineEntriesOf(file), current.fingerprint)
+      return {
+        state: 'mismatch',
+        entry: closest,
+        error: baselineMismatchOf(name, this.path, closest, current) as BaselineMismatchError,
+      }
     }
     if (this.updateMode === 'all') {
       this.#record(name, current, false)
@@ -247,7 +297,7 @@ export class BaselineStore {
     const obsolete = [...entries.keys()].filter((name) => !this.#checked.has(name)).sort()
     const removed = removeObsolete ? obsolete : []
     for (const name of removed) entries.delete(name)
-    for (const [name, entry] of this.#pending) entries.set(name, entry)
+    for (const [name, entry] of this.#pending) entries.set(name, withMachineEntry(entries.get(name), entry))
     const summary: BaselineSaveSummary = {
       path: this.path,
       added: [...this.#added].sort(),
@@ -270,7 +320,10 @@ export class BaselineStore {
       summary.fileWritten = true
     }
     for (const name of removed) this.#stored.delete(name)
-    for (const [name, entry] of this.#pending) this.#stored.set(name, entry)
+    for (const name of this.#pending.keys()) {
+      const written = entries.get(name)
+      if (written !== undefined) this.#stored.set(name, storedWithIdentity(written, this.#identity))
+    }
     this.#pending.clear()
     this.#added.clear()
     return summary

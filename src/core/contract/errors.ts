@@ -101,7 +101,8 @@ export class BaselineMismatchError extends LlmBenchError {
     if (environmentChanges.length > 0) {
       parts.push(
         `The baseline for '${benchName}' in ${path} was recorded on another machine: ${environmentChanges.join('; ')}. ` +
-          `Comparing across machines would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path}.`,
+          `Comparing across machines would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path} ` +
+          '(each machine keeps its own entry in the file; the others stay as they are).',
       )
     }
     if (configChanges.length > 0) {
