@@ -40,7 +40,9 @@ function baselineText(styles: Styles, entry: ReportEntry): string | undefined {
       .map((status) => [status, verdict.checks.filter((check) => check.status === status).length] as const)
       .filter(([, count]) => count > 0)
       .map(([status, count]) => `${count} ${status}`)
-    return `baseline ${statusStyle(styles, verdict.status)(verdict.status === 'fail' ? 'FAIL' : verdict.status)}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`
+    // What changed in the software under test since the baseline, on every verdict: a pass after an upgrade says so.
+    const changed = verdict.changed && verdict.changed.length > 0 ? ` · changed: ${verdict.changed.join('; ')}` : ''
+    return `baseline ${statusStyle(styles, verdict.status)(verdict.status === 'fail' ? 'FAIL' : verdict.status)}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}${changed}`
   }
   switch (entry.baselineState) {
     case 'written':

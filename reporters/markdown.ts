@@ -101,6 +101,8 @@ function verdictTable(entry: ReportEntry): string | undefined {
     .map((check) => `- ${checkLabel(check)}: ${check.reason}`)
   const notes = verdict.notes.map((note) => `- ${note}`)
   if (reasons.length + notes.length > 0) out.push('', ...reasons, ...notes)
+  if (verdict.changed && verdict.changed.length > 0)
+    out.unshift(`Changed since the baseline: ${verdict.changed.join('; ')}`, '')
   return out.join('\n')
 }
 

@@ -130,7 +130,11 @@ function verdictSection(entry: ReportEntry): string {
     escapeHtml(`${check.n.baseline} / ${check.n.current}`),
     `<span class="${statusClass(check.status)}">${escapeHtml(check.status)}</span>${check.reason ? `<div class="note">${escapeHtml(check.reason)}</div>` : ''}`,
   ])
-  const notes = verdict.notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')
+  const changed =
+    verdict.changed && verdict.changed.length > 0
+      ? [`<p class="note">Changed since the baseline: ${escapeHtml(verdict.changed.join('; '))}</p>`]
+      : []
+  const notes = [...changed, ...verdict.notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`)].join('')
   return `<h3>Baseline vs current <span class="${statusClass(verdict.status)}">(${escapeHtml(verdict.status)})</span></h3>${table(
     ['check', 'baseline', 'current', 'change', `${level} CI of ratio`, 'tolerance', 'n base / cur', 'verdict'],
     rows,

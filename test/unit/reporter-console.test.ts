@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { TestCase } from 'vitest/node'
-import { LlmConsoleReporter } from '../../reporters/index.ts'
+import { LlmConsoleReporter, renderMarkdown } from '../../reporters/index.ts'
+import { renderHtml } from '../../reporters/html/html-report.ts'
 import { formatProgressLine } from '../../reporters/progress-line.ts'
 import { renderConsoleEntry, renderConsoleTable } from '../../reporters/console-table.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
@@ -40,6 +41,20 @@ describe('renderConsoleTable', () => {
     expect(failing).toMatch(/errors\s+3\/400\s+timeout x3/)
     // No GPU sampled: no GPU rows rather than empty ones.
     expect(failing).not.toContain('GPU peak memory')
+  })
+
+  test('every report names what changed in the server since the baseline, on a pass too', () => {
+    const [steady] = reportEntries()
+    const upgraded = { ...steady!, verdict: { ...steady!.verdict!, changed: ['llama.cpp b1-1a2b3c4 -> b1-80fb11a'] } }
+    expect(renderConsoleEntry(upgraded)).toMatch(
+      /baseline pass \(3 pass\) · changed: llama\.cpp b1-1a2b3c4 -> b1-80fb11a/,
+    )
+    expect(renderMarkdown([upgraded])).toContain('Changed since the baseline: llama.cpp b1-1a2b3c4 -> b1-80fb11a')
+    expect(renderHtml([upgraded], { generatedAt: '2026-12-01T00:00:00.000Z' })).toContain(
+      'Changed since the baseline: llama.cpp b1-1a2b3c4 -&gt; b1-80fb11a',
+    )
+    // Nothing changed: no such line.
+    expect(renderConsoleEntry(steady!)).not.toContain('changed:')
   })
 
   test('colours deltas by verdict only when asked', () => {
