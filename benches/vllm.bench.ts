@@ -10,11 +10,12 @@ describe.skipIf(!model)('vLLM', () => {
   bench.llm('chat p99 under load', {
     server: vllm({ model: model ?? '', args: ['--max-num-seqs', '64'] }),
     workload: { kind: 'synthetic', inputTokens: { mean: 512 }, outputTokens: { mean: 128 } },
-    // A p99 verdict needs at least 368 requests per side for a 95 % interval (docs/verdicts.md).
+    // A p99 SLO can pass from 299 requests (its 95 % distribution-free bound, docs/verdicts.md).
     load: { rate: 10, arrival: 'poisson', requests: 400 },
     warmup: { requests: 8 },
+    // The tail absolutely, medians and throughput against the baseline: a relative p99 between runs rarely decides.
     slo: { ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1000 } },
-    baseline: { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' },
+    baseline: { ttftMs: { p50: '+10%' }, outputTokensPerSec: '-5%' },
     timeoutMs: 30 * 60_000,
   })
 })

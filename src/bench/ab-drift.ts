@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path'
 import {
+  DEFAULT_REGRESSION_POLICY,
   asParsedPolicy,
   baselineEntryFrom,
   baselineMismatchOf,
@@ -16,7 +17,6 @@ import { canonicalConfig } from '../core/plan/index.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import type { ArmFile } from './arm-file.ts'
-import { DEFAULT_COMPARE_POLICY } from './compare-bench-options.ts'
 
 /**
  * One line on the base arm against the stored baseline of `baseDir` (the base revision's package),
@@ -38,7 +38,7 @@ export async function driftOf(
   const found = store?.get(first.name, current.fingerprint)
   if (found?.state !== 'found') return undefined
   if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
-  const policy = first.policy ?? asParsedPolicy(DEFAULT_COMPARE_POLICY, 'baseline')
+  const policy = first.policy ?? asParsedPolicy(DEFAULT_REGRESSION_POLICY, 'baseline')
   const verdict = compare(found.entry, merged, policy)
   const gates = verdict.checks
     .filter((check) => check.ratio !== null)

@@ -3,6 +3,7 @@
  * base revision, on the pairs both arms measured, by the paired rules of `bench.llm.compare`.
  */
 import {
+  DEFAULT_REGRESSION_POLICY,
   asParsedPolicy,
   baselineConfigOf,
   diffConfigs,
@@ -14,7 +15,6 @@ import { evaluateSlo, type SloCheck } from '../core/slo/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import type { ArmFile } from './arm-file.ts'
 import { faultOf, judgeVariant, type CompareTrial, type CompareVariantVerdict } from './compare-bench.ts'
-import { DEFAULT_COMPARE_POLICY } from './compare-bench-options.ts'
 
 /** The two arms of an `ab` run. */
 export const AB_ARMS = ['base', 'head'] as const
@@ -50,7 +50,7 @@ const identityOf = (file: ArmFile): unknown => canonicalConfig(baselineConfigOf(
 
 function policyOf(file: ArmFile): ParsedRegressionPolicy | false {
   if (file.policy === false) return false
-  return file.policy ?? asParsedPolicy(DEFAULT_COMPARE_POLICY, 'baseline')
+  return file.policy ?? asParsedPolicy(DEFAULT_REGRESSION_POLICY, 'baseline')
 }
 
 /** Judges one bench from its arm files (any pairs, either arm). */

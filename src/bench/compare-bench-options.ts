@@ -1,4 +1,9 @@
-import { asParsedPolicy, type ParsedRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import {
+  asParsedPolicy,
+  DEFAULT_REGRESSION_POLICY,
+  type ParsedRegressionPolicy,
+  type RegressionPolicy,
+} from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
@@ -19,7 +24,7 @@ export interface BenchCompareOptions extends Omit<
   variants: Record<string, BenchServer>
   /** The label every other variant is judged against. */
   control: string
-  /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default {@link DEFAULT_COMPARE_POLICY}. */
+  /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default: `DEFAULT_REGRESSION_POLICY` (TTFT and TPOT p50 +10 %, output tok/s -5 %). */
   baseline?: RegressionPolicy
   /** Pairs to measure: `min` before any verdict (default 3, at least 2), then more while a gate is undecided, up to `max` (default 6). */
   pairs?: { min?: number; max?: number }
@@ -29,17 +34,6 @@ export interface BenchCompareOptions extends Omit<
   onInconclusive?: 'warn' | 'fail' | 'pass'
   /** Test timeout, milliseconds. Default: `budgetMs` plus 10 minutes (for the last pair). */
   timeoutMs?: number
-}
-
-/**
- * Gates of a comparison that sets none: medians and throughput, whose paired ratios a few pairs can
- * decide. Tails are left to absolute SLOs (a p99 of one run moves 64 % between fresh llama-server
- * starts, docs/verdicts.md).
- */
-export const DEFAULT_COMPARE_POLICY: RegressionPolicy = {
-  ttftMs: { p50: '+10%' },
-  tpotMs: { p50: '+10%' },
-  outputTokensPerSec: '-5%',
 }
 
 /** Pairs, budget and what an undecided gate does, when the options leave them out. */
@@ -176,7 +170,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     )
   }
   const policy = asParsedPolicy(
-    (options.baseline as RegressionPolicy | undefined) ?? DEFAULT_COMPARE_POLICY,
+    (options.baseline as RegressionPolicy | undefined) ?? DEFAULT_REGRESSION_POLICY,
     'baseline',
   )
   const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS

@@ -4,6 +4,7 @@ import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts
 import {
   baselineEntryFrom,
   compare,
+  DEFAULT_REGRESSION_POLICY,
   formatVerdict,
   parseRegressionPolicy,
   throughputNoiseOf,
@@ -35,6 +36,22 @@ describe('latency verdicts on distributions', () => {
     expect(fails).toBe(0)
     // Not vacuous: most checks reach a pass (p99 at n = 500 often stays inconclusive).
     expect(passes).toBeGreaterThan(TRIALS * 2)
+  })
+
+  test('the default gates medians and throughput; the p99 it does not gate is shown in a note, never failed', () => {
+    const random = seededRandom(31)
+    const baseline = entryOf(lognormalSamples(random, 500, 120, 0.2))
+    // The same median, a tail twice as long: no gate moves, the note shows the tail.
+    const samples = lognormalSamples(random, 500, 120, 0.2).map((ms, i) => (i % 50 === 0 ? ms * 4 : ms))
+    const verdict = compare(baseline, makeResult({ ttftMs: samples }), DEFAULT_REGRESSION_POLICY)
+    expect(verdict.checks.map((check) => `${check.metric} ${check.statistic}`)).not.toContain('ttftMs p99')
+    expect(verdict.checks.some((check) => check.status === 'fail')).toBe(false)
+    const note = verdict.notes.find((line) => line.startsWith('Tails, shown and not gated: '))
+    expect(note).toMatch(/ttftMs p99 (\d+\.\d\d)x \([\d.]+ -> [\d.]+ ms\)/)
+    expect(Number(/ttftMs p99 ([\d.]+)x/.exec(note ?? '')?.[1])).toBeGreaterThan(1.5)
+    // A policy that gates the p99 shows no such note for it.
+    const gated = compare(baseline, makeResult({ ttftMs: samples }), { ttftMs: { p50: '+10%', p99: '+10%' } })
+    expect(gated.notes.some((line) => line.includes('ttftMs p99') && line.startsWith('Tails'))).toBe(false)
   })
 
   test('30 % slower at p99 with n = 500 fails in at least 48 of 50 seeded trials', () => {

@@ -11,6 +11,7 @@ import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from 
 import { ratioInterval } from './ratio-interval.ts'
 import type { LatencyRule, ParsedRegressionPolicy, RegressionPolicy, ThroughputRule } from './regression-policy.ts'
 import { asParsedPolicy } from './parsed-policy.ts'
+import { formatFigure } from '../platform/format-figure.ts'
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
@@ -251,6 +252,29 @@ function overallStatus(checks: readonly Check[]): VerdictStatus {
 }
 
 /**
+ * The p99 of each gated latency that the policy does not gate at p99, as a ratio for people to read: a
+ * relative tail between runs moves too much to gate by default (docs/verdicts.md), and an absolute SLO judges it.
+ */
+function ungatedTails(
+  parsed: ParsedRegressionPolicy,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+): string | undefined {
+  const metrics = [...new Set(parsed.latency.map((rule) => rule.metric))].filter(
+    (metric) => !parsed.latency.some((rule) => rule.metric === metric && rule.statistic === 'p99'),
+  )
+  const shown = metrics.flatMap((metric) => {
+    const before = baseline.metrics[metric]
+    const now = result.metrics[metric]
+    if (before.count === 0 || now.count === 0 || before.p99 <= 0) return []
+    const ratio = now.p99 / before.p99
+    return [`${metric} p99 ${ratio.toFixed(2)}x (${formatFigure(before.p99)} -> ${formatFigure(now.p99)} ms)`]
+  })
+  if (shown.length === 0) return undefined
+  return `Tails, shown and not gated: ${shown.join(', ')}. A p99 between two runs moves tens of percent on its own; limit it with an SLO (\`slo: { ttftMs: { p99: <ms> } }\`), decided on its bound within the run.`
+}
+
+/**
  * Compares a run with its baseline under a policy. Latency quantiles: the exact bootstrap
  * distribution of each side's quantile from its stored histogram, and the central interval of
  * their ratio; quantiles with too few samples for a distribution-free interval are inconclusive.
@@ -365,6 +389,8 @@ export function compare(
       `${overheadLine}, more than the TTFT p50 gate's tolerance (+${Math.round(ttftGate.tolerance * 100)} %): a change in the client or the network alone can move that gate.`,
     )
   }
+  const tails = ungatedTails(parsed, baseline, result)
+  if (tails) notes.push(tails)
   const server = describeServerChange(baseline.server, serverContextOf(result))
   const serving = result.environment.server
   // A stored launch names a changed flag too; an entry of an older version has none to compare.

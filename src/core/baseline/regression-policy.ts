@@ -81,12 +81,14 @@ export const DEFAULT_ASSUMED_THROUGHPUT_NOISE = 0.02
 export const DEFAULT_THROUGHPUT_NOISE_FLOOR = 0.01
 
 /**
- * A starting policy for benches that ask for a baseline without tolerances: TTFT and TPOT may get
- * 10 % slower at p50 and 15 % at p99, output throughput 5 % lower.
+ * The gates of a bench that asks for a baseline without tolerances (and of `bench.llm.compare` and `ab`):
+ * TTFT and TPOT may get 10 % slower at p50, output throughput 5 % lower. Tails are shown, not gated: a p99
+ * of one run moved 64 % between fresh llama-server starts and ~39 % over three vLLM runs, so a relative p99
+ * between runs rarely decides; an absolute p99 SLO, judged on its bound within the run, does.
  */
 export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = {
-  ttftMs: { p50: '+10%', p99: '+15%' },
-  tpotMs: { p50: '+10%', p99: '+15%' },
+  ttftMs: { p50: '+10%' },
+  tpotMs: { p50: '+10%' },
   outputTokensPerSec: '-5%',
 }
 
