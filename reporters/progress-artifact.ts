@@ -13,6 +13,8 @@ export interface BenchProgressArtifact extends TestArtifactBase {
   done: number
   /** Planned measured requests, when known. */
   total?: number
+  /** Which part of a longer run this is: `trial 2` of a bench, `-np 4, point 3 of 4` of a sweep; absent for a single run. */
+  stage?: string
   /** Milliseconds since the first measured dispatch. */
   elapsedMs: number
   /** Output tokens so far. */

@@ -1,7 +1,7 @@
 import type { BenchProgressArtifact } from './progress-artifact.ts'
 import { figureOrDash, formatSeconds } from './format-figures.ts'
 
-/** The live line of a running bench: requests done/total, elapsed, recent TTFT p50 and output tokens/s, and a silent server. */
+/** The live line of a running bench: its stage (trial, sweep point), requests done/total, elapsed, recent TTFT p50 and output tokens/s, and a silent server. */
 export function formatProgressLine(name: string, progress: Omit<BenchProgressArtifact, 'type'>): string {
   const done = progress.total !== undefined ? `${progress.done}/${progress.total}` : `${progress.done}`
   const tokensPerSec = progress.elapsedMs > 0 ? (progress.outputTokens * 1000) / progress.elapsedMs : 0
@@ -15,5 +15,5 @@ export function formatProgressLine(name: string, progress: Omit<BenchProgressArt
     parts.push(
       `no byte from the server for ${Math.floor(progress.silentMs / 1000)} s with ${progress.inFlight ?? 0} requests in flight`,
     )
-  return `${name}: ${parts.join(' · ')}`
+  return `${name}${progress.stage !== undefined ? ` [${progress.stage}]` : ''}: ${parts.join(' · ')}`
 }

@@ -29,7 +29,7 @@ import { benchTimeoutMs } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, TargetOptions } from '../core/contract/types.ts'
+import type { BenchmarkResult, Progress, TargetOptions } from '../core/contract/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
@@ -123,7 +123,8 @@ export interface StandaloneBenchRun {
   /** The regression policy when it is not `options.baseline` (the plugin's default tolerance). */
   policy?: RegressionPolicy | false
   /** Progress while the load runs. */
-  onProgress?: BenchmarkOptions['onProgress']
+  /** Live progress of each trial; `stage` names the trial (`trial 2`) when the bench measures more than one. */
+  onProgress?: (progress: Progress, stage: string | undefined) => void
   /** Called once the run has finished, before it is judged. */
   afterRun?: () => Promise<void> | void
 }
@@ -178,7 +179,9 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
         ...rest,
         target: acquired.target,
         ...(run.signal ? { signal: run.signal } : {}),
-        ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+        ...(run.onProgress
+          ? { onProgress: trialProgress(run.onProgress, results.length + remeasured + 1, plan.trials) }
+          : {}),
       }
       const measured = await runPlan(
         { target: checkTarget(acquired.target), run: bench.run, options: trialOptions },
@@ -272,6 +275,16 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
  * made a `-u` of two 100-request benches take 653 s).
  */
 const MAX_REMEASURED_TRIALS = 2
+
+/** A trial's progress, named `trial N` where the bench may measure more than one (a recording, a re-measure). */
+function trialProgress(
+  onProgress: NonNullable<StandaloneBenchRun['onProgress']>,
+  trial: number,
+  planned: number,
+): (progress: Progress) => void {
+  const stage = trial > 1 || planned > 1 ? `trial ${trial}` : undefined
+  return (progress) => onProgress(progress, stage)
+}
 
 /** The bench file's baselines, read before any server starts: a broken file fails in seconds. */
 function openBaselines(run: StandaloneBenchRun): Promise<BaselineStore> {

@@ -1,4 +1,6 @@
 import { dirname } from 'node:path'
+import type { Progress } from '../core/contract/types.ts'
+import { formatFigure } from '../core/platform/format-figure.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
@@ -74,6 +76,19 @@ class PointTargets {
   }
 }
 
+/** A point's progress, named by its value and place: `-np 4, point 3 of 4`; a search's count is open. */
+function pointProgress(
+  options: BenchSweepOptions,
+  onProgress: NonNullable<SweepBenchRun['onProgress']>,
+): (point: SweepPointStart, progress: Progress) => void {
+  const swept = options.over ? axisOf(options.over) : undefined
+  const label = swept ? (swept.serverArg ?? swept.axis) : options.capacity ? 'rate' : 'scenario'
+  const unit = label === 'rate' ? '/s' : ''
+  const of = swept ? ` of ${swept.values.length}` : ''
+  return (point, progress) =>
+    onProgress(progress, `${label} ${formatFigure(point.value)}${unit}, point ${point.order + 1}${of}`)
+}
+
 /** One sweep bench run: what `bench.llm.sweep` under Vitest (and any runner adapter) does. */
 export interface SweepBenchRun {
   /** The baseline key: the sweep's name with its describe path. */
@@ -84,6 +99,8 @@ export interface SweepBenchRun {
   provided: LlmBenchProvided
   /** Stops the run (the runner's timeout). */
   signal?: AbortSignal
+  /** Live progress of each point; `stage` names it (`-np 4, point 3 of 4`, `rate 12/s, point 5`). */
+  onProgress?: (progress: Progress, stage: string) => void
 }
 
 /** What a sweep bench measured and concluded; `failure` is the assertion text when it failed. */
@@ -129,6 +146,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       ...(options.saturation ? { saturation: options.saturation } : {}),
       ...(options.between?.resetPrefixCache ? { between: { resetPrefixCache: true } } : {}),
       beforePoint: (point: SweepPointStart) => targets.beforePoint(point),
+      ...(run.onProgress ? { onPointProgress: pointProgress(options, run.onProgress) } : {}),
     }
     if (options.over)
       result = await runSweep({ ...common, over: options.over, load: options.load as SweepPointLoad }, context)

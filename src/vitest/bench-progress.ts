@@ -13,7 +13,8 @@ const RECENT_TTFT_WINDOW = 256
 
 /** Forwards a bench's progress to reporters, at most once per interval. */
 export interface ProgressForwarder {
-  onProgress(progress: Progress): void
+  /** `stage`: the trial or sweep point the progress is of (`trial 2`, `-np 4, point 3 of 4`). */
+  onProgress(progress: Progress, stage?: string): void
   /** Waits for the artifact in flight, so none arrives after the test ended. */
   settle(): Promise<void>
 }
@@ -33,8 +34,16 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
   let lastSent = Number.NEGATIVE_INFINITY
   let inFlight: Promise<unknown> | undefined
   let silenceSent = false
+  let lastStage: string | undefined
   return {
-    onProgress(progress) {
+    onProgress(progress, stage) {
+      // A new trial or point is said at once, and its TTFT median starts afresh.
+      const newStage = stage !== lastStage
+      if (newStage) {
+        lastStage = stage
+        recent.length = 0
+        silenceSent = false
+      }
       if (progress.ttftMs !== undefined) {
         recent.push(progress.ttftMs)
         if (recent.length > RECENT_TTFT_WINDOW) recent.shift()
@@ -42,7 +51,7 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
       const now = performance.now()
       // A server falling silent is said at once, not at the next interval.
       const newSilence = progress.silentMs !== undefined && !silenceSent
-      if (inFlight !== undefined || (now - lastSent < intervalMs && !newSilence)) return
+      if (inFlight !== undefined || (now - lastSent < intervalMs && !newSilence && !newStage)) return
       if (progress.total !== undefined && progress.done >= progress.total) return
       lastSent = now
       silenceSent = progress.silentMs !== undefined
@@ -53,6 +62,7 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
         outputTokens: progress.outputTokens,
       }
       if (progress.total !== undefined) artifact.total = progress.total
+      if (stage !== undefined) artifact.stage = stage
       const ttft = median(recent)
       if (ttft !== undefined) artifact.ttftP50Ms = ttft
       if (progress.silentMs !== undefined) {

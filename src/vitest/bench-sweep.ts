@@ -8,6 +8,7 @@ import {
 import { runSweepBenchmark } from '../bench/sweep-bench.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
 import { benchNameOf } from './bench-name.ts'
+import { forwardProgress } from './bench-progress.ts'
 import { injectProvided } from './inject-provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 import { benchUpdateCommand } from './update-command.ts'
@@ -22,13 +23,16 @@ export type { BenchSweepOptions }
 export async function runSweepBench(ctx: TestContext, options: BenchSweepOptions): Promise<void> {
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
+  const provided = injectProvided()
+  const progress = provided.progress ? forwardProgress(ctx.task) : undefined
   const { meta, failure } = await runSweepBenchmark({
     name: benchNameOf(ctx.task),
     file: ctx.task.file.filepath,
     options,
-    provided: injectProvided(),
+    provided,
     signal: controller.signal,
-  })
+    ...(progress ? { onProgress: progress.onProgress } : {}),
+  }).finally(() => progress?.settle())
   ctx.task.meta.llmBenchSweep = meta
   // Messages that suggest an update name this sweep's own command, not `vitest bench -u` (every bench).
   if (failure) throw assertionError(withUpdateCommand(failure, benchUpdateCommand(ctx.task)))

@@ -59,10 +59,19 @@ const options = {
 describe('a sweep over a server launch argument', () => {
   test('starts a server per value, draws the curve and finds the knee, records the curve, leaves no process', async () => {
     const file = join(dir, 'args.bench.ts')
+    const stages = new Set<string>()
     const run = (update: 'new' | 'none') =>
-      runSweepBenchmark({ name: 'max-seqs', file, options, provided: { update, ci: update === 'none' } })
+      runSweepBenchmark({
+        name: 'max-seqs',
+        file,
+        options,
+        provided: { update, ci: update === 'none' },
+        onProgress: (_progress, stage) => stages.add(stage),
+      })
 
     const recorded = await run('new')
+    // Progress names each point as it runs.
+    expect([...stages]).toEqual([1, 2, 4, 8, 16].map((value, i) => `--max-seqs ${value}, point ${i + 1} of 5`))
     expect(recorded.failure).toBeUndefined()
     const { result } = recorded.meta
     expect(result.axis).toBe('serverArg')

@@ -69,6 +69,14 @@ describe('renderConsoleTable', () => {
 })
 
 describe('formatProgressLine', () => {
+  test('names the stage of a longer run: the trial, or the sweep point', () => {
+    const progress = { done: 3, total: 10, elapsedMs: 2000, outputTokens: 300 }
+    expect(formatProgressLine('sweep', { ...progress, stage: '-np 4, point 3 of 4' })).toMatch(
+      /^sweep \[-np 4, point 3 of 4\]: 3\/10 requests · /,
+    )
+    expect(formatProgressLine('chat', progress)).toMatch(/^chat: 3\/10 requests · /)
+  })
+
   test('shows done/total, elapsed, recent TTFT p50 and output tokens/s', () => {
     expect(formatProgressLine('chat > steady', progress(250, 12_500, 41.23))).toBe(
       'chat > steady: 250/500 requests · 12.5 s · TTFT p50 41.23 ms · 2560 output tok/s',

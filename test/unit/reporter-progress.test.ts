@@ -44,4 +44,21 @@ describe('forwardProgress (worker side of the live progress line)', () => {
       [3, 30],
     ])
   })
+
+  test('a new trial or sweep point is sent at once, inside the interval, with its own TTFT median', async ({
+    task,
+  }) => {
+    const forwarder = forwardProgress(task, 60_000)
+    forwarder.onProgress({ done: 1, total: 10, elapsedMs: 100, outputTokens: 32, ttftMs: 400 }, 'trial 1')
+    await forwarder.settle()
+    forwarder.onProgress({ done: 2, total: 10, elapsedMs: 200, outputTokens: 64, ttftMs: 500 }, 'trial 1')
+    await forwarder.settle()
+    forwarder.onProgress({ done: 1, total: 10, elapsedMs: 90, outputTokens: 32, ttftMs: 20 }, 'trial 2')
+    await forwarder.settle()
+    const progress = task.artifacts.filter(isBenchProgressArtifact)
+    expect(progress.map((artifact) => [artifact.stage, artifact.done, artifact.ttftP50Ms])).toEqual([
+      ['trial 1', 1, 400],
+      ['trial 2', 1, 20],
+    ])
+  })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { pointWarnings } from '../../src/core/sweep/run-sweep.ts'
 import { BaselineStore } from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { checkSweep, validateSweepExpectations } from '../../src/core/sweep/check-sweep.ts'
@@ -314,5 +315,18 @@ describe('formatSweepTable', () => {
     expect(rising.slice(2)).toEqual([
       '<- knee (still rising): the last point; throughput still rose there, so the knee lies at or beyond it',
     ])
+  })
+})
+
+describe('pointWarnings', () => {
+  it('each warning once, with the values that gave it, or every point', () => {
+    const point = (value: number, warnings: string[]) => ({ value, order: 0, result: { warnings } }) as never
+    const warnings = pointWarnings('-np', [
+      point(1, ['No GPU telemetry.', 'client fell behind']),
+      point(2, ['No GPU telemetry.', 'client fell behind']),
+      point(4, ['No GPU telemetry.']),
+    ])
+    expect(warnings).toEqual(['every point: No GPU telemetry.', '-np 1, 2: client fell behind'])
+    expect(pointWarnings('rate', [point(3, ['late'])])).toEqual(['rate 3: late'])
   })
 })

@@ -1,6 +1,13 @@
 import { runBenchmark, type RunContext } from '../run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, LoadOptions, RequestRecord, TargetOptions } from '../contract/types.ts'
+import type {
+  BenchmarkOptions,
+  BenchmarkResult,
+  LoadOptions,
+  Progress,
+  RequestRecord,
+  TargetOptions,
+} from '../contract/types.ts'
 import type { SweepAxisName } from './sweep-axis.ts'
 import type { SweepOptions, SweepPointLoad } from './sweep-options.ts'
 import type { SweepPoint } from './sweep-result.ts'
@@ -56,13 +63,15 @@ export async function runPoint(
       )
     }
   }
-  const { beforePoint: _before, onPoint: _onPoint, between: _between, load, ...rest } = options
+  const { beforePoint: _before, onPoint: _onPoint, onPointProgress, between: _between, load, ...rest } = options
+  const start = { order: point.order, value: point.value }
   const keepRequests = options.recordRequests === true
   const run: BenchmarkOptions = {
     ...rest,
     target: state.target,
     load: pointLoad(point.axis, point.value, load),
     recordRequests: keepRequests || point.judge !== undefined,
+    ...(onPointProgress ? { onProgress: (progress: Progress) => onPointProgress(start, progress) } : {}),
   }
   const result = await runBenchmark(run, state.context)
   const judged = point.judge?.(result, result.requests ?? [])

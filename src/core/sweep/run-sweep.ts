@@ -7,13 +7,21 @@ import type { SweepOptions } from './sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type SweepPoint, type SweepResult } from './sweep-result.ts'
 import { axisOf, validatePointLoad, validateSaturation } from './validate-sweep.ts'
 
-/** Warnings of points, prefixed with their value, without repeating the same text. */
+/**
+ * Warnings of points, each text once, prefixed with the values that gave it (`-np 1, 2: ...`), or
+ * `every point: ...` when all of them did.
+ */
 export function pointWarnings(axis: string, points: SweepPoint[]): string[] {
-  const out: string[] = []
+  const byText = new Map<string, number[]>()
   for (const point of points) {
-    for (const warning of point.result.warnings) out.push(`${axis} ${point.value}: ${warning}`)
+    for (const warning of new Set(point.result.warnings))
+      byText.set(warning, [...(byText.get(warning) ?? []), point.value])
   }
-  return out
+  return [...byText].map(([warning, values]) =>
+    values.length === points.length && points.length > 1
+      ? `every point: ${warning}`
+      : `${axis} ${values.join(', ')}: ${warning}`,
+  )
 }
 
 /**

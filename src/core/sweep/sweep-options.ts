@@ -1,4 +1,4 @@
-import type { BenchmarkOptions, LoadOptions, TargetOptions } from '../contract/types.ts'
+import type { BenchmarkOptions, LoadOptions, Progress, TargetOptions } from '../contract/types.ts'
 import type { RunContext } from '../run.ts'
 import type { SweepPoint } from './sweep-result.ts'
 import type { SweepAxis, SweepThroughputMetric } from './sweep-axis.ts'
@@ -64,6 +64,8 @@ export interface SweepOptions extends Omit<BenchmarkOptions, 'load' | 'onProgres
    * restarted on another port, or started with the point's argument). The bench harness starts servers with it.
    */
   beforePoint?: (point: SweepPointStart) => Promise<PointTarget | undefined>
+  /** Live progress of the running point (requests done, elapsed, tokens), as `BenchmarkOptions.onProgress` gives it. */
+  onPointProgress?: (point: SweepPointStart, progress: Progress) => void
   /** Called after each point with its outcome (progress reporting). */
   onPoint?: (point: SweepPoint) => void
 }
