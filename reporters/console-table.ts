@@ -1,5 +1,5 @@
 import type { Check } from '../src/core/baseline/index.ts'
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkOf, gpuHeadline, reportedLatencies } from './headline-figures.ts'
@@ -85,6 +85,15 @@ function alignRows(rows: string[][], rightAligned: ReadonlySet<number>): string[
   )
 }
 
+/** Tokens over the measured phase and its duration: `7,680 input · 8,192 output tokens in 4.1 s`; undefined with none. */
+function totalsLine(result: BenchmarkResult): string | undefined {
+  const sum = (summaryOf: MetricSummary) => Math.round(summaryOf.mean * summaryOf.count)
+  const { inputTokens, outputTokens } = result.metrics
+  if (inputTokens.count === 0 && outputTokens.count === 0) return undefined
+  const count = (value: number) => value.toLocaleString('en-US')
+  return `${count(sum(inputTokens))} input · ${count(sum(outputTokens))} output tokens in ${formatSeconds(result.durationMs)}`
+}
+
 /** The table of one bench: headline, one row per figure, then configuration and environment. */
 export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOptions = {}): string {
   const styles = stylesFor(options.color ?? false)
@@ -102,56 +111,65 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   const lines = [`${mark} ${styles.bold(entry.name)} ${styles.dim(`(${entry.file})`)}`, `  ${summary.join(' · ')}`]
 
   const checks = entry.verdict?.checks ?? []
-  const rows: string[][] = [['metric', 'p50', 'p99', 'vs baseline'].map((cell) => styles.dim(cell))]
+  // vLLM's and AIPerf's columns: mean, median, p90, p99 (scalar rows hold their value in the mean column).
+  const rows: string[][] = [['metric', 'mean', 'p50', 'p90', 'p99', 'vs baseline'].map((cell) => styles.dim(cell))]
+  const distribution = (summaryOf: MetricSummary, unit: string): string[] =>
+    [summaryOf.mean, summaryOf.p50, summaryOf.p90, summaryOf.p99].map((value) => formatWithUnit(value, unit))
+  const scalar = (label: string, value: string, verdict: string): string[] => [label, value, '', '', '', verdict]
   for (const { metric, label, summary: summaryOf } of reportedLatencies(result)) {
     const metricChecks = checks.filter((check) => check.metric === metric)
-    rows.push([
-      label,
-      formatWithUnit(summaryOf.p50, 'ms'),
-      formatWithUnit(summaryOf.p99, 'ms'),
-      checksText(styles, metricChecks, true),
-    ])
+    rows.push([label, ...distribution(summaryOf, 'ms'), checksText(styles, metricChecks, true)])
   }
-  const reasoning = result.metrics.reasoningTokens
-  if (reasoning !== undefined && reasoning.count > 0)
-    rows.push(['reasoning tokens', formatWithUnit(reasoning.p50, 'tok'), formatWithUnit(reasoning.p99, 'tok'), ''])
+  // Lengths per completed request, as the server counted them (or the client, where it gave no usage).
+  for (const [label, summaryOf] of [
+    ['input tokens', result.metrics.inputTokens],
+    ['output tokens', result.metrics.outputTokens],
+    ['reasoning tokens', result.metrics.reasoningTokens],
+  ] as const) {
+    if (summaryOf !== undefined && summaryOf.count > 0) rows.push([label, ...distribution(summaryOf, 'tok'), ''])
+  }
   const output = checkOf(checks, 'outputTokensPerSec', 'value')
-  rows.push([
-    'output tokens/s',
-    formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'),
-    '',
-    output ? checkText(styles, output, false) : '',
-  ])
-  const requests = checkOf(checks, 'requestsPerSec', 'value')
-  rows.push([
-    'requests/s',
-    formatWithUnit(result.throughput.requestsPerSec, 'req/s'),
-    '',
-    requests ? checkText(styles, requests, false) : '',
-  ])
+  rows.push(
+    scalar(
+      'output tokens/s',
+      formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'),
+      output ? checkText(styles, output, false) : '',
+    ),
+  )
   const total = checkOf(checks, 'totalTokensPerSec', 'value')
-  if (total)
-    rows.push([
+  rows.push(
+    scalar(
       'total tokens/s',
       formatWithUnit(result.throughput.totalTokensPerSec, 'tok/s'),
-      '',
-      checkText(styles, total, false),
-    ])
+      total ? checkText(styles, total, false) : '',
+    ),
+  )
+  const requests = checkOf(checks, 'requestsPerSec', 'value')
+  rows.push(
+    scalar(
+      'requests/s',
+      formatWithUnit(result.throughput.requestsPerSec, 'req/s'),
+      requests ? checkText(styles, requests, false) : '',
+    ),
+  )
   if (result.goodput)
-    rows.push([
-      'goodput',
-      formatWithUnit(result.goodput.requestsPerSec, 'req/s'),
-      '',
-      `${formatShare(result.goodput.share)} of requests met the limits`,
-    ])
+    rows.push(
+      scalar(
+        'goodput',
+        formatWithUnit(result.goodput.requestsPerSec, 'req/s'),
+        `${formatShare(result.goodput.share)} of requests met the limits`,
+      ),
+    )
   const { failed, total: dispatched } = result.counts
-  rows.push(['errors', `${failed}/${dispatched}`, '', failed > 0 ? styles.red(errorKinds(result)) : ''])
+  rows.push(scalar('errors', `${failed}/${dispatched}`, failed > 0 ? styles.red(errorKinds(result)) : ''))
   const gpu = gpuHeadline(result)
-  if (gpu.memoryPeakMiB !== undefined) rows.push(['GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB'), '', ''])
+  if (gpu.memoryPeakMiB !== undefined)
+    rows.push(scalar('GPU peak memory', formatWithUnit(gpu.memoryPeakMiB, 'MiB'), ''))
   if (gpu.energyPerOutputTokenJ !== undefined)
-    rows.push(['energy/token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J'), '', ''])
-  // Scalar rows hold their value in the p50 column.
-  lines.push(...alignRows(rows, new Set([1, 2])).map((line) => `  ${line}`))
+    rows.push(scalar('energy/token', formatWithUnit(gpu.energyPerOutputTokenJ, 'J'), ''))
+  lines.push(...alignRows(rows, new Set([1, 2, 3, 4])).map((line) => `  ${line}`))
+  const totals = totalsLine(result)
+  if (totals !== undefined) lines.push(`  ${styles.dim('totals')}  ${totals}`)
 
   lines.push(
     `  ${styles.dim('config')}  ${configSummary(result.config)}`,
