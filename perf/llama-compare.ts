@@ -4,6 +4,7 @@
  * server twice) in counterbalanced pairs, and this prints each run's exit, pairs, time and rows.
  *
  *   npm exec -- node perf/llama-compare.ts --runs 6 [--variant="-ub 1"] [--hogs 2] [--requests 150]
+ *   npm exec -- node perf/llama-compare.ts --variant=",-ub 1"   # three variants: default, default again, -ub 1
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards).

@@ -7,48 +7,17 @@
  *
  * Needs the llama-server build (scripts/llama/build.ts).
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
+import { llamaBuild, runLlamaBench } from './lib/llama-bench-run.ts'
 
 const { values } = parseArgs({ options: { hogs: { type: 'string', default: '0' } } })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
-const root = path.resolve(import.meta.dirname, '..')
-const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-sweep-')), 'report.json')
-const hogs = Array.from({ length: Number(values.hogs) }, () =>
-  spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
+const build = llamaBuild()
+const { code, report, seconds } = runLlamaBench(
+  'perf/llama-sweep/np.bench-llama.ts',
+  { LLAMA_SWEEP_SERVER: build.serverPath, LLAMA_SWEEP_MODEL: build.modelPath },
+  Number(values.hogs),
 )
-const started = performance.now()
-let code: number | null
-try {
-  code = spawnSync(
-    process.execPath,
-    [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
-    {
-      cwd: root,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        CI: '',
-        LLAMA_SWEEP_SERVER: manifest.serverPath,
-        LLAMA_SWEEP_MODEL: manifest.modelPath,
-        LLAMA_BENCH_FILE: 'perf/llama-sweep/np.bench-llama.ts',
-        LLAMA_BENCH_REPORT: report,
-      },
-    },
-  ).status
-} finally {
-  for (const hog of hogs) hog.kill('SIGKILL')
-}
-const seconds = (performance.now() - started) / 1000
 interface Point {
   name: string
   result: {
@@ -64,7 +33,7 @@ interface Sweep {
   status: string
   headlines: string[]
 }
-const parsed = JSON.parse(readFileSync(report, 'utf8')) as { benches: Point[]; sweeps?: Sweep[] }
+const parsed = report as { benches: Point[]; sweeps?: Sweep[] }
 for (const sweep of parsed.sweeps ?? []) {
   console.log(`${sweep.name}: ${sweep.status}`)
   for (const line of sweep.headlines) console.log(line)
@@ -80,6 +49,6 @@ for (const point of parsed.benches) {
       `${point.result.config.target?.baseUrl}${disturbed ? ` [disturbed: ${disturbed}]` : ''}`,
   )
 }
-const left = spawnSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' }).stdout.trim()
+const left = spawnSync('pgrep', ['-f', build.serverPath], { encoding: 'utf8' }).stdout.trim()
 console.log(`llama-server processes left: ${left === '' ? 'none' : left.split('\n').join(', ')}`)
 console.log(`exit ${code} in ${seconds.toFixed(1)} s`)

@@ -6,20 +6,22 @@ import { bench } from '../../src/vitest/index.ts'
 
 const serverPath = process.env.LLAMA_COMPARE_SERVER ?? 'llama-server'
 const modelPath = process.env.LLAMA_COMPARE_MODEL ?? 'missing.gguf'
-/** The issue's `-t 2 -np 4 -c 4096`; the variant adds LLAMA_COMPARE_VARIANT_ARGS (none: an A/A pair). */
+/**
+ * The issue's `-t 2 -np 4 -c 4096`; each variant adds arguments from LLAMA_COMPARE_VARIANT_ARGS, variants
+ * separated by commas (`-ub 1`, or `,-ub 1` for the default again and `-ub 1`; empty: an A/A pair).
+ */
 const args = ['-t', '2', '-np', '4', '-c', '4096']
-const variantArgs = (process.env.LLAMA_COMPARE_VARIANT_ARGS ?? '').split(' ').filter(Boolean)
+const variantArgs = (process.env.LLAMA_COMPARE_VARIANT_ARGS ?? '').split(',').map((variant) => variant.trim())
 const requests = Number(process.env.LLAMA_COMPARE_REQUESTS ?? 150)
 
 bench.llm.compare('llama.cpp side by side', {
-  variants: {
-    default: llamaCpp({ bin: serverPath, modelPath, args }),
-    [variantArgs.length > 0 ? variantArgs.join(' ') : 'default again']: llamaCpp({
-      bin: serverPath,
-      modelPath,
-      args: [...args, ...variantArgs],
-    }),
-  },
+  variants: Object.fromEntries([
+    ['default', llamaCpp({ bin: serverPath, modelPath, args })],
+    ...variantArgs.map((extra) => [
+      extra === '' ? 'default again' : extra,
+      llamaCpp({ bin: serverPath, modelPath, args: [...args, ...extra.split(' ').filter(Boolean)] }),
+    ]),
+  ]),
   control: 'default',
   workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true },
   load: { concurrency: 4, requests },

@@ -1,0 +1,51 @@
+// One `vitest bench` run of a perf bench file on the project's llama-server build (perf/llama-bench.config.ts),
+// optionally beside CPU-bound processes: what perf/llama-slo.ts and perf/llama-sweep.ts share.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { findLlamaArtifacts } from '../../scripts/llama/llama-cache.ts'
+
+/** The llama-server build and its model; exits with what to run when there is none. */
+export function llamaBuild(): { serverPath: string; modelPath: string } {
+  const artifacts = findLlamaArtifacts()
+  if (!artifacts.found) {
+    console.error(artifacts.reason)
+    process.exit(2)
+  }
+  return artifacts.manifest
+}
+
+/** What {@link runLlamaBench} measured: the exit code, the JSON report and the wall time. */
+export interface LlamaBenchRun {
+  code: number | null
+  report: unknown
+  seconds: number
+}
+
+/**
+ * Runs `vitest bench` on `file` (not under CI), with `env` on top of this process's, and `hogs` busy loops beside
+ * it (killed by their PIDs afterwards); returns the JSON report.
+ */
+export function runLlamaBench(file: string, env: Record<string, string>, hogs: number): LlamaBenchRun {
+  const root = path.resolve(import.meta.dirname, '../..')
+  const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-bench-')), 'report.json')
+  const busy = Array.from({ length: hogs }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
+  const started = performance.now()
+  try {
+    const vitest = path.join(root, 'node_modules/vitest/vitest.mjs')
+    const { status } = spawnSync(
+      process.execPath,
+      [vitest, 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
+      {
+        cwd: root,
+        stdio: 'ignore',
+        env: { ...process.env, CI: '', ...env, LLAMA_BENCH_FILE: file, LLAMA_BENCH_REPORT: report },
+      },
+    )
+    const seconds = (performance.now() - started) / 1000
+    return { code: status, report: JSON.parse(readFileSync(report, 'utf8')) as unknown, seconds }
+  } finally {
+    for (const hog of busy) hog.kill('SIGKILL')
+  }
+}
