@@ -8,6 +8,7 @@ import {
   DEFAULT_REGRESSION_POLICY,
   asParsedPolicy,
   baselineEntryFrom,
+  baselineConfigOf,
   baselineMismatchOf,
   baselinePathFor,
   BaselineStore,
@@ -34,7 +35,9 @@ export async function driftOf(
     () => undefined,
   )
   const merged = mergeTrials(base.map((file) => file.result))
-  const current = baselineEntryFrom(merged, {})
+  // Read through the same identity as the stored entries (every default written out, the model left out).
+  const config = canonicalConfig(baselineConfigOf(merged.config)) as Record<string, unknown>
+  const current = baselineEntryFrom(merged, { config })
   const found = store?.get(first.name, current.fingerprint)
   if (found?.state !== 'found') return undefined
   if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
