@@ -243,6 +243,8 @@ export function judgeVariant(
       control: number[]
       variant: number[]
       busy: number
+      busyControl: number[]
+      busyVariant: number[]
       gate: { metric: string; statistic: string; unit: string; tolerance: number }
     }
   >()
@@ -268,28 +270,38 @@ export function judgeVariant(
         control: [],
         variant: [],
         busy: 0,
+        busyControl: [],
+        busyVariant: [],
         gate: { metric: check.metric, statistic: check.statistic, unit: check.unit, tolerance: check.tolerance },
       }
       // A run-level figure (tokens over the run's duration) carries every stall a busy machine adds, and those differ from
       // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
       if (check.ratio !== null && check.ratio > 0) {
-        if (c.length > 0 && check.statistic === 'value') entry.busy++
-        else entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh })
-        entry.control.push(check.baseline)
-        entry.variant.push(check.current)
+        // The figures shown beside the ratio are those of the pairs it is taken over.
+        if (c.length > 0 && check.statistic === 'value') {
+          entry.busy++
+          entry.busyControl.push(check.baseline)
+          entry.busyVariant.push(check.current)
+        } else {
+          entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh })
+          entry.control.push(check.baseline)
+          entry.variant.push(check.current)
+        }
       }
       perGate.set(key, entry)
     }
   }
   const geo = (values: number[]): number =>
     values.length === 0 ? Number.NaN : Math.exp(values.reduce((sum, x) => sum + Math.log(x), 0) / values.length)
-  const checks = [...perGate.values()].map(({ gate, ratios, control, variant, busy }) => {
+  const checks = [...perGate.values()].map(({ gate, ratios, control, variant, busy, busyControl, busyVariant }) => {
+    // Every pair left out (all busy): the figures of those pairs, shown for what they are.
+    const shown = control.length > 0 ? { control, variant } : { control: busyControl, variant: busyVariant }
     const check: PairedCheck & { control: number; variant: number } = {
       ...judgePairedGate(gate, ratios, confidence),
-      control: geo(control),
-      variant: geo(variant),
+      control: geo(shown.control),
+      variant: geo(shown.variant),
     }
-    if (ratios.length === 0 && control.length > 0) check.ratio = check.variant / check.control
+    if (ratios.length === 0 && shown.control.length > 0) check.ratio = check.variant / check.control
     if (busy > 0) {
       const why = `${busy} pair${busy === 1 ? '' : 's'} with both arms disturbed left out of this run-level figure (a busy machine's stalls differ from trial to trial)`
       check.reason = [check.reason, why].filter(Boolean).join('; ')

@@ -51,8 +51,6 @@ describe('a reasoning model with multi-token chunks, against the simulator', () 
     expect(m.ttfoMs?.count).toBe(12)
     expect(m.reasoningTokens).toMatchObject({ count: 12, min: REASONING_TOKENS, max: REASONING_TOKENS })
     const gap = (m.ttfoMs?.mean as number) - m.ttftMs.mean
-    expect(gap).toBeGreaterThan(modelledReasoningMs - 1)
-    expect(gap).toBeLessThan(modelledReasoningMs + 3)
 
     // Against what the simulator did, request by request (concurrency 1: the n-th record is the n-th arrival).
     const records = result.requests as RequestRecord[]
@@ -60,11 +58,20 @@ describe('a reasoning model with multi-token chunks, against the simulator', () 
       .filter((entry) => entry.fault === undefined)
       .slice((result.streaming.probeRequests ?? 0) + 1)
     expect(entries).toHaveLength(12)
+    const simReasoning = entries.map(
+      (entry) => entry.chunkTimes[REASONING_TOKENS / TOKENS_PER_CHUNK]! - entry.chunkTimes[0]!,
+    )
+    // The client's TTFO - TTFT is the simulator's own reasoning time; that one is near the model (its steps
+    // catch up when a timer fires late, so on a busy host a step can be shorter than modelled).
+    const simMean = simReasoning.reduce((sum, ms) => sum + ms, 0) / simReasoning.length
+    expect(Math.abs(gap - simMean)).toBeLessThan(1.5)
+    expect(simMean).toBeGreaterThan(modelledReasoningMs - 4)
+    expect(simMean).toBeLessThan(modelledReasoningMs + 4)
     records.forEach((record, i) => {
-      const entry = entries[i]!
-      const simReasoningMs = entry.chunkTimes[REASONING_TOKENS / TOKENS_PER_CHUNK]! - entry.chunkTimes[0]!
+      const simReasoningMs = simReasoning[i]!
       const clientReasoningMs = record.firstOutputAt! - record.firstTokenAt!
-      expect(Math.abs(clientReasoningMs - simReasoningMs), `request ${i}`).toBeLessThan(2)
+      // A read a few ms late on a shared 2-core host moves one request, not the mean above.
+      expect(Math.abs(clientReasoningMs - simReasoningMs), `request ${i}`).toBeLessThan(3)
       expect(record.chunkTokens).toEqual(Array.from({ length: 12 }, () => TOKENS_PER_CHUNK))
       expect(record.reasoningChunks).toBe(REASONING_TOKENS / TOKENS_PER_CHUNK)
     })

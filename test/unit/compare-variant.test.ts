@@ -106,4 +106,28 @@ describe('a run-level throughput on a busy machine', () => {
     )
     expect(verdict.checks[1]).toMatchObject({ metric: 'outputTokensPerSec', pairs: 3, status: 'fail' })
   })
+
+  test('the figures beside the ratio are those of the pairs it is taken over', () => {
+    // Two quiet pairs at 0.9x, one busy pair (stalled 3x in the variant) left out of the throughput.
+    const at = (seed: number, tokensPerSec: number, disturbed: string[] = []): BenchmarkResult => {
+      const result = run(seed, 1, disturbed)
+      return { ...result, throughput: { ...result.throughput, outputTokensPerSec: tokensPerSec } }
+    }
+    const busyNote = ['other processes used 1.0 of 2 cores']
+    const verdict = judgeVariant(
+      'next',
+      gated,
+      trials([
+        [at(1, 1000), at(101, 900)],
+        [at(3, 1000), at(103, 900)],
+        [at(5, 1000, busyNote), at(105, 333, busyNote)],
+      ]),
+      0.95,
+    )
+    const tokens = verdict.checks[1]
+    expect(tokens).toMatchObject({ metric: 'outputTokensPerSec', pairs: 2 })
+    expect(tokens?.control).toBeCloseTo(1000, 6)
+    expect(tokens?.variant).toBeCloseTo(900, 6)
+    expect(tokens?.ratio).toBeCloseTo(0.9, 6)
+  })
 })
