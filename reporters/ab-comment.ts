@@ -1,4 +1,5 @@
 import type { AbBenchVerdict } from '../src/bench/ab-verdict.ts'
+import type { SkippedInArm } from '../src/bench/arm-file.ts'
 
 /** What an `ab` run compared, for the comment's head line. */
 export interface AbSummary {
@@ -56,12 +57,25 @@ function benchLine(verdict: AbBenchVerdict): string {
   return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
+/** Sweeps and comparisons the arms skipped, in one line: named up to five, the rest counted. */
+export function notComparedLine(skipped: readonly SkippedInArm[]): string {
+  const named = skipped
+    .slice(0, 5)
+    .map((bench) => `${bench.what} \`${bench.name}\`${bench.file ? ` (${bench.file})` : ''}`)
+  const more = skipped.length > 5 ? ` and ${skipped.length - 5} more` : ''
+  return `not compared side by side: ${named.join(', ')}${more} (an ab run measures bench.llm benches; these are judged by \`vitest bench\` against their stored baselines)`
+}
+
 /**
  * `comment.md` of an `ab` run: a head line with the verdict counts, one line per bench that did not
  * simply pass (passes are counted, not listed, once the comment would grow past
  * {@link AB_COMMENT_MAX_LINES}), and where the full report is.
  */
-export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: AbSummary): string {
+export function formatAbComment(
+  verdicts: readonly AbBenchVerdict[],
+  summary: AbSummary,
+  notCompared: readonly SkippedInArm[] = [],
+): string {
   const counts = new Map<string, number>()
   for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
   const failed = verdicts.some(
@@ -78,12 +92,13 @@ export function formatAbComment(verdicts: readonly AbBenchVerdict[], summary: Ab
     (verdict) =>
       verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
   )
-  const room = AB_COMMENT_MAX_LINES - lines.length - 3
+  const room = AB_COMMENT_MAX_LINES - lines.length - 3 - (notCompared.length > 0 ? 1 : 0)
   const listed = attention.length > room ? attention.slice(0, room - 1) : attention
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)
   if (listed.length < attention.length) lines.push(`- … and ${attention.length - listed.length} more in ab.json`)
   const passed = verdicts.length - attention.length
   if (passed > 0) lines.push(`- ${SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
+  if (notCompared.length > 0) lines.push(`- ${SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
   lines.push('', 'Full figures, intervals and every trial: `ab.json` in the job artifact.')
   return `${lines.join('\n')}\n`
 }

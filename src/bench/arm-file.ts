@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import type { ParsedRegressionPolicy } from '../core/baseline/index.ts'
@@ -59,4 +60,35 @@ export async function readArmFiles(dir: string): Promise<ArmFile[]> {
   return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(
     ({ content }) => content,
   )
+}
+
+/** A bench an `ab` arm does not measure (a sweep, a comparison), so that `ab` can say it was not compared. */
+export interface SkippedInArm {
+  kind: 'vitest-llm-bench-arm-skipped'
+  version: 1
+  /** The bench file relative to its tree's root, `/` separators. */
+  file: string
+  /** The name it was registered under (without its describe path, which is not known at registration). */
+  name: string
+  /** `sweep` or `compare`. */
+  what: string
+}
+
+/** Notes, at registration, that an arm skips this bench (written once per arm and pair; `ab` reads them). */
+export function writeSkippedInArm(arm: ArmRun, file: string, name: string, what: string): void {
+  mkdirSync(arm.dir, { recursive: true })
+  const where = relative(process.cwd(), file).split(sep).join('/')
+  const content: SkippedInArm = { kind: 'vitest-llm-bench-arm-skipped', version: 1, file: where, name, what }
+  writeFileSync(
+    join(arm.dir, `skipped-${arm.label}-${arm.pair}--${safe(where)}--${safe(name)}.json`),
+    JSON.stringify(content),
+  )
+}
+
+/** The benches the arms under `dir` skipped, each once (by file and name), in path order. */
+export async function readSkippedInArms(dir: string): Promise<SkippedInArm[]> {
+  const files = await readKindFiles<SkippedInArm>(dir, 'vitest-llm-bench-arm-skipped', 'An `ab` run writes them.')
+  const seen = new Map<string, SkippedInArm>()
+  for (const { content } of files) seen.set(`${content.file}\u0000${content.name}`, content)
+  return [...seen.values()]
 }

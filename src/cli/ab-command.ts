@@ -7,14 +7,14 @@ import { driftOf } from '../bench/ab-drift.ts'
 import { AB_ARMS, abFailed, judgeAb, type AbBenchVerdict } from '../bench/ab-verdict.ts'
 import { BASELINE_DIR_ENV } from '../bench/standalone-bench.ts'
 import { ARM_DIR_ENV, ARM_ENV } from '../bench/arm-env.ts'
-import { readArmFiles, type ArmFile } from '../bench/arm-file.ts'
+import { readArmFiles, readSkippedInArms, type ArmFile } from '../bench/arm-file.ts'
 import { formatCompareTable } from '../bench/compare-bench.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
 import { counterbalancedOrder, nextPair, sequentialConfidence, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
-import { formatAbComment } from '../../reporters/ab-comment.ts'
+import { formatAbComment, notComparedLine } from '../../reporters/ab-comment.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
@@ -262,8 +262,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
       if (drift !== undefined) verdict.drift = drift
     }
+    const notCompared = await readSkippedInArms(armsDir)
     io.out('')
     for (const verdict of verdicts) io.out(verdictLines(verdict, order, stopped, confidence, durationMs).join('\n'))
+    if (notCompared.length > 0) io.out(`ab: ${notComparedLine(notCompared)}`)
     const failed = abFailed(verdicts)
     const summary = {
       base: { ref: baseRef, sha },
@@ -277,9 +279,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
     await writeFile(
       join(out, 'ab.json'),
-      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, arms: logs, trials }, null, 2)}\n`,
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: logs, trials }, null, 2)}\n`,
     )
-    await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary))
+    await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
     io.out(
       `\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
     )

@@ -41,7 +41,7 @@ const register = benchRegistrar<BenchCompareOptions, ComparePlan>({
   defaultTimeoutMs: 0,
   // The plan holds the timeout (the budget plus the last pair), where its default lives.
   wholeTimeoutMs: (_perRun, options) => planCompare('timeout', options).timeoutMs,
-  skippedInArms: true,
+  skippedInArms: 'compare',
 })
 
 /** `bench.llm.compare` with its variants. */

@@ -45,7 +45,7 @@ const register = benchRegistrar<BenchSweepOptions, void>({
   plan: validateBenchSweepOptions,
   run: runSweepBench,
   defaultTimeoutMs: DEFAULT_SWEEP_TIMEOUT_MS,
-  skippedInArms: true,
+  skippedInArms: 'sweep',
 })
 
 /** `bench.llm.sweep` with its variants. */

@@ -1,5 +1,6 @@
-import { test, type TestContext } from 'vitest'
+import { expect, test, type TestContext } from 'vitest'
 import { armFromEnv } from '../bench/arm-env.ts'
+import { writeSkippedInArm } from '../bench/arm-file.ts'
 import { assertBenchWillRun } from './vitest-support.ts'
 
 /** How a bench is registered: as Vitest's `test`, `test.skip` or `test.only`. */
@@ -18,8 +19,16 @@ export interface BenchKind<Options, Plan> {
   defaultTimeoutMs: number
   /** The test's whole limit from the per-run `timeoutMs` (e.g. scaled by the trials it may run). Default: the same. */
   wholeTimeoutMs?: (timeoutMs: number, options: Options) => number
-  /** Skipped in the arms of an `ab` run, which measures `bench.llm` benches only (sweeps, comparisons). */
-  skippedInArms?: boolean
+  /**
+   * Skipped in the arms of an `ab` run, which measures `bench.llm` benches only: what this kind is (`sweep`,
+   * `compare`), for `ab` to list it as not compared.
+   */
+  skippedInArms?: string
+}
+
+/** The bench file being collected (Vitest sets it on `expect`'s state per file); '' where it does not. */
+function benchFileOf(): string {
+  return expect.getState().testPath ?? ''
 }
 
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
@@ -28,7 +37,10 @@ export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(
 ): (mode: BenchMode) => BenchRegistration<Options> {
   return (given) => (name, options) => {
     const plan = kind.plan(name, options)
-    const mode = kind.skippedInArms && armFromEnv() ? 'skip' : given
+    const arm = kind.skippedInArms === undefined ? undefined : armFromEnv()
+    if (arm !== undefined && kind.skippedInArms !== undefined && given !== 'skip')
+      writeSkippedInArm(arm, benchFileOf(), name, kind.skippedInArms)
+    const mode = arm !== undefined ? 'skip' : given
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun

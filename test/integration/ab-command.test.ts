@@ -74,6 +74,7 @@ describe('vitest-llm-bench ab', () => {
     )
     const report = JSON.parse(await readFile(join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
       order: string[][]
+      notCompared: unknown[]
       verdicts: Array<{
         name: string
         status: string
@@ -85,8 +86,15 @@ describe('vitest-llm-bench ab', () => {
       ['head', 'base'],
       ['base', 'head'],
     ])
-    // `ab` judges bench.llm benches: the sweep is skipped in the arms.
+    // `ab` judges bench.llm benches: the sweep is skipped in the arms, and said to be.
     expect(report.verdicts.map((v) => v.name)).toEqual(['chat'])
+    expect(report.notCompared).toEqual([
+      { kind: 'vitest-llm-bench-arm-skipped', version: 1, file: 'chat.bench.ts', name: 'curve', what: 'sweep' },
+    ])
+    expect(run.output).toContain('ab: not compared side by side: sweep `curve` (chat.bench.ts)')
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain(
+      '- · not compared side by side: sweep `curve` (chat.bench.ts)',
+    )
     const [chat] = report.verdicts
     const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
     expect(ttft?.ratio).toBeGreaterThan(1.5)

@@ -124,6 +124,26 @@ describe('comment.md', () => {
     expect(text).toContain('- ✅ 4 benches passed every gate')
   })
 
+  test('five benches and a sweep: the sweep is listed as not compared, and the comment still fits', () => {
+    const files = [...pairs(3, 2, 'slow'), ...['a', 'b', 'c', 'd'].flatMap((name) => pairs(3, 1, name))]
+    const sweep = {
+      kind: 'vitest-llm-bench-arm-skipped',
+      version: 1,
+      file: 'sweep.bench.ts',
+      name: 'np curve',
+      what: 'sweep',
+    } as const
+    const text = formatAbComment(judgeAb(files, 0.95), summary, [sweep])
+    expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
+    expect(text).toContain('- · not compared side by side: sweep `np curve` (sweep.bench.ts) (an ab run measures')
+    // Sixty benches and twelve skipped: still 40 lines, the skipped named up to five.
+    const many = Array.from({ length: 60 }, (_, i) => pairs(3, 2, `slow ${i}`)).flat()
+    const skipped = Array.from({ length: 12 }, (_, i) => ({ ...sweep, name: `curve ${i}` }))
+    const long = formatAbComment(judgeAb(many, 0.95), summary, skipped)
+    expect(long.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
+    expect(long).toContain('sweep `curve 4` (sweep.bench.ts) and 7 more')
+  })
+
   test("what head changed in the server is named on the bench's line and above the gates", () => {
     const launched = (result: ArmFile['result'], extra: string[]): ArmFile['result'] => {
       const server = {
