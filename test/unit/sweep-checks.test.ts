@@ -308,7 +308,7 @@ describe('formatSweepTable', () => {
     expect(lines[2]).toMatch(/^\s+16\s+1000\s+7\.81\s.*<- knee$/)
     expect(lines[3]).toMatch(/\(invalid\)$/)
     expect(formatSweepHeadlines(result)).toEqual([
-      'knee: concurrency 16 (1000 outputTokensPerSec; no later point gains more than 10 %)',
+      'knee: concurrency 16 (1000 output tokens/s; no later point gains more than 10 %)',
     ])
     // A legend line only for the marks used: a single rising point is `<- knee (still rising)`, valid.
     const rising = formatSweepTable(makeSweep([{ value: 8, outputTokensPerSec: 500, valid: true }])).split('\n')

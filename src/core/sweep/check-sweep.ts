@@ -14,7 +14,8 @@ export interface SweepCheck {
   message: string
 }
 
-const THROUGHPUT_LABEL = {
+/** Throughputs as people read them (`output tokens/s`), for checks and headlines. */
+export const THROUGHPUT_LABEL = {
   outputTokensPerSec: 'output tokens/s',
   requestsPerSec: 'requests/s',
   totalTokensPerSec: 'total tokens/s',

@@ -1,3 +1,4 @@
+import { THROUGHPUT_LABEL } from './check-sweep.ts'
 import { axisLabelOf, type SweepResult } from './sweep-result.ts'
 
 function cell(value: number): string {
@@ -78,7 +79,7 @@ export function formatSweepHeadlines(result: SweepResult): string[] {
     const { value, throughput, saturated, minGain, metric } = result.knee
     lines.push(
       saturated
-        ? `knee: ${axisLabelOf(result)} ${value} (${cell(throughput)} ${metric}; no later point gains more than ${(minGain * 100).toFixed(0)} %)`
+        ? `knee: ${axisLabelOf(result)} ${value} (${cell(throughput)} ${THROUGHPUT_LABEL[metric]}; no later point gains more than ${(minGain * 100).toFixed(0)} %)`
         : `knee: not reached; throughput still rising at ${axisLabelOf(result)} ${value}`,
     )
   }
