@@ -13,9 +13,10 @@ describe.skipIf(!model)('vLLM', () => {
     // A p99 SLO can pass from 299 requests (its 95 % distribution-free bound, docs/verdicts.md).
     load: { rate: 10, arrival: 'poisson', requests: 400 },
     warmup: { requests: 8 },
-    // The tail absolutely, medians and throughput against the baseline: a relative p99 between runs rarely decides.
+    // The tail absolutely, medians against the baseline: a relative p99 between runs rarely decides, and on an
+    // open loop the offered rate sets the throughput, so the gates are latencies.
     slo: { ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1000 } },
-    baseline: { ttftMs: { p50: '+10%' }, outputTokensPerSec: '-5%' },
+    baseline: { ttftMs: { p50: '+10%' }, tpotMs: { p50: '+10%' } },
     timeoutMs: 30 * 60_000,
   })
 })
