@@ -13,7 +13,14 @@ import {
 import { canonicalConfig } from '../core/plan/index.ts'
 import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
-import { evaluateSlo, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
+import {
+  DEFAULT_MAX_ERROR_RATE,
+  evaluateSlo,
+  formatSloChecks,
+  serverFailures,
+  type SloCheck,
+  type SloOptions,
+} from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
@@ -57,12 +64,6 @@ export interface JudgeInput {
 
 /** Set to 1 to record a run whose self-check says the machine was disturbed as a trusted (not provisional) baseline. */
 export const FORCE_BASELINE_ENV = 'LLM_BENCH_FORCE_BASELINE'
-
-/**
- * Share of failed requests above which a run is not judged (and never becomes a baseline) unless
- * the bench sets its own `slo.errors`: its latencies describe a server that was failing.
- */
-export const DEFAULT_MAX_ERROR_RATE = 0.01
 
 /**
  * The recording rule, one for every bench: a run measured while its self-check says the machine was
@@ -116,21 +117,11 @@ function unjudgeable(input: JudgeInput): string | undefined {
   return undefined
 }
 
-/**
- * Failures a disturbed machine can cause: a request that outlived its timeout or the drain. A status
- * code, an error event, a malformed or cut-off stream or a dropped connection come from the server,
- * on any machine.
- */
-const MACHINE_FAILURES: ReadonlySet<string> = new Set(['timeout', 'cancelled'])
-
 /** More of the server's own failures than a run may have, whatever the machine was doing. */
 function serverErrorsBeyondLimit(input: JudgeInput): boolean {
   const { result } = input
   if (input.slo?.errors !== undefined || result.counts.total === 0) return false
-  const fromServer = result.errors
-    .filter((error) => !MACHINE_FAILURES.has(error.kind))
-    .reduce((sum, error) => sum + error.count, 0)
-  return fromServer / result.counts.total > DEFAULT_MAX_ERROR_RATE
+  return serverFailures(result) / result.counts.total > DEFAULT_MAX_ERROR_RATE
 }
 
 function headline(input: JudgeInput): string {

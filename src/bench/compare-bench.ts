@@ -18,7 +18,7 @@ import {
   type PairedCheck,
   type PairRatio,
 } from '../core/verdict/index.ts'
-import { DEFAULT_MAX_ERROR_RATE } from './bench-judgement.ts'
+import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
 import { acquireTarget } from './bench-target.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
 

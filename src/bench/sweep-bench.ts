@@ -10,6 +10,7 @@ import { withServerArg, type LaunchSpec } from '../core/server/index.ts'
 import {
   axisOf,
   checkSweep,
+  sweepFailureChecks,
   formatSweepHeadlines,
   formatSweepTable,
   runSweep,
@@ -169,7 +170,15 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   let baselineCurve: SweepBaselineCurve | undefined
   let provisionalBaseline: string[] | undefined
   const recording: SweepCheck[] = []
-  if (options.baseline !== false && result.points.some((point) => point.result.counts.completed > 0)) {
+  // A curve of a failing server is neither compared nor recorded, as a bench.llm run is not.
+  const serverFailing = sweepFailureChecks(result).some((check) => check.status === 'fail')
+  if (serverFailing && options.baseline !== false)
+    recording.push({ name: 'baseline', status: 'skip', message: 'not compared or written: points lost requests' })
+  if (
+    options.baseline !== false &&
+    !serverFailing &&
+    result.points.some((point) => point.result.counts.completed > 0)
+  ) {
     const path = baselinePathFor(run.file, shared.baselineDir)
     meta.baselinePath = path
     const store = await BaselineStore.open(path, {

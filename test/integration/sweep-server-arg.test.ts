@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -137,4 +138,37 @@ describe('a sweep over a server launch argument', () => {
     // A fixed open-loop rate is a load a server-argument sweep may run at every point.
     expect(sweep({ server, load: { rate: 4, requests: 8 } })).not.toThrow()
   })
+})
+
+describe('a sweep whose server fails requests', () => {
+  test('fails naming the point and the errors, on any machine, and writes no baseline', async () => {
+    const file = join(dir, 'errors.bench.ts')
+    const outcome = await runSweepBenchmark({
+      name: 'failing curve',
+      file,
+      options: {
+        server: simulator({ seed: 5, faults: { httpErrorRate: 0.1, httpErrorStatus: 500 } }),
+        workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 4 } },
+        over: { concurrency: [1, 2] },
+        load: { requests: 60 },
+        serverMetrics: false,
+      },
+      provided: { update: 'new', ci: false },
+    })
+    const failedChecks = outcome.meta.checks.filter((check) => check.status === 'fail')
+    expect(failedChecks.map((check) => check.name)).toEqual([
+      'failed requests at concurrency 1',
+      'failed requests at concurrency 2',
+    ])
+    expect(failedChecks[0]?.message).toMatch(
+      /^\d+ of 60 requests failed \([\d.]+ %\), above the 1 % a point may lose; most often \d+ x http: .*500/,
+    )
+    expect(outcome.failure).toContain('failed requests at concurrency 1:')
+    expect(outcome.meta.checks).toContainEqual({
+      name: 'baseline',
+      status: 'skip',
+      message: 'not compared or written: points lost requests',
+    })
+    expect(existsSync(baselinePathFor(file))).toBe(false)
+  }, 60_000)
 })

@@ -3,6 +3,7 @@ import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
+import { DEFAULT_MAX_ERROR_RATE, serverFailures } from '../slo/index.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {
@@ -35,9 +36,34 @@ function skip(name: string, message: string): SweepCheck {
 }
 
 /**
+ * The rule of `bench.llm` for failed requests, per point of a curve (a search or a scenario judges its points'
+ * failures itself): a point that lost more than 1 % of its requests fails the sweep when the server caused them
+ * (status codes, error events, cut streams), on any machine; timeouts and drained requests on a disturbed machine
+ * are the machine's, named and not failed. Points that completed nothing are checked apart.
+ */
+export function sweepFailureChecks(result: SweepResult): SweepCheck[] {
+  if (result.kind !== 'sweep') return []
+  const axis = axisLabelOf(result)
+  const checks: SweepCheck[] = []
+  for (const point of result.points) {
+    const { counts, errors } = point.result
+    if (counts.total === 0 || counts.completed === 0 || counts.failed / counts.total <= DEFAULT_MAX_ERROR_RATE) continue
+    const name = `failed requests at ${axis} ${point.value}`
+    const top = errors[0]
+    const what = `${counts.failed} of ${counts.total} requests failed (${((counts.failed / counts.total) * 100).toFixed(1)} %), above the ${DEFAULT_MAX_ERROR_RATE * 100} % a point may lose${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}`
+    const disturbed = point.result.client.selfCheck?.disturbed ?? []
+    if (serverFailures(point.result) / counts.total <= DEFAULT_MAX_ERROR_RATE && disturbed.length > 0)
+      checks.push(skip(name, `${what}; not failed: the machine was disturbed (${disturbed.join('; ')})`))
+    else checks.push(check(name, false, `${what}. The point describes a failing server: fix the failures.`))
+  }
+  return checks
+}
+
+/**
  * Checks a sweep against its expectations and, for the relative ones, against the baseline
  * curve (skipped when there is none). Always adds the checks no sweep may fail: every point
- * completed at least one request, and a scenario's run is valid under its rules.
+ * completed at least one request and lost no more than the failure rule allows ({@link sweepFailureChecks}),
+ * and a scenario's run is valid under its rules.
  */
 export function checkSweep(
   result: SweepResult,
@@ -56,6 +82,7 @@ export function checkSweep(
         ),
       )
   }
+  checks.push(...sweepFailureChecks(result))
   if (result.scenario) {
     // The check's name says which scenario; its message is the summary without the name again.
     const { name, summary } = result.scenario

@@ -41,7 +41,7 @@ export type { EarlyStoppingEstimate, ServerEarlyStopping } from './early-stoppin
 export { sweepBaselineEntryOf, sweepCurveOf } from './sweep-baseline.ts'
 export type { SweepBaselineCurve, SweepBaselineEntry } from './sweep-baseline.ts'
 export type { LatencyExpectation, SweepExpectations, ThroughputExpectation } from './sweep-expectations.ts'
-export { checkSweep, validateSweepExpectations } from './check-sweep.ts'
+export { checkSweep, sweepFailureChecks, validateSweepExpectations } from './check-sweep.ts'
 export type { SweepCheck } from './check-sweep.ts'
 export { formatSweepHeadlines, formatSweepTable } from './format-sweep.ts'
 export { axisOf, validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
