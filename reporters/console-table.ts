@@ -128,30 +128,16 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   ] as const) {
     if (summaryOf !== undefined && summaryOf.count > 0) rows.push([label, ...distribution(summaryOf, 'tok'), ''])
   }
-  const output = checkOf(checks, 'outputTokensPerSec', 'value')
-  rows.push(
-    scalar(
-      'output tokens/s',
-      formatWithUnit(result.throughput.outputTokensPerSec, 'tok/s'),
-      output ? checkText(styles, output, false) : '',
-    ),
-  )
-  const total = checkOf(checks, 'totalTokensPerSec', 'value')
-  rows.push(
-    scalar(
-      'total tokens/s',
-      formatWithUnit(result.throughput.totalTokensPerSec, 'tok/s'),
-      total ? checkText(styles, total, false) : '',
-    ),
-  )
-  const requests = checkOf(checks, 'requestsPerSec', 'value')
-  rows.push(
-    scalar(
-      'requests/s',
-      formatWithUnit(result.throughput.requestsPerSec, 'req/s'),
-      requests ? checkText(styles, requests, false) : '',
-    ),
-  )
+  for (const [metric, label, unit] of [
+    ['outputTokensPerSec', 'output tokens/s', 'tok/s'],
+    ['totalTokensPerSec', 'total tokens/s', 'tok/s'],
+    ['requestsPerSec', 'requests/s', 'req/s'],
+  ] as const) {
+    const gate = checkOf(checks, metric, 'value')
+    rows.push(
+      scalar(label, formatWithUnit(result.throughput[metric], unit), gate ? checkText(styles, gate, false) : ''),
+    )
+  }
   if (result.goodput)
     rows.push(
       scalar(
