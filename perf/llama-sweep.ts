@@ -13,7 +13,7 @@ import { llamaBuild, runLlamaBench } from './lib/llama-bench-run.ts'
 
 const { values } = parseArgs({ options: { hogs: { type: 'string', default: '0' } } })
 const build = llamaBuild()
-const { code, report, seconds } = runLlamaBench(
+const { code, report, seconds, steal } = runLlamaBench(
   'perf/llama-sweep/np.bench-llama.ts',
   { LLAMA_SWEEP_SERVER: build.serverPath, LLAMA_SWEEP_MODEL: build.modelPath },
   Number(values.hogs),
@@ -51,4 +51,6 @@ for (const point of parsed.benches) {
 }
 const left = spawnSync('pgrep', ['-f', build.serverPath], { encoding: 'utf8' }).stdout.trim()
 console.log(`llama-server processes left: ${left === '' ? 'none' : left.split('\n').join(', ')}`)
-console.log(`exit ${code} in ${seconds.toFixed(1)} s`)
+console.log(
+  `exit ${code} in ${seconds.toFixed(1)} s; steal ${steal === undefined ? 'unknown' : `${(steal * 100).toFixed(2)} %`} of the CPU over the run`,
+)

@@ -16,11 +16,23 @@ export function llamaBuild(): { serverPath: string; modelPath: string } {
   return artifacts.manifest
 }
 
-/** What {@link runLlamaBench} measured: the exit code, the JSON report and the wall time. */
+/** What {@link runLlamaBench} measured: the exit code, the JSON report, the wall time and the hypervisor's steal. */
 export interface LlamaBenchRun {
   code: number | null
   report: unknown
   seconds: number
+  /** Share of all CPU time the hypervisor took (steal) over the run, from /proc/stat; undefined off Linux. */
+  steal: number | undefined
+}
+
+/** The `cpu` line of /proc/stat: total jiffies and steal jiffies; undefined where there is none. */
+function cpuTimes(): { total: number; steal: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? []
+    return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 }
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -32,6 +44,7 @@ export function runLlamaBench(file: string, env: Record<string, string>, hogs: n
   const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-bench-')), 'report.json')
   const busy = Array.from({ length: hogs }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }))
   const started = performance.now()
+  const before = cpuTimes()
   try {
     const vitest = path.join(root, 'node_modules/vitest/vitest.mjs')
     const { status } = spawnSync(
@@ -44,7 +57,12 @@ export function runLlamaBench(file: string, env: Record<string, string>, hogs: n
       },
     )
     const seconds = (performance.now() - started) / 1000
-    return { code: status, report: JSON.parse(readFileSync(report, 'utf8')) as unknown, seconds }
+    const after = cpuTimes()
+    const steal =
+      before && after && after.total > before.total
+        ? (after.steal - before.steal) / (after.total - before.total)
+        : undefined
+    return { code: status, report: JSON.parse(readFileSync(report, 'utf8')) as unknown, seconds, steal }
   } finally {
     for (const hog of busy) hog.kill('SIGKILL')
   }

@@ -13,14 +13,7 @@ import {
 import { canonicalConfig } from '../core/plan/index.ts'
 import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
-import {
-  DEFAULT_MAX_ERROR_RATE,
-  evaluateSlo,
-  formatSloChecks,
-  serverFailures,
-  type SloCheck,
-  type SloOptions,
-} from '../core/slo/index.ts'
+import { evaluateSlo, failureExcess, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
@@ -105,23 +98,16 @@ function unjudgeable(input: JudgeInput): string | undefined {
       'Check the server (its log; nvidia-smi for a hung GPU), or raise `target.stallTimeoutMs` if it may rightly send nothing that long (a long prompt before its first token).'
     )
   }
-  const rate = result.counts.total > 0 ? result.counts.failed / result.counts.total : 0
-  if (input.slo?.errors === undefined && rate > DEFAULT_MAX_ERROR_RATE && result.counts.completed > 0) {
-    const top = result.errors[0]
-    return (
-      `${result.counts.failed} of ${result.counts.total} requests failed (${(rate * 100).toFixed(1)} %), above the ${DEFAULT_MAX_ERROR_RATE * 100} % a run may lose and still be judged` +
-      `${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}. No baseline is compared or written. ` +
-      'Fix the failures, or set `slo: { errors: { maxRate } }` to judge runs with more.'
-    )
-  }
+  const excess =
+    input.slo?.errors === undefined ? failureExcess(result, 'a run may lose and still be judged') : undefined
+  if (excess !== undefined)
+    return `${excess.text}. No baseline is compared or written. Fix the failures, or set \`slo: { errors: { maxRate } }\` to judge runs with more.`
   return undefined
 }
 
 /** More of the server's own failures than a run may have, whatever the machine was doing. */
 function serverErrorsBeyondLimit(input: JudgeInput): boolean {
-  const { result } = input
-  if (input.slo?.errors !== undefined || result.counts.total === 0) return false
-  return serverFailures(result) / result.counts.total > DEFAULT_MAX_ERROR_RATE
+  return input.slo?.errors === undefined && failureExcess(input.result, '')?.byServer === true
 }
 
 function headline(input: JudgeInput): string {

@@ -22,6 +22,7 @@ import {
   type SweepCheck,
   type SweepPointLoad,
   type SweepPointStart,
+  type SweptValues,
   type SweepResult,
 } from '../core/sweep/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
@@ -37,37 +38,40 @@ import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 class PointTargets {
   readonly #options: BenchSweepOptions
   readonly #shared: LlmBenchProvided
-  readonly #serverArg: string | undefined
+  readonly #swept: SweptValues | undefined
   #current: AcquiredTarget | undefined
 
   constructor(options: BenchSweepOptions, shared: LlmBenchProvided) {
     this.#options = options
     this.#shared = shared
-    this.#serverArg = options.over ? axisOf(options.over).serverArg : undefined
+    this.#swept = options.over ? axisOf(options.over) : undefined
   }
 
   /** The first point's target; a server-argument sweep starts its server with the lowest value. */
-  async first(firstValue: number | undefined): Promise<AcquiredTarget> {
+  async first(): Promise<AcquiredTarget> {
     const shared = { url: this.#shared.serverUrl, server: this.#shared.server }
-    const spec = this.#serverArg === undefined ? this.#options.server : this.#specFor(firstValue as number)
-    this.#current = await acquireTarget(spec, this.#options.target, shared, { fresh: this.#serverArg !== undefined })
+    const first = this.#swept?.values[0] as number
+    const spec = this.#swept?.serverArg === undefined ? this.#options.server : this.#specFor(first)
+    this.#current = await acquireTarget(spec, this.#options.target, shared, {
+      fresh: this.#swept?.serverArg !== undefined,
+    })
     return this.#current
   }
 
   /** Before a point: stops the current server and starts the next where the sweep asks for it. */
   async beforePoint(point: SweepPointStart): Promise<PointTarget | undefined> {
     if (point.order === 0) return undefined
-    if (this.#serverArg === undefined && this.#options.between?.restartServer !== true) return undefined
+    if (this.#swept?.serverArg === undefined && this.#options.between?.restartServer !== true) return undefined
     await this.release()
     const shared = { url: this.#shared.serverUrl, server: this.#shared.server }
-    const spec = this.#serverArg === undefined ? this.#options.server : this.#specFor(point.value)
+    const spec = this.#swept?.serverArg === undefined ? this.#options.server : this.#specFor(point.value)
     // A fresh server, not a pooled one: a pooled server outlives its lease for a few seconds, a restart must not.
     this.#current = await acquireTarget(spec, this.#options.target, shared, { fresh: true })
     return { target: this.#current.target, context: this.#current.context }
   }
 
   #specFor(value: number): LaunchSpec {
-    return withServerArg(this.#options.server as LaunchSpec, this.#serverArg as string, value)
+    return withServerArg(this.#options.server as LaunchSpec, this.#swept?.serverArg as string, value)
   }
 
   async release(): Promise<void> {
@@ -131,7 +135,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
   const targets = new PointTargets(options, shared)
   let result: SweepResult
   try {
-    const acquired = await targets.first(options.over ? axisOf(options.over).values[0] : undefined)
+    const acquired = await targets.first()
     // Dataset and tokenizer paths written in a bench file are relative to that file.
     const context: RunContext = { ...acquired.context, baseDir: dirname(run.file) }
     const common = {

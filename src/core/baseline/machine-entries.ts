@@ -10,9 +10,14 @@ export function machineEntriesOf(entry: BaselineEntry): BaselineEntry[] {
   return [first, ...(otherMachines ?? [])]
 }
 
+/** Same GPU model and count, driver, CPU and runtime major: one machine, whatever else differs. */
+function sameMachine(a: Fingerprint, b: Fingerprint): boolean {
+  return diffMachine(a, b).length === 0
+}
+
 /** The entry recorded on `machine` (same GPU model and count, driver, CPU, runtime major); undefined when none was. */
 export function entryForMachine(entry: BaselineEntry, machine: Fingerprint): BaselineEntry | undefined {
-  return machineEntriesOf(entry).find((candidate) => diffMachine(candidate.fingerprint, machine).length === 0)
+  return machineEntriesOf(entry).find((candidate) => sameMachine(candidate.fingerprint, machine))
 }
 
 /**
@@ -23,7 +28,7 @@ export function withMachineEntry(stored: BaselineEntry | undefined, recorded: Ba
   const { otherMachines: _ignored, ...entry } = recorded
   if (stored === undefined) return entry
   const entries = machineEntriesOf(stored)
-  const same = entries.findIndex((candidate) => diffMachine(candidate.fingerprint, entry.fingerprint).length === 0)
+  const same = entries.findIndex((candidate) => sameMachine(candidate.fingerprint, entry.fingerprint))
   if (same >= 0) entries[same] = entry
   else entries.push(entry)
   const [first, ...others] = entries as [BaselineEntry, ...BaselineEntry[]]

@@ -14,6 +14,33 @@ export const DEFAULT_MAX_ERROR_RATE = 0.01
 const MACHINE_FAILURES: ReadonlySet<string> = new Set(['timeout', 'cancelled'])
 
 /** Requests of a run that failed by the server's doing (not a timeout or the drain), whatever the machine did. */
-export function serverFailures(result: Pick<BenchmarkResult, 'errors'>): number {
+function serverFailures(result: Pick<BenchmarkResult, 'errors'>): number {
   return result.errors.filter((error) => !MACHINE_FAILURES.has(error.kind)).reduce((sum, error) => sum + error.count, 0)
+}
+
+/** A run (or sweep point) that lost more requests than the rule allows. */
+export interface FailureExcess {
+  /** True when the server's own failures alone are beyond the rule: a fail on any machine. */
+  byServer: boolean
+  /** `10 of 410 requests failed (2.4 %), above the 1 % <allowed>; most often 10 x http: …`. */
+  text: string
+}
+
+/**
+ * The failure rule applied to `result`: undefined when it lost no more than {@link DEFAULT_MAX_ERROR_RATE} of its
+ * requests (or completed none, which is said apart); `allowed` words the limit (`a run may lose and still be judged`).
+ */
+export function failureExcess(
+  result: Pick<BenchmarkResult, 'counts' | 'errors'>,
+  allowed: string,
+): FailureExcess | undefined {
+  const { failed, total, completed } = result.counts
+  if (total === 0 || completed === 0 || failed / total <= DEFAULT_MAX_ERROR_RATE) return undefined
+  const top = result.errors[0]
+  return {
+    byServer: serverFailures(result) / total > DEFAULT_MAX_ERROR_RATE,
+    text:
+      `${failed} of ${total} requests failed (${((failed / total) * 100).toFixed(1)} %), above the ${DEFAULT_MAX_ERROR_RATE * 100} % ${allowed}` +
+      `${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}`,
+  }
 }

@@ -3,7 +3,7 @@ import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
-import { DEFAULT_MAX_ERROR_RATE, serverFailures } from '../slo/index.ts'
+import { failureExcess } from '../slo/index.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {
@@ -46,15 +46,13 @@ export function sweepFailureChecks(result: SweepResult): SweepCheck[] {
   const axis = axisLabelOf(result)
   const checks: SweepCheck[] = []
   for (const point of result.points) {
-    const { counts, errors } = point.result
-    if (counts.total === 0 || counts.completed === 0 || counts.failed / counts.total <= DEFAULT_MAX_ERROR_RATE) continue
+    const excess = failureExcess(point.result, 'a point may lose')
+    if (excess === undefined) continue
     const name = `failed requests at ${axis} ${point.value}`
-    const top = errors[0]
-    const what = `${counts.failed} of ${counts.total} requests failed (${((counts.failed / counts.total) * 100).toFixed(1)} %), above the ${DEFAULT_MAX_ERROR_RATE * 100} % a point may lose${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}`
     const disturbed = point.result.client.selfCheck?.disturbed ?? []
-    if (serverFailures(point.result) / counts.total <= DEFAULT_MAX_ERROR_RATE && disturbed.length > 0)
-      checks.push(skip(name, `${what}; not failed: the machine was disturbed (${disturbed.join('; ')})`))
-    else checks.push(check(name, false, `${what}. The point describes a failing server: fix the failures.`))
+    if (!excess.byServer && disturbed.length > 0)
+      checks.push(skip(name, `${excess.text}; not failed: the machine was disturbed (${disturbed.join('; ')})`))
+    else checks.push(check(name, false, `${excess.text}. The point describes a failing server: fix the failures.`))
   }
   return checks
 }

@@ -45,3 +45,4 @@ export { checkSweep, sweepFailureChecks, validateSweepExpectations } from './che
 export type { SweepCheck } from './check-sweep.ts'
 export { formatSweepHeadlines, formatSweepTable } from './format-sweep.ts'
 export { axisOf, validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
+export type { SweptValues } from './validate-sweep.ts'
