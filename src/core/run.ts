@@ -9,6 +9,7 @@ import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
+import { REFUSED_FAIL_MS } from './server/server-spec.ts'
 import {
   resolveServerMetricsOptions,
   SERVER_NOTE_PREFIX,
@@ -37,8 +38,6 @@ import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 const EVENT_LOOP_WARN_MS = 20
 /** How long a `target` that answers may take to be ready, ms. */
 const TARGET_READY_TIMEOUT_MS = 30_000
-/** How long a `target` may refuse connections (nothing listens) before the run fails, ms. */
-const TARGET_REFUSED_FAIL_MS = 2_000
 /** Upper bound of pooled connections when the load gives no concurrency (open loop). */
 const MAX_OPEN_LOOP_CONNECTIONS = 4096
 
@@ -95,7 +94,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     apiKey,
     signal: options.signal,
     timeoutMs: TARGET_READY_TIMEOUT_MS,
-    refusedFailMs: TARGET_REFUSED_FAIL_MS,
+    refusedFailMs: REFUSED_FAIL_MS,
     timeoutOption: '`server: connect(baseUrl, { readyTimeoutMs })` in place of `target`',
   })
   const model = plan.target.model ?? (await discoverModel(baseUrl, apiKey))

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -392,7 +393,50 @@ describe('connecting to a running server', () => {
     expect(error).toBeInstanceOf(ServerUnavailableError)
     expect((error as Error).message).toContain('start the server first')
   })
+
+  test('nothing listening, no readyTimeoutMs: fails at the refusal in about 2 s, not the 30 s wait', async () => {
+    const port = await closedPort()
+    const started = performance.now()
+    const error = await startServer(connect(`http://127.0.0.1:${port}`), quiet).catch((e: unknown) => e)
+    const tookMs = performance.now() - started
+    expect(error).toBeInstanceOf(ServerUnavailableError)
+    expect((error as Error).message).toMatch(/nothing listens there, the connection was refused for 2 s/)
+    expect((error as Error).message).toContain('connect(baseUrl, { readyTimeoutMs: 600_000 })')
+    expect(tookMs).toBeGreaterThanOrEqual(1900)
+    expect(tookMs).toBeLessThan(10_000)
+  })
+
+  test('readyTimeoutMs given: refusals are waited out, as from a server still loading its model', async () => {
+    const port = await closedPort()
+    // The port starts listening 3 s in, past the 2 s a connect without readyTimeoutMs would allow.
+    let server: http.Server | undefined
+    const opening = setTimeout(() => {
+      server = http
+        .createServer((req, res) => {
+          res.setHeader('content-type', 'application/json')
+          res.end(req.url === '/v1/models' ? JSON.stringify({ data: [{ id: 'late-model' }] }) : '{}')
+        })
+        .listen(port, '127.0.0.1')
+    }, 3000)
+    try {
+      const connected = await startServer(connect(`http://127.0.0.1:${port}`, { readyTimeoutMs: 20_000 }), quiet)
+      expect(connected.model).toBe('late-model')
+      await connected.stop()
+    } finally {
+      clearTimeout(opening)
+      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+    }
+  })
 })
+
+/** A port nothing listens on (bound once by the OS, then closed). */
+async function closedPort(): Promise<number> {
+  const probe = net.createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const port = (probe.address() as net.AddressInfo).port
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
 
 describe('ServerPool', () => {
   test('one server per distinct launch config, shared by concurrent acquires; stopped at the last release', async () => {

@@ -40,7 +40,12 @@ export interface ConnectSpec {
   model?: string
   /** Bearer token for the readiness and facts requests. Never written anywhere. */
   apiKey?: string
-  /** How long to wait for the server to answer, in milliseconds. Default 30000. */
+  /**
+   * How long to wait for the server to answer, in milliseconds. Default 30000. Without it the server
+   * is taken to run already: a refused connection (nothing listens) fails after {@link REFUSED_FAIL_MS}.
+   * Given, refusals are waited out too, as from a server still loading its model (vLLM binds its port
+   * without listening until then).
+   */
   readyTimeoutMs?: number
 }
 
@@ -53,4 +58,6 @@ export const PORT_PLACEHOLDER = '{port}'
 export const DEFAULT_START_TIMEOUT_MS = 20 * 60_000
 export const DEFAULT_STOP_GRACE_MS = 10_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
+/** How long a server taken to run already (a `target`, or `connect()` without `readyTimeoutMs`) may refuse connections before the run fails, ms. */
+export const REFUSED_FAIL_MS = 2_000
 export const DEFAULT_LOG_DIR = '.llm-bench/logs'

@@ -11,6 +11,7 @@ import { ServerLog } from './server-log.ts'
 import { groupLaunch, LAUNCHER_CANNOT_RUN, LAUNCHER_CANNOT_RUN_PREFIX } from './group-launch.ts'
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
+  REFUSED_FAIL_MS,
   DEFAULT_LOG_DIR,
   DEFAULT_START_TIMEOUT_MS,
   DEFAULT_STOP_GRACE_MS,
@@ -112,19 +113,29 @@ export async function withServer<T>(
 async function connectServer(spec: ConnectSpec, options: StartServerOptions): Promise<RunningServer> {
   const baseUrl = normalizeBaseUrl(spec.baseUrl)
   const timeoutMs = spec.readyTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  // A refused connection means nothing listens, or a server still loading (vLLM binds its port without
+  // listening until the model is loaded). Without a readyTimeoutMs the server is taken to run already,
+  // so a refusal fails at once; a readyTimeoutMs given says "it may still be starting": wait it out.
+  const refusedFailMs = spec.readyTimeoutMs === undefined ? REFUSED_FAIL_MS : undefined
   const outcome = await waitForServerReady({
     baseUrl,
     model: spec.model,
     apiKey: spec.apiKey,
     timeoutMs,
     signal: options.signal,
+    ...(refusedFailMs !== undefined ? { refusedFailMs } : {}),
   })
   const shown = redactText(baseUrl, [])
   if (!outcome.ready) {
     const why =
       outcome.reason === 'unauthorized'
         ? 'it refused the API key: pass apiKey (or set OPENAI_API_KEY)'
-        : `not ready within ${formatDurationMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, check baseUrl, or wait longer with connect(baseUrl, { readyTimeoutMs })`
+        : outcome.reason === 'refused'
+          ? `nothing listens there, the connection was refused for ${formatDurationMs(refusedFailMs ?? 0)} ` +
+            `(last: ${outcome.lastAnswer}). Start the server first or fix the host and port; for a server that is ` +
+            'still starting (vLLM and SGLang refuse connections while they load a model), wait for it with ' +
+            'connect(baseUrl, { readyTimeoutMs: 600_000 })'
+          : `not ready within ${formatDurationMs(timeoutMs)} (last: ${outcome.lastAnswer}): start the server first, check baseUrl, or wait longer with connect(baseUrl, { readyTimeoutMs })`
     throw new ServerUnavailableError(`Cannot use the server at ${shown}: ${why}.`)
   }
   return serverHandle({
