@@ -124,12 +124,14 @@ export function serverFacts(result: BenchmarkResult): ServerFact[] {
     const client = outputTokenTotal(outputTokens)
     // Without usage the client estimates its count from chunks, so a gap then is the estimate's.
     const counted = result.streaming.tokenCountEstimated ? 'client estimated' : 'client counted'
+    // One host's slice of a segmented run: the shared server's counter holds every host's tokens.
+    const hosts = result.segment !== undefined && result.segment.count > 1 ? result.segment.count : undefined
+    const against =
+      hosts === undefined
+        ? `${counted} ${figureOrDash(client)}`
+        : `all ${hosts} segments; this host's segment ${result.segment?.index}, ${counted} ${figureOrDash(client)}`
     facts.push(
-      fact(
-        'generatedTokens',
-        'server generated',
-        `${figureOrDash(metrics.generatedTokens)} tokens (${counted} ${figureOrDash(client)})`,
-      ),
+      fact('generatedTokens', 'server generated', `${figureOrDash(metrics.generatedTokens)} tokens (${against})`),
     )
   }
   return facts

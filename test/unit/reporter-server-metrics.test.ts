@@ -122,6 +122,21 @@ describe('serverFacts', () => {
     })
   })
 
+  test("one host's segment: the shared server's count is every segment's, said beside this host's count", () => {
+    const result = resultWith({ metrics: { ...serverMetrics(), generatedTokens: 8192 } })
+    const segment = { index: 2, count: 2, seed: 1, startAtMs: null, originEpochMs: 0, startLagMs: null, clock: null }
+    const facts = serverFacts({ ...result, segment })
+    expect(facts.find((fact) => fact.key === 'generatedTokens')?.value).toBe(
+      "8192 tokens (all 2 segments; this host's segment 2, client counted 4096)",
+    )
+    // A whole run (one segment of one) is compared as before.
+    expect(
+      serverFacts({ ...result, segment: { ...segment, index: 1, count: 1 } }).find(
+        (fact) => fact.key === 'generatedTokens',
+      )?.value,
+    ).toBe('8192 tokens (client counted 4096)')
+  })
+
   test('only what the server gave; a negative overhead keeps its sign, an unbounded bucket (null after JSON) no precision', () => {
     const {
       prefixCache: _p,
