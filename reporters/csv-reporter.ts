@@ -1,5 +1,5 @@
 import { toCsv } from './csv.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport, type ReportFile } from './file-reporter.ts'
 
 /** Options of {@link LlmCsvReporter}. */
 export interface LlmCsvReporterOptions {
@@ -9,11 +9,11 @@ export interface LlmCsvReporterOptions {
 
 /** Writes one CSV row per bench with its headline figures, configuration and environment. */
 export class LlmCsvReporter extends LlmFileReporter<LlmCsvReporterOptions> {
-  protected async write({ entries }: CollectedReport): Promise<void> {
-    await this.writeReport(
-      'LLM bench CSV',
-      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`,
-      toCsv(entries),
-    )
+  protected outputFiles(): string[] {
+    return [this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.csv`]
+  }
+
+  protected render({ entries }: CollectedReport): ReportFile[] {
+    return [{ what: 'LLM bench CSV', path: this.outputFiles()[0]!, text: toCsv(entries) }]
   }
 }

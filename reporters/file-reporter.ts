@@ -1,3 +1,4 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
@@ -9,6 +10,7 @@ import {
   type TestCaseLike,
   type UnmeasuredBench,
 } from './report-entry.ts'
+import { claimedPath, claimReportFolders, releaseReportFolders } from './report-claim.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
 /** A report file that could not be written: the message names the report, the file, the reason and what to do. */
@@ -34,6 +36,8 @@ export interface CollectedReport {
   sweeps: SweepSummary[]
   /** Benches that started and failed before they had a result: reports say so instead of keeping an older run's. */
   unmeasured: UnmeasuredBench[]
+  /** Set when a signal stopped the run: the report holds only the benches that finished before it. */
+  interrupted?: NodeJS.Signals
 }
 
 /** The report entries and sweep curves of a run's modules, in file and declaration order. */
@@ -57,11 +61,44 @@ export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'child
   return collected
 }
 
+/** A file a reporter writes at the end of a run. */
+export interface ReportFile {
+  /** What it is, for messages: `LLM bench JSON report`. */
+  what: string
+  /** Where, as configured: relative to the Vitest root, or absolute. */
+  path: string
+  text: string
+  /** Append instead of replacing (the GitHub step summary, which other steps write too): never moved aside. */
+  append?: boolean
+  /** Say where it went. Default true. */
+  announce?: boolean
+}
+
+/** Reporters of this process that write files: the one signal hook writes each's partial report. */
+const interruptible = new Set<LlmFileReporter>()
+/** Signals after which Vitest ends the process without `onTestRunEnd` (a SIGHUP it leaves to the default action). */
+const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM'] as const
+/** How long after a signal the process is ended by it, should nothing else end it first, ms. */
+const INTERRUPT_EXIT_MS = 200
+
+function onInterrupt(signal: NodeJS.Signals): void {
+  for (const reporter of interruptible) reporter.writeInterrupted(signal)
+  interruptible.clear()
+  for (const each of INTERRUPT_SIGNALS) process.off(each, onInterrupt)
+  // The reports are written: the folders are free for the next run (the process may end by the signal, without `exit`).
+  releaseReportFolders()
+  // Vitest ends the process a millisecond after the signal; should nothing else end it, the signal's default action does.
+  setTimeout(() => process.kill(process.pid, signal), INTERRUPT_EXIT_MS)
+}
+
 /**
  * Base of the reporters that write files at the end of a run: keeps the reporter's options,
- * collects the benches' entries from the finished modules and hands them to {@link write}. Runs
- * without any LLM bench write nothing, so a unit-test run sharing the config does not overwrite
- * the last benchmark report.
+ * collects the benches' entries from the finished modules and writes the files {@link render}
+ * makes of them. Runs without any LLM bench write nothing, so a unit-test run sharing the config
+ * does not overwrite the last benchmark report. Two runs in one project keep apart: the folders a
+ * run writes to are claimed when it starts (see `claimReportFolders`). A run stopped by SIGINT or
+ * SIGTERM (Ctrl-C, a CI cancel), which Vitest ends without `onTestRunEnd`, still writes the benches
+ * that finished, marked as interrupted.
  */
 export abstract class LlmFileReporter<Options extends object = object> implements Reporter {
   readonly options: Partial<Options>
@@ -73,6 +110,11 @@ export abstract class LlmFileReporter<Options extends object = object> implement
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
+    for (const line of claimReportFolders(this.outputFiles().map((path) => this.resolvePath(path)))) this.log(line)
+    if (typeof process.on === 'function') {
+      if (interruptible.size === 0) for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt)
+      interruptible.add(this)
+    }
   }
 
   /** `path` resolved against the Vitest root (or the working directory). */
@@ -80,56 +122,90 @@ export abstract class LlmFileReporter<Options extends object = object> implement
     return isAbsolute(path) ? path : resolve(this.vitest?.config.root ?? process.cwd(), path)
   }
 
-  /**
-   * Writes `text` to `path` (resolved, parent folders created).
-   *
-   * @throws {ReportWriteError} naming the file, the reason and what to do.
-   */
-  protected async writeText(
-    path: string,
-    text: string,
-    mode: 'replace' | 'append' = 'replace',
-    what = 'report',
-  ): Promise<string> {
-    const target = this.resolvePath(path)
-    try {
-      await mkdir(dirname(target), { recursive: true })
-      if (mode === 'append') await appendFile(target, text)
-      else await writeFile(target, text)
-    } catch (error) {
-      throw new ReportWriteError(what, target, error)
-    }
-    return target
-  }
-
-  /** Writes `text` to `path` (as {@link writeText}) and says where it went. */
-  protected async writeReport(what: string, path: string, text: string): Promise<void> {
-    this.announce(what, await this.writeText(path, text, 'replace', what))
-  }
-
   /** Tells the user where a report went (relative to the working directory). */
-  protected announce(what: string, path: string): void {
-    const line = `${what}: ${relative(process.cwd(), path) || path}`
+  private announce(what: string, path: string): void {
+    this.log(`${what}: ${relative(process.cwd(), path) || path}`)
+  }
+
+  private log(line: string): void {
     if (this.vitest) this.vitest.logger.log(line)
     else process.stdout.write(`${line}\n`)
   }
 
+  private where(file: ReportFile): string {
+    const path = this.resolvePath(file.path)
+    return file.append ? path : claimedPath(path)
+  }
+
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    interruptible.delete(this)
     const collected = collectReport(testModules)
     // A run without benches (unit tests sharing the config) keeps the last report; a run whose
     // benches all failed before measuring replaces it with one that says so.
     if (collected.entries.length === 0 && collected.unmeasured.length === 0) return
     try {
-      await this.write(collected)
+      for (const file of await this.renderFinal(collected)) {
+        const target = this.where(file)
+        try {
+          await mkdir(dirname(target), { recursive: true })
+          if (file.append) await appendFile(target, file.text)
+          else await writeFile(target, file.text)
+        } catch (error) {
+          throw new ReportWriteError(file.what, target, error)
+        }
+        if (file.announce ?? true) this.announce(file.what, target)
+      }
     } catch (error) {
       if (!(error instanceof ReportWriteError)) throw error
-      // One line per reporter that could not write, and the run fails: nothing is lost silently.
-      if (this.vitest) this.vitest.logger.error(error.message)
-      else process.stderr.write(`${error.message}\n`)
-      process.exitCode = 1
+      this.failed(error)
     }
   }
 
-  /** Writes the report of a run: `entries` and `unmeasured` are never both empty. */
-  protected abstract write(report: CollectedReport): Promise<void>
+  /**
+   * Writes the report of the benches that finished before `signal` stopped the run, synchronously
+   * (Vitest ends the process right after the signal's listeners return). Nothing when none finished.
+   */
+  writeInterrupted(signal: NodeJS.Signals): void {
+    // Vitest's state holds every module of the run with the tasks as they are now (finished or not).
+    const modules = this.vitest?.state.getTestModules() ?? []
+    const collected = { ...collectReport(modules), interrupted: signal }
+    if (collected.entries.length === 0 && collected.unmeasured.length === 0) return
+    try {
+      for (const file of this.render(collected)) {
+        const target = this.where(file)
+        try {
+          mkdirSync(dirname(target), { recursive: true })
+          if (file.append) appendFileSync(target, file.text)
+          else writeFileSync(target, file.text)
+        } catch (error) {
+          throw new ReportWriteError(file.what, target, error)
+        }
+        if (file.announce ?? true)
+          process.stderr.write(
+            `${file.what} (interrupted by ${signal}): ${relative(process.cwd(), target) || target}\n`,
+          )
+      }
+    } catch (error) {
+      if (!(error instanceof ReportWriteError)) throw error
+      this.failed(error)
+    }
+  }
+
+  /** One line per reporter that could not write, and the run fails: nothing is lost silently. */
+  private failed(error: ReportWriteError): void {
+    if (this.vitest) this.vitest.logger.error(error.message)
+    else process.stderr.write(`${error.message}\n`)
+    process.exitCode = 1
+  }
+
+  /** The files this reporter replaces, as configured (their folders are claimed when the run starts). */
+  protected abstract outputFiles(): string[]
+
+  /** The files of a run's report: `entries` and `unmeasured` are never both empty. */
+  protected abstract render(report: CollectedReport): ReportFile[]
+
+  /** {@link render} at the end of a run, where reading more (baseline files) is possible. */
+  protected renderFinal(report: CollectedReport): Promise<ReportFile[]> {
+    return Promise.resolve(this.render(report))
+  }
 }

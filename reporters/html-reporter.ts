@@ -1,5 +1,5 @@
 import { BaselineStore, type BaselineEntry } from '../src/core/baseline/index.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport, type ReportFile } from './file-reporter.ts'
 import { renderHtml } from './html/html-report.ts'
 import type { ReportEntry } from './report-entry.ts'
 
@@ -34,18 +34,31 @@ export async function loadBaselines(entries: readonly ReportEntry[]): Promise<Ma
 
 /** Writes one self-contained HTML report with charts (see `renderHtml`). */
 export class LlmHtmlReporter extends LlmFileReporter<LlmHtmlReporterOptions> {
-  protected async write({ entries, curves, sweeps, unmeasured }: CollectedReport): Promise<void> {
+  protected outputFiles(): string[] {
+    return [this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`]
+  }
+
+  /** Without the baselines' curves: an interrupted run writes at once, before any file could be read. */
+  protected render(report: CollectedReport): ReportFile[] {
+    return this.renderWith(report, new Map())
+  }
+
+  protected override async renderFinal(report: CollectedReport): Promise<ReportFile[]> {
+    return this.renderWith(report, await loadBaselines(report.entries))
+  }
+
+  private renderWith(
+    { entries, curves, sweeps, unmeasured, interrupted }: CollectedReport,
+    baselines: Map<ReportEntry, BaselineEntry>,
+  ): ReportFile[] {
     const html = renderHtml(entries, {
-      baselines: await loadBaselines(entries),
+      baselines,
       curves,
       sweeps,
       unmeasured,
+      ...(interrupted ? { interrupted } : {}),
       ...(this.options.title ? { title: this.options.title } : {}),
     })
-    await this.writeReport(
-      'LLM bench HTML report',
-      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/report.html`,
-      html,
-    )
+    return [{ what: 'LLM bench HTML report', path: this.outputFiles()[0]!, text: html }]
   }
 }

@@ -24,6 +24,8 @@ export interface JsonReport {
   sweeps?: JsonReportSweep[]
   /** Benches that failed before they had a result, with their errors; absent when none did. */
   unmeasured?: UnmeasuredBench[]
+  /** The signal that stopped the run (`SIGINT`, `SIGTERM`): the report holds only the benches that finished before it. */
+  interrupted?: string
 }
 
 /** One sweep in the JSON report: its summary without the text table, with its overall status. */
@@ -42,6 +44,8 @@ export interface JsonReportOptions {
   sweeps?: readonly SweepSummary[]
   /** Benches that failed before they had a result (see `collectReport`). */
   unmeasured?: readonly UnmeasuredBench[]
+  /** The signal that stopped the run, when one did (see {@link JsonReport.interrupted}). */
+  interrupted?: string
 }
 
 /** The report object for `entries` (`JSON.stringify` it; non-finite numbers become null). */
@@ -73,6 +77,7 @@ export function toJsonReport(entries: readonly ReportEntry[], options: JsonRepor
     }),
     ...(sweeps.length > 0 ? { sweeps } : {}),
     ...(options.unmeasured && options.unmeasured.length > 0 ? { unmeasured: [...options.unmeasured] } : {}),
+    ...(options.interrupted ? { interrupted: options.interrupted } : {}),
   }
 }
 

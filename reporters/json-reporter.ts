@@ -1,5 +1,5 @@
 import { toGithubActionBenchmark } from './github-action-benchmark.ts'
-import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport, type ReportFile } from './file-reporter.ts'
 import { toJsonReport, toRequestsJsonl } from './json-report.ts'
 
 /** Options of {@link LlmJsonReporter}. Relative paths resolve against the Vitest root. */
@@ -24,32 +24,44 @@ export interface LlmJsonReporterOptions {
  * and on request the per-request records as JSONL and github-action-benchmark files.
  */
 export class LlmJsonReporter extends LlmFileReporter<LlmJsonReporterOptions> {
-  protected async write({ entries, sweeps, unmeasured }: CollectedReport): Promise<void> {
-    const report = toJsonReport(entries, { includeRequests: this.options.includeRequests ?? false, sweeps, unmeasured })
-    await this.writeReport(
-      'LLM bench JSON report',
-      this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`,
-      `${JSON.stringify(report, null, 2)}\n`,
-    )
+  private get reportFile(): string {
+    return this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/results.json`
+  }
+
+  protected outputFiles(): string[] {
+    const dashboard = this.options.githubActionBenchmark
+    return [
+      this.reportFile,
+      this.options.requestsFile,
+      dashboard?.smallerIsBetterFile,
+      dashboard?.biggerIsBetterFile,
+    ].filter((path): path is string => path !== undefined && path !== '')
+  }
+
+  protected render({ entries, sweeps, unmeasured, interrupted }: CollectedReport): ReportFile[] {
+    const report = toJsonReport(entries, {
+      includeRequests: this.options.includeRequests ?? false,
+      sweeps,
+      unmeasured,
+      ...(interrupted ? { interrupted } : {}),
+    })
+    const files: ReportFile[] = [
+      { what: 'LLM bench JSON report', path: this.reportFile, text: `${JSON.stringify(report, null, 2)}\n` },
+    ]
     if (this.options.requestsFile)
-      await this.writeReport('LLM bench request records', this.options.requestsFile, toRequestsJsonl(entries))
+      files.push({ what: 'LLM bench request records', path: this.options.requestsFile, text: toRequestsJsonl(entries) })
     const dashboard = this.options.githubActionBenchmark
     if (dashboard?.smallerIsBetterFile || dashboard?.biggerIsBetterFile) {
       const output = toGithubActionBenchmark(entries)
-      if (dashboard.smallerIsBetterFile)
-        await this.writeText(
-          dashboard.smallerIsBetterFile,
-          `${JSON.stringify(output.smallerIsBetter, null, 2)}\n`,
-          'replace',
-          'github-action-benchmark file',
-        )
-      if (dashboard.biggerIsBetterFile)
-        await this.writeText(
-          dashboard.biggerIsBetterFile,
-          `${JSON.stringify(output.biggerIsBetter, null, 2)}\n`,
-          'replace',
-          'github-action-benchmark file',
-        )
+      const file = (path: string, figures: unknown): ReportFile => ({
+        what: 'github-action-benchmark file',
+        path,
+        text: `${JSON.stringify(figures, null, 2)}\n`,
+        announce: false,
+      })
+      if (dashboard.smallerIsBetterFile) files.push(file(dashboard.smallerIsBetterFile, output.smallerIsBetter))
+      if (dashboard.biggerIsBetterFile) files.push(file(dashboard.biggerIsBetterFile, output.biggerIsBetter))
     }
+    return files
   }
 }

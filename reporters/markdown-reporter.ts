@@ -1,4 +1,4 @@
-import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport } from './file-reporter.ts'
+import { DEFAULT_REPORT_DIR, LlmFileReporter, type CollectedReport, type ReportFile } from './file-reporter.ts'
 import { renderMarkdown } from './markdown.ts'
 
 /** Options of {@link LlmMarkdownReporter}. */
@@ -24,7 +24,11 @@ export function githubRunUrl(env: Record<string, string | undefined> = process.e
 
 /** Writes the pull-request summary (see `renderMarkdown`) to a file and to the GitHub step summary. */
 export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOptions> {
-  protected async write({ entries, sweeps, unmeasured }: CollectedReport): Promise<void> {
+  protected outputFiles(): string[] {
+    return this.options.outputFile === false ? [] : [this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`]
+  }
+
+  protected render({ entries, sweeps, unmeasured, interrupted }: CollectedReport): ReportFile[] {
     const runUrl = githubRunUrl()
     const link = this.options.htmlReportUrl
       ? { htmlReportUrl: this.options.htmlReportUrl }
@@ -35,17 +39,24 @@ export class LlmMarkdownReporter extends LlmFileReporter<LlmMarkdownReporterOpti
       ...link,
       sweeps,
       unmeasured,
+      ...(interrupted ? { interrupted } : {}),
       ...(this.options.title ? { title: this.options.title } : {}),
     })
-    if (this.options.outputFile !== false)
-      await this.writeReport(
-        'LLM bench Markdown summary',
-        this.options.outputFile ?? `${DEFAULT_REPORT_DIR}/summary.md`,
-        markdown,
-      )
+    const files: ReportFile[] = this.outputFiles().map((path) => ({
+      what: 'LLM bench Markdown summary',
+      path,
+      text: markdown,
+    }))
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     // GitHub collects the file after the step; other steps may have written to it, so append.
     if ((this.options.stepSummary ?? true) && stepSummary)
-      await this.writeText(stepSummary, `${markdown}\n`, 'append', 'GitHub step summary')
+      files.push({
+        what: 'GitHub step summary',
+        path: stepSummary,
+        text: `${markdown}\n`,
+        append: true,
+        announce: false,
+      })
+    return files
   }
 }

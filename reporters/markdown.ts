@@ -1,3 +1,4 @@
+import { interruptionNote } from './interruption.ts'
 import type { Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
@@ -21,6 +22,8 @@ export interface MarkdownOptions {
   sweeps?: readonly SweepSummary[]
   /** Benches that failed before they had a result (see `collectReport`): counted, with their errors. */
   unmeasured?: readonly UnmeasuredBench[]
+  /** The signal that stopped the run, when one did: said first. */
+  interrupted?: string
 }
 
 const ICON: Record<EntryStatus | Check['status'], string> = {
@@ -214,6 +217,7 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
     counts.sweeps > 0 ? `sweeps: ${tally(counts.sweepStatuses)}` : '',
   ].filter(Boolean)
   const out = [`## ${options.title ?? 'LLM benchmarks'}${headline.length > 0 ? `: ${headline.join('; ')}` : ''}`, '']
+  if (options.interrupted) out.push(`> ⚠️ ${interruptionNote(options.interrupted)}`, '')
   const shared = sharedWarnings(entries)
   if (entries.length === 0) {
     out.push(unmeasured.length > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.')

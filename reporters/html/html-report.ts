@@ -1,3 +1,4 @@
+import { interruptionNote } from '../interruption.ts'
 import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
@@ -33,6 +34,8 @@ export interface HtmlReportOptions {
   sweeps?: readonly Pick<SweepSummary, 'state' | 'checks'>[]
   /** Benches that failed before they had a result (see `collectReport`): counted, with their errors. */
   unmeasured?: readonly UnmeasuredBench[]
+  /** The signal that stopped the run, when one did: said under the title. */
+  interrupted?: string
 }
 
 const CURRENT_COLOR = SERIES_PALETTE[0]
@@ -406,6 +409,7 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="subtitle">${escapeHtml([...subtitle, `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
+    options.interrupted ? `<p class="interrupted">${escapeHtml(interruptionNote(options.interrupted))}</p>` : '',
     entries.length > 0
       ? summaryTable(entries)
       : `<p>${(options.unmeasured?.length ?? 0) > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.'}</p>`,

@@ -11,6 +11,7 @@ h3 { font-size: 15px; margin: 22px 0 8px; }
 a { color: #0969da; text-decoration: none; }
 a:hover { text-decoration: underline; }
 .subtitle { color: var(--muted); margin: 0 0 20px; }
+.interrupted { border-left: 4px solid var(--inconclusive); padding: 6px 12px; background: var(--panel); margin: 0 0 20px; }
 .badge { display: inline-block; border-radius: 999px; padding: 1px 10px; font-size: 12px; font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em; }
 .badge.pass { background: var(--pass); } .badge.fail { background: var(--fail); }
 .badge.inconclusive { background: var(--inconclusive); } .badge.skipped, .badge.measured { background: var(--skipped); }

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { NodeBaselineEnvironment } from '../../src/core/baseline/index.ts'
 import { LlmBenchError } from '../../src/core/contract/errors.ts'
-import { withFileLock } from '../../src/core/platform/file-lock.ts'
+import { claimFileSync, withFileLock } from '../../src/core/platform/file-lock.ts'
 
 async function temporaryDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'llm-lock-'))
@@ -96,6 +96,44 @@ describe('withFileLock', () => {
     const directory = await temporaryDirectory()
     const lock = join(directory, 'missing', 'x.lock')
     await expect(withFileLock(lock, async () => 'never')).rejects.toThrow(`Cannot create the lock file ${lock}: ENOENT`)
+  })
+})
+
+describe('claimFileSync', () => {
+  test('claimed, then refused to another claim naming its holder, then released', async () => {
+    const lock = join(await temporaryDirectory(), 'run.lock')
+    const claim = claimFileSync(lock)
+    expect(claim.claimed).toBe(true)
+    const again = claimFileSync(lock)
+    expect(again).toEqual({
+      claimed: false,
+      holder: expect.stringMatching(`^pid ${process.pid} on ${hostname()} since `),
+    })
+    if (claim.claimed) claim.release()
+    expect(claimFileSync(lock).claimed).toBe(true)
+  })
+
+  test("a dead process's claim on this host is taken over; another host's, however old, is left alone", async () => {
+    const directory = await temporaryDirectory()
+    const dead = join(directory, 'dead.lock')
+    await writeFile(dead, holder(deadPid(), hostname()))
+    expect(claimFileSync(dead).claimed).toBe(true)
+    const remote = join(directory, 'remote.lock')
+    await writeFile(remote, holder(1, 'another-host'))
+    await utimes(remote, new Date(0), new Date(0))
+    expect(claimFileSync(remote)).toEqual({
+      claimed: false,
+      holder: 'pid 1 on another-host since 2026-01-01T00:00:00.000Z',
+    })
+    expect(await readFile(remote, 'utf8')).toBe(holder(1, 'another-host'))
+  })
+
+  test('a release leaves a claim another process took over alone', async () => {
+    const lock = join(await temporaryDirectory(), 'run.lock')
+    const claim = claimFileSync(lock)
+    await writeFile(lock, holder(process.pid, hostname()))
+    if (claim.claimed) claim.release()
+    expect(await readFile(lock, 'utf8')).toBe(holder(process.pid, hostname()))
   })
 })
 

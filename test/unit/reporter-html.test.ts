@@ -256,3 +256,11 @@ describe('sweeps', () => {
     expect(sweepReportOf({ ...sweepCase, meta: () => ({}) })).toBeUndefined()
   })
 })
+
+describe('an interrupted run', () => {
+  test('says so under the title, once; a run that ended does not', () => {
+    const html = renderHtml(reportEntries(), { interrupted: 'SIGINT' })
+    expect(html.split('Interrupted by SIGINT: the run was stopped before it ended.')).toHaveLength(2)
+    expect(renderHtml(reportEntries())).not.toContain('Interrupted by')
+  })
+})

@@ -104,6 +104,13 @@ describe('toJsonReport', () => {
     expect(report.benches[0]!.result).toEqual(reportEntries()[0]!.result)
   })
 
+  test('an interrupted run says by which signal, and still validates', () => {
+    const report = toJsonReport(reportEntries(), { interrupted: 'SIGTERM' })
+    expect(report.interrupted).toBe('SIGTERM')
+    expect(validator.validate(REPORT_SCHEMA_ID, roundTrip(report))).toEqual([])
+    expect(toJsonReport(reportEntries())).not.toHaveProperty('interrupted')
+  })
+
   test('keeps per-request records only when asked', () => {
     const entry: ReportEntry = { name: 'sim', file: 'benches/sim.bench.ts', state: 'passed', result: simulated }
     expect(toJsonReport([entry]).benches[0]!.result.requests).toBeUndefined()

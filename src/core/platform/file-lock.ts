@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { link, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { LlmBenchError } from '../contract/errors.ts'
@@ -164,4 +165,61 @@ export async function withFileLock<T>(
   } finally {
     await release(lockPath, holder)
   }
+}
+
+/** Outcome of {@link claimFileSync}: the claim, or who holds it. */
+export type FileClaim = { claimed: true; release: () => void } | { claimed: false; holder: string }
+
+/**
+ * Claims `lockPath` for as long as this process wants it (a run, not one read-merge-write): created
+ * with `O_EXCL`, holding this process's pid, host and time. A claim of a process on this host that
+ * is gone is taken over; any other claim is left alone and described (no age makes it stale: a run
+ * may last hours). Synchronous, so a claim can be made and released from `exit` handlers.
+ */
+export function claimFileSync(lockPath: string): FileClaim {
+  const holder: LockHolder = { pid: process.pid, host: hostname(), at: new Date().toISOString(), token: randomUUID() }
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      writeFileSync(lockPath, JSON.stringify(holder), { flag: 'wx' })
+      return {
+        claimed: true,
+        release: () => {
+          try {
+            if (holderOf(readFileSync(lockPath, 'utf8'))?.token === holder.token) rmSync(lockPath, { force: true })
+          } catch {
+            // Already gone.
+          }
+        },
+      }
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST') throw error
+    }
+    let text: string
+    try {
+      text = readFileSync(lockPath, 'utf8')
+    } catch (error) {
+      if (codeOf(error) === 'ENOENT') continue
+      throw error
+    }
+    const other = holderOf(text)
+    if (other === undefined || other.host !== hostname() || processAlive(other.pid))
+      return { claimed: false, holder: describeHolder(text) }
+    // Left by a process of this host that is gone: remove it unless another took it over meanwhile.
+    const aside = `${lockPath}.${randomUUID()}.stale`
+    try {
+      renameSync(lockPath, aside)
+      if (readFileSync(aside, 'utf8') !== text) linkSync(aside, lockPath)
+    } catch {
+      // Another process moved it first, or took it over: try again.
+    } finally {
+      rmSync(aside, { force: true })
+    }
+  }
+  let last = ''
+  try {
+    last = readFileSync(lockPath, 'utf8')
+  } catch {
+    // Gone since: described as unknown.
+  }
+  return { claimed: false, holder: describeHolder(last) }
 }
