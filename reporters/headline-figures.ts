@@ -54,11 +54,26 @@ export function reportedLatencies(result: BenchmarkResult): ReportedLatency[] {
     if (summary.count > 0) out.push({ metric, label, summary, judged: true })
     for (const extra of MEASURED_LATENCY_LABELS) {
       const measured = extra.after === metric ? result.metrics[extra.metric] : undefined
-      if (measured !== undefined && measured.count > 0)
+      if (measured !== undefined && measured.count > 0 && (extra.metric !== 'itlPerTokenMs' || perTokenDiffers(result)))
         out.push({ metric: extra.metric, label: extra.label, summary: measured, judged: false })
     }
   }
   return out
+}
+
+/**
+ * True when ITL per token says more than ITL: some chunk carried several tokens. Where every chunk
+ * is one token (llama.cpp, the simulator) the two are the same intervals, and one row says it.
+ */
+function perTokenDiffers(result: BenchmarkResult): boolean {
+  const { itlMs, itlPerTokenMs } = result.metrics
+  if (itlPerTokenMs === undefined) return false
+  return (
+    itlPerTokenMs.count !== itlMs.count ||
+    itlPerTokenMs.mean !== itlMs.mean ||
+    itlPerTokenMs.p50 !== itlMs.p50 ||
+    itlPerTokenMs.p99 !== itlMs.p99
+  )
 }
 
 /**
@@ -77,7 +92,7 @@ export function tokenTimingLine(result: BenchmarkResult): string | undefined {
     parts.push(
       `reasoning tokens mean ${formatWithUnit(m.reasoningTokens.mean, 'tok')} of ${formatWithUnit(m.outputTokens.mean, 'tok')} output`,
     )
-  if (m.itlPerTokenMs !== undefined && m.itlPerTokenMs.count > 0) {
+  if (m.itlPerTokenMs !== undefined && m.itlPerTokenMs.count > 0 && perTokenDiffers(result)) {
     parts.push(
       `ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`,
     )

@@ -1,6 +1,7 @@
 import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/contract/types.ts'
 import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { figureOrDash, formatShare, formatWithUnit } from './format-figures.ts'
+import { SIMULATOR_SERVER_NAME } from '../src/core/contract/simulator-name.ts'
 
 /** Which fact of the server's metrics a {@link ServerFact} is, so a report can pick some (the HTML shows two as cards). */
 export type ServerFactKey =
@@ -69,7 +70,9 @@ function gaugeValue(gauge: ServerGaugeSummary, format: (value: number) => string
 export function serverFacts(result: BenchmarkResult): ServerFact[] {
   const metrics = result.server?.metrics
   if (!metrics) return []
-  const name = serverDialectName(metrics.dialect)
+  const dialect = serverDialectName(metrics.dialect)
+  // The simulator exposes vLLM's metric names: it is named for what it is, with the dialect it speaks.
+  const name = result.environment.server.name === SIMULATOR_SERVER_NAME ? `simulator (${dialect} metrics)` : dialect
   const facts = [fact('server', 'server', name, name)]
   if (metrics.prefixCache) {
     const { hitRate, hitTokens, queriedTokens } = metrics.prefixCache

@@ -4,6 +4,7 @@ import type { RunningServer, ServerSpec } from '../core/server/index.ts'
 import type { TargetOptions } from '../core/contract/types.ts'
 import { startSimulator } from '../sim/index.ts'
 import type { BenchServer } from './bench-options.ts'
+import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
 
 /** A target ready for `runBenchmark`, and how to let go of it afterwards. */
 export interface AcquiredTarget {
@@ -56,7 +57,7 @@ export async function acquireTarget(
     const sim = await startSimulator(server?.kind === 'simulator' ? server.options : {})
     return {
       target: { ...target, baseUrl: sim.url },
-      context: { skipGpu: true, server: { name: 'vitest-llm-bench-sim' } },
+      context: { skipGpu: true, server: { name: SIMULATOR_SERVER_NAME } },
       serverEnded: stillRunning,
       release: () => sim.close(),
     }

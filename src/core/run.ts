@@ -33,6 +33,7 @@ import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
+import { SIMULATOR_SERVER_NAME } from './contract/simulator-name.ts'
 
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
 const EVENT_LOOP_WARN_MS = 20
@@ -139,7 +140,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const beforeLoad = async () => {
     // Every host of a segmented run starts its measured load at the same wall-clock time.
     if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
-    const inProcess = context.server?.name === 'vitest-llm-bench-sim'
+    const inProcess = context.server?.name === SIMULATOR_SERVER_NAME
     hostLoad = startHostLoad({
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
       localUnknownServer: context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl),

@@ -21,6 +21,7 @@ import { SimulatorServerMetrics } from './server-metrics.ts'
 import { createTokenTextSource } from './tokens.ts'
 import type { RunningSimulator, SimulatorScheduleEntry } from './types.ts'
 import { packageVersion } from './version.ts'
+import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
 
 /** Request bodies above this size get a 413. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -110,7 +111,7 @@ class Simulator {
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     const arrivedAt = performance.now()
-    res.setHeader('server', 'vitest-llm-bench-sim')
+    res.setHeader('server', SIMULATOR_SERVER_NAME)
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     const route = ROUTES[path]
     if (!route) {

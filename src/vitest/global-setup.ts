@@ -3,6 +3,7 @@ import { ServerPool } from '../core/server/index.ts'
 import { startSimulator } from '../sim/index.ts'
 import { PROVIDED_KEY } from '../bench/provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
+import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
 
 /**
  * Starts the one server shared by every bench file that names none (the plugin's `server`, or
@@ -13,7 +14,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const before = project.getProvidedContext()[PROVIDED_KEY] ?? { update: 'new', ci: false }
   if (spec === undefined || spec.kind === 'simulator') {
     const sim = await startSimulator(spec?.options ?? {})
-    project.provide(PROVIDED_KEY, { ...before, serverUrl: sim.url, server: { name: 'vitest-llm-bench-sim' } })
+    project.provide(PROVIDED_KEY, { ...before, serverUrl: sim.url, server: { name: SIMULATOR_SERVER_NAME } })
     return () => sim.close()
   }
   const pool = new ServerPool({ idleTimeoutMs: Number.POSITIVE_INFINITY })

@@ -15,6 +15,7 @@ import {
 } from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+import { SIMULATOR_SERVER_NAME } from '../../src/core/contract/simulator-name.ts'
 
 const NOTE =
   'No server metrics: http://127.0.0.1:8080/metrics (HTTP 404). Start llama-server with `--metrics`, or give the endpoint as `serverMetrics: { url }` (`serverMetrics: false` turns this off).'
@@ -120,6 +121,13 @@ describe('serverFacts', () => {
       value: '62% hit (6200 of 10000 prompt tokens)',
       text: 'prefix cache 62% hit (6200 of 10000 prompt tokens)',
     })
+  })
+
+  test('the simulator is named for what it is, with the metric names it speaks', () => {
+    const result = resultWith({ metrics: serverMetrics() })
+    const simulated = { ...result.environment, server: { ...result.environment.server, name: SIMULATOR_SERVER_NAME } }
+    expect(serverFacts({ ...result, environment: simulated })[0]?.text).toBe('simulator (vLLM metrics)')
+    expect(serverFacts(result)[0]?.text).toBe('vLLM')
   })
 
   test("one host's segment: the shared server's count is every segment's, said beside this host's count", () => {

@@ -75,6 +75,15 @@ describe('reasoning and per-token timing in reports', () => {
     expect(html).toContain('ITL per token p99')
   })
 
+  test('one token per chunk: ITL per token is ITL, shown once', () => {
+    const itlMs = result.metrics.itlMs
+    const oneTokenChunks = { ...result, metrics: { ...result.metrics, itlPerTokenMs: { ...itlMs } } }
+    const single = { ...entry, result: oneTokenChunks }
+    expect(renderConsoleEntry(single)).not.toContain('ITL per token')
+    expect(renderConsoleEntry(single)).toMatch(/^ {2}ITL /m)
+    expect(renderMarkdown([single])).not.toContain('ITL per token')
+  })
+
   test('results without them show none of it', () => {
     for (const plain of reportEntries()) {
       expect(renderConsoleEntry(plain)).not.toMatch(/TTFO|ITL per token|reasoning tokens/)

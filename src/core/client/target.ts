@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { ApiKind, TargetOptions } from '../contract/types.ts'
+import { SIMULATOR_SERVER_NAME } from '../contract/simulator-name.ts'
 
 /** Per-request limit when `target.requestTimeoutMs` is not given, in milliseconds (10 minutes). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000
@@ -117,7 +118,7 @@ export function planTarget(t: TargetOptions): PlannedTarget {
  * `include_usage`, which is always sent); the built-in simulator as vLLM. llama.cpp reads only
  * `include_usage` and ignores the rest, so it is left off there too: it would gain nothing.
  */
-const CONTINUOUS_USAGE_SERVERS: ReadonlySet<string> = new Set(['vllm', 'sglang', 'vitest-llm-bench-sim'])
+const CONTINUOUS_USAGE_SERVERS: ReadonlySet<string> = new Set(['vllm', 'sglang', SIMULATOR_SERVER_NAME])
 
 /**
  * The target with `continuousUsageStats` decided: as given in the options, else on for a server
