@@ -30,4 +30,19 @@ describe('steal below the disturbance limit (0.5 % to 5 %)', () => {
     expect(compare(baseline, withSteal(slower(2, 3), 0.01), policy).checks[0]?.status).toBe('fail')
     expect(compare(baseline, withSteal(slower(1.35, 2), 0.004), policy).checks[0]?.status).toBe('fail')
   })
+
+  test('a throughput: steal divides it by the slowdown, so it can move it by at most -59 % at 3.65 %, never below -100 %', () => {
+    const throughputBaseline = baselineEntryFrom(
+      makeResult({ ttftMs: lognormalSamples(seededRandom(1), 100, 120, 0.3) }),
+    )
+    const gate = { outputTokensPerSec: '-5%' as const }
+    const run = (value: number) =>
+      compare(throughputBaseline, withSteal(makeResult({ throughput: { outputTokensPerSec: value } }), 0.0365), gate)
+    // 40x 3.65 % = a 2.46x slowdown: a throughput may fall to 0.95 / 2.46 = 0.386 of the baseline and be explained.
+    const explained = run(1067 * 0.5).checks[0]
+    expect(explained?.status).toBe('inconclusive')
+    expect(explained?.reason).toMatch(/which can move this by -59 % \(40x its share\)/)
+    // Below that the steal cannot explain it: the fail stands (the old bound, 0.95 - 1.46, explained every drop).
+    expect(run(1067 * 0.3).checks[0]?.status).toBe('fail')
+  })
 })

@@ -348,11 +348,13 @@ export function compare(
     for (const [i, check] of checks.entries()) {
       if (check.status !== 'fail' || check.ciLow === null || check.ciHigh === null) continue
       const latency = check.tolerance >= 0
+      // A slowdown by (1 + allowance) lengthens a latency by that factor and divides a throughput by it.
       const explained = latency
         ? check.ciLow <= 1 + check.tolerance + allowance
-        : check.ciHigh >= 1 + check.tolerance - allowance
+        : check.ciHigh >= (1 + check.tolerance) / (1 + allowance)
       if (!explained) continue
-      const reason = `the hypervisor took ${shown} of the CPU (steal), which can move this by ${latency ? '+' : '-'}${Math.round(allowance * 100)} % (${STEAL_SLOWDOWN_PER_SHARE}x its share); the interval [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}] is not beyond that`
+      const move = latency ? `+${Math.round(allowance * 100)}` : `-${Math.round((1 - 1 / (1 + allowance)) * 100)}`
+      const reason = `the hypervisor took ${shown} of the CPU (steal), which can move this by ${move} % (${STEAL_SLOWDOWN_PER_SHARE}x its share); the interval [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}] is not beyond that`
       checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
     }
   }
