@@ -21,6 +21,7 @@ import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
 import { spreadNotes } from '../core/baseline/index.ts'
 import { describeRegressions } from './regression-summary.ts'
 import type { SegmentJudge } from './segment-judge.ts'
+import { shownPath } from '../core/platform/shown-path.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
 export interface BenchJudgement {
@@ -216,9 +217,9 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
           failed = true
           blocks.push(
             [
-              `Regressed against the baseline recorded ${match.entry.recordedAt} in ${path}:`,
+              `Regressed against the baseline recorded ${match.entry.recordedAt} in ${shownPath(path)}:`,
               ...describeRegressions(verdict).map((line) => `  - ${line}`),
-              `If this change is expected (other hardware, model or server version), run \`vitest bench -u\` and commit ${path}.`,
+              `If this change is expected (other hardware, model or server version), run \`vitest bench -u\` and commit ${shownPath(path)}.`,
             ].join('\n'),
           )
         }
@@ -227,7 +228,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       case 'written':
       case 'updated':
         notes.push(
-          `baseline ${match.state}: ${path} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`,
+          `baseline ${match.state}: ${shownPath(path)} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`,
         )
         if (provisional !== undefined) notes.push(provisional)
         if (match.state === 'written' && match.otherMachines !== undefined) {

@@ -30,6 +30,7 @@ import type { LlmBenchProvided } from './provided.ts'
 import { FORCE_BASELINE_ENV } from './bench-judgement.ts'
 import type { BenchSweepOptions } from './sweep-bench-options.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
+import { shownPath } from '../core/platform/shown-path.ts'
 
 /**
  * The target of each point and how to let go of it: one server for the whole sweep, a fresh one per point under
@@ -211,7 +212,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
         baselineCurve = sweepCurveOf(match.entry)
         if (!baselineCurve)
           blocks.push(
-            `The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${path}.`,
+            `The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${shownPath(path)}.`,
           )
       } else if (match.state === 'missing' || match.state === 'mismatch') {
         blocks.push(match.error.message)

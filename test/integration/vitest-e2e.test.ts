@@ -277,7 +277,7 @@ describe('vitest bench with the built package', () => {
     const run = await vitestBench(['chat'])
     expect(run.exitCode, run.output).toBe(1)
     expect(run.output).toContain(path)
-    expect(run.output).toMatch(/Fix the file by hand/)
+    expect(run.output).toMatch(/restore the committed file \(`git checkout -- .*chat.bench.ts.json`\)/)
     // Never overwritten, not even by the obsolete-entry pass.
     expect(await readFile(path, 'utf8')).toBe('{ "entries": { ')
   })

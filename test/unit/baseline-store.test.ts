@@ -327,7 +327,7 @@ describe('BaselineStore', () => {
       expect((error as BaselineFileError).path).toBe(path)
       expect((error as Error).message).toContain(`${path}: not valid JSON (`)
       expect((error as Error).message).toMatch(/JSON at position \d+/)
-      expect((error as Error).message).toContain('delete it and run `vitest bench -u`')
+      expect((error as Error).message).toContain(`restore the committed file (\`git checkout -- ${path}\`)`)
     }
     expect(await readFile(path, 'utf8')).toBe(broken)
   })

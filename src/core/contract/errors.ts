@@ -1,3 +1,4 @@
+import { shownPath } from '../platform/shown-path.ts'
 /**
  * Every error this package throws extends {@link LlmBenchError}. Each has a literal `type`
  * so callers can switch on it without `instanceof` across module copies, and a message that
@@ -61,7 +62,8 @@ export class BaselineFileError extends LlmBenchError {
   readonly path: string
   constructor(path: string, problem: string, options?: { cause?: unknown }) {
     super(
-      `${path}: ${problem}. Fix the file by hand (it is JSON), or delete it and run \`vitest bench -u\` to record new baselines.`,
+      `${path}: ${problem}. The baselines are in git: restore the committed file (\`git checkout -- ${path}\`), ` +
+        'or fix it by hand (it is JSON). Only where no good copy exists, delete it and record anew with `vitest bench -u`.',
       options,
     )
     this.path = path
@@ -76,7 +78,7 @@ export class BaselineMissingError extends LlmBenchError {
   /** The baseline file that lacks the entry. */
   readonly path: string
   constructor(benchName: string, path: string) {
-    super(`No baseline for '${benchName}' in ${path}. Run \`vitest bench -u\` locally and commit ${path}.`)
+    super(`No baseline for '${benchName}' in ${path}. Run \`vitest bench -u\` locally and commit ${shownPath(path)}.`)
     this.benchName = benchName
     this.path = path
   }
@@ -101,14 +103,14 @@ export class BaselineMismatchError extends LlmBenchError {
     if (environmentChanges.length > 0) {
       parts.push(
         `The baseline for '${benchName}' in ${path} was recorded on another machine: ${environmentChanges.join('; ')}. ` +
-          `Comparing across machines would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${path} ` +
+          `Comparing across machines would be meaningless: run \`vitest bench -u\` on the new hardware and commit ${shownPath(path)} ` +
           '(each machine keeps its own entry in the file; the others stay as they are).',
       )
     }
     if (configChanges.length > 0) {
       parts.push(
         `The baseline for '${benchName}' in ${path} measured a different workload or load: ${configChanges.join('; ')}. ` +
-          `Refresh it with \`vitest bench -u\` and commit ${path}.`,
+          `Refresh it with \`vitest bench -u\` and commit ${shownPath(path)}.`,
       )
     }
     super(parts.join('\n'))
