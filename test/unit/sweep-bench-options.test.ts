@@ -90,6 +90,17 @@ describe('validateBenchSweepOptions', () => {
     expect(error({ workload, scenario: { name: 'Offline', requests: 8 }, load: { requests: 5 } }).option).toBe(
       'load.requests',
     )
+    // Fewer requests than LoadGen's early stopping needs could never be VALID (issue 31.5): refused, naming the least.
+    const server = { name: 'Server', ttftMs: 500, tpotMs: 50, rate: { min: 1, max: 2 } }
+    const tooFew = error({ workload, scenario: { ...server, requests: 458 } })
+    expect(tooFew.option).toBe('scenario.requests')
+    expect(tooFew.message).toContain('is 458, fewer than the 459 requests a VALID Server run at the 99th percentile')
+    expect(error({ workload, scenario: { name: 'SingleStream', requests: 63 } }).message).toContain(
+      'fewer than the 64 requests an early-stopping estimate of the 90th percentile needs',
+    )
+    expect(() =>
+      validateBenchSweepOptions('sweep', { workload, scenario: serverScenario({ ...server, requests: 459 }) }),
+    ).not.toThrow()
     // Options shared with bench.llm go through its validation.
     expect(error({ workload: { kind: 'nope' }, over: { rate: [1] }, load: { requests: 5 } }).option).toBe(
       'workload.kind',

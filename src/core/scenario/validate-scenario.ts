@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { ScenarioSpec } from './scenario-spec.ts'
+import { LOADGEN_CONFIDENCE, LOADGEN_TOLERANCE, MinPassingQueriesFinder } from '../sweep/early-stopping.ts'
+import { SCENARIO_DEFAULTS, type ScenarioSpec } from './scenario-spec.ts'
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -69,6 +70,32 @@ export function validateScenario(spec: ScenarioSpec, option = 'scenario'): void 
           `must be a number of milliseconds > 0, got ${String(spec[key])}`,
           'The Server scenario needs both a TTFT and a TPOT limit.',
         )
+    }
+  }
+  if (spec.name !== 'Offline' && typeof fields.requests === 'number') {
+    // Fewer requests than LoadGen's early stopping needs with none over the limit can never be VALID
+    // (Server) or give an estimate (SingleStream): a search would only bisect down to its slowest rates.
+    const percentile =
+      (fields.percentile as number | undefined) ??
+      (spec.name === 'Server' ? SCENARIO_DEFAULTS.serverPercentile : SCENARIO_DEFAULTS.singleStreamPercentile)
+    // Server: h(0), with no query over a limit; SingleStream: h(1) + 1, LoadGen's least for an estimate.
+    const finder = new MinPassingQueriesFinder()
+    const needed =
+      spec.name === 'Server'
+        ? finder.find(0, percentile, LOADGEN_TOLERANCE, LOADGEN_CONFIDENCE)
+        : finder.find(1, percentile, LOADGEN_TOLERANCE, LOADGEN_CONFIDENCE) + 1
+    if (fields.requests < needed) {
+      const what =
+        spec.name === 'Server'
+          ? `a VALID Server run at the ${percentile * 100}th percentile (LoadGen's early stopping, none over the limits)`
+          : `an early-stopping estimate of the ${percentile * 100}th percentile`
+      const fallback =
+        spec.name === 'Server' ? SCENARIO_DEFAULTS.serverRequests : SCENARIO_DEFAULTS.singleStreamRequests
+      throw new OptionsError(
+        `${option}.requests`,
+        `is ${fields.requests}, fewer than the ${needed} requests ${what} needs`,
+        `Give at least ${needed} (the default, ${fallback}, ${spec.name === 'Server' ? 'also allows one request over a limit' : 'is the least'}), or leave it out.`,
+      )
     }
   }
   if (spec.name === 'Offline' && !wholePositive(spec.requests)) {
