@@ -13,7 +13,8 @@ export interface AbSummary {
 /** Lines of the comment at most: a pull-request comment stays readable for any number of benches. */
 export const AB_COMMENT_MAX_LINES = 40
 
-const SYMBOL: Record<AbBenchVerdict['status'], string> = {
+/** The symbol of each bench status, in the comment and the full report. */
+export const AB_STATUS_SYMBOL: Record<AbBenchVerdict['status'], string> = {
   pass: '✅',
   fail: '❌',
   fault: '❌',
@@ -38,9 +39,9 @@ function benchLine(verdict: AbBenchVerdict): string {
   const slo = (verdict.sloChecks ?? [])
     .filter((check) => check.status === 'fail')
     .map((check) => `SLO ${check.metric} ${check.statistic} failed`)
-  if (verdict.status === 'fault') return `${SYMBOL.fault} ${where}: ${verdict.fault ?? 'a server failed'}`
+  if (verdict.status === 'fault') return `${AB_STATUS_SYMBOL.fault} ${where}: ${verdict.fault ?? 'a server failed'}`
   if (verdict.status === 'changed')
-    return `${SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
+    return `${AB_STATUS_SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
     .map(
@@ -54,7 +55,17 @@ function benchLine(verdict: AbBenchVerdict): string {
     ...slo,
     ...(moved(verdict) ? [verdict.drift] : []),
   ]
-  return `${SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
+  return `${AB_STATUS_SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
+}
+
+/** What was measured against what, in how many pairs, in which order, and why it stopped: one sentence. */
+export function abHeadLine(summary: AbSummary): string {
+  const head = `${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}`
+  const order = summary.order.map((pair) => pair.join(' ')).join(' | ')
+  return (
+    `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${head}: ${summary.order.length} pairs ` +
+    `in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${order} (${summary.stopped}).`
+  )
 }
 
 /** Sweeps and comparisons the arms skipped, in one line: named up to five, the rest counted. */
@@ -82,12 +93,7 @@ export function formatAbComment(
     (v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'),
   )
   const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
-  const lines = [
-    `### ${failed ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`,
-    '',
-    `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}: ${summary.order.length} pairs in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${summary.order.map((pair) => pair.join(' ')).join(' | ')} (${summary.stopped}).`,
-    '',
-  ]
+  const lines = [`### ${failed ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`, '', abHeadLine(summary), '']
   const attention = verdicts.filter(
     (verdict) =>
       verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
@@ -97,8 +103,11 @@ export function formatAbComment(
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)
   if (listed.length < attention.length) lines.push(`- … and ${attention.length - listed.length} more in ab.json`)
   const passed = verdicts.length - attention.length
-  if (passed > 0) lines.push(`- ${SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
-  if (notCompared.length > 0) lines.push(`- ${SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
-  lines.push('', 'Full figures, intervals and every trial: `ab.json` in the job artifact.')
+  if (passed > 0) lines.push(`- ${AB_STATUS_SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
+  if (notCompared.length > 0) lines.push(`- ${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
+  lines.push(
+    '',
+    'Both arms, every gate with its interval: `summary.md` and `report.html`; every trial: `ab.json` (job artifact).',
+  )
   return `${lines.join('\n')}\n`
 }

@@ -1,3 +1,4 @@
+import { markdownTable } from './markdown-table.ts'
 import { interruptionNote } from './interruption.ts'
 import type { Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
@@ -32,18 +33,6 @@ const ICON: Record<EntryStatus | Check['status'], string> = {
   inconclusive: '⚠️',
   skipped: '⏭️',
   measured: '📏',
-}
-
-/** A table cell: pipes escaped, line breaks as `<br>`. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>')
-}
-
-function table(header: readonly string[], align: readonly ('l' | 'r' | 'c')[], rows: readonly string[][]): string {
-  const rule = align.map((a) => (a === 'r' ? '--:' : a === 'c' ? ':-:' : '---'))
-  return [header, rule, ...rows]
-    .map((row, index) => `| ${(index === 1 ? row : row.map(cell)).join(' | ')} |`)
-    .join('\n')
 }
 
 function withDelta(value: string, check: Check | undefined): string {
@@ -93,7 +82,7 @@ function verdictTable(entry: ReportEntry): string | undefined {
     `${ICON[check.status]} ${check.status}`,
   ])
   const out = [
-    table(
+    markdownTable(
       ['Check', 'Baseline', 'Current', 'Change', `${level} CI of ratio`, 'Tolerance', 'n base/cur', 'Verdict'],
       ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
       rows,
@@ -120,7 +109,7 @@ function sloTable(checks: readonly SloCheck[] | undefined): string | undefined {
     String(check.n),
     `${ICON[check.status]} ${check.status}`,
   ])
-  return table(['SLO', 'Measured', 'Limit', 'n', 'Verdict'], ['l', 'r', 'r', 'r', 'l'], rows)
+  return markdownTable(['SLO', 'Measured', 'Limit', 'n', 'Verdict'], ['l', 'r', 'r', 'r', 'l'], rows)
 }
 
 function inventory(entry: ReportEntry): string {
@@ -131,7 +120,7 @@ function inventory(entry: ReportEntry): string {
   return [
     '<details><summary>Configuration and environment</summary>',
     '',
-    table(['Setting', 'Value'], ['l', 'l'], rows),
+    markdownTable(['Setting', 'Value'], ['l', 'l'], rows),
     '',
     '</details>',
   ].join('\n')
@@ -223,7 +212,7 @@ export function renderMarkdown(entries: readonly ReportEntry[], options: Markdow
     out.push(unmeasured.length > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.')
   } else {
     out.push(
-      table(
+      markdownTable(
         [
           '',
           'Bench',

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { execa } from 'execa'
@@ -15,6 +15,7 @@ import { formatSloChecks } from '../core/slo/index.ts'
 import { counterbalancedOrder, nextPair, sequentialConfidence, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
 import { formatAbComment, notComparedLine } from '../../reporters/ab-comment.ts'
+import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
@@ -282,10 +283,17 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: logs, trials }, null, 2)}\n`,
     )
     await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
+    const reports = abBenchReports(verdicts, files)
+    const markdown = renderAbMarkdown(reports, summary, notCompared)
+    await writeFile(join(out, 'summary.md'), markdown)
+    await writeFile(join(out, 'report.html'), renderAbHtml(reports, summary, notCompared))
+    // GitHub collects the step summary after the step; other steps may have written to it, so append.
+    const stepSummary = process.env.GITHUB_STEP_SUMMARY
+    if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
     io.out(
       `\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
     )
-    io.out(`ab: ${join(relative(packageDir, out) || '.', 'ab.json')} and comment.md written`)
+    io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
     return failed ? 1 : 0
   } catch (error) {
     if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error

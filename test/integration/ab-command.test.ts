@@ -95,6 +95,15 @@ describe('vitest-llm-bench ab', () => {
     expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain(
       '- · not compared side by side: sweep `curve` (chat.bench.ts)',
     )
+    // The full report carries both arms and the verdict, as Markdown and as one HTML page.
+    const summaryMd = await readFile(join(project, 'llm-bench-ab', 'summary.md'), 'utf8')
+    expect(summaryMd).toMatch(/### (❌|⚠️|✅) chat\n\n`chat\.bench\.ts` · \w+, 3 pairs/)
+    expect(summaryMd).toMatch(/\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+x \| /)
+    expect(summaryMd).toMatch(/\| TTFT p50 \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+x \|/)
+    const html = await readFile(join(project, 'llm-bench-ab', 'report.html'), 'utf8')
+    expect(html).toContain('<section class="bench">')
+    expect(html).toMatch(/<td class="">ttftMs p50 \(\+10 %\)<\/td>/)
+    expect(run.output).toContain('ab: llm-bench-ab/: ab.json, comment.md, summary.md and report.html written')
     const [chat] = report.verdicts
     const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
     expect(ttft?.ratio).toBeGreaterThan(1.5)

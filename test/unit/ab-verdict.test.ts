@@ -1,6 +1,7 @@
 /** `ab`: head against base per bench, from the arm files both arms wrote, and the pull-request comment. */
 import { describe, expect, test } from 'vitest'
 import { formatAbComment, AB_COMMENT_MAX_LINES } from '../../reporters/ab-comment.ts'
+import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 import { abFailed, judgeAb } from '../../src/bench/ab-verdict.ts'
 import type { ArmFile } from '../../src/bench/arm-file.ts'
 import { formatCompareTable } from '../../src/bench/compare-bench.ts'
@@ -179,6 +180,64 @@ describe('comment.md', () => {
     const text = formatAbComment(judgeAb(files, 0.95), summary)
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toMatch(/- … and \d+ more in ab\.json/)
+  })
+})
+
+describe('summary.md and report.html', () => {
+  const summary = {
+    base: { ref: 'origin/main', sha: 'a'.repeat(40) },
+    head: { sha: 'b'.repeat(40), dirty: true },
+    order: [
+      ['base', 'head'],
+      ['head', 'base'],
+      ['base', 'head'],
+    ],
+    stopped: 'every verdict decided',
+    durationMs: 120_000,
+  }
+  // Made when the first of these tests runs: the trials draw from the file's one seeded random.
+  let made: ReturnType<typeof abBenchReports> | undefined
+  const reportsOf = (): ReturnType<typeof abBenchReports> => {
+    const files = [...pairs(3, 2, 'slow'), ...pairs(3, 1, 'same'), arm('head', 1, trial(100, 10, 1000), 'new one')]
+    made ??= abBenchReports(judgeAb(files, 0.95), files)
+    return made
+  }
+
+  test("each arm's trials merged: base has three trials of 400 requests, head as many; a bench new in head has no base", () => {
+    const reports = reportsOf()
+    const slow = reports.find((report) => report.verdict.name === 'slow')
+    expect(slow?.base?.counts.completed).toBe(1200)
+    expect(slow?.head?.counts.completed).toBe(1200)
+    const fresh = reports.find((report) => report.verdict.name === 'new one')
+    expect(fresh?.base).toBeUndefined()
+    expect(fresh?.head?.counts.completed).toBe(400)
+  })
+
+  test('Markdown: every bench with its gates (both arms, ratio, interval, pairs) and both arms side by side', () => {
+    const text = renderAbMarkdown(reportsOf(), summary)
+    expect(text).toMatch(/^## ❌ vitest-llm-bench ab: /)
+    expect(text).toContain('against head bbbbbbb + uncommitted changes: 3 pairs in 2.0 min')
+    expect(text).toContain('### ❌ slow')
+    expect(text).toMatch(
+      /\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| 2\.\d{3}x \| \[[\d.]+, [\d.]+\] \| 3 \| fail \|/,
+    )
+    // Both arms' merged figures, the head/base ratio beside them.
+    expect(text).toMatch(/\| TTFT p50 \| [\d.]+ ms \| [\d.]+ ms \| (1\.9|2\.0)\d{2}x \|/)
+    expect(text).toContain('| requests completed | 1200/1200 | 1200/1200 |  |')
+    expect(text).toContain('### ✅ same')
+    expect(text).toContain('New in head: no base arm to compare with; its SLOs still apply.')
+    expect(text).toMatch(/\| TTFT p50 \| - \| [\d.]+ ms \| - \|/)
+  })
+
+  test('HTML: one page with the same sections and tables, everything escaped', () => {
+    const html = renderAbHtml(reportsOf(), summary)
+    expect(html.startsWith('<!doctype html>')).toBe(true)
+    expect(html.match(/<section class="bench">/g)).toHaveLength(3)
+    expect(html).toContain('<span class="badge fail">fail</span> slow')
+    expect(html).toMatch(/<td class=" status-fail">fail<\/td>/)
+    expect(html).toContain('Base `origin/main` (aaaaaaa)')
+    const hostile = abBenchReports(judgeAb(pairs(3, 1, '<script>x</script>'), 0.95), pairs(3, 1, '<script>x</script>'))
+    expect(renderAbHtml(hostile, summary)).not.toContain('<script>x')
   })
 })
 
