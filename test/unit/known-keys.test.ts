@@ -1,6 +1,7 @@
 /** A misspelt option is refused at every level of every option object, with "did you mean". */
 import { describe, expect, test } from 'vitest'
 import { planBench } from '../../src/bench/plan-bench.ts'
+import { validateBenchSweepOptions } from '../../src/bench/sweep-bench-options.ts'
 import { command, llamaCpp, sglang, vllm } from '../../src/core/server/index.ts'
 import { resolveBenchmark } from '../../src/core/plan/index.ts'
 
@@ -8,6 +9,8 @@ const workload = { kind: 'synthetic', inputTokens: { mean: 32 }, outputTokens: {
 const load = { concurrency: 2, requests: 10 }
 const target = { baseUrl: 'http://127.0.0.1:8000' }
 const plan = (options: Record<string, unknown>) => () => resolveBenchmark({ target, workload, load, ...options })
+const sweep = (options: Record<string, unknown>) => () =>
+  validateBenchSweepOptions('s', { workload, load: { requests: 10 }, ...options })
 
 describe('unknown keys', () => {
   test.each([
@@ -89,6 +92,31 @@ describe('unknown keys', () => {
       'command()',
       () => command(['srv', '--port', '{port}'], { readyURL: 'http://127.0.0.1:1/health' } as never),
       /`readyURL`: is not an option of command\(\)\. Did you mean `readyUrl`\?/,
+    ],
+    [
+      'a capacity search',
+      sweep({ capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 64 }, precison: 0.05 } }),
+      /`capacity\.precison`: is not an option of `capacity`\. Did you mean `capacity\.precision`\?/,
+    ],
+    [
+      "a capacity search's rate",
+      sweep({ capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 64, strat: 2 } } }),
+      /`capacity\.rate\.strat`.*Did you mean `capacity\.rate\.start`\?/,
+    ],
+    [
+      "a sweep's saturation",
+      sweep({ over: { concurrency: [1, 2] }, saturation: { minGainn: 0.1 } }),
+      /`saturation\.minGainn`.*Did you mean `saturation\.minGain`\?/,
+    ],
+    [
+      "a sweep's knee expectation",
+      sweep({ over: { concurrency: [1, 2] }, expect: { knee: { notEarlierThanBaselin: true } } }),
+      /`expect\.knee\.notEarlierThanBaselin`.*Did you mean `expect\.knee\.notEarlierThanBaseline`\?/,
+    ],
+    [
+      "a sweep's throughput expectation",
+      sweep({ over: { concurrency: [1, 2] }, expect: { throughput: [{ at: 2, mn: 5 }] } }),
+      /`expect\.throughput\[0\]\.mn`.*Did you mean `expect\.throughput\[0\]\.min`\?/,
     ],
   ])('%s', (_, run, message) => {
     expect(run).toThrow(message)

@@ -1,4 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
+import { isRecord } from '../contract/is-record.ts'
 import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
@@ -34,6 +36,16 @@ function check(name: string, pass: boolean, message: string): SweepCheck {
 function skip(name: string, message: string): SweepCheck {
   return { name, status: 'skip', message }
 }
+
+/** The keys of `expect` and of each expectation in it: anything else is a typo, refused with "did you mean". */
+const EXPECTATION_KEYS = {
+  expect: ['throughput', 'latency', 'knee', 'capacity', 'scenarioMetric'],
+  throughput: ['at', 'metric', 'min', 'minVsBaseline'],
+  latency: ['at', 'metric', 'statistic', 'max', 'maxVsBaseline'],
+  knee: ['atLeast', 'notEarlierThanBaseline'],
+  capacity: ['atLeast', 'minVsBaseline'],
+  scenarioMetric: ['atLeast', 'atMost', 'minVsBaseline', 'maxVsBaseline'],
+} as const
 
 /**
  * The rule of `bench.llm` for failed requests, per point of a curve (a search or a scenario judges its points'
@@ -300,11 +312,7 @@ export function validateSweepExpectations(
       'must be an object',
       'Write e.g. `expect: { knee: { notEarlierThanBaseline: true } }`.',
     )
-  const known = ['throughput', 'latency', 'knee', 'capacity', 'scenarioMetric']
-  for (const key of Object.keys(expectations)) {
-    if (!known.includes(key))
-      throw new OptionsError(`${option}.${key}`, 'is not an expectation', `Use one of: ${known.join(', ')}.`)
-  }
+  rejectUnknownKeys(expectations, EXPECTATION_KEYS.expect, option)
   const lists = [
     ['throughput', expectations.throughput],
     ['latency', expectations.latency],
@@ -320,6 +328,7 @@ export function validateSweepExpectations(
     const items = list as unknown as ReadonlyArray<Record<string, unknown>>
     items.forEach((item, i) => {
       const where = `${option}.${name}[${i}]`
+      if (isRecord(item)) rejectUnknownKeys(item, EXPECTATION_KEYS[name], where)
       if (typeof item.at !== 'number' || (values !== undefined && !values.includes(item.at))) {
         throw new OptionsError(
           `${where}.at`,
@@ -372,6 +381,7 @@ export function validateSweepExpectations(
     ['scenarioMetric', expectations.scenarioMetric],
   ] as const) {
     if (group === undefined) continue
+    if (isRecord(group)) rejectUnknownKeys(group, EXPECTATION_KEYS[name], `${option}.${name}`)
     for (const [key, value] of Object.entries(group)) {
       if (key === 'notEarlierThanBaseline') continue
       if (value !== undefined && !positive(value))

@@ -1,4 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { validateLoad } from '../load/index.ts'
 import type { CapacitySearch } from './capacity-options.ts'
 import type { SweepAxis, SweepAxisName } from './sweep-axis.ts'
@@ -138,6 +139,7 @@ export function validateSaturation(saturation: SaturationOptions | undefined, op
   if (saturation === undefined) return
   if (!isObject(saturation))
     throw new OptionsError(option, 'must be an object', 'Write e.g. `saturation: { minGain: 0.1 }`.')
+  rejectUnknownKeys(saturation, ['metric', 'minGain'], option)
   if (saturation.metric !== undefined && !THROUGHPUTS.includes(saturation.metric as string)) {
     throw new OptionsError(
       `${option}.metric`,
@@ -157,6 +159,18 @@ export function validateSaturation(saturation: SaturationOptions | undefined, op
   }
 }
 
+/** The keys of a {@link CapacitySearch}. */
+const CAPACITY_KEYS = [
+  'limits',
+  'percentile',
+  'rate',
+  'precision',
+  'earlyStopping',
+  'from',
+  'maxFailedShare',
+  'maxPoints',
+]
+
 /** Checks a {@link CapacitySearch}; throws {@link OptionsError}. */
 export function validateCapacitySearch(search: CapacitySearch, option = 'capacity'): void {
   if (!isObject(search))
@@ -165,6 +179,7 @@ export function validateCapacitySearch(search: CapacitySearch, option = 'capacit
       'must be an object',
       'Write e.g. `capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 64 } }`.',
     )
+  rejectUnknownKeys(search, CAPACITY_KEYS, option)
   const limits = search.limits
   if (!isObject(limits))
     throw new OptionsError(`${option}.limits`, 'must be an object', 'Write e.g. `limits: { ttftMs: 500, tpotMs: 50 }`.')
@@ -193,6 +208,7 @@ export function validateCapacitySearch(search: CapacitySearch, option = 'capacit
     )
   }
   const rate = search.rate
+  if (isObject(rate)) rejectUnknownKeys(rate, ['min', 'max', 'start'], `${option}.rate`)
   if (!isObject(rate) || !finitePositive(rate.min) || !finitePositive(rate.max) || rate.min > rate.max) {
     throw new OptionsError(
       `${option}.rate`,
