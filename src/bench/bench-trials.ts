@@ -1,5 +1,6 @@
 import { OptionsError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
+import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 
 /**
  * How many times a bench measures (`trials` of `bench.llm`). One run cannot see the noise between
@@ -63,15 +64,7 @@ export function resolveTrials(value: unknown): ResolvedTrials {
     )
   }
   const options = (value ?? {}) as Record<string, unknown>
-  for (const key of Object.keys(options)) {
-    if (!['record', 'max', 'restartServer', 'onInconclusive'].includes(key)) {
-      throw new OptionsError(
-        `trials.${key}`,
-        'is not a trials option',
-        'Options: record, max, restartServer, onInconclusive.',
-      )
-    }
-  }
+  rejectUnknownKeys(options, ['record', 'max', 'restartServer', 'onInconclusive'], 'trials')
   const restart = options.restartServer ?? 'record'
   if (restart !== true && restart !== false && restart !== 'record') {
     throw new OptionsError(

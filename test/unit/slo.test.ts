@@ -178,16 +178,16 @@ describe('validateSloOptions', () => {
 
   test('names the option and lists the valid choices', () => {
     expect(optionError({ ttft: { p99: 500 } }).message).toBe(
-      'Invalid option `slo.ttft`: is not a valid key here. Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput, confidence.',
+      'Invalid option `slo.ttft`: is not an option of `slo`. Did you mean `slo.ttftMs`? Options: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput, confidence.',
     )
     expect(optionError({ ttftMs: { p98: 500 } }).message).toContain(
-      'Use one of: p50, p90, p95, p99, p999, mean, min, max.',
+      'Options: p50, p90, p95, p99, p999, mean, min, max.',
     )
     expect(optionError({ ttftMs: { p99: -1 } }).option).toBe('slo.ttftMs.p99')
     expect(optionError({ ttftMs: 500 }).message).toContain('Write e.g. ttftMs: { p99: 500 }')
     expect(optionError({ errors: { maxRate: 2 } }).message).toContain('Use a number from 0 to 1')
     expect(optionError({ gpu: { memoryPeak: { max: 1 } } }).option).toBe('slo.gpu.memoryPeak')
-    expect(optionError({ outputTokensPerSec: { minimum: 1 } }).message).toContain('Use one of: min, max.')
+    expect(optionError({ outputTokensPerSec: { minimum: 1 } }).message).toContain('Options: min, max.')
     expect(() => checkSlo(makeResult(), { ttftMs: { p98: 1 } } as never)).toThrow(OptionsError)
     expect(optionError({ confidence: 0.4 }).message).toContain('0.4 is not a confidence from 0.5 to 0.999')
   })

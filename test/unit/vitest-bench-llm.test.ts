@@ -206,7 +206,7 @@ describe('early option validation (at registration, before any server starts)', 
       /`trials.onInconclusive`: must be 'warn', 'fail' or 'pass'/,
     )
     expect(() => validateBenchLlmOptions('t', { ...options, trials: { recrd: 3 } })).toThrow(
-      /`trials.recrd`: is not a trials option/,
+      /`trials.recrd`: is not an option of `trials`. Did you mean `trials.record`\?/,
     )
     expect(() =>
       validateBenchLlmOptions('t', {

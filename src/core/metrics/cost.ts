@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { CostOptions, CostResult } from '../contract/types.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 
 /**
  * Cost of one million output tokens at a measured throughput:
@@ -29,6 +30,7 @@ export function costPerMillionOutputTokens(outputTokensPerSec: number, cost: Cos
 export function validateCostOptions(cost: unknown): asserts cost is CostOptions {
   const record =
     typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : undefined
+  if (record !== undefined) rejectUnknownKeys(record, ['pricePerGpuHour', 'gpus'], 'cost')
   const price = record?.pricePerGpuHour
   if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0) {
     throw new OptionsError(

@@ -17,6 +17,7 @@ import { checkServerMetricsOptions } from '../server/metrics/index.ts'
 import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workload.ts'
 import { rejectUnknownWorkloadKeys } from '../workload/workload-keys.ts'
 import { validateWorkers } from '../workers/index.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 
 /**
  * What a run needs apart from its target, every option checked once ({@link planRun}) and every
@@ -142,11 +143,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   if (goodput !== undefined) {
     if (!isRecord(goodput))
       throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
-    for (const key of Object.keys(goodput)) {
-      if (!['ttftMs', 'tpotMs', 'e2eMs'].includes(key)) {
-        throw new OptionsError(`goodput.${key}`, 'unknown limit', 'Use ttftMs, tpotMs or e2eMs (milliseconds).')
-      }
-    }
+    rejectUnknownKeys(goodput, ['ttftMs', 'tpotMs', 'e2eMs'], 'goodput')
     goodputLimits = validateGoodputLimits(goodput)
   }
   if (cost !== undefined) validateCostOptions(cost)

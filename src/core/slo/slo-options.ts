@@ -1,6 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
+import { rejectUnknownKeys } from '../contract/known-keys.ts'
 
 /** Distributions an SLO can limit (units as the names say; token counts in tokens). */
 export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
@@ -135,11 +136,7 @@ function checkKeys(value: unknown, option: string, valid: readonly string[], exa
       `${show(value)} is not an object`,
       `Write e.g. ${option.split('.').pop()}: ${example}.`,
     )
-  for (const [key, item] of Object.entries(value)) {
-    if (item !== undefined && !valid.includes(key)) {
-      throw new OptionsError(`${option}.${key}`, 'is not a valid key here', `Use one of: ${valid.join(', ')}.`)
-    }
-  }
+  rejectUnknownKeys(value, valid, option)
   return value
 }
 

@@ -2,6 +2,7 @@ import { OptionsError } from '../../contract/errors.ts'
 import { isRecord } from '../../contract/is-record.ts'
 import type { ServerMetricsOptions } from '../../contract/types.ts'
 import type { ScraperSettings } from './metrics-scraper.ts'
+import { rejectUnknownKeys } from '../../contract/known-keys.ts'
 
 /** Default time between scrapes, ms (AIPerf scrapes every 333 ms; a second keeps vLLM's API process out of the way). */
 export const DEFAULT_SCRAPE_INTERVAL_MS = 1000
@@ -28,10 +29,7 @@ export function checkServerMetricsOptions(value: unknown): asserts value is Serv
       'must be an object or false',
       'Write e.g. `serverMetrics: { url: "http://127.0.0.1:8000/metrics" }`, or `serverMetrics: false` to turn scraping off.',
     )
-  for (const key of Object.keys(value)) {
-    if (!KEYS.includes(key))
-      throw new OptionsError(`serverMetrics.${key}`, 'is not a valid key here', `Use one of: ${KEYS.join(', ')}.`)
-  }
+  rejectUnknownKeys(value, KEYS, 'serverMetrics')
   if (value.url !== undefined) {
     let protocol = ''
     try {
