@@ -144,11 +144,18 @@ function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], share
     lines.push(
       `- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`,
     )
-  for (const warning of sweep.warnings) lines.push(`- ${ICON.inconclusive} ${warning}`)
+  // The sweep's warnings hold its points' already, each text once with the values that gave it
+  // (pointWarnings); only why a point's server gave no metrics is said here, the same way.
+  for (const warning of sweep.warnings) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} ${warning}`)
+  const notes = new Map<string, unknown[]>()
   for (const point of points) {
-    for (const warning of warningsOf(point))
-      if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} at ${sweep.axis} ${point.sweep?.value}: ${warning}`)
+    const note = serverMetricsNote(point.result)
+    if (note !== undefined && !shared.has(note)) notes.set(note, [...(notes.get(note) ?? []), point.sweep?.value])
   }
+  for (const [note, values] of notes)
+    lines.push(
+      `- ${ICON.inconclusive} ${values.length === points.length && points.length > 1 ? 'every point' : `${sweep.axis} ${values.join(', ')}`}: ${note}`,
+    )
   lines.push('', '```', sweep.table, '```')
   return lines.join('\n')
 }
