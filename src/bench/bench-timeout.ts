@@ -1,3 +1,5 @@
+import { DISTURBED_REMEASURES, type BenchLimit } from './bench-trials.ts'
+import { formatDurationMs } from '../core/platform/format-figure.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 
 /**
@@ -12,14 +14,15 @@ export function runnerTimeoutMs(benchMs: number): number {
   return benchMs + RUNNER_TIMEOUT_MARGIN_MS
 }
 
-/** The failure of a bench stopped at its whole limit `benchMs`, with what it measured (`result`) if it got that far. */
-export function benchTimedOut(name: string, benchMs: number, result: BenchmarkResult | undefined): string {
+/** The failure of a bench stopped at its whole limit, with what it measured (`result`) if it got that far. */
+export function benchTimedOut(name: string, limit: BenchLimit, result: BenchmarkResult | undefined): string {
   const measured =
     result === undefined
       ? 'before it measured anything'
       : `with ${result.counts.completed} of ${result.counts.total} requests completed, which are in the reports`
   return (
-    `${name}: stopped at its time limit, ${Math.round(benchMs / 1000)} s (\`timeoutMs\`, per trial, times the trials it may run), ${measured}. ` +
+    `${name}: stopped at its time limit, ${formatDurationMs(limit.ms)} (\`timeoutMs\` ${formatDurationMs(limit.perTrialMs)} per trial, ` +
+    `times the ${limit.trials} trials it may run: those it records or compares, plus ${DISTURBED_REMEASURES} re-measures of a disturbed trial), ${measured}. ` +
     'Raise `timeoutMs` in the bench options, or lower the load.'
   )
 }

@@ -89,11 +89,22 @@ export function resolveTrials(value: unknown): ResolvedTrials {
   }
 }
 
-/**
- * A bench's whole time limit, ms: `timeoutMs` holds for one trial, and a bench may measure up to
- * `record` trials (a recording) or `max` (a comparison), plus two re-measured disturbed trials.
- */
-export function benchTimeoutMs(timeoutMs: number, trials: unknown): number {
+/** A bench's whole time limit and what it is made of. */
+export interface BenchLimit {
+  /** `timeoutMs`: the limit of one trial, ms. */
+  perTrialMs: number
+  /** The trials the bench may run: `record` (a recording) or `max` (a comparison), whichever is more, plus two re-measured disturbed trials. */
+  trials: number
+  /** The whole limit, `perTrialMs` times `trials`, ms. */
+  ms: number
+}
+
+/** Re-measures a bench may add for trials measured on a disturbed machine. */
+export const DISTURBED_REMEASURES = 2
+
+/** A bench's whole time limit: `timeoutMs` holds for one trial, times the trials it may run. */
+export function benchLimit(timeoutMs: number, trials: unknown): BenchLimit {
   const resolved = resolveTrials(trials)
-  return timeoutMs * (Math.max(resolved.record, resolved.max) + 2)
+  const count = Math.max(resolved.record, resolved.max) + DISTURBED_REMEASURES
+  return { perTrialMs: timeoutMs, trials: count, ms: timeoutMs * count }
 }

@@ -25,7 +25,7 @@ import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import { benchTimedOut, runnerTimeoutMs } from './bench-timeout.ts'
-import { benchTimeoutMs } from './bench-trials.ts'
+import { benchLimit } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
@@ -451,13 +451,13 @@ export function createStandaloneBenchLlm(
           'Call bench.llm at the top level of a bench file.',
         )
       }
-      const limitMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+      const limit = benchLimit(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
       register(
         mode,
         name,
         async () => {
           // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
-          const signal = AbortSignal.timeout(limitMs)
+          const signal = AbortSignal.timeout(limit.ms)
           const { result, judgement } = await runStandaloneBench({
             name,
             file,
@@ -468,16 +468,16 @@ export function createStandaloneBenchLlm(
           }).catch((error: unknown) => {
             if (signal.aborted)
               throw assertionError(
-                benchTimedOut(name, limitMs, error instanceof FailedAfterMeasuringError ? error.result : undefined),
+                benchTimedOut(name, limit, error instanceof FailedAfterMeasuringError ? error.result : undefined),
               )
             throw error
           })
           log(summaryLine(name, result, judgement))
           for (const note of judgement.notes) log(withUpdateCommand(note, settings.updateCommand))
-          if (signal.aborted) throw assertionError(benchTimedOut(name, limitMs, result))
+          if (signal.aborted) throw assertionError(benchTimedOut(name, limit, result))
           if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, settings.updateCommand))
         },
-        runnerTimeoutMs(limitMs),
+        runnerTimeoutMs(limit.ms),
       )
     }
   // `ab` measures `bench.llm` benches only: a sweep or a comparison of its own is skipped in its arms.

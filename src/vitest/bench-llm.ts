@@ -9,7 +9,7 @@ import { planBench, warnUndecidableGates, type BenchPlan } from '../bench/plan-b
 import { sweep } from './bench-sweep.ts'
 import { compareBench } from './bench-compare.ts'
 import { benchRegistrar } from './register-bench.ts'
-import { benchTimeoutMs } from '../bench/bench-trials.ts'
+import { benchLimit } from '../bench/bench-trials.ts'
 import { benchTimedOut, runnerTimeoutMs } from '../bench/bench-timeout.ts'
 import { benchUpdateCommand } from './update-command.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
@@ -26,8 +26,8 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
   // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
-  const limitMs = benchTimeoutMs(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
-  const deadline = AbortSignal.timeout(limitMs)
+  const limit = benchLimit(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+  const deadline = AbortSignal.timeout(limit.ms)
   deadline.addEventListener('abort', () => controller.abort(deadline.reason), { once: true })
   const progress = shared.progress ? forwardProgress(ctx.task) : undefined
   const { result, judgement } = await runStandaloneBench({
@@ -45,7 +45,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     // Measured, then failed: the reports still get the numbers, beside the error.
     const measured = error instanceof FailedAfterMeasuringError ? error.result : undefined
     if (measured) ctx.task.meta.llmBench = { result: reported(measured, options) }
-    if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limitMs, measured))
+    if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limit, measured))
     throw error
   })
   // Messages that suggest an update name this bench's own command, not `vitest bench -u` (every bench).
@@ -60,7 +60,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
     ...(notes.length > 0 ? { notes } : {}),
     ...(judgement.deferred ? { segmentJudge: judgement.deferred } : {}),
   }
-  if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limitMs, result))
+  if (deadline.aborted) throw assertionError(benchTimedOut(benchNameOf(ctx.task), limit, result))
   if (judgement.failure) throw assertionError(withUpdateCommand(judgement.failure, update))
 }
 
@@ -75,7 +75,7 @@ const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
   },
   run: runBench,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
-  wholeTimeoutMs: (timeoutMs, options) => runnerTimeoutMs(benchTimeoutMs(timeoutMs, options.trials)),
+  wholeTimeoutMs: (timeoutMs, options) => runnerTimeoutMs(benchLimit(timeoutMs, options.trials).ms),
 })
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */

@@ -139,7 +139,7 @@ describe('createStandaloneBenchLlm', () => {
     expect(performance.now() - started).toBeLessThan(10_000)
     expect((failure as Error).name).toBe('LlmBenchAssertionError')
     expect((failure as Error).message).toMatch(
-      /^endless: stopped at its time limit, 2 s \(`timeoutMs`, per trial, times the trials it may run\), with \d+ of \d+ requests completed, which are in the reports\. Raise `timeoutMs`/,
+      /^endless: stopped at its time limit, 2.1 s \(`timeoutMs` 300 ms per trial, times the 7 trials it may run: those it records or compares, plus 2 re-measures of a disturbed trial\), with \d+ of \d+ requests completed, which are in the reports\. Raise `timeoutMs`/,
     )
     expect(lines.join('\n')).toContain('endless')
   })
