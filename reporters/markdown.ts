@@ -1,6 +1,6 @@
 import { markdownTable } from './markdown-table.ts'
 import { interruptionNote } from './interruption.ts'
-import type { Check } from '../src/core/baseline/index.ts'
+import { sampleSizes, type Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, tokenTimingLine } from './headline-figures.ts'
@@ -78,7 +78,7 @@ function verdictTable(entry: ReportEntry): string | undefined {
     formatChange(check.ratio),
     check.ciLow === null || check.ciHigh === null ? '-' : `${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`,
     `${check.tolerance >= 0 ? '+' : '-'}${Number((Math.abs(check.tolerance) * 100).toPrecision(4))}%`,
-    `${check.n.baseline}/${check.n.current}`,
+    sampleSizes(check),
     `${ICON[check.status]} ${check.status}`,
   ])
   const out = [

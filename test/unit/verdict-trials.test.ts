@@ -1,6 +1,7 @@
 /** Trials: between-run spread in the verdict, merged results, and what a recording says about its gates. */
 import { describe, expect, test } from 'vitest'
 import {
+  formatVerdict,
   baselineEntryFrom,
   compare,
   pooledSpread,
@@ -93,6 +94,8 @@ describe('compare with trials', () => {
     const verdict = compare(baseline, current, policy)
     const ttft = verdict.checks.find((c) => c.metric === 'ttftMs')
     expect(ttft?.trials).toEqual({ baseline: 5, current: 1 })
+    // Judged on trials, its sample sizes are the trials (issue 31: 'n base/cur 1/10' for a 5-trial baseline).
+    expect(formatVerdict(verdict)).toMatch(/ttftMs p50 .* 5\/1 trials +INCONCLUSIVE/)
     expect(ttft?.status).toBe('inconclusive')
     expect(ttft?.reason).toContain('between-trial spread')
     // Against one recorded trial (no spread known) the same run fails: the within-run interval is narrow.

@@ -20,6 +20,16 @@ export function changedLead(verdict: Verdict): string {
 }
 
 /**
+ * A check's sample sizes, baseline/current: its trials where it was judged on trials (each trial one
+ * observation: `5/3 trials`), else the samples within each run (requests, tokens or windows).
+ */
+export function sampleSizes(check: Pick<Check, 'n' | 'trials'>): string {
+  return check.trials !== undefined
+    ? `${check.trials.baseline}/${check.trials.current} trials`
+    : `${check.n.baseline}/${check.n.current}`
+}
+
+/**
  * One readable block: a headline with the overall status, then one row per check with baseline,
  * current, ratio, confidence interval, tolerance and sample sizes side by side in aligned columns,
  * then the reasons and notes. Meant for assertion messages and console reports.
@@ -39,7 +49,7 @@ export function formatVerdict(verdict: Verdict): string {
     ratioText(check.ratio),
     check.ciLow === null || check.ciHigh === null ? '-' : `[${ratioText(check.ciLow)}, ${ratioText(check.ciHigh)}]`,
     formatTolerance(check.tolerance),
-    `${check.n.baseline}/${check.n.current}`,
+    sampleSizes(check),
     check.status.toUpperCase(),
   ])
   const table = [header, ...rows]
