@@ -1,10 +1,12 @@
 import type { TestArtifact } from 'vitest'
-import type { Reporter, TestCase, Vitest } from 'vitest/node'
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { isCI } from '../src/bench/ci.ts'
 import { isBenchProgressArtifact } from './progress-artifact.ts'
 import { stylesFor } from './ansi.ts'
 import { renderConsoleEntry, renderConsoleSweep } from './console-table.ts'
+import { collectReport } from './file-reporter.ts'
 import { formatProgressLine } from './progress-line.ts'
+import { runCounts, runTallyLine } from './run-counts.ts'
 import { reportEntryOf } from './report-entry.ts'
 import { sweepReportOf } from './sweep-entry.ts'
 
@@ -106,6 +108,13 @@ export class LlmConsoleReporter implements Reporter {
     if (entry) this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
     const sweep = sweepReportOf(testCase)?.summary
     if (sweep) this.#print(`\n${renderConsoleSweep(sweep, { color: this.color })}\n`)
+  }
+
+  /** One tally line after the run, where it had LLM benches. */
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const { entries, sweeps, unmeasured } = collectReport(testModules)
+    if (entries.length === 0 && unmeasured.length === 0) return
+    this.#print(`\n${runTallyLine(runCounts(entries, sweeps), unmeasured.length)}`)
   }
 }
 

@@ -34,3 +34,16 @@ export function runCounts(
     sweepStatuses: tally(SWEEP_ORDER, sweeps.map(sweepStatus)),
   }
 }
+
+/**
+ * The run in one line, for the end of the console output (Vitest 4's bench summary is empty for
+ * LLM benches): `LLM benches: 1 fail, 3 pass; 1 failed without a result; sweeps: 1 pass`.
+ */
+export function runTallyLine(counts: RunCounts, unmeasured: number): string {
+  const list = (statuses: RunCounts['benchStatuses'] | RunCounts['sweepStatuses']): string =>
+    statuses.map(([status, count]) => `${count} ${status}`).join(', ')
+  const parts = [`LLM benches: ${counts.benches > 0 ? list(counts.benchStatuses) : 'none measured'}`]
+  if (unmeasured > 0) parts.push(`${unmeasured} failed without a result`)
+  if (counts.sweeps > 0) parts.push(`sweeps: ${list(counts.sweepStatuses)}`)
+  return parts.join('; ')
+}

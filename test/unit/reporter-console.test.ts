@@ -5,7 +5,7 @@ import { renderHtml } from '../../reporters/html/html-report.ts'
 import { formatProgressLine } from '../../reporters/progress-line.ts'
 import { renderConsoleEntry, renderConsoleTable } from '../../reporters/console-table.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
-import { reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
+import { moduleOf, reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
 
 function progress(done: number, elapsedMs: number, ttftP50Ms?: number): BenchProgressArtifact {
   return {
@@ -96,6 +96,15 @@ describe('LlmConsoleReporter', () => {
     reporter.onTestCaseResult({ ...testCaseOf(steady!), meta: () => ({}) } as unknown as TestCase)
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain('✓ chat > steady closed loop, 16 streams (benches/chat.bench.ts)')
+  })
+
+  test('ends the run with one tally line (Vitest 4 prints an empty bench summary), none without benches', () => {
+    const lines: string[] = []
+    const reporter = new LlmConsoleReporter({ write: (text) => lines.push(text), color: false, progress: false })
+    reporter.onTestRunEnd([moduleOf(reportEntries())])
+    expect(lines).toEqual(['\nLLM benches: 1 fail, 2 pass'])
+    reporter.onTestRunEnd([moduleOf([])])
+    expect(lines).toHaveLength(1)
   })
 
   test('turns progress artifacts into throttled progress lines', () => {
