@@ -2,6 +2,7 @@ import { expect, test, type TestContext } from 'vitest'
 import { armFromEnv } from '../bench/arm-env.ts'
 import { writeSkippedInArm } from '../bench/arm-file.ts'
 import { assertBenchWillRun } from './vitest-support.ts'
+import { LlmBenchError } from '../core/contract/errors.ts'
 
 /** How a bench is registered: as Vitest's `test`, `test.skip` or `test.only`. */
 export type BenchMode = 'run' | 'skip' | 'only'
@@ -31,6 +32,24 @@ function benchFileOf(): string {
   return expect.getState().testPath ?? ''
 }
 
+/** The first frame of `stack` in `file` (the bench file calling `bench.llm`), as the stack writes it. */
+function frameIn(stack: string | undefined, file: string): string | undefined {
+  if (file === '') return undefined
+  return (stack ?? '').split('\n').find((line) => line.trimStart().startsWith('at ') && line.includes(file))
+}
+
+/**
+ * A bench's own failure (a regression, an SLO, a stopped server), pointed at where the bench was
+ * declared: Vitest shows the code frame of the first stack frame outside node_modules, which would
+ * otherwise be a line inside this package. Other errors keep their stack.
+ */
+function atDeclaration(error: unknown, declaredAt: string | undefined): unknown {
+  if (declaredAt === undefined || !(error instanceof Error)) return error
+  if (error.name !== 'LlmBenchAssertionError' && !(error instanceof LlmBenchError)) return error
+  error.stack = `${error.name}: ${error.message}\n${declaredAt}`
+  return error
+}
+
 /** `register(mode)` gives the function that registers one bench of this kind as a Vitest test in that mode. */
 export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(
   kind: BenchKind<Options, Plan>,
@@ -44,10 +63,15 @@ export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
     const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
-    const fn = (ctx: TestContext) => {
+    const declaredAt = frameIn(new Error().stack, benchFileOf())
+    const fn = async (ctx: TestContext) => {
       // Reporters tell a bench that failed before measuring from a test that is no bench.
       ctx.task.meta.llmBenchStarted = true
-      return kind.run(ctx, options, plan)
+      try {
+        await kind.run(ctx, options, plan)
+      } catch (error) {
+        throw atDeclaration(error, declaredAt)
+      }
     }
     if (mode === 'skip') test.skip(name, fn, timeout)
     else if (mode === 'only') test.only(name, fn, timeout)

@@ -242,6 +242,10 @@ describe('vitest bench with the built package', () => {
     )
     // The command that re-records this bench only (a bare `vitest bench -u` would re-record all).
     expect(run.output).toContain("run `npx vitest bench chat.bench.ts -t '^chat > small > ttft p50$' -u` and commit")
+    // The code frame points at the bench's declaration in the bench file, not into the package.
+    expect(run.output).toMatch(/❯ chat\.bench\.ts:6:\d+/)
+    expect(run.output).toMatch(/^\s+6\|\s+bench\.llm\('ttft p50', \{$/m)
+    expect(run.output).not.toMatch(/❯ node_modules\/vitest-llm-bench\//)
   })
 
   test('-u rewrites the entry with the slower figures and removes the obsolete one', async () => {
