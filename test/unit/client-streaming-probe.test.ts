@@ -31,6 +31,13 @@ function withClient<T>(fn: (client: StreamingClient) => Promise<T>, url = server
   return fn(client).finally(() => client.close())
 }
 
+/**
+ * How long a test holds up the client's event loop, started 5 ms after a send, ms: past the
+ * threaded server's whole response (100 ms of prefill, then 40 ms of events), with room for the
+ * timer and the server thread to run late on a busy machine (two CPU-bound processes beside the suite).
+ */
+const HOLD_UP_MS = 400
+
 /** Keeps the event loop busy for `ms`, as a CPU-starved or late client would be. */
 function blockFor(ms: number): void {
   const until = performance.now() + ms
@@ -63,7 +70,7 @@ describe('probeStreaming', () => {
         probeStreaming(async (attempt) => {
           const pending = client.send(request, { index: -1 - attempt })
           // The first try's reader is late for the whole response.
-          if (attempt === 0) setTimeout(() => blockFor(150), 5)
+          if (attempt === 0) setTimeout(() => blockFor(HOLD_UP_MS), 5)
           return pending
         }),
       threaded.url,
@@ -100,7 +107,7 @@ describe('a late reader of a streaming server', () => {
         expect(probe.serverBuffers).toBe(false)
         for (let i = 0; i < 3; i++) {
           const pending = client.send(request, { index: i })
-          setTimeout(() => blockFor(150), 5)
+          setTimeout(() => blockFor(HOLD_UP_MS), 5)
           const record = await pending
           record.clientLateMs = monitor.lateBetween(record.sentAt, record.endAt)
           expect(record.readInOneBurst).toBe(true)
