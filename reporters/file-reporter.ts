@@ -43,7 +43,8 @@ export interface CollectedReport {
 /** The report entries and sweep curves of a run's modules, in file and declaration order. */
 export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): CollectedReport {
   const collected: CollectedReport = { entries: [], curves: [], sweeps: [], unmeasured: [] }
-  for (const module of testModules) {
+  // A merged blob report (`vitest --merge-reports`) lists a module once per blob that ran it.
+  for (const module of new Set(testModules)) {
     for (const testCase of module.children.allTests()) {
       const like = testCase as unknown as TestCaseLike
       const entry = reportEntryOf(like)

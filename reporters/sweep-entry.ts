@@ -33,6 +33,15 @@ export interface SweepSummary {
   warnings: string[]
 }
 
+/**
+ * The swept value a sweep's answer names, the point its chart and table single out: the knee of a
+ * sweep that saturated, or the capacity a search (or a scenario's search) found; undefined when it has neither.
+ */
+export function answerValueOf(sweep: Pick<SweepSummary, 'kind' | 'knee' | 'capacity'>): number | undefined {
+  if (sweep.kind === 'sweep') return sweep.knee?.saturated ? sweep.knee.value : undefined
+  return sweep.capacity?.rate
+}
+
 /** Overall status of a sweep. */
 export type SweepStatus = 'pass' | 'fail' | 'skipped'
 
@@ -71,6 +80,8 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
     outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
   const entries: ReportEntry[] = []
   const points: CurveSpec['points'] = []
+  /** The swept value of each point in `points`. */
+  const values: number[] = []
   for (const point of meta.result.points) {
     if (!isRecord(point) || typeof point.value !== 'number' || !isBenchmarkResult(point.result)) continue
     const label = `${axis} ${point.value}`
@@ -83,13 +94,16 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
       result: point.result,
       sweep: { name: testCase.fullName, axis, value: point.value },
     })
-    if (point.result.metrics.ttftMs.count > 0)
+    if (point.result.metrics.ttftMs.count > 0) {
       points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
+      values.push(point.value)
+    }
   }
   if (entries.length === 0) return undefined
   const report: SweepReport = {
     entries,
     curve: {
+      sweep: testCase.fullName,
       title: `${testCase.fullName}: output tokens/s against TTFT p99`,
       xLabel: 'TTFT p99 (ms)',
       yLabel: 'output tokens/s',
@@ -113,6 +127,10 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
     if (result.capacity) summary.capacity = result.capacity
     if (result.scenario) summary.scenario = result.scenario
     report.summary = summary
+    const answer = answerValueOf(summary)
+    points.forEach((point, index) => {
+      if (answer !== undefined && values[index] === answer) point.emphasis = true
+    })
   }
   return report
 }

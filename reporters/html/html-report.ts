@@ -1,5 +1,5 @@
 import { interruptionNote } from '../interruption.ts'
-import type { BaselineEntry, Check } from '../../src/core/baseline/index.ts'
+import { sampleSizes, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
@@ -17,6 +17,15 @@ import {
 import type { SweepSummary } from '../sweep-entry.ts'
 import { cdfPoints, gpuSeries, serverGaugePoints, timelineInFlight, timelineRate } from './chart-data.ts'
 import { escapeHtml } from './escape-html.ts'
+import { htmlTable } from './html-table.ts'
+import {
+  groupStatus,
+  renderSweepSection,
+  sweepAnchor,
+  sweepAnswer,
+  sweepGroups,
+  type SweepGroup,
+} from './sweep-section.ts'
 import { HTML_REPORT_STYLE } from './html-style.ts'
 import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartSeries, type CurveSpec } from './svg-chart.ts'
 
@@ -30,8 +39,11 @@ export interface HtmlReportOptions {
   curves?: readonly CurveSpec[]
   /** Time of writing, ISO 8601. Default: now. */
   generatedAt?: string
-  /** Sweep summaries (see `collectReport`): counted apart from the benches, whose entries include their points. */
-  sweeps?: readonly Pick<SweepSummary, 'state' | 'checks'>[]
+  /**
+   * Sweep summaries (see `collectReport`): counted apart from the benches, whose entries include
+   * their points; each sweep gets one section with its answer, checks, points and curve.
+   */
+  sweeps?: readonly SweepSummary[]
   /** Benches that failed before they had a result (see `collectReport`): counted, with their errors. */
   unmeasured?: readonly UnmeasuredBench[]
   /** The signal that stopped the run, when one did: said under the title. */
@@ -92,18 +104,7 @@ function cards(entry: ReportEntry): string {
   return `<div class="cards">${out.join('')}</div>`
 }
 
-function table(header: readonly string[], rows: readonly string[][], numeric: ReadonlySet<number> = new Set()): string {
-  const head = header
-    .map((text, column) => `<th${numeric.has(column) ? ' class="num"' : ''}>${escapeHtml(text)}</th>`)
-    .join('')
-  const body = rows
-    .map(
-      (row) =>
-        `<tr>${row.map((text, column) => `<td${numeric.has(column) ? ' class="num"' : ''}>${text}</td>`).join('')}</tr>`,
-    )
-    .join('')
-  return `<div class="table-wrap"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
-}
+const table = htmlTable
 
 function verdictSection(entry: ReportEntry): string {
   const verdict = entry.verdict
@@ -130,7 +131,7 @@ function verdictSection(entry: ReportEntry): string {
       ? '-'
       : escapeHtml(`${check.ciLow.toFixed(3)} – ${check.ciHigh.toFixed(3)}`),
     escapeHtml(`${check.tolerance >= 0 ? '+' : '-'}${Number((Math.abs(check.tolerance) * 100).toPrecision(4))}%`),
-    escapeHtml(`${check.n.baseline} / ${check.n.current}`),
+    escapeHtml(sampleSizes(check)),
     `<span class="${statusClass(check.status)}">${escapeHtml(check.status)}</span>${check.reason ? `<div class="note">${escapeHtml(check.reason)}</div>` : ''}`,
   ])
   const changed =
@@ -143,6 +144,12 @@ function verdictSection(entry: ReportEntry): string {
     rows,
     new Set([1, 2, 3, 4, 5, 6]),
   )}${notes}`
+}
+
+/** The judge's lines (a baseline recorded provisionally, a merge without verdict, undecided checks), one paragraph each. */
+function judgeNotes(notes: readonly string[] | undefined): string {
+  if (!notes || notes.length === 0) return ''
+  return notes.map((note) => `<p class="judge-note">${escapeHtml(note)}</p>`).join('')
 }
 
 function sloSection(checks: readonly SloCheck[] | undefined): string {
@@ -181,6 +188,68 @@ function cdfChart(id: string, title: string, current: string | undefined, baseli
   })
 }
 
+/** What a result's timeline covers: its duration (ms), its output tokens/s, and how charts name it. */
+interface TimelineSpan {
+  durationMs: number
+  outputTokensPerSec: number
+  /** Added to the charts' titles: empty for a one-trial result. */
+  title: string
+  /** Said under the charts: which trial, and the mean of all of them. */
+  note: string
+}
+
+/**
+ * The span a result's timeline covers. A result of several trials keeps the last trial's timeline
+ * only (`mergeTrials`) while its duration is the sum of every trial's: its windows are charted over
+ * that last trial's own duration and labelled so. Placing every trial's windows in sequence would
+ * be the fuller picture, but the result does not keep the earlier trials' windows; stretching one
+ * trial's windows over the summed duration drew a fake collapse after them.
+ */
+export function timelineSpan(result: BenchmarkResult): TimelineSpan {
+  const trials = result.trials ?? []
+  const last = trials[trials.length - 1]
+  if (trials.length < 2 || last === undefined)
+    return {
+      durationMs: result.durationMs,
+      outputTokensPerSec: result.throughput.outputTokensPerSec,
+      title: '',
+      note: `run mean ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
+    }
+  return {
+    durationMs: last.durationMs,
+    outputTokensPerSec: last.throughput.outputTokensPerSec,
+    title: ' (last trial)',
+    note: `the last of ${trials.length} trials (${formatSeconds(last.durationMs)}), its mean ${figureOrDash(last.throughput.outputTokensPerSec)} tok/s; all trials ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
+  }
+}
+
+/** Output tokens/s and requests in flight over the span of the result's timeline (see {@link timelineSpan}). */
+function timelineCharts(result: BenchmarkResult, timeline: NonNullable<BenchmarkResult['timeline']>): string[] {
+  const span = timelineSpan(result)
+  const window = `${figureOrDash(timeline.windowMs / 1000)} s window`
+  return [
+    renderLineChart(
+      [{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, span.durationMs) }],
+      {
+        id: 'tokens-over-time',
+        title: `Output tokens per second over time${span.title}`,
+        xLabel: 'seconds',
+        yLabel: 'tokens/s',
+        xMin: 0,
+        note: `per ${window}; ${span.note}`,
+      },
+    ),
+    renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, span.durationMs), step: true }], {
+      id: 'in-flight-over-time',
+      title: `Requests in flight over time${span.title}`,
+      xLabel: 'seconds',
+      yLabel: 'requests',
+      xMin: 0,
+      note: `most at once in each ${window}`,
+    }),
+  ]
+}
+
 function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string {
   const { result } = entry
   const out = [
@@ -188,32 +257,8 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
     cdfChart('e2e-cdf', 'E2E latency distribution (CDF)', result.histograms.e2eUs, baseline?.histograms.e2eUs),
   ]
   const notes: string[] = []
-  if (result.timeline && result.timeline.outputTokens.length > 0) {
-    const timeline = result.timeline
-    out.push(
-      renderLineChart(
-        [{ name: 'output tokens/s', points: timelineRate(timeline, timeline.outputTokens, result.durationMs) }],
-        {
-          id: 'tokens-over-time',
-          title: 'Output tokens per second over time',
-          xLabel: 'seconds',
-          yLabel: 'tokens/s',
-          xMin: 0,
-          note: `per ${figureOrDash(timeline.windowMs / 1000)} s window; run mean ${figureOrDash(result.throughput.outputTokensPerSec)} tok/s`,
-        },
-      ),
-      renderLineChart([{ name: 'most in flight', points: timelineInFlight(timeline, result.durationMs), step: true }], {
-        id: 'in-flight-over-time',
-        title: 'Requests in flight over time',
-        xLabel: 'seconds',
-        yLabel: 'requests',
-        xMin: 0,
-        note: `most at once in each ${figureOrDash(timeline.windowMs / 1000)} s window`,
-      }),
-    )
-  } else {
-    notes.push('No timeline in this result: no throughput or in-flight chart.')
-  }
+  if (result.timeline && result.timeline.outputTokens.length > 0) out.push(...timelineCharts(result, result.timeline))
+  else notes.push('No timeline in this result: no throughput or in-flight chart.')
   const samples = result.gpu?.samples ?? []
   const memory = gpuSeries(samples, 'memoryUsedMiB')
   const power = gpuSeries(samples, 'powerW')
@@ -252,6 +297,11 @@ function charts(entry: ReportEntry, baseline: BaselineEntry | undefined): string
   return `<h3>Charts</h3><div class="charts">${out.join('')}</div>${notes.map((note) => `<p class="note">${escapeHtml(note)}</p>`).join('')}`
 }
 
+/** A share as a percentage tick (`0.05%`, `12%`, `100%`): three significant digits, so small shares keep theirs. */
+export function formatPercentTick(share: number): string {
+  return `${Number((share * 100).toPrecision(3))}%`
+}
+
 /** Facts the server section shows as cards, so its line of facts leaves them out. */
 const SERVER_CARD_FACTS: ReadonlySet<ServerFactKey> = new Set(['prefixCache', 'preemptions'])
 
@@ -272,6 +322,8 @@ function serverSection(result: BenchmarkResult): string {
   const line = serverFactsLine(serverFacts(result).filter((fact) => !SERVER_CARD_FACTS.has(fact.key)))
   const name = serverDialectName(metrics.dialect)
   const scraped = `${metrics.scrapes} scrapes of ${metrics.url} every ${figureOrDash(metrics.intervalMs)} ms${metrics.failedScrapes > 0 ? `, ${metrics.failedScrapes} failed` : ''}`
+  // Over several trials the gauges' series is the last trial's (mergeServerSides), as the timeline is.
+  const { title: span } = timelineSpan(result)
   const chartsOut: string[] = []
   const notes: string[] = []
   const kvCache = serverGaugePoints(metrics.series, 'kvCacheUsage')
@@ -279,14 +331,15 @@ function serverSection(result: BenchmarkResult): string {
     chartsOut.push(
       renderLineChart([{ name: 'KV cache in use', points: kvCache }], {
         id: 'server-kv-cache',
-        title: 'KV-cache usage over time',
+        title: `KV-cache usage over time${span}`,
         xLabel: 'seconds',
         yLabel: 'share of KV cache',
         xMin: 0,
         yMin: 0,
-        yMax: 1,
-        formatY: (value) => `${Math.round(value * 100)}%`,
-        note: scraped,
+        // Scaled to the data (0.1 % in use is a line, not the floor of a 0-100 % axis), never past 100 %.
+        yCeiling: 1,
+        formatY: formatPercentTick,
+        note: `peak ${formatPercentTick(Math.max(...kvCache.map((point) => point.y)))}; ${scraped}`,
       }),
     )
   } else {
@@ -300,7 +353,7 @@ function serverSection(result: BenchmarkResult): string {
     chartsOut.push(
       renderLineChart(requests, {
         id: 'server-requests',
-        title: 'Requests running and waiting on the server over time',
+        title: `Requests running and waiting on the server over time${span}`,
         xLabel: 'seconds',
         yLabel: 'requests',
         xMin: 0,
@@ -319,10 +372,11 @@ function serverSection(result: BenchmarkResult): string {
   ].join('')
 }
 
-function inventorySection(result: BenchmarkResult): string {
+/** The configuration and environment of `result`; `of` says whose it is when not the section's own (`first point`). */
+function inventorySection(result: BenchmarkResult, of?: string): string {
   const config = configRows(result.config).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
   const environment = environmentRows(result.environment).map(([key, value]) => [escapeHtml(key), escapeHtml(value)])
-  return `<h3>Configuration and environment</h3><div class="inventory">${table(['setting', 'value'], config)}${table(['environment', 'value'], environment)}</div>`
+  return `<h3>Configuration${of ? ` (${escapeHtml(of)})` : ''} and environment</h3><div class="inventory">${table(['setting', 'value'], config)}${table(['environment', 'value'], environment)}</div>`
 }
 
 function benchSection(entry: ReportEntry, index: number, baseline: BaselineEntry | undefined): string {
@@ -342,6 +396,7 @@ function benchSection(entry: ReportEntry, index: number, baseline: BaselineEntry
     entry.failure ? `<pre class="failure">${escapeHtml(entry.failure)}</pre>` : '',
     cards(entry),
     verdictSection(entry),
+    judgeNotes(entry.notes),
     sloSection(entry.sloChecks),
     charts(entry, baseline),
     serverSection(result),
@@ -380,11 +435,26 @@ function summaryTable(entries: readonly ReportEntry[]): string {
   )
 }
 
+/** One row per sweep: its status, a link to its section, its answer and how many points it has. */
+function sweepsTable(groups: readonly SweepGroup[]): string {
+  const rows = groups.map((group, index) => {
+    const status = groupStatus(group)
+    return [
+      `<span class="badge ${status}">${escapeHtml(status)}</span>`,
+      `<a href="#${sweepAnchor(index)}">${escapeHtml(group.name)}</a>`,
+      escapeHtml(sweepAnswer(group)),
+      escapeHtml(String(group.points.length)),
+    ]
+  })
+  return `<h3>Sweeps</h3>${table(['', 'sweep', 'answer', 'points'], rows, new Set([3]))}`
+}
+
 /**
- * One self-contained HTML page: a summary of every bench, then per bench its headline figures,
- * baseline vs current, SLOs, charts (TTFT and E2E CDFs against the baseline, tokens/s and
+ * One self-contained HTML page: a summary of every bench and sweep, then per bench its headline
+ * figures, baseline vs current, SLOs, charts (TTFT and E2E CDFs against the baseline, tokens/s and
  * in-flight requests over time, GPU memory and power over time), the server's own metrics (KV
- * cache and its queue over time) and its configuration and environment. Inline CSS and SVG only:
+ * cache and its queue over time) and its configuration and environment; per sweep one section
+ * (see `renderSweepSection`): its answer, checks, points as rows and curve. Inline CSS and SVG only:
  * no script, no network, and a Content-Security-Policy that forbids loading anything.
  */
 export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportOptions = {}): string {
@@ -398,7 +468,12 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
       ? `${counts.sweeps} sweep${counts.sweeps === 1 ? '' : 's'} (${counts.sweepStatuses.map(([status, count]) => `${count} ${status}`).join(', ')})`
       : '',
   ]
-  const curves = (options.curves ?? []).map((curve, index) =>
+  const benches = entries.filter((entry) => !entry.sweep)
+  const groups = sweepGroups(entries, options.sweeps ?? [], options.curves ?? [])
+  // Curves of no sweep in this report (given to renderHtml directly) keep a place of their own.
+  const drawn = new Set(groups.map((group) => group.name))
+  const loose = (options.curves ?? []).filter((curve) => curve.sweep === undefined || !drawn.has(curve.sweep))
+  const curves = loose.map((curve, index) =>
     renderCurveChart(curve.points, {
       id: `curve-${index + 1}`,
       title: curve.title,
@@ -410,11 +485,16 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="subtitle">${escapeHtml([...subtitle, `generated ${options.generatedAt ?? new Date().toISOString()}`].filter(Boolean).join(' · '))}</p>`,
     options.interrupted ? `<p class="interrupted">${escapeHtml(interruptionNote(options.interrupted))}</p>` : '',
+    benches.length > 0 ? summaryTable(benches) : '',
+    groups.length > 0 ? sweepsTable(groups) : '',
     entries.length > 0
-      ? summaryTable(entries)
+      ? ''
       : `<p>${(options.unmeasured?.length ?? 0) > 0 ? 'No LLM bench produced a result in this run.' : 'No LLM benches ran.'}</p>`,
     curves.length > 0 ? `<h3>Throughput against latency</h3><div class="charts">${curves.join('')}</div>` : '',
-    ...entries.map((entry, index) => benchSection(entry, index, options.baselines?.get(entry))),
+    ...benches.map((entry, index) => benchSection(entry, index, options.baselines?.get(entry))),
+    ...groups.map((group, index) =>
+      renderSweepSection(group, index, group.points[0] ? inventorySection(group.points[0].result, 'first point') : ''),
+    ),
     ...(options.unmeasured ?? []).map(
       (bench) =>
         `<section class="bench" data-status="fail"><h2><span class="badge fail">fail</span>${escapeHtml(bench.name)}: no result</h2><p class="facts"><span class="file">${escapeHtml(bench.file)}</span></p><pre class="failure">${escapeHtml(bench.failure)}</pre></section>`,

@@ -42,6 +42,7 @@ svg .tick { fill: var(--muted); font-size: 11px; }
 svg .axis-label { fill: var(--fg); font-size: 12px; }
 svg .series { fill: none; stroke-width: 2; stroke-linejoin: round; stroke-linecap: round; }
 svg .marker-label { fill: var(--fg); font-size: 11px; }
+svg .marker-label.emphasis { font-weight: 600; }
 svg .empty { fill: var(--muted); font-size: 13px; }
 .legend { display: flex; gap: 14px; flex-wrap: wrap; color: var(--muted); font-size: 12px; margin-top: 2px; }
 .legend-item { display: inline-flex; align-items: center; gap: 6px; }
@@ -51,4 +52,11 @@ svg .empty { fill: var(--muted); font-size: 13px; }
 pre.failure { background: #fff1f0; border: 1px solid #ffcecb; border-radius: 8px; padding: 10px 12px; white-space: pre-wrap; font-size: 12px; }
 .warning { background: #fff8c5; border: 1px solid #eed888; border-radius: 8px; padding: 6px 10px; margin: 8px 0; }
 .note { color: var(--muted); font-size: 12px; }
+.judge-note { border-left: 3px solid var(--line); padding: 2px 10px; margin: 6px 0; }
+h2 .kind { color: var(--muted); font-size: 13px; font-weight: 400; }
+.answer { border-left: 4px solid #0969da; background: var(--panel); padding: 8px 14px; margin: 10px 0 14px; }
+.answer .headline { margin: 2px 0; font-size: 16px; font-weight: 600; }
+.answer .reasons { margin: 4px 0; color: var(--fail); }
+.answer-mark { color: #0969da; font-weight: 600; white-space: nowrap; }
+.missed { color: var(--fail); font-size: 12px; white-space: nowrap; }
 `

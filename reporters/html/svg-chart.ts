@@ -6,6 +6,8 @@ export interface ChartPoint {
   x: number
   y: number
   label?: string
+  /** The point the chart is about (a sweep's knee, a search's capacity): its label is placed first and always kept. */
+  emphasis?: boolean
 }
 
 /** One line of a chart. */
@@ -36,6 +38,8 @@ export interface LineChartOptions {
   xMax?: number
   yMin?: number
   yMax?: number
+  /** Highest upper bound the y axis may take when it is scaled to the data (a share: 1). */
+  yCeiling?: number
   /** Tick text. Default: `figureOrDash`. */
   formatX?: (value: number) => string
   formatY?: (value: number) => string
@@ -70,6 +74,16 @@ function niceMax(min: number, max: number): number {
   return last > max ? last : last + step
 }
 
+/**
+ * The span of an axis whose data is one value (a one-point chart): a tenth of the value's size on
+ * either side (0 to 1 around 0), so that round ticks can be found in it. Padding by one data unit
+ * gave ticks 0.2 apart around 1234, all printed as `1234`. `fixedMin` keeps a given lower bound.
+ */
+export function degenerateSpan(value: number, fixedMin?: number): [number, number] {
+  const pad = value === 0 ? 1 : Math.abs(value) / 10
+  return [fixedMin ?? (value === 0 ? 0 : value - pad), value + pad]
+}
+
 function pathOf(
   points: readonly ChartPoint[],
   sx: (x: number) => number,
@@ -87,6 +101,81 @@ function pathOf(
     previous = point
   }
   return parts.join('')
+}
+
+function finitePoints(points: readonly ChartPoint[]): ChartPoint[] {
+  return points.filter((point) => Number.isFinite(point.x) && Number.isFinite(point.y))
+}
+
+/** A rectangle in SVG pixels. */
+interface Box {
+  left: number
+  top: number
+  right: number
+  bottom: number
+}
+
+/** Where a marker's label is drawn: its text baseline start (or end, with `anchor` `end`), SVG pixels. */
+interface PlacedLabel {
+  x: number
+  y: number
+  anchor: 'start' | 'end'
+}
+
+/** Width of one character of a marker label (11 px sans-serif, see html-style.ts), px: a generous estimate. */
+const LABEL_CHAR_PX = 6.4
+/** Height of a marker label's box, px. */
+const LABEL_HEIGHT_PX = 12
+/** Gap between a marker's centre and its label, px. */
+const LABEL_GAP_PX = 7
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom
+}
+
+function labelBox(label: PlacedLabel, width: number): Box {
+  const left = label.anchor === 'start' ? label.x : label.x - width
+  return { left, right: left + width, top: label.y - LABEL_HEIGHT_PX + 2, bottom: label.y + 2 }
+}
+
+/**
+ * Places the labels of marked points so that none overlaps another or leaves the plot: emphasised
+ * points first, then in order, each above-right, above-left, below-right or below-left of its
+ * marker, whichever is free first; a label with no free place is left out (its marker keeps the
+ * tooltip). Points close together (a capacity search's bisection) no longer print over each other.
+ */
+export function placeLabels(
+  points: readonly ChartPoint[],
+  sx: (x: number) => number,
+  sy: (y: number) => number,
+  plot: Box,
+): Map<ChartPoint, PlacedLabel> {
+  const placed = new Map<ChartPoint, PlacedLabel>()
+  const taken: Box[] = []
+  const order = [...points.filter((point) => point.emphasis), ...points.filter((point) => !point.emphasis)]
+  for (const point of order) {
+    if (!point.label) continue
+    const width = point.label.length * LABEL_CHAR_PX
+    const [x, y] = [sx(point.x), sy(point.y)]
+    const candidates: PlacedLabel[] = [
+      { x: x + LABEL_GAP_PX, y: y - LABEL_GAP_PX, anchor: 'start' },
+      { x: x - LABEL_GAP_PX, y: y - LABEL_GAP_PX, anchor: 'end' },
+      { x: x + LABEL_GAP_PX, y: y + LABEL_GAP_PX + LABEL_HEIGHT_PX - 2, anchor: 'start' },
+      { x: x - LABEL_GAP_PX, y: y + LABEL_GAP_PX + LABEL_HEIGHT_PX - 2, anchor: 'end' },
+    ]
+    const inside = (box: Box): boolean =>
+      box.left >= plot.left && box.right <= plot.right + 16 && box.top >= plot.top - 12 && box.bottom <= plot.bottom
+    const free = candidates.find((candidate) => {
+      const box = labelBox(candidate, width)
+      return inside(box) && !taken.some((other) => overlaps(box, other))
+    })
+    // An emphasised label is kept even where nothing is free: it is the answer the chart shows.
+    const chosen = free ?? (point.emphasis ? candidates.find((c) => inside(labelBox(c, width))) : undefined)
+    if (!chosen) continue
+    placed.set(point, chosen)
+    taken.push(labelBox(chosen, width))
+  }
+  return placed
 }
 
 /**
@@ -109,12 +198,12 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
   }
   const xs = all.map((point) => point.x)
   const ys = all.map((point) => point.y)
-  const xMin = options.xMin ?? Math.min(...xs)
+  let xMin = options.xMin ?? Math.min(...xs)
   let xMax = options.xMax ?? Math.max(...xs)
-  if (xMax === xMin) xMax = xMin + 1
+  if (xMax <= xMin) [xMin, xMax] = degenerateSpan(Math.max(xMin, xMax), options.xMin)
   const yMin = options.yMin ?? Math.min(0, ...ys)
-  let yMax = options.yMax ?? niceMax(yMin, Math.max(...ys))
-  if (yMax === yMin) yMax = yMin + 1
+  let yMax = options.yMax ?? Math.min(options.yCeiling ?? Infinity, niceMax(yMin, Math.max(...ys)))
+  if (yMax <= yMin) yMax = degenerateSpan(yMin, yMin)[1]
   const sx = (x: number): number => MARGIN.left + ((x - xMin) / (xMax - xMin)) * plotWidth
   const sy = (y: number): number => MARGIN.top + plotHeight - ((y - yMin) / (yMax - yMin)) * plotHeight
 
@@ -139,23 +228,35 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
     `<text class="axis-label" x="${MARGIN.left + plotWidth / 2}" y="${height - 8}" text-anchor="middle">${escapeHtml(options.xLabel)}</text>`,
     `<text class="axis-label" transform="translate(14 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(options.yLabel)}</text>`,
   ]
+  const labels = placeLabels(
+    series.flatMap((line) => (line.markers ? finitePoints(line.points) : [])),
+    sx,
+    sy,
+    { left: MARGIN.left, top: MARGIN.top, right: MARGIN.left + plotWidth, bottom: MARGIN.top + plotHeight },
+  )
   const lines = series.map((line, index) => {
     const color = line.color ?? SERIES_PALETTE[index % SERIES_PALETTE.length]
-    const points = line.points.filter((point) => Number.isFinite(point.x) && Number.isFinite(point.y))
+    const points = finitePoints(line.points)
     const path = `<path class="series" data-series="${escapeHtml(line.name)}" data-points="${points.length}" d="${pathOf(points, sx, sy, line.step ?? false)}" stroke="${color}"${line.dashed ? ' stroke-dasharray="6 4"' : ''}><title>${escapeHtml(line.name)}</title></path>`
     if (!line.markers) return path
     const markers = points.map((point) => {
       const label = point.label ? `${point.label}: ` : ''
       const tip = `${label}${formatX(point.x)} ${options.xLabel}, ${formatY(point.y)} ${options.yLabel}`
-      // Labels of points in the right part of the plot go to their left, so none runs off the edge.
-      const leftward = sx(point.x) > MARGIN.left + plotWidth * 0.8
-      const text = point.label
-        ? `<text class="marker-label" x="${(sx(point.x) + (leftward ? -7 : 7)).toFixed(1)}" y="${(sy(point.y) - 7).toFixed(1)}" text-anchor="${leftward ? 'end' : 'start'}">${escapeHtml(point.label)}</text>`
+      const placed = labels.get(point)
+      const text = placed
+        ? `<text class="marker-label${point.emphasis ? ' emphasis' : ''}" x="${placed.x.toFixed(1)}" y="${placed.y.toFixed(1)}" text-anchor="${placed.anchor}">${escapeHtml(point.label ?? '')}</text>`
         : ''
-      return `<circle class="marker" cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="4" fill="${color}"><title>${escapeHtml(tip)}</title></circle>${text}`
+      return `<circle class="marker" cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="${point.emphasis ? 6 : 4}" fill="${color}"><title>${escapeHtml(tip)}</title></circle>${text}`
     })
     return path + markers.join('')
   })
+  const unlabelled = series
+    .flatMap((line) => (line.markers ? finitePoints(line.points) : []))
+    .filter((point) => point.label !== undefined && !labels.has(point)).length
+  const crowded =
+    unlabelled > 0
+      ? `<span class="chart-note">${unlabelled} label${unlabelled === 1 ? '' : 's'} left out where points crowd: hover a marker for its values</span>`
+      : ''
   const legend = series
     .map((line, index) => {
       const color = line.color ?? SERIES_PALETTE[index % SERIES_PALETTE.length]
@@ -163,7 +264,8 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
     })
     .join('')
   const svg = `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(options.title)}">${grid.join('')}${axes.join('')}${lines.join('')}</svg>`
-  return `<figure class="chart" data-chart="${escapeHtml(options.id)}" data-points="${all.length}">${title}${svg}<div class="legend">${legend}</div></figure>`
+  const caption = crowded ? title.replace('</figcaption>', `${crowded}</figcaption>`) : title
+  return `<figure class="chart" data-chart="${escapeHtml(options.id)}" data-points="${all.length}">${caption}${svg}<div class="legend">${legend}</div></figure>`
 }
 
 /** Options of {@link renderCurveChart}. */
@@ -186,6 +288,8 @@ export function renderCurveChart(points: readonly ChartPoint[], options: CurveCh
 
 /** A throughput-vs-latency curve (one point per load level of a sweep). */
 export interface CurveSpec {
+  /** The sweep it is the curve of (its test name with the describe path): the HTML draws it in that sweep's section. */
+  sweep?: string
   title: string
   xLabel: string
   yLabel: string

@@ -96,6 +96,36 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true })
 })
 
+/**
+ * The four file reports of a `--merge-reports` run: one bench, the merged result of the four
+ * segments (80 requests) judged as the console says (`baselineState`: the baseline written, or not
+ * judged when the merge refused), not one host's segment (20 requests) once per blob.
+ */
+function expectMergedReports(dir: string, baselineState: 'written' | 'not judged'): void {
+  const json = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+    benches: Array<{ status: string; baselineState?: string; result: BenchmarkResult }>
+  }
+  expect(json.benches).toHaveLength(1)
+  const bench = json.benches[0]!
+  expect(bench.result.counts.total).toBe(80)
+  expect(bench.result.segment).toBeUndefined()
+  expect(bench.result.warnings).toContain('merged from 4 segments of 4')
+  expect(bench.baselineState).toBe(baselineState)
+  const status = baselineState === 'written' ? 'pass' : 'inconclusive'
+  expect(bench.status).toBe(status)
+  const csv = readFileSync(join(dir, 'results.csv'), 'utf8').trim().split('\n')
+  expect(csv).toHaveLength(2)
+  const row = Object.fromEntries(csv[0]!.split(',').map((column, i) => [column, csv[1]!.split(',')[i]]))
+  expect([row.status, row.baseline_verdict, row.requests_total]).toEqual([status, baselineState, '80'])
+  const markdown = readFileSync(join(dir, 'summary.md'), 'utf8')
+  const html = readFileSync(join(dir, 'report.html'), 'utf8')
+  for (const text of [markdown, html]) {
+    expect(text).toMatch(/\b80\/80 requests/)
+    expect(text).not.toMatch(/\b20\/20 requests/)
+    expect(text).toContain('merged from 4 segments of 4')
+  }
+}
+
 describe('one load over four vitest bench processes', () => {
   test('four segments merge into the planned load: counts exact, each request once, percentiles of all requests together; the verdict runs on the merge', async () => {
     // Far enough ahead for four Vitest processes to start on two cores beside the rest of the suite
@@ -199,7 +229,10 @@ describe('one load over four vitest bench processes', () => {
         ...extra,
       })
     // Recorded from the merge (-u); forced as above: the four processes shared two cores.
-    const record = await mergeReports(['-u'], { LLM_BENCH_FORCE_BASELINE: '1' })
+    const reports = join(work, 'merged-reports')
+    const record = await mergeReports(['-u'], { LLM_BENCH_FORCE_BASELINE: '1', SEGMENTS_E2E_REPORT_DIR: reports })
+    // The reports first: they say what the console says, whether the merge was judged or refused.
+    expectMergedReports(reports, record.output.includes('baseline written') ? 'written' : 'not judged')
     expect(record.code, record.output).toBe(0)
     expect(record.output).toContain('merged from 4 segments of 4')
     expect(record.output).toContain('80/80 requests completed')

@@ -251,7 +251,9 @@ describe('sweeps', () => {
       ['concurrency 16', entries[0]!.result.throughput.outputTokensPerSec],
     ])
     const html = renderHtml(collected.entries, { curves: collected.curves })
-    expect(chartPoints(html)[0]).toEqual(['curve-1', 3])
+    // Drawn in the sweep's own section (an older result: no summary, the points and curve still shown).
+    expect(chartPoints(html)[0]).toEqual(['sweep-1-curve', 3])
+    expect(html.match(/<section class="bench sweep"/g)).toHaveLength(1)
     expect(html.match(/<circle class="marker"/g)).toHaveLength(3)
     expect(sweepReportOf({ ...sweepCase, meta: () => ({}) })).toBeUndefined()
   })

@@ -157,7 +157,10 @@ describe('sweep summaries in the reports', () => {
     expect(markdown).toContain(`> ⚠️ ${gpu} (every bench)`)
     const html = renderHtml(entries, { sweeps: collected.sweeps, generatedAt: '2026-12-01T00:00:00.000Z' })
     expect(html).toContain('1 bench · 1 pass · 1 sweep (1 fail) · generated 2026-12-01T00:00:00.000Z')
-    expect(html).toContain('<span class="badge measured">measured</span>')
+    // One section for the sweep, its points as rows of its table: no card or section per point.
+    expect(html.match(/<section class="bench sweep"/g)).toHaveLength(1)
+    expect(html.match(/<section class="bench"/g)).toHaveLength(1)
+    expect(html).not.toContain('[concurrency=')
     const json = JSON.parse(JSON.stringify(toJsonReport(entries, { sweeps: collected.sweeps }))) as {
       benches: Array<{ status: string; sweep?: unknown }>
     }
