@@ -19,21 +19,26 @@ function point(value: number, warnings: string[], note?: string): ReportEntry {
   }
 }
 
+/** A concurrency sweep's summary with these warnings. */
+function sweepWith(warnings: string[]): SweepSummary {
+  return {
+    name: 'curve',
+    file: 'benches/sweep.bench.ts',
+    state: 'passed',
+    kind: 'sweep',
+    axis: 'concurrency',
+    headlines: [],
+    checks: [],
+    table: 'concurrency  out tok/s',
+    warnings,
+  }
+}
+
 describe("a sweep's warnings in summary.md", () => {
   test("each point warning once, with the values that gave it, as the sweep's warnings hold it", () => {
     const points = [point(1, [LATE]), point(2, []), point(4, [LATE])]
-    const sweep: SweepSummary = {
-      name: 'curve',
-      file: 'benches/sweep.bench.ts',
-      state: 'passed',
-      kind: 'sweep',
-      axis: 'concurrency',
-      headlines: [],
-      checks: [],
-      table: 'concurrency  out tok/s',
-      // As pointWarnings writes them.
-      warnings: [`concurrency 1, 4: ${LATE}`],
-    }
+    // As pointWarnings writes them.
+    const sweep = sweepWith([`concurrency 1, 4: ${LATE}`])
     const markdown = renderMarkdown([reportEntries()[0]!, ...points], { sweeps: [sweep] })
     expect(markdown.split(LATE)).toHaveLength(2)
     expect(markdown).toContain(`- ⚠️ concurrency 1, 4: ${LATE}`)
@@ -42,17 +47,7 @@ describe("a sweep's warnings in summary.md", () => {
   test("why a point's server gave no metrics: once, with its values", () => {
     const note = 'No server metrics: GET /metrics answered 404.'
     const points = [point(1, [], note), point(2, [], note)]
-    const sweep: SweepSummary = {
-      name: 'curve',
-      file: 'benches/sweep.bench.ts',
-      state: 'passed',
-      kind: 'sweep',
-      axis: 'concurrency',
-      headlines: [],
-      checks: [],
-      table: 'concurrency  out tok/s',
-      warnings: [],
-    }
+    const sweep = sweepWith([])
     const markdown = renderMarkdown([reportEntries()[0]!, ...points], { sweeps: [sweep] })
     expect(markdown.split(note)).toHaveLength(2)
     expect(markdown).toContain(`- ⚠️ every point: ${note}`)
