@@ -1,4 +1,4 @@
-import type { AbBenchVerdict } from '../src/bench/ab-verdict.ts'
+import { abFailed, type AbBenchVerdict } from '../src/bench/ab-verdict.ts'
 import type { SkippedInArm } from '../src/bench/arm-file.ts'
 
 /** What an `ab` run compared, for the comment's head line. */
@@ -58,6 +58,14 @@ function benchLine(verdict: AbBenchVerdict): string {
   return `${AB_STATUS_SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
+/** The run's verdict and its benches by status: `❌ vitest-llm-bench ab: 1 fail, 4 pass` (the comment's and the report's title). */
+export function abTitle(verdicts: readonly AbBenchVerdict[]): string {
+  const counts = new Map<string, number>()
+  for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
+  const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
+  return `${abFailed(verdicts) ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`
+}
+
 /** What was measured against what, in how many pairs, in which order, and why it stopped: one sentence. */
 export function abHeadLine(summary: AbSummary): string {
   const head = `${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}`
@@ -87,13 +95,7 @@ export function formatAbComment(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const counts = new Map<string, number>()
-  for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
-  const failed = verdicts.some(
-    (v) => v.status === 'fail' || v.status === 'fault' || (v.sloChecks ?? []).some((check) => check.status === 'fail'),
-  )
-  const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
-  const lines = [`### ${failed ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`, '', abHeadLine(summary), '']
+  const lines = [`### ${abTitle(verdicts)}`, '', abHeadLine(summary), '']
   const attention = verdicts.filter(
     (verdict) =>
       verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),

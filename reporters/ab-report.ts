@@ -10,7 +10,7 @@ import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { formatFigure } from '../src/core/platform/format-figure.ts'
 import { mergeTrials } from '../src/core/trials/index.ts'
 import type { PairedCheck } from '../src/core/verdict/paired-verdict.ts'
-import { abHeadLine, AB_STATUS_SYMBOL, notComparedLine, type AbSummary } from './ab-comment.ts'
+import { abHeadLine, abTitle, AB_STATUS_SYMBOL, notComparedLine, type AbSummary } from './ab-comment.ts'
 import { formatWithUnit } from './format-figures.ts'
 import { reportedLatencies, THROUGHPUT_LABELS } from './headline-figures.ts'
 import { escapeHtml } from './html/escape-html.ts'
@@ -135,20 +135,6 @@ function sloTable(verdict: AbBenchVerdict): Table | undefined {
   }
 }
 
-function tallyOf(benches: readonly AbBenchReport[]): string {
-  const counts = new Map<string, number>()
-  for (const { verdict } of benches) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
-  return [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
-}
-
-const failedRun = (benches: readonly AbBenchReport[]): boolean =>
-  benches.some(
-    ({ verdict }) =>
-      verdict.status === 'fail' ||
-      verdict.status === 'fault' ||
-      (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
-  )
-
 function tablesOf(bench: AbBenchReport): Table[] {
   const tables: Table[] = []
   if (bench.verdict.paired) tables.push(gateTable(bench.verdict.paired.checks))
@@ -165,11 +151,7 @@ export function renderAbMarkdown(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const out = [
-    `## ${failedRun(benches) ? '❌' : '✅'} vitest-llm-bench ab: ${tallyOf(benches)}`,
-    '',
-    abHeadLine(summary),
-  ]
+  const out = [`## ${abTitle(benches.map((bench) => bench.verdict))}`, '', abHeadLine(summary)]
   if (notCompared.length > 0) out.push('', `${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
   for (const bench of benches) {
     const { verdict } = bench
@@ -214,11 +196,11 @@ export function renderAbHtml(
       '</section>',
     ].join('')
   })
-  const title = `vitest-llm-bench ab: ${tallyOf(benches)}`
+  const title = abTitle(benches.map((bench) => bench.verdict))
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
     `<title>${escapeHtml(title)}</title><style>${HTML_REPORT_STYLE}</style></head><body><main>`,
-    `<h1>${failedRun(benches) ? '❌' : '✅'} ${escapeHtml(title)}</h1>`,
+    `<h1>${escapeHtml(title)}</h1>`,
     `<p class="subtitle">${escapeHtml(abHeadLine(summary))}</p>`,
     notCompared.length > 0 ? `<p class="note">${escapeHtml(notComparedLine(notCompared))}</p>` : '',
     ...sections,
