@@ -86,6 +86,35 @@ try {
 } catch { console.log("0 1") }' "$1"
 }
 
+# The failed tests of a Vitest JSON report ("file > test: first line of the failure"), appended to
+# ${RUNTIMES_OUT}/reasons.txt under the heading $2.
+_runtimes_failed_tests() {
+  {
+    echo "-- $2"
+    npm exec -s -- node -e '
+const fs = require("node:fs")
+try {
+  const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"))
+  for (const f of r.testResults) {
+    const failed = f.assertionResults.filter((a) => a.status === "failed")
+    const name = f.name.replace(process.cwd() + "/", "")
+    if (f.status === "failed" && failed.length === 0) console.log(`${name}: ${(f.message || "failed to run").split("\n")[0]}`)
+    for (const a of failed) console.log(`${name} > ${a.fullName}: ${(a.failureMessages[0] || "").split("\n")[0].slice(0, 300)}`)
+  }
+} catch (e) { console.log(`no readable report ${process.argv[1]} (${e.message})`) }' "$1" | head -20
+  } >>"${RUNTIMES_OUT}/reasons.txt"
+}
+
+# The files of a Vitest JSON report that failed, one per line, relative to the repository root.
+_runtimes_failed_files() {
+  npm exec -s -- node -e '
+const fs = require("node:fs")
+try {
+  const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"))
+  for (const f of r.testResults) if (f.status === "failed") console.log(f.name.replace(process.cwd() + "/", ""))
+} catch {}' "$1"
+}
+
 # The lines of a bench log that say why it failed (verdicts, SLOs, errors), without colours,
 # appended to ${RUNTIMES_OUT}/reasons.txt under a heading: printed again after the summary lines, so
 # that the end of CI's output says why and not only that.
@@ -119,6 +148,29 @@ _runtimes_one() {
   rc=$?
   read -r passed failed < <(_runtimes_counts "${RUNTIMES_OUT}/${rt}-tests.json")
   if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  local retried=""
+  if [ "$failed" -ne 0 ]; then
+    # Which tests failed, named at the end of CI's output; then their files once more, alone, as the
+    # benches are: a timing test that a busy CI host tipped over passes then, a real failure fails
+    # twice and counts. Either way the first failure is in reasons.txt.
+    _runtimes_failed_tests "${RUNTIMES_OUT}/${rt}-tests.json" "${rt} test subset (first try)"
+    local files=()
+    mapfile -t files < <(_runtimes_failed_files "${RUNTIMES_OUT}/${rt}-tests.json")
+    if [ "${#files[@]}" -gt 0 ]; then
+      echo "== runtime ${rt}: the failed test files once more: ${files[*]}"
+      # shellcheck disable=SC2086
+      LLM_BENCH_EXPECT_RUNTIME="$rt" $vitest run "${files[@]}" -t "^(?!.*${RUNTIMES_SKIP_TEST})" \
+        --no-file-parallelism --reporter=dot --reporter=json --outputFile.json="${RUNTIMES_OUT}/${rt}-tests-2.json"
+      local passed2 failed2 first_failed="$failed"
+      read -r passed2 failed2 < <(_runtimes_counts "${RUNTIMES_OUT}/${rt}-tests-2.json")
+      if [ "$failed2" -eq 0 ]; then
+        passed=$((passed + first_failed)); failed=0
+        retried=" (${first_failed} failed on the first try and passed alone: named below)"
+      else
+        _runtimes_failed_tests "${RUNTIMES_OUT}/${rt}-tests-2.json" "${rt} test subset (second try)"
+      fi
+    fi
+  fi
 
   echo "== runtime ${rt} ${version}: example benches"
   local baselines="$PWD/${RUNTIMES_OUT}/baselines/${rt}" log="${RUNTIMES_OUT}/${rt}-bench"
@@ -201,7 +253,7 @@ _runtimes_one() {
   echo "$((passed + bench_passed)) $((failed + bench_failed))" >"${RUNTIMES_OUT}/${rt}-counts"
   local joined
   joined=$(IFS=','; echo "${bench_steps[*]}" | sed 's/,/, /g')
-  echo "runtime ${rt} ${version}: tests ${passed} passed, ${failed} failed; benches: ${joined}${check}"
+  echo "runtime ${rt} ${version}: tests ${passed} passed, ${failed} failed${retried}; benches: ${joined}${check}"
   [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ]
 }
 
