@@ -53,8 +53,12 @@ function baselineText(styles: Styles, entry: ReportEntry): string | undefined {
       return styles.red('baseline missing')
     case 'mismatch':
       return styles.red('baseline from other hardware, software or config')
+    case 'provisional':
+      return styles.yellow('baseline recorded provisionally (machine disturbed: note below)')
     case 'not judged':
       return styles.yellow('baseline not judged (machine disturbed)')
+    case 'deferred':
+      return 'judged later, with the other segments or arms (note below)'
     default:
       return undefined
   }

@@ -2,7 +2,7 @@ import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
-import { NOT_JUDGED, type BaselineState } from '../src/bench/baseline-state.ts'
+import { DEFERRED, NOT_JUDGED, PROVISIONAL, type BaselineState } from '../src/bench/baseline-state.ts'
 import type { LlmBenchTaskMeta } from '../src/bench/provided.ts'
 import type { LlmBenchSweepTaskMeta } from '../src/bench/sweep-meta.ts'
 
@@ -46,19 +46,24 @@ export interface SweepPoint {
 
 /**
  * Overall verdict of an entry: the test state first, then the baseline verdict, then the SLOs.
- * `measured`: a sweep point, which nothing judges on its own (the sweep's checks judge the curve).
+ * `measured`: a sweep point, which nothing judges on its own (the sweep's checks judge the curve), or a
+ * segment or arm whose verdict is made after the merge or by `ab`.
  */
 export type EntryStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped' | 'measured'
 
 export function entryStatus(entry: ReportEntry): EntryStatus {
   if (entry.state === 'skipped' || entry.state === 'pending') return 'skipped'
   if (entry.sweep) return 'measured'
+  // A segment or an arm: measured here, judged with the others (a failed test still fails above).
+  if (entry.baselineState === DEFERRED && entry.state !== 'failed') return 'measured'
   if (entry.state === 'failed') return 'fail'
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
   if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive'))
     return 'inconclusive'
   // Neither compared nor written (a disturbed machine lost too many requests): not a pass.
   if (entry.baselineState === NOT_JUDGED) return 'inconclusive'
+  // Recorded provisionally on a disturbed machine: nothing was judged, and the entry is not trusted yet.
+  if (entry.baselineState === PROVISIONAL) return 'inconclusive'
   return 'pass'
 }
 

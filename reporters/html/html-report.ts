@@ -116,8 +116,12 @@ function verdictSection(entry: ReportEntry): string {
       updated: 'The baseline was rewritten with this run (-u).',
       missing: 'No baseline exists and this run could not record one (CI).',
       mismatch: 'The stored baseline belongs to other hardware, software or configuration: not compared.',
+      provisional:
+        'The machine was disturbed while this run measured: it was recorded as a provisional baseline. No verdict passes against it; the next run on a quiet machine replaces it.',
       'not judged':
         'The machine was disturbed and too many requests failed or were cut off: neither compared nor written.',
+      deferred:
+        'A segment of a split load or an arm of a side-by-side pair: judged with the others, after the merge or by ab.',
     }
     return `<h3>Baseline</h3><p>${escapeHtml(text[state] ?? state)}${entry.baselinePath ? ` <span class="file">${escapeHtml(entry.baselinePath)}</span>` : ''}</p>`
   }

@@ -11,7 +11,7 @@ import {
   type Verdict,
 } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
-import { NOT_JUDGED, type BaselineState } from './baseline-state.ts'
+import { NOT_JUDGED, PROVISIONAL, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, failureExcess, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
@@ -231,6 +231,8 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
           `baseline ${match.state}: ${shownPath(path)} [${input.name}] (${entry.trials?.length ?? 1} trial${entry.trials?.length === 1 ? '' : 's'})`,
         )
         if (provisional !== undefined) notes.push(provisional)
+        // Not a pass in the reports: nothing was judged, and what was written is not trusted yet.
+        if (entry.provisional !== undefined) judgement.baselineState = PROVISIONAL
         if (match.state === 'written' && match.otherMachines !== undefined) {
           notes.push(
             `recorded for this machine (${describeMachine(entry.fingerprint)}) beside the entries of ${match.otherMachines.join('; ')}: each machine is judged against its own; no relative verdict this run`,

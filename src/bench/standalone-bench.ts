@@ -40,7 +40,7 @@ import { withUpdateCommand } from './with-update-command.ts'
 import { writeSegmentFile } from './segment-file.ts'
 import { writeArmFile } from './arm-file.ts'
 import { armFromEnv } from './arm-env.ts'
-import { NOT_JUDGED } from './baseline-state.ts'
+import { DEFERRED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 import { DEFAULT_SWEEP_TIMEOUT_MS, validateBenchSweepOptions, type BenchSweepOptions } from './sweep-bench-options.ts'
 import { runSweepBenchmark } from './sweep-bench.ts'
@@ -223,7 +223,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
           failure: undefined,
           sloChecks: [],
           notes: [note],
-          baselineState: NOT_JUDGED,
+          baselineState: DEFERRED,
           deferred: { policy, slo: bench.slo },
         },
       }
@@ -243,7 +243,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
           failure: undefined,
           sloChecks: [],
           notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`],
-          baselineState: NOT_JUDGED,
+          baselineState: DEFERRED,
         },
       }
     }

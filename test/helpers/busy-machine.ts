@@ -29,3 +29,24 @@ export function skipWhenDisturbed(
   if (disturbed.length > 0)
     ctx.skip(`the machine was disturbed (${disturbed.join('; ')}): a quiet machine's bounds are not asserted`)
 }
+
+/**
+ * Asserts that a run wrote its baseline entry (`written` or `updated`): on a disturbed machine it is written as a
+ * provisional entry instead (state `provisional`), by design, and then the notes must name what disturbed it.
+ */
+export function expectRecorded(
+  judgement: { baselineState?: string; notes: string[] },
+  result: Pick<BenchmarkResult, 'client'>,
+  state: 'written' | 'updated' = 'written',
+): void {
+  const disturbed = result.client.selfCheck?.disturbed ?? []
+  if (disturbed.length === 0) {
+    if (judgement.baselineState !== state) throw new Error(`baseline ${judgement.baselineState}, not ${state}`)
+    return
+  }
+  if (judgement.baselineState !== 'provisional')
+    throw new Error(`on a disturbed machine (${disturbed.join('; ')}): baseline ${judgement.baselineState}`)
+  const note = judgement.notes.find((line) => line.startsWith('baseline recorded provisionally'))
+  if (note === undefined || !note.includes(disturbed[0] ?? ''))
+    throw new Error(`no note names the disturbance (${disturbed.join('; ')}): ${judgement.notes.join(' | ')}`)
+}

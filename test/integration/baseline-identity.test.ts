@@ -9,6 +9,7 @@ import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
 import { baselineConfigOf, hashConfig } from '../../src/core/baseline/index.ts'
 import type { LoadOptions, WorkloadOptions } from '../../src/core/contract/types.ts'
 import { canonicalConfig } from '../../src/core/plan/index.ts'
+import { expectRecorded } from '../helpers/busy-machine.ts'
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'baselines', 'identity.bench.ts.json')
 
@@ -89,7 +90,8 @@ describe('one baseline entry however the defaults are spelled', () => {
         options: bench(synthetic, load),
         provided: { update, ci: update === 'none' },
       })
-    expect((await run({ rate: 50, requests: 20 }, 'all')).judgement.baselineState).toBe('written')
+    const recorded = await run({ rate: 50, requests: 20 }, 'all')
+    expectRecorded(recorded.judgement, recorded.result)
     const spelled = await run({ rate: 50, requests: 20, arrival: 'poisson', drainGraceMs: 30000 }, 'none')
     expect(spelled.judgement.baselineState).toBe('compare')
     const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'identity.bench.ts.json'), 'utf8')) as {

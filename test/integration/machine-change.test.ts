@@ -7,6 +7,7 @@ import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
 import { BaselineMismatchError } from '../../src/core/contract/errors.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+import { expectRecorded } from '../helpers/busy-machine.ts'
 
 const fakeNvidiaSmi = fileURLToPath(new URL('../fixtures/bin/nvidia-smi', import.meta.url))
 
@@ -41,7 +42,7 @@ describe('a baseline from another GPU', () => {
         provided: ci ? { update: 'none', ci: true } : { update: 'new', ci: false },
       })
     const recorded = await run(false)
-    expect(recorded.judgement.baselineState).toBe('written')
+    expectRecorded(recorded.judgement, recorded.result)
     const path = baselinePathFor(file)
     const text = await readFile(path, 'utf8')
     expect(text).toContain('"gpuModel": "NVIDIA H200"')
@@ -57,7 +58,7 @@ describe('a baseline from another GPU', () => {
 
     // Locally, the H200 is recorded beside the A100's entry, which is kept as it was.
     const beside = await run(false)
-    expect(beside.judgement.baselineState).toBe('written')
+    expectRecorded(beside.judgement, beside.result)
     expect(beside.judgement.notes.join('\n')).toMatch(
       /recorded for this machine \(GPU NVIDIA H200 x 2.*\) beside the entries of GPU NVIDIA A100-SXM4-80GB x 2/,
     )

@@ -132,7 +132,12 @@ describe('one load over four vitest bench processes', () => {
     // (12 s was 5 s short in one full run).
     const startAtMs = Date.now() + 25_000
     const runs = await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segmentProcess(i + 1, startAtMs)))
-    for (const run of runs) expect(run.code, run.output).toBe(0)
+    for (const run of runs) {
+      expect(run.code, run.output).toBe(0)
+      // A segment is judged after the merge: said so, not "not judged (machine disturbed)".
+      expect(run.output).toContain('judged later, with the other segments or arms')
+      expect(run.output).not.toContain('baseline not judged')
+    }
 
     const files = await readSegmentFiles(join(work, 'segments'))
     expect(files.map((f) => f.segment.result.segment?.index).sort()).toEqual([1, 2, 3, 4])

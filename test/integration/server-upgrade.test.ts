@@ -10,6 +10,7 @@ import { BaselineMismatchError } from '../../src/core/contract/errors.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
 import { disturbanceNamed } from '../helpers/busy-machine.ts'
+import { expectRecorded } from '../helpers/busy-machine.ts'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-upgrade-'))
 const file = path.join(dir, 'upgrade.bench.ts')
@@ -57,7 +58,7 @@ async function benchOnce(version: string, speedFactor: number, update: 'all' | '
 describe('a server upgrade against a stored baseline', () => {
   test('compared and named: unchanged timing does not fail, twice as slow fails; a GPU change is refused', async () => {
     const recorded = await benchOn('0.10.1', 1, 'all')
-    expect(recorded.judgement.baselineState).toBe('written')
+    expectRecorded(recorded.judgement, recorded.result)
     expect(recorded.result.environment.server).toMatchObject({ name: 'vitest-llm-bench-sim', version: '0.10.1' })
 
     const same = await benchOn('0.11.0', 1)

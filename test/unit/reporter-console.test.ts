@@ -6,6 +6,7 @@ import { formatProgressLine } from '../../reporters/progress-line.ts'
 import { renderConsoleEntry, renderConsoleTable } from '../../reporters/console-table.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
 import { moduleOf, reportEntries, testCaseOf } from '../helpers/reporter-fixtures.ts'
+import { entryStatus } from '../../reporters/report-entry.ts'
 
 function progress(done: number, elapsedMs: number, ttftP50Ms?: number): BenchProgressArtifact {
   return {
@@ -55,6 +56,34 @@ describe('renderConsoleTable', () => {
     )
     // Nothing changed: no such line.
     expect(renderConsoleEntry(steady!)).not.toContain('changed:')
+  })
+
+  test('a segment or an arm is judged later: measured, neither a pass nor "not judged (machine disturbed)"', () => {
+    const [steady] = reportEntries()
+    const note =
+      "segment 2 of 4: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>)"
+    const segment = { ...steady!, verdict: undefined, baselineState: 'deferred' as const, notes: [note] }
+    expect(entryStatus(segment)).toBe('measured')
+    const console = renderConsoleEntry(segment)
+    expect(console).toContain('judged later, with the other segments or arms')
+    expect(console).toContain(note)
+    expect(console).not.toContain('not judged')
+    expect(renderHtml([segment], { generatedAt: '2026-12-01T00:00:00.000Z' })).toContain(
+      'A segment of a split load or an arm of a side-by-side pair: judged with the others',
+    )
+    // A segment whose test failed (its server errors, say) still fails.
+    expect(entryStatus({ ...segment, state: 'failed' })).toBe('fail')
+  })
+
+  test('a baseline recorded provisionally on a disturbed machine is not shown as a pass', () => {
+    const [steady] = reportEntries()
+    const note = 'baseline recorded provisionally: the machine was disturbed while this run measured (steal 6 %).'
+    const provisional = { ...steady!, verdict: undefined, baselineState: 'provisional' as const, notes: [note] }
+    expect(entryStatus(provisional)).toBe('inconclusive')
+    expect(renderConsoleEntry(provisional)).toContain('baseline recorded provisionally (machine disturbed: note below)')
+    const html = renderHtml([provisional], { generatedAt: '2026-12-01T00:00:00.000Z' })
+    expect(html).toContain('it was recorded as a provisional baseline. No verdict passes against it')
+    expect(html).not.toContain('data-status="pass"')
   })
 
   test('colours deltas by verdict only when asked', () => {
