@@ -1,4 +1,4 @@
-import type { SweepCheck } from '../../src/core/sweep/index.ts'
+import { shownTailOf, type SweepCheck } from '../../src/core/sweep/index.ts'
 import { figureOrDash, formatSeconds, formatWithUnit } from '../format-figures.ts'
 import type { ReportEntry } from '../report-entry.ts'
 import { answerValueOf, sweepStatus, type SweepSummary } from '../sweep-entry.ts'
@@ -116,10 +116,15 @@ function warningsBlock(group: SweepGroup): string {
   return lines.map((line) => `<div class="warning">${escapeHtml(line)}</div>`).join('')
 }
 
-/** The curve as a table: one row per point, the answer's row marked. */
+/** The curve as a table: one row per point, the answer's row marked; tails at a capacity search's own percentile. */
 function pointsTable(group: SweepGroup): string {
   const axis = group.summary?.axis ?? group.points[0]?.sweep?.axis ?? 'value'
-  const latency = (entry: ReportEntry, metric: 'ttftMs' | 'tpotMs' | 'e2eMs', statistic: 'p50' | 'p99'): string =>
+  const tail = group.summary ? shownTailOf(group.summary) : 'p99'
+  const latency = (
+    entry: ReportEntry,
+    metric: 'ttftMs' | 'tpotMs' | 'e2eMs',
+    statistic: 'p50' | 'p90' | 'p99',
+  ): string =>
     entry.result.metrics[metric].count > 0
       ? escapeHtml(formatWithUnit(entry.result.metrics[metric][statistic], 'ms'))
       : '-'
@@ -131,17 +136,29 @@ function pointsTable(group: SweepGroup): string {
         missedLimits(group.summary, entry.sweep?.value) ? ' <span class="missed">missed the limits</span>' : ''
       }`,
       latency(entry, 'ttftMs', 'p50'),
-      latency(entry, 'ttftMs', 'p99'),
+      latency(entry, 'ttftMs', tail),
       latency(entry, 'tpotMs', 'p50'),
-      latency(entry, 'e2eMs', 'p99'),
+      latency(entry, 'tpotMs', tail),
+      latency(entry, 'e2eMs', tail),
       escapeHtml(figureOrDash(result.throughput.outputTokensPerSec)),
       escapeHtml(figureOrDash(result.throughput.requestsPerSec)),
       escapeHtml(`${result.counts.failed}/${result.counts.total}`),
       escapeHtml(formatSeconds(result.durationMs)),
     ]
   })
-  const header = [axis, 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'req/s', 'errors', 'duration']
-  return `<h3>Points</h3>${htmlTable(header, rows, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8]))}`
+  const header = [
+    axis,
+    'TTFT p50',
+    `TTFT ${tail}`,
+    'TPOT p50',
+    `TPOT ${tail}`,
+    `E2E ${tail}`,
+    'output tok/s',
+    'req/s',
+    'errors',
+    'duration',
+  ]
+  return `<h3>Points</h3>${htmlTable(header, rows, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))}`
 }
 
 /**

@@ -136,7 +136,7 @@ describe('sweeps in the HTML report', () => {
   })
   const capacity = sweepOf('chat > capacity', 'capacity', 'rate', [4, 8, 6, 7], {
     headlines: ['capacity: 7 req/s with p99 TTFT <= 500 ms; 8 req/s did not'],
-    capacity: { rate: 7, failedRate: 8 } as SweepSummary['capacity'],
+    capacity: { rate: 7, failedRate: 8, percentile: 0.9 } as SweepSummary['capacity'],
   })
   const scenario = sweepOf('chat > server scenario', 'scenario', 'rate', [5], {
     headlines: ['Server: 5 req/s max Poisson rate with p99 TTFT <= 500 ms (INVALID)'],
@@ -167,6 +167,10 @@ describe('sweeps in the HTML report', () => {
     // The rate above the capacity missed the limits; those at or below it did not.
     expect(capacitySection.match(/<span class="missed">missed the limits<\/span>/g)).toHaveLength(1)
     expect(capacitySection).toContain('8 <span class="missed">missed the limits</span>')
+    // Its limits are at p90: its table shows p90, where a sweep's shows p99.
+    expect(capacitySection).toContain('<th class="num">TTFT p90</th>')
+    expect(capacitySection).not.toContain('TTFT p99</th>')
+    expect(section).toContain('<th class="num">TTFT p99</th>')
   })
 })
 

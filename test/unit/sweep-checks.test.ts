@@ -318,6 +318,49 @@ describe('formatSweepTable', () => {
   })
 })
 
+describe('formatSweepTable of a capacity search', () => {
+  it('marks the capacity, not the knee, and shows the percentile its limits are at', () => {
+    const points = makeSweep([
+      { value: 2, outputTokensPerSec: 250, valid: true },
+      { value: 4, outputTokensPerSec: 500, valid: true },
+      { value: 8, outputTokensPerSec: 505, valid: false },
+    ])
+    const capacity = (percentile: number): SweepResult => ({
+      ...points,
+      kind: 'capacity',
+      axis: 'rate',
+      capacity: {
+        rate: 4,
+        failedRate: 8,
+        bracketed: true,
+        precision: 0.1,
+        limits: { ttftMs: 500 },
+        percentile,
+        earlyStopping: false,
+        tried: [2, 4, 8],
+        constraint: `p${percentile * 100} TTFT <= 500 ms`,
+      },
+    })
+    const p90 = formatSweepTable(capacity(0.9)).split('\n')
+    expect(p90[0]).toMatch(
+      /^\s*rate\/s\s+out tok\/s\s+req\/s\s+TTFT p50\s+TTFT p90\s+TPOT p50\s+TPOT p90\s+E2E p50\s+E2E p90/,
+    )
+    // The capacity search's knee (4, where throughput stops rising) is not its answer: the capacity is marked.
+    expect(points.knee?.value).toBe(4)
+    expect(p90[2]).toMatch(/^\s+4\s+500\.0\s.*<- capacity$/)
+    expect(p90.join('\n')).not.toContain('<- knee')
+    expect(p90[3]).toMatch(/\(invalid\)$/)
+    const p90Cell = points.curve[1]!.ttftMs.p90
+    expect(p90[2]).toContain(p90Cell.toFixed(2))
+    expect(p90.slice(4)).toEqual([
+      '<- capacity: the highest rate tried that met the limits (the capacity headline)',
+      expect.stringMatching(/^\(invalid\)/),
+    ])
+    // At p99 (the default), p99 columns.
+    expect(formatSweepTable(capacity(0.99)).split('\n')[0]).toContain('TTFT p99')
+  })
+})
+
 describe('pointWarnings', () => {
   it('each warning once, with the values that gave it, or every point', () => {
     const point = (value: number, warnings: string[]) => ({ value, order: 0, result: { warnings } }) as never

@@ -12,21 +12,31 @@ const RISING_KNEE_LEGEND =
 const INVALID_LEGEND =
   '(invalid): the point missed a latency limit or had too many failed requests (see the checks); it does not count as capacity'
 
+const CAPACITY_LEGEND = '<- capacity: the highest rate tried that met the limits (the capacity headline)'
+
+/** The latency quantile a sweep's tables show beside p50: a capacity search's limits' own (p90 or p99), else p99. */
+export function shownTailOf(result: Pick<SweepResult, 'kind' | 'capacity'>): 'p90' | 'p99' {
+  return result.kind === 'capacity' && result.capacity?.percentile === 0.9 ? 'p90' : 'p99'
+}
+
 /**
- * The curve as a plain-text table, one row per point (throughputs per second, latencies in ms),
- * the knee marked `<- knee` and invalid points `(invalid)`; for assertion messages and logs.
+ * The curve as a plain-text table, one row per point (throughputs per second, latencies in ms): p50 and p99 of
+ * each latency, or p90 where a capacity search's limits are at p90. A sweep marks its knee `<- knee`, a capacity
+ * search its capacity `<- capacity` (its knee is not its answer); invalid points `(invalid)`. For assertion
+ * messages and logs.
  */
 export function formatSweepTable(result: SweepResult): string {
+  const tail = shownTailOf(result)
   const header = [
     result.axis === 'rate' ? 'rate/s' : result.axis === 'concurrency' ? 'conc' : axisLabelOf(result),
     'out tok/s',
     'req/s',
     'TTFT p50',
-    'TTFT p99',
+    `TTFT ${tail}`,
     'TPOT p50',
-    'TPOT p99',
+    `TPOT ${tail}`,
     'E2E p50',
-    'E2E p99',
+    `E2E ${tail}`,
     'ok',
     'failed',
   ]
@@ -35,11 +45,11 @@ export function formatSweepTable(result: SweepResult): string {
     cell(point.outputTokensPerSec),
     cell(point.requestsPerSec),
     cell(point.ttftMs.p50),
-    cell(point.ttftMs.p99),
+    cell(point.ttftMs[tail]),
     cell(point.tpotMs.p50),
-    cell(point.tpotMs.p99),
+    cell(point.tpotMs[tail]),
     cell(point.e2eMs.p50),
-    cell(point.e2eMs.p99),
+    cell(point.e2eMs[tail]),
     String(point.completed),
     String(point.failed),
   ])
@@ -47,9 +57,15 @@ export function formatSweepTable(result: SweepResult): string {
   const line = (cells: string[]) => cells.map((text, i) => text.padStart(widths[i] ?? 0)).join('  ')
   const lines = [line(header)]
   const legend = new Set<string>()
+  const capacityRate = result.kind === 'capacity' ? result.capacity?.rate : undefined
   result.curve.forEach((point, i) => {
     const marks: string[] = []
-    if (result.knee && point.value === result.knee.value) {
+    if (result.kind === 'capacity') {
+      if (capacityRate !== undefined && point.value === capacityRate) {
+        marks.push('<- capacity')
+        legend.add(CAPACITY_LEGEND)
+      }
+    } else if (result.knee && point.value === result.knee.value) {
       marks.push(result.knee.saturated ? '<- knee' : '<- knee (still rising)')
       legend.add(result.knee.saturated ? KNEE_LEGEND : RISING_KNEE_LEGEND)
     }
