@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
-import { selfCheckOf, startHostLoad } from '../../src/core/telemetry/index.ts'
+import { busyMachineNotice, selfCheckOf, startHostLoad } from '../../src/core/telemetry/index.ts'
 
 const quietClient = { keptUp: true }
 
@@ -82,6 +82,25 @@ describe.runIf(existsSync('/proc/stat'))('startHostLoad', () => {
       expect(server.busiestOthers?.some((p) => p.pid === hog.pid) ?? false).toBe(false)
       expect(unknown.stop().otherCores).toBeUndefined()
       expect((load.otherCores ?? 0) - (server.otherCores ?? 0)).toBeGreaterThan(0.3)
+    } finally {
+      hog.kill('SIGKILL')
+    }
+  })
+})
+
+describe.runIf(existsSync('/proc/stat'))('busyMachineNotice', () => {
+  test('a busy process before the run starts: one line naming it, what it means and what to do', async () => {
+    const hog = spawn(process.execPath, ['-e', 'const end = Date.now() + 1500; while (Date.now() < end) {}'], {
+      stdio: 'ignore',
+    })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const notice = await busyMachineNotice(800)
+      expect(notice).toMatch(/^vitest-llm-bench: this machine is busy before the run starts \(other processes used /)
+      expect(notice).toContain(`pid ${hog.pid}`)
+      expect(notice).toContain('Baselines recorded now are provisional')
+      expect(notice).toContain('`npx vitest-llm-bench ab`')
+      expect(notice).not.toContain('\n')
     } finally {
       hog.kill('SIGKILL')
     }
