@@ -22,6 +22,7 @@ import { spreadNotes } from '../core/baseline/index.ts'
 import { describeRegressions } from './regression-summary.ts'
 import type { SegmentJudge } from './segment-judge.ts'
 import { shownPath } from '../core/platform/shown-path.ts'
+import { disturbancesText } from '../core/contract/disturbances-text.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
 export interface BenchJudgement {
@@ -71,10 +72,10 @@ function provisionalRecording(input: JudgeInput, entry: BaselineEntry, exists: b
   if ((input.env ?? process.env)[FORCE_BASELINE_ENV] === '1') {
     const reasons = entry.provisional
     delete entry.provisional
-    return `baseline recorded as trusted although the machine was disturbed (${reasons.join('; ')}): ${FORCE_BASELINE_ENV}=1`
+    return `baseline recorded as trusted although the machine was disturbed (${disturbancesText(reasons)}): ${FORCE_BASELINE_ENV}=1`
   }
   return (
-    `baseline recorded provisionally: the machine was disturbed while this run measured (${entry.provisional.join('; ')}). ` +
+    `baseline recorded provisionally: the machine was disturbed while this run measured (${disturbancesText(entry.provisional)}). ` +
     'No verdict passes against it; the next run on a quiet machine replaces it (`vitest bench`, or `-u`).'
   )
 }
@@ -152,7 +153,9 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
   ) {
     // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
     // a server that sent nothing for stallTimeoutMs is the server's on any machine.
-    notes.push(`not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbed.join('; ')}).`)
+    notes.push(
+      `not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbancesText(disturbed)}).`,
+    )
     // Reports show it as inconclusive, never as a pass.
     judgement.baselineState = NOT_JUDGED
   } else if (cannotJudge !== undefined) {
@@ -240,7 +243,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         }
         if (match.state === 'updated' && match.previous.provisional !== undefined && input.provided.update !== 'all') {
           notes.push(
-            `replaced the provisional baseline recorded ${match.previous.recordedAt} (${match.previous.provisional.join('; ')}) with this quiet run's`,
+            `replaced the provisional baseline recorded ${match.previous.recordedAt} (${disturbancesText(match.previous.provisional)}) with this quiet run's`,
           )
         }
         notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_REGRESSION_POLICY, trials.max))

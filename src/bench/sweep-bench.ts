@@ -31,6 +31,7 @@ import { FORCE_BASELINE_ENV } from './bench-judgement.ts'
 import type { BenchSweepOptions } from './sweep-bench-options.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 import { shownPath } from '../core/platform/shown-path.ts'
+import { disturbancesText } from '../core/contract/disturbances-text.ts'
 
 /**
  * The target of each point and how to let go of it: one server for the whole sweep, a fresh one per point under
@@ -198,9 +199,7 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       const match = store.match(name, entry)
       meta.baselineState = match.state
       if ((match.state === 'written' || match.state === 'updated') && entry.provisional !== undefined) {
-        const shown =
-          entry.provisional.slice(0, 3).join('; ') +
-          (entry.provisional.length > 3 ? `; and ${entry.provisional.length - 3} more` : '')
+        const shown = disturbancesText(entry.provisional)
         recording.push({
           name: 'baseline',
           status: 'skip',

@@ -20,6 +20,7 @@ import { trialsOf } from '../trials/index.ts'
 import { machineSpeedChange, STEAL_LIMIT, STEAL_NOTICE, STEAL_SLOWDOWN_PER_SHARE } from '../telemetry/self-check.ts'
 import type { TrialFigure } from './trial-interval.ts'
 import { figuresOf, trialInterval } from './trial-interval.ts'
+import { disturbancesText } from '../contract/disturbances-text.ts'
 
 /** Options of {@link compare}. */
 export interface CompareOptions {
@@ -361,7 +362,7 @@ export function compare(
   const speed = machineSpeedChange(baseline.selfCheck, result.client.selfCheck)
   const disturbed = [...(result.client.selfCheck?.disturbed ?? []), ...(speed ? [speed] : [])]
   if (disturbed.length > 0) {
-    const why = `the machine was disturbed while this run measured (${disturbed.join('; ')})`
+    const why = `the machine was disturbed while this run measured (${disturbancesText(disturbed)})`
     notes.push(
       `${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`,
     )
@@ -373,7 +374,7 @@ export function compare(
   if (baseline.provisional !== undefined) {
     // A baseline measured on a disturbed machine is slower than the server was: a fail against it
     // stands (the run is slower still), a pass cannot (the slowed baseline can hide a slowdown).
-    const why = `the baseline was recorded while the machine was disturbed (${baseline.provisional.join('; ')}) and can hide a slowdown`
+    const why = `the baseline was recorded while the machine was disturbed (${disturbancesText(baseline.provisional)}) and can hide a slowdown`
     notes.push(
       `${why[0]?.toUpperCase()}${why.slice(1)}: no check passes against it. Run the bench on a quiet machine to replace it (\`vitest bench\` replaces a provisional entry, \`-u\` any).`,
     )

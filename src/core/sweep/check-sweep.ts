@@ -6,6 +6,7 @@ import type { SweepExpectations } from './sweep-expectations.ts'
 import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 import { failureExcess } from '../slo/index.ts'
+import { disturbancesText } from '../contract/disturbances-text.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {
@@ -63,7 +64,7 @@ export function sweepFailureChecks(result: SweepResult): SweepCheck[] {
     const name = `failed requests at ${axis} ${point.value}`
     const disturbed = point.result.client.selfCheck?.disturbed ?? []
     if (!excess.byServer && disturbed.length > 0)
-      checks.push(skip(name, `${excess.text}; not failed: the machine was disturbed (${disturbed.join('; ')})`))
+      checks.push(skip(name, `${excess.text}; not failed: the machine was disturbed (${disturbancesText(disturbed)})`))
     else checks.push(check(name, false, `${excess.text}. The point describes a failing server: fix the failures.`))
   }
   return checks
