@@ -3,7 +3,7 @@ import type { ClockOffset } from './client/clock-offset.ts'
 import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
-import { SCHEDULE_LAG_WARN_MS } from './load/index.ts'
+import { connectionsFor, SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
 import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
@@ -39,8 +39,6 @@ import { SIMULATOR_SERVER_NAME } from './contract/simulator-name.ts'
 const EVENT_LOOP_WARN_MS = 20
 /** How long a `target` that answers may take to be ready, ms. */
 const TARGET_READY_TIMEOUT_MS = 30_000
-/** Upper bound of pooled connections when the load gives no concurrency (open loop). */
-const MAX_OPEN_LOOP_CONNECTIONS = 4096
 
 /** Launch facts the caller knows (a started server), merged into the environment. */
 export interface RunContext {
@@ -116,15 +114,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const clientTarget = withServerName(target, environment.server.name)
 
   const load = run.load
-  // Sub-agents add requests beside their session's: an agentic trace's in-flight count has no bound the load knows.
-  const connections =
-    run.workload.kind === 'agentic-trace'
-      ? MAX_OPEN_LOOP_CONNECTIONS
-      : (load.concurrency ??
-        Math.min(load.requests ?? load.sessions ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS))
+  const connections = connectionsFor(load, run.workload.kind === 'agentic-trace')
   // With workers, each thread has its own client; this thread only coordinates.
-  const client =
-    workers === 1 ? new StreamingClient(clientTarget, { connections: Math.max(1, connections) }) : undefined
+  const client = workers === 1 ? new StreamingClient(clientTarget, { connections }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined

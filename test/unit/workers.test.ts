@@ -12,10 +12,11 @@ import {
   mergeTimelines,
   mergeWarnings,
   shareOfCount,
+  segmentShare,
   shareOfTimestamps,
-  splitLoad,
   validateWorkers,
 } from '../../src/core/workers/index.ts'
+import { planArrivals, plannedArrivalCount } from '../../src/core/load/index.ts'
 import type { WorkerPhase } from '../../src/core/workers/index.ts'
 import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
@@ -108,37 +109,42 @@ function phaseOf(records: RequestRecord[], overrides: Partial<WorkerPhase> = {})
   }
 }
 
-describe('splitLoad', () => {
-  test('shares of concurrency, requests and warm-up add up to the whole; rates divide evenly', () => {
-    const load: LoadOptions = {
-      concurrency: 7,
-      requests: 1001,
-      rate: 90,
-      arrival: 'poisson',
-      durationMs: 5000,
-      rampUp: { from: 6, durationMs: 100 },
+describe('threads and segments: slices of one global schedule', () => {
+  /** The send offsets, by global index, that `count` slices of `load` plan together. */
+  const plannedBySlices = (load: LoadOptions, count: number): number[] => {
+    const offsets: number[] = []
+    for (let index = 1; index <= count; index++) {
+      const share = segmentShare(load, undefined, 42, undefined, { index, count })
+      share.timestampsMs?.forEach((offset, local) => (offsets[share.indexOf(local)] = offset))
     }
-    const shares = splitLoad(load, { requests: 5 }, 42, 3)
+    return offsets
+  }
+
+  test('workers: 4 (or 4 segments) plan exactly the send offsets of workers: 1, each index once', () => {
+    for (const arrival of ['poisson', 'constant', 'gamma'] as const) {
+      const load: LoadOptions = {
+        rate: 90,
+        arrival,
+        requests: 1001,
+        ...(arrival === 'gamma' ? { burstiness: 0.5 } : {}),
+      }
+      const whole = planArrivals(load, 42, plannedArrivalCount(load))
+      expect(whole).toHaveLength(1001)
+      const four = plannedBySlices(load, 4)
+      expect(four, arrival).toEqual(whole)
+      expect(plannedBySlices(load, 1), arrival).toEqual(whole)
+    }
+  })
+
+  test('a closed loop shares concurrency, requests, warm-up and a ramp start into whole parts', () => {
+    const load: LoadOptions = { concurrency: 7, requests: 1001, rampUp: { from: 6, durationMs: 100 } }
+    const shares = [1, 2, 3].map((index) => segmentShare(load, { requests: 5 }, 42, undefined, { index, count: 3 }))
     expect(shares.map((s) => s.load.concurrency)).toEqual([3, 2, 2])
     expect(shares.map((s) => s.load.requests)).toEqual([334, 334, 333])
     expect(shares.map((s) => s.warmup?.requests)).toEqual([2, 2, 1])
-    for (const share of shares) {
-      expect(share.load.rate).toBe(30)
-      expect(share.load.durationMs).toBe(5000)
-      expect(share.load.rampUp?.from).toBe(2)
-      expect(share.load.arrival).toBe('poisson')
-      expect(share.startDelayMs).toBe(0)
-    }
-    // Independent arrival streams: one seed per thread, none equal to another.
-    expect(new Set(shares.map((s) => s.seed)).size).toBe(3)
+    for (const share of shares) expect(share.load.rampUp?.from).toBe(2)
     // The caller's options are not changed.
     expect(load.concurrency).toBe(7)
-  })
-
-  test('constant arrivals are staggered by one gap of the whole rate', () => {
-    const shares = splitLoad({ rate: 100, arrival: 'constant', requests: 10 }, undefined, 0, 4)
-    expect(shares.map((s) => s.startDelayMs)).toEqual([0, 10, 20, 30])
-    expect(shares.every((s) => s.load.rate === 25 && s.warmup === undefined)).toBe(true)
   })
 
   test('interleaved indices cover 0..n-1 once each, and trace offsets follow them', () => {
@@ -336,12 +342,14 @@ describe('runBenchmark with workers', () => {
     }
   })
 
-  test('an open loop splits its rate: every request sent, schedule lag merged from both threads', async () => {
+  test('an open loop is one schedule over the threads: every request sent at its planned offset, lag merged', async () => {
     const result = await runBenchmark(
       {
         target: { baseUrl: sim.url },
         workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
         load: { rate: 200, arrival: 'poisson', requests: 40 },
+        seed: 5,
+        recordRequests: true,
         workers: 2,
       },
       { skipGpu: true },
@@ -350,6 +358,14 @@ describe('runBenchmark with workers', () => {
     expect(result.client.scheduleLagMs).toBeDefined()
     expect(result.client.generatorLagMs).toBeDefined()
     expect(result.timeline?.requests.reduce((a, b) => a + b, 0)).toBe(40)
+    // Each request was planned at the offset one thread plans for its index, on one shared clock.
+    const load: LoadOptions = { rate: 200, arrival: 'poisson', requests: 40 }
+    const whole = planArrivals(load, 5, plannedArrivalCount(load))
+    const records = [...(result.requests ?? [])].sort((a, b) => a.index - b.index)
+    const origin = (records[0]?.plannedAt ?? NaN) - (whole[0] ?? NaN)
+    expect(records.map((r) => (r.plannedAt ?? NaN) - origin).map((t) => Number(t.toFixed(3)))).toEqual(
+      whole.map((t) => Number(t.toFixed(3))),
+    )
   })
 
   test('an abort reaches every thread', async () => {

@@ -26,6 +26,11 @@ export interface LoadRunOptions {
   timestampsMs?: number[]
   /** Aborts the run: nothing more is sent and in-flight requests are cancelled at once. */
   signal?: AbortSignal
+  /**
+   * `performance.now()` the planned offsets count from; default: when the run starts. Threads pass their common
+   * start, so that their slices of one schedule keep its offsets between them.
+   */
+  originAt?: number
 }
 
 export interface LoadRunOutcome {
@@ -91,7 +96,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
 
   const onAbort = (): void => run.waker.wake()
   signal?.addEventListener('abort', onAbort, { once: true })
-  const originAt = performance.now()
+  const originAt = options.originAt ?? performance.now()
   const deadline = load.durationMs !== undefined ? originAt + load.durationMs : Infinity
   let stoppedBy: StopReason | undefined
   try {

@@ -10,13 +10,12 @@ import type { RequestRecord } from '../contract/types.ts'
 import { createWorkload } from '../workload/index.ts'
 import { runMeasuredPhase } from './measured-phase.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'
-import { globalIndexOf, shareOfTimestamps } from './split-load.ts'
+import { segmentShare } from './segment-load.ts'
+import { connectionsFor } from '../load/index.ts'
 import type { CoordinatorMessage, LoadWorkerData, WorkerMessage, WorkerPhase } from './worker-messages.ts'
 
 /** Progress posts at most this often, ms: a message per request would cost more than the request. */
 const PROGRESS_INTERVAL_MS = 200
-/** Open connections the pool may hold when the share gives no concurrency (open loop), at most. */
-const MAX_OPEN_LOOP_CONNECTIONS = 4096
 
 const port = parentPort
 if (port === null) throw new Error('load-worker.ts runs only as a worker thread (node:worker_threads).')
@@ -38,8 +37,7 @@ function shiftRecord(record: RequestRecord, shift: number): void {
 }
 
 async function main(): Promise<void> {
-  const { share, target } = data
-  const { thread, threads } = share
+  const { target, thread, threads } = data
   // This thread's time plus shift is the coordinator's time.
   const shift = clockOffsetMs() - data.coordinatorClockOffsetMs
   const abort = new AbortController()
@@ -59,10 +57,17 @@ async function main(): Promise<void> {
     api: target.api,
     ...(data.salt !== undefined ? { salt: data.salt } : {}),
   })
+  // This thread's slice of the one global schedule, taken as a host's segment is: `workers: N` sends at the offsets
+  // `workers: 1` plans, each request by the thread that owns its index.
+  const share = segmentShare(data.load, data.warmup, data.seed, workload.timestampsMs, {
+    index: thread + 1,
+    count: threads,
+  })
   const load = share.load
-  const connections =
-    load.concurrency ?? Math.min(load.requests ?? MAX_OPEN_LOOP_CONNECTIONS, MAX_OPEN_LOOP_CONNECTIONS)
-  const client = new StreamingClient(target, { connections: Math.max(1, connections) })
+  // The thread's share of a closed loop's concurrency; an open loop's bound is the whole load's.
+  const client = new StreamingClient(target, {
+    connections: connectionsFor(load.concurrency !== undefined ? load : data.load),
+  })
   let lastPost = 0
   let latest: { done: number; outputTokens: number; ttftMs: number | undefined } | undefined
   try {
@@ -71,18 +76,19 @@ async function main(): Promise<void> {
       api: target.api,
       workload,
       load,
-      seed: share.seed,
+      seed: data.seed,
       warmup: share.warmup,
       signal: abort.signal,
       recordRequests: data.recordRequests,
       goodput: data.goodput,
-      ...(workload.timestampsMs ? { timestampsMs: shareOfTimestamps(workload.timestampsMs, thread, threads) } : {}),
-      indexOf: (local) => globalIndexOf(local, thread, threads),
+      ...(share.timestampsMs ? { timestampsMs: share.timestampsMs } : {}),
+      indexOf: share.indexOf,
+      originAtStart: true,
       stallTimeoutMs: target.stallTimeoutMs,
       beforeLoad: async () => {
         post({ type: 'ready' })
         if (goAt === undefined && !abort.signal.aborted) await new Promise<void>((resolve) => (release = resolve))
-        const start = (goAt ?? performance.now()) + share.startDelayMs
+        const start = goAt ?? performance.now()
         // Timers are late by ~1 ms; the last stretch yields instead so every thread starts together.
         while (performance.now() < start - 2 && !abort.signal.aborted)
           await new Promise((resolve) => setTimeout(resolve, start - 2 - performance.now()))

@@ -53,6 +53,11 @@ export interface MeasuredPhaseOptions {
    */
   beforeLoad?: () => Promise<number | void> | number | void
   /**
+   * The planned offsets count from the `performance.now()` that `beforeLoad` returns (the threads' common start),
+   * not from when this load begins: the threads' slices then keep the one schedule's offsets between them.
+   */
+  originAtStart?: boolean
+  /**
    * Called after each measured request, synchronously (keep it cheap), with the request's record;
    * and, without one, every half second while the server is silent (`progress.silentMs`). `total`
    * is this thread's planned count.
@@ -195,6 +200,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
         seed: options.seed,
         signal,
         ...(options.timestampsMs ? { timestampsMs: options.timestampsMs } : {}),
+        ...(options.originAtStart && typeof timelineStart === 'number' ? { originAt: timelineStart } : {}),
         dispatch: async (local, plannedAt, requestSignal) => {
           const index = indexOf(local)
           if (sessions === undefined) {

@@ -5,7 +5,6 @@ import type { GoodputLimits, LoadOptions, Progress, WarmupOptions, WorkloadOptio
 import type { MeasuredPhase } from './measured-phase.ts'
 import { mergePhases } from './merge-phases.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'
-import { splitLoad } from './split-load.ts'
 import type { CoordinatorMessage, LoadWorkerData, WorkerMessage, WorkerPhase } from './worker-messages.ts'
 
 /** Options of {@link runWorkers}: the run's options, already validated and resolved. */
@@ -63,7 +62,6 @@ interface ThreadState {
 export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPhase> {
   const { workers: threads, signal } = options
   const coordinatorClockOffsetMs = clockOffsetMs()
-  const shares = splitLoad(options.load, options.warmup, options.seed, threads)
   const states: ThreadState[] = []
   let goAt = 0
   let lastTtftMs: number | undefined
@@ -133,13 +131,16 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
     for (const state of states) send(state, { type: 'abort' })
   }
 
-  for (const share of shares) {
+  for (let thread = 0; thread < threads; thread++) {
     const workerData: LoadWorkerData = {
       target: options.target,
       workload: options.workload,
       salt: options.salt,
       seed: options.seed,
-      share,
+      thread,
+      threads,
+      load: options.load,
+      warmup: options.warmup,
       recordRequests: options.recordRequests ?? false,
       goodput: options.goodput,
       coordinatorClockOffsetMs,
@@ -147,7 +148,6 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
     const worker = new Worker(workerUrl(), { workerData })
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
     const state: ThreadState = { worker, exited, ready: false, phase: undefined, done: 0, outputTokens: 0 }
-    const thread = share.thread
     states.push(state)
     worker.on('message', (message: WorkerMessage) => onMessage(state, thread, message))
     worker.on('error', (error) =>

@@ -1,9 +1,15 @@
 import type { ResolvedTarget } from '../client/index.ts'
 import type { ScheduleLag } from '../load/index.ts'
 import type { MetricsSnapshot } from '../metrics/index.ts'
-import type { GoodputLimits, StallReport, Timeline, WorkloadOptions } from '../contract/types.ts'
+import type {
+  GoodputLimits,
+  LoadOptions,
+  StallReport,
+  Timeline,
+  WarmupOptions,
+  WorkloadOptions,
+} from '../contract/types.ts'
 import type { DelaySummary } from './measured-phase.ts'
-import type { LoadShare } from './split-load.ts'
 
 /** What a load worker gets at start (`workerData`): plain data only, no functions or signals. */
 export interface LoadWorkerData {
@@ -12,7 +18,12 @@ export interface LoadWorkerData {
   /** The coordinator's workload salt, so every thread builds the same prompts for an index. */
   salt: string | undefined
   seed: number
-  share: LoadShare
+  /** This thread, 0-based, of {@link threads}: it runs slice `thread + 1` of `threads` of the one global schedule. */
+  thread: number
+  threads: number
+  /** The whole load and warm-up, as one thread would run them (each thread takes its slice: `segmentShare`). */
+  load: LoadOptions
+  warmup: WarmupOptions | undefined
   recordRequests: boolean
   goodput: GoodputLimits | undefined
   /** Shared monotonic clock minus the coordinator's `performance.now()`, ms: how the worker converts times. */
