@@ -107,6 +107,32 @@ describe.runIf(existsSync('/proc/stat'))('busyMachineNotice', () => {
   })
 })
 
+describe.runIf(existsSync('/proc/stat'))('startHostLoad withAncestors', () => {
+  test('the processes that started this one (npx, npm exec) count as ours, not as other work', async () => {
+    const module = new URL('../../src/core/telemetry/host-load.ts', import.meta.url).href
+    // Two watches over one window in a child whose parent spins, as `npm exec` does while a run starts.
+    const child = `import(${JSON.stringify(module)}).then(async (m) => {
+      const mine = m.startHostLoad({ withAncestors: true }), all = m.startHostLoad()
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      const a = mine.stop(), b = all.stop()
+      console.log(JSON.stringify({ ours: a.otherCores, all: b.otherCores, named: a.busiestOthers.map((p) => p.pid) }))
+    })`
+    const parent = [
+      `const { spawn } = require('node:child_process')`,
+      `spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(child)}], { stdio: 'inherit' })`,
+      `const end = Date.now() + 2000; while (Date.now() < end) {}`,
+    ].join('\n')
+    const run = spawn(process.execPath, ['-e', parent], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    run.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    await new Promise((resolve) => run.once('close', resolve))
+    const seen = JSON.parse(out) as { ours: number; all: number; named: number[] }
+    // The spinning parent is in the plain watch's other work and not in the one that counts it as ours.
+    expect(seen.all - seen.ours).toBeGreaterThan(0.2)
+    expect(seen.named).not.toContain(run.pid)
+  })
+})
+
 describe('machineSpeedChange and calibrateCpu', () => {
   test('a machine more than 15 % slower than at recording is named; faster, within 15 %, or without a figure, nothing', async () => {
     const { machineSpeedChange, calibrateCpu } = await import('../../src/core/telemetry/index.ts')

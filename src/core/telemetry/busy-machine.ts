@@ -11,7 +11,8 @@ export const BUSY_CHECK_MS = 500
  * @param windowMs How long to watch, ms.
  */
 export async function busyMachineNotice(windowMs = BUSY_CHECK_MS): Promise<string | undefined> {
-  const watch = startHostLoad()
+  // npx and `npm exec`, which start this run, are still starting up: theirs is not other work.
+  const watch = startHostLoad({ withAncestors: true })
   await new Promise((resolve) => setTimeout(resolve, windowMs))
   const { disturbed } = selfCheckOf(watch.stop(), { keptUp: true })
   if (disturbed.length === 0) return undefined

@@ -63,10 +63,13 @@ function commandName(pid: string): string | undefined {
 }
 
 /**
- * CPU ticks (utime + stime) of the launched server's process group, and of every process outside it
- * and outside this one, by pid with its command name ({@link commandName}).
+ * CPU ticks (utime + stime) of the launched server's process group and of `ours` (counted with it: not other work),
+ * and of every other process but this one, by pid with its command name ({@link commandName}).
  */
-function processTicks(serverPgid: number | undefined): { server: number; others: CpuTimes['others'] } {
+function processTicks(
+  serverPgid: number | undefined,
+  ours: ReadonlySet<number>,
+): { server: number; others: CpuTimes['others'] } {
   const others: CpuTimes['others'] = new Map()
   let server = 0
   let entries: string[]
@@ -86,7 +89,7 @@ function processTicks(serverPgid: number | undefined): { server: number; others:
       // Fields after the command name (which may hold spaces), from field 3 (state) on.
       const fields = stat.slice(close + 2).split(' ')
       const ticks = Number(fields[11]) + Number(fields[12])
-      if (serverPgid !== undefined && Number(fields[2]) === serverPgid) server += ticks
+      if ((serverPgid !== undefined && Number(fields[2]) === serverPgid) || ours.has(pid)) server += ticks
       else others.set(pid, { command: commandName(entry) ?? stat.slice(open + 1, close), ticks })
     } catch {
       // The process ended meanwhile.
@@ -105,10 +108,26 @@ function ownTicks(): number | undefined {
   }
 }
 
-function sample(serverPgid: number | undefined): CpuTimes | undefined {
+function sample(serverPgid: number | undefined, ours: ReadonlySet<number>): CpuTimes | undefined {
   const stat = readStat()
   if (stat === undefined) return undefined
-  return { ...stat, own: ownTicks(), ...processTicks(serverPgid) }
+  return { ...stat, own: ownTicks(), ...processTicks(serverPgid, ours) }
+}
+
+/** The processes that started this one, parent first, up to (not including) init: npx, `npm exec`, a node wrapper. */
+function ancestors(): Set<number> {
+  const found = new Set<number>()
+  let pid = process.ppid
+  while (pid > 1 && !found.has(pid)) {
+    found.add(pid)
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    } catch {
+      break
+    }
+  }
+  return found
 }
 
 /** The other processes that used the most CPU between two samples, busiest first, in cores. */
@@ -133,9 +152,14 @@ function busiestOthers(
  * @param options.serverPgid Process group of a server the bench launched on this machine.
  * @param options.localUnknownServer True when the target runs on this machine but was not launched
  *   by the bench: its CPU cannot be told apart from other work, so `otherCores` is left out.
+ * @param options.withAncestors True to count the processes that started this one (npx and `npm exec` start up
+ *   while a run begins) as this run's, not as other work.
  */
-export function startHostLoad(options: { serverPgid?: number; localUnknownServer?: boolean } = {}): HostLoadWatch {
-  const before = sample(options.serverPgid)
+export function startHostLoad(
+  options: { serverPgid?: number; localUnknownServer?: boolean; withAncestors?: boolean } = {},
+): HostLoadWatch {
+  const ours: ReadonlySet<number> = options.withAncestors ? ancestors() : new Set()
+  const before = sample(options.serverPgid, ours)
   return {
     stop(): HostLoad {
       const cores = os.cpus().length || 1
@@ -145,7 +169,7 @@ export function startHostLoad(options: { serverPgid?: number; localUnknownServer
       } catch {
         // A runtime without load averages: shown as 0, never judged.
       }
-      const after = sample(options.serverPgid)
+      const after = sample(options.serverPgid, ours)
       if (before === undefined || after === undefined || !(after.total > before.total)) return { cores, loadAverage1m }
       const total = after.total - before.total
       const load: HostLoad = { cores, loadAverage1m, stealShare: (after.steal - before.steal) / total }
