@@ -101,8 +101,8 @@ describe('a server upgrade against a stored baseline', () => {
 
   test('another model (a quantization) is software under test: compared and named, not another workload', async () => {
     const recorded = await benchOn('0.11.0', 1, 'all', 'llama-8b-fp16')
-    // Written, or updated by a re-run after a disturbed one.
-    expect(['written', 'updated']).toContain(recorded.judgement.baselineState)
+    // Written, or updated by a re-run after a disturbed one (provisional on a busy machine, named).
+    if (recorded.judgement.baselineState !== 'updated') expectRecorded(recorded.judgement, recorded.result)
     const quantized = await benchOn('0.11.0', 1, 'none', 'llama-8b-awq')
     expect(quantized.judgement.baselineState).toBe('compare')
     expect(quantized.judgement.verdict?.changed).toEqual(['model llama-8b-fp16 -> llama-8b-awq'])

@@ -15,6 +15,7 @@ import {
 } from '../../src/bench/standalone-bench.ts'
 import type { RegisterTest } from '../../src/bench/standalone-bench.ts'
 import { disturbanceNamed } from '../helpers/busy-machine.ts'
+import { expectRecorded } from '../helpers/busy-machine.ts'
 
 describe('LLM_BENCH_UPDATE', () => {
   test.each([
@@ -211,7 +212,7 @@ describe('createStandaloneBenchLlm', () => {
       options: withTrials(1),
       provided: { update: 'new', ci: false },
     })
-    expect(recorded.judgement.baselineState).toBe('written')
+    expectRecorded(recorded.judgement, recorded.result)
     expect(recorded.result.trials).toHaveLength(3)
     expect(recorded.result.counts.completed).toBe(120)
     expect(recorded.judgement.notes.join('\n')).toMatch(
