@@ -11,6 +11,7 @@ import {
 } from '../../src/core/contract/json-schema/index.ts'
 import type { BenchmarkOptions, BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/sim/index.ts'
+import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 
 const running: RunningSimulator[] = []
 afterEach(async () => {
@@ -93,7 +94,7 @@ describe('sessions against the simulator', () => {
     ).toEqual([])
   })
 
-  it('with prefix caching, turns >= 2 have lower TTFT than turn 1 by the prefill of the cached tokens; without, higher', async () => {
+  it('with prefix caching, turns >= 2 have lower TTFT than turn 1 by the prefill of the cached tokens; without, higher', async (ctx) => {
     // A chat as users have them: a long system prompt of its own per session, short messages and replies (JSONL sessions).
     const dir = mkdtempSync(join(tmpdir(), 'llm-bench-sessions-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
@@ -130,13 +131,18 @@ describe('sessions against the simulator', () => {
     for (const turn of [2, 3]) {
       expect(ttft(withCache, turn)).toBeLessThan(ttft(withCache, 1))
       expect(ttft(withoutCache, turn)).toBeGreaterThan(ttft(withoutCache, 1))
-      // Measured TTFT follows the modelled prefill within 15 ms (one decode step, timers, loopback).
-      expect(Math.abs(ttft(withCache, turn) - modelled(cached, turn))).toBeLessThan(15)
-      expect(Math.abs(ttft(withoutCache, turn) - modelled(uncached, turn))).toBeLessThan(15)
     }
     // Turn 1 sends 288 prompt tokens, turn 2 about 336 (288 + 16 replied + 32 new), turn 3 about 384.
     expect(withoutCache.sessions?.byTurn[0]?.inputTokens.p50).toBe(288)
     expect(Math.abs((withoutCache.sessions?.byTurn[1]?.inputTokens.p50 ?? 0) - 336)).toBeLessThanOrEqual(1)
+    // Measured TTFT follows the modelled prefill within 15 ms (one decode step, timers, loopback): a quiet
+    // machine's bound, not asserted when either run's self-check names a disturbance.
+    skipWhenDisturbed(ctx, withCache)
+    skipWhenDisturbed(ctx, withoutCache)
+    for (const turn of [2, 3]) {
+      expect(Math.abs(ttft(withCache, turn) - modelled(cached, turn))).toBeLessThan(15)
+      expect(Math.abs(ttft(withoutCache, turn) - modelled(uncached, turn))).toBeLessThan(15)
+    }
   })
 
   it('think time separates turns; an open loop of session arrivals runs sessions side by side; session goodput counts sessions', async () => {
@@ -257,9 +263,11 @@ describe('agentic trace replay against the simulator', () => {
     expect(verifier.sentAt).toBeGreaterThanOrEqual(coder1.endAt)
     expect(one(1, 0, 2).sentAt).toBeGreaterThanOrEqual(verifier.endAt)
     // hash_ids [1] opens both roots: the coder's first prompt finds the planner's block in the prefix cache.
-    const coderEntry = server.schedule.find(
-      (e) => Math.abs(e.arrivedAt - coder1.sentAt) < 5 && e.promptTokens === coder1.inputTokens,
-    )
+    // The simulator's log entry of that request: its prompt length, arrived closest after it was sent (a busy
+    // machine delays the arrival by more than a few ms).
+    const coderEntry = server.schedule
+      .filter((e) => e.promptTokens === coder1.inputTokens && e.arrivedAt >= coder1.sentAt - 1)
+      .sort((x, y) => x.arrivedAt - y.arrivedAt)[0]
     expect(coderEntry?.cachedPromptTokens).toBeGreaterThanOrEqual(32)
   })
 
