@@ -115,7 +115,7 @@ describe.runIf(existsSync('/proc/stat'))('startHostLoad withAncestors', () => {
       const mine = m.startHostLoad({ withAncestors: true }), all = m.startHostLoad()
       await new Promise((resolve) => setTimeout(resolve, 800))
       const a = mine.stop(), b = all.stop()
-      console.log(JSON.stringify({ ours: a.otherCores, all: b.otherCores, named: a.busiestOthers.map((p) => p.pid) }))
+      console.log(JSON.stringify({ ours: a.otherCores, all: b.otherCores, named: (a.busiestOthers ?? []).map((p) => p.pid) }))
     })`
     const parent = [
       `const { spawn } = require('node:child_process')`,
