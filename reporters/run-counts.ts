@@ -13,7 +13,7 @@ export interface RunCounts {
 }
 
 const BENCH_ORDER = ['fail', 'inconclusive', 'pass', 'skipped'] as const
-const SWEEP_ORDER = ['fail', 'pass', 'skipped'] as const
+const SWEEP_ORDER = ['fail', 'inconclusive', 'pass', 'skipped'] as const
 
 function tally<S extends string>(order: readonly S[], statuses: readonly S[]): Array<readonly [S, number]> {
   return order
@@ -24,7 +24,7 @@ function tally<S extends string>(order: readonly S[], statuses: readonly S[]): A
 /** The counts of a run's entries and sweeps (see {@link RunCounts}). */
 export function runCounts(
   entries: readonly ReportEntry[],
-  sweeps: readonly Pick<SweepSummary, 'state' | 'checks'>[] = [],
+  sweeps: readonly Pick<SweepSummary, 'state' | 'checks' | 'baselineState'>[] = [],
 ): RunCounts {
   const benches = entries.filter((entry) => !entry.sweep)
   return {

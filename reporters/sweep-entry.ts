@@ -10,6 +10,7 @@ import type { CurveSpec } from './html/svg-chart.ts'
 import type { BenchTestState, ReportEntry, TestCaseLike } from './report-entry.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
+import { PROVISIONAL } from '../src/bench/baseline-state.ts'
 
 /** What a sweep found, for the reports: its headlines (knee, capacity, scenario), checks and curve table. */
 export interface SweepSummary {
@@ -31,6 +32,8 @@ export interface SweepSummary {
   capacity?: CapacityResult
   scenario?: ScenarioOutcome
   warnings: string[]
+  /** What happened to its baseline entry (`provisional`: recorded on a disturbed machine); absent without baselines. */
+  baselineState?: string
 }
 
 /**
@@ -43,12 +46,14 @@ export function answerValueOf(sweep: Pick<SweepSummary, 'kind' | 'knee' | 'capac
 }
 
 /** Overall status of a sweep. */
-export type SweepStatus = 'pass' | 'fail' | 'skipped'
+export type SweepStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped'
 
 /** A sweep's status: its test state and checks together. */
-export function sweepStatus(sweep: Pick<SweepSummary, 'state' | 'checks'>): SweepStatus {
+export function sweepStatus(sweep: Pick<SweepSummary, 'state' | 'checks' | 'baselineState'>): SweepStatus {
   if (sweep.state === 'skipped' || sweep.state === 'pending') return 'skipped'
-  return sweep.state === 'failed' || sweep.checks.some((check) => check.status === 'fail') ? 'fail' : 'pass'
+  if (sweep.state === 'failed' || sweep.checks.some((check) => check.status === 'fail')) return 'fail'
+  // Recorded provisionally on a disturbed machine, as a bench would be: nothing judged, the entry not trusted yet.
+  return sweep.baselineState === PROVISIONAL ? 'inconclusive' : 'pass'
 }
 
 /** A sweep (`bench.llm.sweep`) as reporters see it: one entry per point, and its curve. */
@@ -123,6 +128,7 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
       table: formatSweepTable(result),
       warnings: Array.isArray(result.warnings) ? result.warnings : [],
     }
+    if (typeof meta.baselineState === 'string') summary.baselineState = meta.baselineState
     if (result.knee) summary.knee = result.knee
     if (result.capacity) summary.capacity = result.capacity
     if (result.scenario) summary.scenario = result.scenario

@@ -32,6 +32,7 @@ import type { BenchSweepOptions } from './sweep-bench-options.ts'
 import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
 import { shownPath } from '../core/platform/shown-path.ts'
 import { disturbancesText } from '../core/contract/disturbances-text.ts'
+import { PROVISIONAL } from './baseline-state.ts'
 
 /**
  * The target of each point and how to let go of it: one server for the whole sweep, a fresh one per point under
@@ -199,6 +200,8 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
       const match = store.match(name, entry)
       meta.baselineState = match.state
       if ((match.state === 'written' || match.state === 'updated') && entry.provisional !== undefined) {
+        // As a bench's: not a pass in the reports.
+        meta.baselineState = PROVISIONAL
         const shown = disturbancesText(entry.provisional)
         recording.push({
           name: 'baseline',

@@ -8,7 +8,7 @@ export interface LlmBenchSweepTaskMeta {
   checks: SweepCheck[]
   /** Baseline file, when baselines are on. */
   baselinePath?: string
-  /** `compare`, `written`, `updated`, `missing` or `mismatch`. */
+  /** `compare`, `written`, `updated`, `missing`, `mismatch`, or `provisional` (written on a disturbed machine). */
   baselineState?: string
 }
 

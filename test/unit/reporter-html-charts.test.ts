@@ -5,7 +5,9 @@ import { describe, expect, test } from 'vitest'
 import { renderHtml, type ReportEntry } from '../../reporters/index.ts'
 import { timelineSpan } from '../../reporters/html/html-report.ts'
 import { renderCurveChart, type ChartPoint } from '../../reporters/html/svg-chart.ts'
-import type { SweepSummary } from '../../reporters/sweep-entry.ts'
+import { sweepStatus, type SweepSummary } from '../../reporters/sweep-entry.ts'
+import { renderConsoleSweep } from '../../reporters/console-table.ts'
+import { runCounts, runTallyLine } from '../../reporters/run-counts.ts'
 import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
 import { reportEntries } from '../helpers/reporter-fixtures.ts'
 
@@ -171,6 +173,25 @@ describe('sweeps in the HTML report', () => {
     expect(capacitySection).toContain('<th class="num">TTFT p90</th>')
     expect(capacitySection).not.toContain('TTFT p99</th>')
     expect(section).toContain('<th class="num">TTFT p99</th>')
+  })
+})
+
+describe('a sweep recorded provisionally', () => {
+  test('is inconclusive in every report, as a bench recorded so is; not a pass', () => {
+    const recorded = sweepOf('chat > curve', 'sweep', 'concurrency', [1, 2], {
+      checks: [
+        { name: 'baseline', status: 'skip', message: 'recorded provisionally: the machine was disturbed (steal)' },
+      ],
+    })
+    const provisional = { ...recorded.summary, baselineState: 'provisional' }
+    expect(sweepStatus(recorded.summary)).toBe('pass')
+    expect(sweepStatus(provisional)).toBe('inconclusive')
+    expect(renderConsoleSweep(provisional).split('\n')[0]).toMatch(/^\? chat > curve/)
+    expect(runTallyLine(runCounts([], [provisional, recorded.summary]), 0)).toBe(
+      'LLM benches: none measured; sweeps: 1 inconclusive, 1 pass',
+    )
+    const html = renderHtml(recorded.points, { sweeps: [provisional] })
+    expect(html).toContain('data-status="inconclusive"')
   })
 })
 
