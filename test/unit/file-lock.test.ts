@@ -65,6 +65,32 @@ describe('withFileLock', () => {
     expect(await readdir(directory)).toEqual([])
   })
 
+  test('a queue of live holders that hands the lock on is waited for longer than the limit for one holder', async () => {
+    const directory = await temporaryDirectory()
+    const lock = join(directory, 'x.lock')
+    // Six live holders one after another, 60 ms each: 360 ms in all, against a limit of 150 ms per holder.
+    const take = (i: number) =>
+      writeFile(
+        lock,
+        JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString(), token: `t${i}` }),
+      )
+    await take(0)
+    let handing = true
+    const relay = (async () => {
+      for (let i = 1; i < 6; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 60))
+        await take(i)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      handing = false
+      await rm(lock, { force: true })
+    })()
+    const started = Date.now()
+    expect(await withFileLock(lock, async () => (handing ? 'too early' : 'taken'), { waitMs: 150 })).toBe('taken')
+    expect(Date.now() - started).toBeGreaterThan(300)
+    await relay
+  })
+
   test('a live holder is waited for, then named with what to do', async () => {
     const directory = await temporaryDirectory()
     const lock = join(directory, 'x.lock')
