@@ -6,7 +6,15 @@ import { OptionsError } from './contract/errors.ts'
 import { connectionsFor, SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
-import { calibrateCpu, collectEnvironment, selfCheckOf, startGpuSampler, startHostLoad } from './telemetry/index.ts'
+import {
+  calibrateCpu,
+  collectEnvironment,
+  listenerOf,
+  processGroupOf,
+  selfCheckOf,
+  startGpuSampler,
+  startHostLoad,
+} from './telemetry/index.ts'
 import type { HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { REFUSED_FAIL_MS } from './server/server-spec.ts'
@@ -53,7 +61,13 @@ export interface RunContext {
   baseDir?: string
 }
 
-/** A target on this machine that the bench did not launch: its CPU use cannot be told from other work. */
+/** The TCP port of `baseUrl`: its own, else 443 for https and 80 for http. */
+function portOf(baseUrl: string): number {
+  const url = new URL(baseUrl)
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+}
+
+/** A target on this machine that the bench did not launch: found by its port, or its CPU use is not told from others. */
 function isLocalHost(baseUrl: string): boolean {
   try {
     const host = new URL(baseUrl).hostname
@@ -133,9 +147,16 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     // Every host of a segmented run starts its measured load at the same wall-clock time.
     if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
     const inProcess = context.server?.name === SIMULATOR_SERVER_NAME
+    const local = context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl)
+    // A local server the bench did not launch, found by its listening port: its CPU is the server's. Its process
+    // alone where its group is this run's own (a server started in the same job, or in this process).
+    const listener = local ? listenerOf(portOf(baseUrl)) : undefined
+    const sharesOurGroup = listener !== undefined && listener.pgid === processGroupOf(process.pid)
     hostLoad = startHostLoad({
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
-      localUnknownServer: context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl),
+      ...(listener && !sharesOurGroup ? { serverPgid: listener.pgid } : {}),
+      ...(listener && sharesOurGroup ? { serverPid: listener.pid } : {}),
+      localUnknownServer: local && listener === undefined,
     })
     // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
     await scraper?.startWindow()

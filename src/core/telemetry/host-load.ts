@@ -154,11 +154,14 @@ function busiestOthers(
  *   by the bench: its CPU cannot be told apart from other work, so `otherCores` is left out.
  * @param options.withAncestors True to count the processes that started this one (npx and `npm exec` start up
  *   while a run begins) as this run's, not as other work.
+ * @param options.serverPid The process of a server on this machine that the bench did not launch but found by its
+ *   listening port: counted as the server's, not as other work.
  */
 export function startHostLoad(
-  options: { serverPgid?: number; localUnknownServer?: boolean; withAncestors?: boolean } = {},
+  options: { serverPgid?: number; serverPid?: number; localUnknownServer?: boolean; withAncestors?: boolean } = {},
 ): HostLoadWatch {
-  const ours: ReadonlySet<number> = options.withAncestors ? ancestors() : new Set()
+  const ours = options.withAncestors ? ancestors() : new Set<number>()
+  if (options.serverPid !== undefined) ours.add(options.serverPid)
   const before = sample(options.serverPgid, ours)
   return {
     stop(): HostLoad {

@@ -36,3 +36,4 @@ export { startHostLoad, type HostLoad, type HostLoadWatch } from './host-load.ts
 export { machineSpeedChange, selfCheckOf } from './self-check.ts'
 export { calibrateCpu } from './cpu-calibration.ts'
 export { busyMachineNotice } from './busy-machine.ts'
+export { listenerOf, processGroupOf } from './port-owner.ts'
