@@ -193,7 +193,8 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     // first and last chunk separates them. A factor of 2 would mean a unit or counting error.
     expect(c.tpot.ratioP50).toBeGreaterThan(0.5)
     expect(c.tpot.ratioP50).toBeLessThan(2)
-  })
+    // Two CPU hogs beside it made it take over 60 s.
+  }, 180_000)
 
   test('requests beyond the server slots (-np 2) queue: TTFT p50 at concurrency 4 is far above concurrency 2', async () => {
     const results: Record<number, BenchmarkResult> = {}
@@ -271,6 +272,7 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
             fingerprint?: Record<string, unknown>
             launch?: { args: string[] }
             sweep?: { serverArg?: string; points: Array<{ value: number }> }
+            provisional?: string[]
           }
         >
       }
@@ -279,9 +281,9 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
         serverName: 'llama.cpp',
         serverVersion: expect.stringMatching(/^b\d+-[0-9a-f]{7,}$/),
       })
-      // Written; on a busy machine as a provisional entry, which the output names (by design).
-      if (first.meta?.baselineState === 'provisional')
-        expect(first.output).toContain('baseline recorded provisionally: the machine was disturbed')
+      // Written; on a busy machine as a provisional entry, which the entry names (by design).
+      const entry = stored.entries['llama.cpp > tiny model, 2 streams']
+      if (first.meta?.baselineState === 'provisional') expect(entry?.provisional?.length).toBeGreaterThan(0)
       else expect(first.meta?.baselineState).toBe('written')
       // The session bench beside it: recorded too, with TTFT by turn in its result.
       expect(stored.entries['llama.cpp > chat sessions, 2 users']).toBeDefined()
