@@ -78,7 +78,11 @@ describe('vitest-llm-bench ab', () => {
       verdicts: Array<{
         name: string
         status: string
-        paired?: { voided: string[]; checks: Array<{ metric: string; status: string; ratio: number }> }
+        paired?: {
+          voided: string[]
+          bothDisturbed: number
+          checks: Array<{ metric: string; status: string; ratio: number }>
+        }
       }>
     }
     expect(report.order).toEqual([
@@ -107,10 +111,14 @@ describe('vitest-llm-bench ab', () => {
     const [chat] = report.verdicts
     const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
     expect(ttft?.ratio).toBeGreaterThan(1.5)
-    // A pair one arm of which was measured on a disturbed machine is left out, and says so.
-    if (chat?.status !== 'fail')
-      expect(chat?.paired?.voided.join('\n')).toMatch(/left out: only (base|head) was measured on a disturbed machine/)
-    else {
+    // Not failed only on a busy machine, which the verdict names: a pair one arm of which was measured disturbed is
+    // left out and says so; pairs with both arms disturbed are kept and counted (with two CPU hogs beside the job
+    // every pair was, and 3 pairs left TTFT p50 undecided once).
+    if (chat?.status !== 'fail') {
+      const voided = chat?.paired?.voided.join('\n') ?? ''
+      if ((chat?.paired?.bothDisturbed ?? 0) === 0)
+        expect(voided).toMatch(/left out: only (base|head) was measured on a disturbed machine/)
+    } else {
       expect(run.exitCode, run.output).toBe(1)
       expect(run.output).toMatch(/chat\.bench\.ts > chat: fail/)
       expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(
