@@ -155,7 +155,7 @@ describe.runIf(detectRuntime().name === 'node')('runner adapters', () => {
       )
       const recorded = await run(runner.command, runner.args(file), {})
       expect(recorded.code, recorded.output).toBe(0)
-      expect(recorded.output).toMatch(/curve: 2 points in [\d.]+ s · baseline written/)
+      expect(recorded.output).toMatch(/curve: 2 points in [\d.]+ s · baseline (written|provisional)/)
       const stored = JSON.parse(await readFile(join(dir, '__llm_baselines__', 'curve.bench.ts.json'), 'utf8')) as {
         entries: Record<string, { sweep?: { points?: unknown[] } }>
       }
