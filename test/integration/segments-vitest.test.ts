@@ -154,7 +154,11 @@ describe('one load over four vitest bench processes', () => {
       // One machine: the server's clock is this one, and each host measured it so (its Date headers).
       const clock = result.segment?.clock
       expect(clock?.accuracyMs).toBeLessThan(100)
-      expect(Math.abs(clock?.offsetMs ?? Infinity)).toBeLessThanOrEqual((clock?.accuracyMs ?? 0) + 5)
+      // On a busy machine (its self-check names it) round trips stretch beyond the accuracy they estimate: with two
+      // CPU hogs one host read 26.7 ms against 20.2 ms allowed.
+      const busy = (result.client.selfCheck?.disturbed.length ?? 0) > 0
+      const allowed = busy ? 2 * (clock?.accuracyMs ?? 0) + 10 : (clock?.accuracyMs ?? 0) + 5
+      expect(Math.abs(clock?.offsetMs ?? Infinity)).toBeLessThanOrEqual(allowed)
       expect(result.segment?.startAtMs).toBe(startAtMs)
     }
     // Every host started its load within 250 ms of the shared start; on a busy machine (two CPU hogs made it 425 ms)
