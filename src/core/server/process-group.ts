@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
+import { procStatFields } from '../platform/proc-stat.ts'
 
 /**
  * A launched server leads its own process group (spawned detached), so one signal to `-pgid`
@@ -40,14 +41,8 @@ function processGroupMembers(pgid: number): Array<{ pid: number; state: string }
   const members: Array<{ pid: number; state: string }> = []
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so read after the last `)`.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const fields = procStatFields(entry)
+    if (fields === undefined) continue
     if (Number(fields[2]) === pgid) members.push({ pid: Number(entry), state: fields[0] ?? '?' })
   }
   return members

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import type { SelfCheck } from '../contract/types.ts'
+import { procStatFields } from '../platform/proc-stat.ts'
 
 /** Clock ticks per second of `/proc` CPU times (USER_HZ: 100 on every mainstream Linux architecture). */
 const TICKS_PER_SECOND = 100
@@ -120,12 +121,9 @@ function ancestors(): Set<number> {
   let pid = process.ppid
   while (pid > 1 && !found.has(pid)) {
     found.add(pid)
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-    } catch {
-      break
-    }
+    const ppid = procStatFields(pid)?.[1]
+    if (ppid === undefined) break
+    pid = Number(ppid)
   }
   return found
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { procStatFields } from '../platform/proc-stat.ts'
 
 /** Inodes of the sockets listening on `port` (any local address), from `/proc/net/tcp` and `/proc/net/tcp6`. */
 function listeningInodes(port: number): Set<string> {
@@ -23,12 +24,8 @@ function listeningInodes(port: number): Set<string> {
 
 /** The process group of process `pid`, from `/proc/<pid>/stat`; undefined where it cannot be read. */
 export function processGroupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
-  } catch {
-    return undefined
-  }
+  const pgrp = procStatFields(pid)?.[2]
+  return pgrp === undefined ? undefined : Number(pgrp)
 }
 
 /**
