@@ -1,10 +1,11 @@
 /**
  * `vitest-llm-bench ab` on the real llama-server, as a pull request would run it: a scratch git
- * project whose committed bench file launches llama-server with `-t 2 -np 4 -c 4096` (the base),
+ * project whose committed bench file launches llama-server with `--base-args` (default `-t 2 -np 4 -c 4096`),
  * and whose working tree adds `--head-args` to it (none: head = base). Each run is one `ab --base
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
- *   npm exec -- node perf/llama-ab.ts --runs 3 [--head-args="-ub 1"] [--hogs 2] [--requests 100] [--save <dir>]
+ *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
+ *     [--hogs 2] [--requests 100] [--input-tokens 64] [--save <dir>]
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
@@ -27,9 +28,11 @@ import { parseArgs, stripVTControlCharacters } from 'node:util'
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '1' },
+    'base-args': { type: 'string', default: '-t 2 -np 4 -c 4096' },
     'head-args': { type: 'string', default: '' },
     hogs: { type: 'string', default: '0' },
     requests: { type: 'string', default: '100' },
+    'input-tokens': { type: 'string', default: '64' },
     'max-pairs': { type: 'string', default: '6' },
     save: { type: 'string' },
   },
@@ -46,8 +49,8 @@ const root = path.resolve(import.meta.dirname, '..')
 const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 'vitest-llm-bench'
 
 bench.llm('llama.cpp chat', {
-  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(manifest.modelPath)}, args: ${JSON.stringify(['-t', '2', '-np', '4', '-c', '4096', ...extra])} }),
-  workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 32 }, ignoreEos: true },
+  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
+  workload: { kind: 'synthetic', inputTokens: { mean: ${Number(values['input-tokens'])} }, outputTokens: { mean: 32 }, ignoreEos: true },
   load: { concurrency: 4, requests: ${Number(values.requests)} },
   warmup: { requests: 8 },
   seed: 1,
@@ -141,5 +144,5 @@ try {
 }
 const runs = Number(values.runs)
 console.log(
-  `head args "${values['head-args'] || 'none (head = base)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive, ${tally.error} error of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
+  `base args "${values['base-args']}", head args "${values['head-args'] || 'none (head = base)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive, ${tally.error} error of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
 )
