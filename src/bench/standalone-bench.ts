@@ -170,6 +170,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
     const results: BenchmarkResult[] = []
     const notes: string[] = []
     let remeasured = 0
+    // Disturbed measurements of the trial being measured, each measured again.
+    let attemptsOfTrial = 0
     for (;;) {
       const recording = plan.compareWith === undefined && plan.trials > 1
       const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
@@ -192,12 +194,15 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       // A baseline is recorded from quiet trials: a disturbed one is measured again (a few times at most).
       if (recording && disturbed.length > 0 && remeasured < MAX_REMEASURED_TRIALS && !acquired.serverEnded()) {
         remeasured++
+        attemptsOfTrial++
         notes.push(
-          `trial ${results.length + 1} was measured again: the machine was disturbed (${disturbed.join('; ')})`,
+          `trial ${results.length + 1} was measured again (attempt ${attemptsOfTrial + 1}): the machine was disturbed ` +
+            `(${disturbed.join('; ')})`,
         )
         continue
       }
       results.push(resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured)
+      attemptsOfTrial = 0
       if (acquired.serverEnded() || run.signal?.aborted) break
       if (results.length < plan.trials) continue
       if (plan.compareWith === undefined || results.length >= trials.max) break
