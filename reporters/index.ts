@@ -1,5 +1,7 @@
 // `vitest-llm-bench/reporters`: reporters for Vitest (`reporters: [new LlmHtmlReporter()]`) and the
 // pure renderers behind them, for a report of your own. Every name here is listed in docs/api.md.
+// First, for its side effect: a Node.js too old stops the import here, saying which it found.
+import '../src/core/platform/supported-node.ts'
 export { LlmConsoleReporter } from './console-reporter.ts'
 export type { LlmConsoleReporterOptions } from './console-reporter.ts'
 export { LlmJsonReporter } from './json-reporter.ts'

@@ -1,4 +1,6 @@
 // `vitest-llm-bench/sim`: the built-in simulator of an OpenAI-compatible server. Listed in docs/api.md.
+// First, for its side effect: a Node.js too old stops the import here, saying which it found.
+import '../core/platform/supported-node.ts'
 export { startSimulator } from './server.ts'
 export { simulatorCapacity } from './capacity.ts'
 export type { SimulatorCapacity, SimulatorWorkloadShape } from './capacity.ts'
