@@ -14,7 +14,7 @@ import {
   counterbalancedOrder,
   judgePairedGate,
   nextPair,
-  sequentialConfidence,
+  lookConfidence,
   type PairedCheck,
   type PairRatio,
 } from '../core/verdict/index.ts'
@@ -57,8 +57,13 @@ export interface CompareResult {
   variants: CompareVariantVerdict[]
   /** Why no further pair was measured. */
   stopped: string
-  /** Confidence each look was held to (the sequence's confidence spread over its looks). */
-  confidencePerLook: number
+  /** Confidence the sequence keeps over all its looks (the policy's, e.g. 0.95). */
+  confidence: number
+  /**
+   * Confidence of the intervals the verdicts were judged at: the last look's, set so that the whole
+   * sequence of looks keeps the policy's confidence (see `lookConfidence`), e.g. 0.9759 after 6 of 3-6 pairs.
+   */
+  lastLookConfidence: number
   durationMs: number
 }
 
@@ -85,7 +90,7 @@ export async function runCompareBench(
   const labels = plan.arms.map((arm) => arm.label)
   const trials: CompareTrial[] = []
   const order: string[][] = []
-  const confidence = sequentialConfidence(plan.policy.confidence, plan.limits)
+  let confidence = plan.policy.confidence
   let longestPairMs = 0
   let variants: CompareVariantVerdict[] = []
   let stopped = ''
@@ -112,7 +117,8 @@ export async function runCompareBench(
           trials,
           variants,
           stopped: fault,
-          confidencePerLook: confidence,
+          confidence: plan.policy.confidence,
+          lastLookConfidence: confidence,
           durationMs: performance.now() - started,
         }
         return { result: partial, failure: `${run.name}: ${fault}`, notes: [] }
@@ -120,6 +126,7 @@ export async function runCompareBench(
       if (run.signal?.aborted) throw run.signal.reason
     }
     longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
+    confidence = lookConfidence(plan.policy.confidence, plan.limits, pair + 1)
     variants = labels
       .filter((label) => label !== plan.control)
       .map((label) => judgeVariant(label, plan, trials, confidence))
@@ -138,7 +145,8 @@ export async function runCompareBench(
     trials,
     variants,
     stopped,
-    confidencePerLook: confidence,
+    confidence: plan.policy.confidence,
+    lastLookConfidence: confidence,
     durationMs: performance.now() - started,
   }
   const notes: string[] = []
@@ -283,7 +291,7 @@ export function judgeVariant(
           entry.busyControl.push(check.baseline)
           entry.busyVariant.push(check.current)
         } else {
-          entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh })
+          entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh, pair })
           entry.control.push(check.baseline)
           entry.variant.push(check.current)
         }
@@ -347,7 +355,7 @@ export function formatCompareTable(result: CompareResult): string {
       .trimEnd(),
   )
   const orders = result.order.map((pair) => pair.join(' ')).join(' | ')
-  const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; ${(result.confidencePerLook * 100).toFixed(2)} % per look`
+  const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; intervals at ${(result.lastLookConfidence * 100).toFixed(2)} % (this look's level, so that all looks keep ${(result.confidence * 100).toFixed(0)} %)`
   const changes = result.variants
     .filter((variant) => variant.changed.length > 0)
     .map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)

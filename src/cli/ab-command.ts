@@ -12,7 +12,7 @@ import { formatCompareTable } from '../bench/compare-bench.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
-import { counterbalancedOrder, nextPair, sequentialConfidence, type PairLimits } from '../core/verdict/index.ts'
+import { counterbalancedOrder, lookConfidence, nextPair, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
 import { formatAbComment, notComparedLine } from '../../reporters/ab-comment.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
@@ -139,7 +139,8 @@ function verdictLines(
         trials: [],
         variants: [verdict.paired],
         stopped,
-        confidencePerLook: confidence,
+        confidence: DEFAULT_CONFIDENCE,
+        lastLookConfidence: confidence,
         durationMs,
       })
         .split('\n')
@@ -211,7 +212,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     io.out(`ab: base dependencies ${base.dependencies}`)
     const dirs: Record<string, string> = { base: base.dir, head: packageDir }
     const name = typeof flags.name === 'string' ? flags.name : undefined
-    const confidence = sequentialConfidence(DEFAULT_CONFIDENCE, limits)
+    let confidence = DEFAULT_CONFIDENCE
     const started = performance.now()
     const order: string[][] = []
     const logs: ArmLog[] = []
@@ -243,6 +244,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         throw new AbError(
           `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
         )
+      confidence = lookConfidence(DEFAULT_CONFIDENCE, limits, pair)
       verdicts = judgeAb(files, confidence)
       const next = nextPair(
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
@@ -274,7 +276,8 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       dependencies: base.dependencies,
       order,
       stopped,
-      confidencePerLook: confidence,
+      confidence: DEFAULT_CONFIDENCE,
+      lastLookConfidence: confidence,
       durationMs,
     }
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))

@@ -2,7 +2,7 @@ import {
   counterbalancedOrder,
   judgePairedGate,
   nextPair,
-  sequentialConfidence,
+  lookConfidence,
   type PairedCheck,
   type PairLimits,
 } from '../../src/core/verdict/index.ts'
@@ -22,7 +22,8 @@ export interface PairedTruth {
   order: 'balanced' | 'fixed'
 }
 
-function normal(random: () => number): number {
+/** A standard normal draw (Box–Muller) from `random`. */
+export function normal(random: () => number): number {
   const u = 1 - random()
   const v = random()
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
@@ -48,7 +49,7 @@ export function simulateJob(truth: PairedTruth, limits: PairLimits, random: () =
     check = judgePairedGate(
       { metric: 'e2eMs', statistic: 'p50', unit: 'ms', tolerance: truth.tolerance },
       ratios,
-      sequentialConfidence(0.95, limits),
+      lookConfidence(0.95, limits, ratios.length),
     )
     if (!nextPair([check], { pairs: ratios.length, elapsedMs: 0, longestPairMs: 0 }, limits).another) return check
   }

@@ -169,7 +169,8 @@ describe('comment.md', () => {
       trials: [],
       variants: [verdict!.paired!],
       stopped: 'decided',
-      confidencePerLook: 0.95,
+      confidence: 0.95,
+      lastLookConfidence: 0.95,
       durationMs: 1000,
     })
     expect(table.split('\n')[1]).toBe('head against base: llama.cpp args: added -ub 1')

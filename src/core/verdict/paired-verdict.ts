@@ -8,6 +8,24 @@ export interface PairRatio {
   /** The within-run confidence interval of that ratio (from the two runs' own samples); null when none could be computed. */
   ciLow: number | null
   ciHigh: number | null
+  /**
+   * The pair's number in the job (1, 2, …); its parity is its order (pairs alternate A B, B A: see
+   * `counterbalancedOrder`). Absent: the ratio's index in the list stands for it.
+   */
+  pair?: number
+}
+
+/**
+ * Weights of the pairs in the mean of their log-ratios: the two orders (odd and even pairs) weigh
+ * half each, so that a linear drift within the job, which moves every pair of one order by the
+ * same amount one way and the other order the other way, cancels at every look, an odd number of
+ * pairs too. With as many pairs of each order this is the plain mean.
+ */
+function orderWeights(pairs: readonly number[]): number[] {
+  const odd = pairs.filter((pair) => pair % 2 === 1).length
+  const even = pairs.length - odd
+  if (odd === 0 || even === 0) return pairs.map(() => 1 / pairs.length)
+  return pairs.map((pair) => (pair % 2 === 1 ? 0.5 / odd : 0.5 / even))
 }
 
 /** A gate judged on pairs: which statistic, and how far the variant may move it. */
@@ -65,8 +83,9 @@ function tQuantile(p: number, df: number): number {
 const MAX_PAIRS_TO_DECIDE = 200
 
 /**
- * Judges one gate on paired ratios. The statistic is the mean of the pairs' log-ratios, so a ratio
- * and its inverse weigh the same; its interval is the paired t interval on those log-ratios, widened
+ * Judges one gate on paired ratios. The statistic is the mean of the pairs' log-ratios (so a ratio
+ * and its inverse weigh the same), the two orders of pairs weighing half each (a linear drift
+ * within the job cancels at every look); its interval is the paired t interval on those log-ratios, widened
  * to the within-run interval when the runs' own sampling error is larger (a pair of short runs that
  * happen to agree must not look more certain than either run is).
  *
@@ -79,9 +98,13 @@ const MAX_PAIRS_TO_DECIDE = 200
  * inconclusive otherwise, with about how many pairs would decide.
  */
 export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], confidence: number): PairedCheck {
-  const logs = ratios.filter((r) => r.ratio > 0 && Number.isFinite(r.ratio)).map((r) => Math.log(r.ratio))
+  const usable = ratios
+    .map((r, index) => ({ ...r, pair: r.pair ?? index + 1 }))
+    .filter((r) => r.ratio > 0 && Number.isFinite(r.ratio))
+  const logs = usable.map((r) => Math.log(r.ratio))
   const n = logs.length
-  const mean = n > 0 ? logs.reduce((sum, x) => sum + x, 0) / n : 0
+  const weights = orderWeights(usable.map((r) => r.pair))
+  const mean = logs.reduce((sum, x, i) => sum + (weights[i] ?? 0) * x, 0)
   const base = { ...gate, ratio: Math.exp(mean), pairs: n }
   if (n < 2) {
     return {
@@ -93,19 +116,24 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
       reason: `${n} pair${n === 1 ? '' : 's'}: a paired interval needs 2 at least`,
     }
   }
-  const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (n - 1))
+  // The spread about the plain mean (n - 1 degrees of freedom): a drift adds to it, never hides in it.
+  const plainMean = logs.reduce((sum, x) => sum + x, 0) / n
+  const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - plainMean) ** 2, 0) / (n - 1))
+  const weightSquares = weights.reduce((sum, w) => sum + w * w, 0)
   const tail = 1 - (1 - confidence) / 2
-  const between = (tQuantile(tail, n - 1) * sd) / Math.sqrt(n)
+  const between = tQuantile(tail, n - 1) * sd * Math.sqrt(weightSquares)
   const z = normalQuantile(tail)
   // Each pair's within-run standard error of its log-ratio, from its interval's width.
-  const withinSe = ratios.map((r) =>
+  const withinSe = usable.map((r) =>
     r.ciLow !== null && r.ciHigh !== null && r.ciLow > 0 && r.ciHigh > 0
       ? (Math.log(r.ciHigh) - Math.log(r.ciLow)) / (2 * z)
       : undefined,
   )
   const known = withinSe.filter((se): se is number => se !== undefined)
   const within =
-    known.length === withinSe.length ? (z * Math.sqrt(known.reduce((sum, se) => sum + se * se, 0))) / n : undefined
+    known.length === withinSe.length
+      ? z * Math.sqrt(known.reduce((sum, se, i) => sum + (weights[i] ?? 0) ** 2 * se * se, 0))
+      : undefined
   const half = Math.max(between, within ?? 0)
   const low = mean - half
   const high = mean + half
@@ -150,18 +178,6 @@ export interface PairLimits {
   max: number
   /** Milliseconds the pairs may take in all; another pair starts only if one more of the longest so far fits. */
   budgetMs: number
-}
-
-/**
- * The confidence each look of a sequence must reach so that the sequence as a whole keeps
- * `confidence`: a verdict is looked at after every pair from `min` to `max`, and each look is
- * another chance of a false fail. Bonferroni over the looks (conservative: the looks are
- * correlated). Measured on synthetic data (test/unit/paired-verdict.test.ts), a true ratio at the
- * limit failed 6.2 % of jobs of 3 to 6 pairs at 95 % per look, against 2.5 % nominal.
- */
-export function sequentialConfidence(confidence: number, limits: Pick<PairLimits, 'min' | 'max'>): number {
-  const looks = Math.max(1, limits.max - Math.max(limits.min, 2) + 1)
-  return 1 - (1 - confidence) / looks
 }
 
 /**
