@@ -5,7 +5,7 @@ import type {
   SweepCheck,
   SweepResult,
 } from '../src/core/sweep/index.ts'
-import { formatSweepHeadlines, formatSweepTable } from '../src/core/sweep/index.ts'
+import { formatSweepHeadlines, formatSweepTable, shownTailOf } from '../src/core/sweep/index.ts'
 import type { CurveSpec } from './html/svg-chart.ts'
 import type { BenchTestState, ReportEntry, TestCaseLike } from './report-entry.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
@@ -60,7 +60,10 @@ export function sweepStatus(sweep: Pick<SweepSummary, 'state' | 'checks' | 'base
 export interface SweepReport {
   /** One entry per point, named `<sweep> [<axis>=<value>]`, in value order. */
   entries: ReportEntry[]
-  /** Output tokens/s against TTFT p99, one labelled point per swept value. */
+  /**
+   * Output tokens/s against TTFT p99 (p90 for a capacity search whose limits are at p90, as its table),
+   * one labelled point per swept value.
+   */
   curve: CurveSpec
   /** Headlines, checks and table; absent for a sweep result without its curve (an older format). */
   summary?: SweepSummary
@@ -83,6 +86,11 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
   const outcome = testCase.result()
   const state: BenchTestState =
     outcome.state === 'passed' || outcome.state === 'failed' || outcome.state === 'skipped' ? outcome.state : 'pending'
+  // The tail the sweep is judged at: a capacity search's limits may be at p90, and its curve is drawn at the same.
+  const tail =
+    typeof meta.result.kind === 'string'
+      ? shownTailOf(meta.result as unknown as Pick<SweepResult, 'kind' | 'capacity'>)
+      : 'p99'
   const entries: ReportEntry[] = []
   const points: CurveSpec['points'] = []
   /** The swept value of each point in `points`. */
@@ -100,7 +108,7 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
       sweep: { name: testCase.fullName, axis, value: point.value },
     })
     if (point.result.metrics.ttftMs.count > 0) {
-      points.push({ x: point.result.metrics.ttftMs.p99, y: point.result.throughput.outputTokensPerSec, label })
+      points.push({ x: point.result.metrics.ttftMs[tail], y: point.result.throughput.outputTokensPerSec, label })
       values.push(point.value)
     }
   }
@@ -109,8 +117,8 @@ export function sweepReportOf(testCase: TestCaseLike): SweepReport | undefined {
     entries,
     curve: {
       sweep: testCase.fullName,
-      title: `${testCase.fullName}: output tokens/s against TTFT p99`,
-      xLabel: 'TTFT p99 (ms)',
+      title: `${testCase.fullName}: output tokens/s against TTFT ${tail}`,
+      xLabel: `TTFT ${tail} (ms)`,
       yLabel: 'output tokens/s',
       points,
     },

@@ -259,6 +259,35 @@ describe('sweeps', () => {
   })
 })
 
+describe('a capacity search with limits at p90', () => {
+  test('its curve is drawn against TTFT p90, the tail it is judged at, as its table shows', () => {
+    const entries = reportEntries()
+    const points = [40, 80].map((value, index) => ({ value, order: index, result: entries[index]!.result }))
+    const meta = { axis: 'rate', kind: 'capacity', capacity: { percentile: 0.9 }, points }
+    const report = sweepReportOf({
+      fullName: 'chat > capacity',
+      module: { moduleId: '/repo/benches/sweep.bench.ts', relativeModuleId: 'benches/sweep.bench.ts' },
+      meta: () => ({ llmBenchSweep: { result: meta, checks: [] } }),
+      result: () => ({ state: 'passed' }),
+    } as never)
+    expect(report?.curve.xLabel).toBe('TTFT p90 (ms)')
+    expect(report?.curve.title).toBe('chat > capacity: output tokens/s against TTFT p90')
+    expect(report?.curve.points.map((point) => point.x)).toEqual(
+      entries.slice(0, 2).map((e) => e.result.metrics.ttftMs.p90),
+    )
+    // At p99 (the default limits), as before.
+    const p99 = { ...meta, capacity: { percentile: 0.99 } }
+    expect(
+      sweepReportOf({
+        fullName: 'chat > capacity',
+        module: { moduleId: '/repo/benches/sweep.bench.ts', relativeModuleId: 'benches/sweep.bench.ts' },
+        meta: () => ({ llmBenchSweep: { result: p99, checks: [] } }),
+        result: () => ({ state: 'passed' }),
+      } as never)?.curve.xLabel,
+    ).toBe('TTFT p99 (ms)')
+  })
+})
+
 describe('an interrupted run', () => {
   test('says so under the title, once; a run that ended does not', () => {
     const html = renderHtml(reportEntries(), { interrupted: 'SIGINT' })
