@@ -17,7 +17,7 @@ import type { PairLimits } from './paired-verdict.ts'
  * crossing rate to about ±0.0005 at 0.025). It replaces Bonferroni over the looks (each look at
  * 1 - (1 - confidence) / looks), which ignores that the looks share their pairs: for 3 to 6 pairs
  * Bonferroni held each look to 98.75 % and crossed 1.8 % at the limit, not 2.5 %; the calibrated
- * levels are 98.78 / 98.38 / 97.97 / 97.56 % and their last look's interval is 16 % narrower.
+ * levels are 98.79 / 98.39 / 97.99 / 97.59 % and their last look's interval is 16 % narrower.
  *
  * The verdict at a look is judged on all pairs so far, and the sequence stops at `max` or earlier;
  * stopping earlier (decided, or the time budget) only lowers the crossing rate. Computed once per
