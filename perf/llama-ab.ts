@@ -5,10 +5,13 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--hogs 2] [--requests 100] [--input-tokens 64] [--save <dir>]
+ *     [--hogs 2] [--requests 100] [--input-tokens 64] [--save <dir>] [--stored]
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
+ * `--stored` (the drift run): records a baseline on the quiet machine first (before any hog starts) and
+ * commits it with the base; each run then judges the unchanged code against it with `vitest bench`
+ * (`CI=true`) before `ab` measures both arms, and both verdicts are printed.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import {
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     'input-tokens': { type: 'string', default: '64' },
     'max-pairs': { type: 'string', default: '6' },
     save: { type: 'string' },
+    stored: { type: 'boolean', default: false },
   },
 })
 const cache =
@@ -74,6 +78,19 @@ writeFileSync(
 )
 writeFileSync(path.join(project, '.gitignore'), 'node_modules\nllm-bench-ab\nllm-bench-report\n.llm-bench\n')
 writeFileSync(path.join(project, 'llama.bench.ts'), benchFile([]))
+const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs')
+/** The console's tally line and the lines of each relative check, of one `vitest bench` in the project. */
+const benchLines = (text: string): string[] =>
+  stripVTControlCharacters(text)
+    .split('\n')
+    .filter((line) => /LLM benches:|\d\.\d{3}x|moved since/.test(line))
+    .map((line) => line.trim())
+if (values.stored) {
+  // The drift run: a baseline recorded now, on the quiet machine, committed with the base; each run then
+  // judges the unchanged code against it (as a team without `ab` would) before `ab` measures both arms.
+  const recorded = spawnSync(process.execPath, [vitest, 'bench', '--run', '-u'], { cwd: project, encoding: 'utf8' })
+  console.log(`stored baseline recorded (exit ${recorded.status}): ${benchLines(recorded.stdout).join(' | ')}`)
+}
 git('init', '-q')
 git('add', '-A')
 git('commit', '-qm', 'base')
@@ -96,6 +113,17 @@ const cli = `import { runCli } from ${JSON.stringify(path.join(root, 'src', 'cli
 const tally = { fail: 0, pass: 0, inconclusive: 0, error: 0, pairs: 0, seconds: 0 }
 try {
   for (let run = 1; run <= Number(values.runs); run++) {
+    if (values.stored) {
+      const judgedAt = performance.now()
+      const judged = spawnSync(process.execPath, [vitest, 'bench', '--run'], {
+        cwd: project,
+        encoding: 'utf8',
+        env: { ...process.env, CI: 'true' },
+      })
+      const seconds = ((performance.now() - judgedAt) / 1000).toFixed(0)
+      console.log(`run ${run}, against the stored baseline: exit ${judged.status}, ${seconds} s`)
+      for (const line of benchLines(`${judged.stdout}\n${judged.stderr}`)) console.log(`  ${line}`)
+    }
     const started = performance.now()
     const out = spawnSync(
       process.execPath,
@@ -134,7 +162,9 @@ try {
     tally[status]++
     tally.seconds += seconds
     console.log(`run ${run}: exit ${out.status}, ${status}, ${seconds.toFixed(0)} s, ${steal}`)
-    for (const line of text.split('\n').filter((l) => /^\s+head\s{2,}/.test(l) || / pairs in [\d.]+ s \(/.test(l)))
+    for (const line of text
+      .split('\n')
+      .filter((l) => /^\s+head\s{2,}/.test(l) || / pairs in [\d.]+ s \(/.test(l) || /moved since/.test(l)))
       console.log(`  ${line.trim()}`)
     if (status === 'error') console.log(text.split('\n').slice(-40).join('\n'))
   }
