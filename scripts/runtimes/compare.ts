@@ -11,6 +11,7 @@
  * got which lengths. What may differ within the runtimes' spread: every latency and throughput figure.
  */
 import { planArrivals } from '../../src/core/load/index.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { defaultHttpTransport, detectRuntime } from '../../src/core/platform/runtime.ts'
 import type {
@@ -163,7 +164,7 @@ async function runPhase(phase: Phase) {
     const measured = sim.schedule.slice(warmup)
     const faults: Record<string, number> = {}
     for (const entry of measured) if (entry.fault) faults[entry.fault] = (faults[entry.fault] ?? 0) + 1
-    const load = phase.options.load as LoadOptions
+    const load = resolveLoad(phase.options.load as LoadOptions)
     const plannedMs =
       load.rate !== undefined
         ? planArrivals(load, phase.options.seed ?? 0, load.requests ?? 0).map((t) => round(t, 6))

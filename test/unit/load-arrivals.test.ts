@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { arrivalTimeOf, expectedArrivals, planArrivals, plannedArrivalCount } from '../../src/core/load/index.ts'
+import {
+  arrivalTimeOf,
+  expectedArrivals,
+  planArrivals as planResolved,
+  plannedArrivalCount as countResolved,
+} from '../../src/core/load/index.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
 import type { LoadOptions } from '../../src/core/contract/types.ts'
+
+// The loads below are written as a user writes them; the plan resolves them before the load stages see them.
+const planArrivals = (load: LoadOptions, seed: number, count: number): number[] =>
+  planResolved(resolveLoad(load), seed, count)
+const plannedArrivalCount = (load: LoadOptions): number => countResolved(resolveLoad(load))
 
 const gapsOf = (offsets: number[]): number[] => offsets.map((t, i) => t - (i === 0 ? 0 : (offsets[i - 1] as number)))
 const meanAndCv = (xs: number[]): { mean: number; cv: number } => {

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { runLoad, runWarmup, warmupConcurrency } from '../../src/core/load/index.ts'
+import { runLoad as runResolved, runWarmup, warmupConcurrency } from '../../src/core/load/index.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
+import type { LoadOptions } from '../../src/core/contract/types.ts'
 import { validateOptions } from '../../src/core/plan/index.ts'
 import type { DispatchRequest } from '../../src/core/load/index.ts'
+
+// The loads below are written as a user writes them; the plan resolves them before the load stages see them.
+type RunOptions = Parameters<typeof runResolved>[0]
+const runLoad = (options: Omit<RunOptions, 'load'> & { load: LoadOptions }): ReturnType<typeof runResolved> =>
+  // A trace's timestamps set the sends: no arrival process is named for it (as planRun resolves it).
+  runResolved({
+    ...options,
+    load: resolveLoad(options.load, options.timestampsMs !== undefined ? 'trace' : undefined),
+  })
 
 /** A fake server: each request takes `latencyMs(index)`, tracks what is in flight, and stops early on abort. */
 function fakeServer(latencyMs: (index: number) => number) {

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { planArrivals } from '../../src/core/load/index.ts'
-import { segmentShare } from '../../src/core/workers/segment-load.ts'
+import { planArrivals as planResolved } from '../../src/core/load/index.ts'
+import { segmentShare as shareOfResolved } from '../../src/core/workers/segment-load.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
 import { segmentFromEnv } from '../../src/bench/segment-env.ts'
 import { planRun } from '../../src/core/plan/run-plan.ts'
 import type { LoadOptions } from '../../src/core/contract/types.ts'
+
+// The loads below are written as a user writes them; the plan resolves them before the stages see them.
+const planArrivals = (load: LoadOptions, seed: number, count: number): number[] =>
+  planResolved(resolveLoad(load), seed, count)
+type ShareRest = Parameters<typeof shareOfResolved> extends [unknown, ...infer R] ? R : never
+const segmentShare = (load: LoadOptions, ...rest: ShareRest): ReturnType<typeof shareOfResolved> =>
+  shareOfResolved(resolveLoad(load), ...rest)
 
 /** Every (global index, planned offset) of the N slices of `load`, sorted by index. */
 function union(load: LoadOptions, count: number, timestamps?: number[]): Array<[number, number | undefined]> {
@@ -24,7 +32,7 @@ describe('segmentShare: disjoint slices of one global plan', () => {
     expect(slices.map(([index]) => index)).toEqual(Array.from({ length: 103 }, (_, i) => i))
     expect(slices.map(([, offset]) => offset)).toEqual(global)
     const second = segmentShare(load, { requests: 6 }, 9, undefined, { index: 2, count: 4 })
-    expect(second.load).toEqual({ concurrency: 2 }) // the rate became planned offsets; the cap is shared
+    expect(second.load).toEqual({ concurrency: 2, drainGraceMs: 30_000 }) // the rate became planned offsets; the cap is shared
     expect(second.warmup).toEqual({ requests: 2 })
     expect(second.indexOf(0)).toBe(1)
     expect(second.indexOf(3)).toBe(13)
@@ -38,15 +46,15 @@ describe('segmentShare: disjoint slices of one global plan', () => {
   it('closed loop: concurrency and requests split into whole shares; sessions of a session load likewise', () => {
     expect(
       segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 1, count: 4 }).load,
-    ).toEqual({ concurrency: 3, requests: 26 })
+    ).toEqual({ concurrency: 3, requests: 26, drainGraceMs: 30_000 })
     expect(
       segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 4, count: 4 }).load,
-    ).toEqual({ concurrency: 2, requests: 25 })
+    ).toEqual({ concurrency: 2, requests: 25, drainGraceMs: 30_000 })
     expect(union({ concurrency: 10, requests: 101 }, 4).map(([index]) => index)).toEqual(
       Array.from({ length: 101 }, (_, i) => i),
     )
     expect(segmentShare({ concurrency: 4, sessions: 9 }, undefined, 9, undefined, { index: 2, count: 2 }).load).toEqual(
-      { concurrency: 2, sessions: 4 },
+      { concurrency: 2, sessions: 4, drainGraceMs: 30_000 },
     )
   })
 

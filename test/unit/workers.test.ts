@@ -17,6 +17,7 @@ import {
   validateWorkers,
 } from '../../src/core/workers/index.ts'
 import { planArrivals, plannedArrivalCount } from '../../src/core/load/index.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
 import type { WorkerPhase } from '../../src/core/workers/index.ts'
 import { createWorkload } from '../../src/core/workload/index.ts'
 import { startSimulator } from '../../src/sim/index.ts'
@@ -114,7 +115,7 @@ describe('threads and segments: slices of one global schedule', () => {
   const plannedBySlices = (load: LoadOptions, count: number): number[] => {
     const offsets: number[] = []
     for (let index = 1; index <= count; index++) {
-      const share = segmentShare(load, undefined, 42, undefined, { index, count })
+      const share = segmentShare(resolveLoad(load), undefined, 42, undefined, { index, count })
       share.timestampsMs?.forEach((offset, local) => (offsets[share.indexOf(local)] = offset))
     }
     return offsets
@@ -128,7 +129,7 @@ describe('threads and segments: slices of one global schedule', () => {
         requests: 1001,
         ...(arrival === 'gamma' ? { burstiness: 0.5 } : {}),
       }
-      const whole = planArrivals(load, 42, plannedArrivalCount(load))
+      const whole = planArrivals(resolveLoad(load), 42, plannedArrivalCount(resolveLoad(load)))
       expect(whole).toHaveLength(1001)
       const four = plannedBySlices(load, 4)
       expect(four, arrival).toEqual(whole)
@@ -138,7 +139,9 @@ describe('threads and segments: slices of one global schedule', () => {
 
   test('a closed loop shares concurrency, requests, warm-up and a ramp start into whole parts', () => {
     const load: LoadOptions = { concurrency: 7, requests: 1001, rampUp: { from: 6, durationMs: 100 } }
-    const shares = [1, 2, 3].map((index) => segmentShare(load, { requests: 5 }, 42, undefined, { index, count: 3 }))
+    const shares = [1, 2, 3].map((index) =>
+      segmentShare(resolveLoad(load), { requests: 5 }, 42, undefined, { index, count: 3 }),
+    )
     expect(shares.map((s) => s.load.concurrency)).toEqual([3, 2, 2])
     expect(shares.map((s) => s.load.requests)).toEqual([334, 334, 333])
     expect(shares.map((s) => s.warmup?.requests)).toEqual([2, 2, 1])
@@ -360,7 +363,7 @@ describe('runBenchmark with workers', () => {
     expect(result.timeline?.requests.reduce((a, b) => a + b, 0)).toBe(40)
     // Each request was planned at the offset one thread plans for its index, on one shared clock.
     const load: LoadOptions = { rate: 200, arrival: 'poisson', requests: 40 }
-    const whole = planArrivals(load, 5, plannedArrivalCount(load))
+    const whole = planArrivals(resolveLoad(load), 5, plannedArrivalCount(resolveLoad(load)))
     const records = [...(result.requests ?? [])].sort((a, b) => a.index - b.index)
     const origin = (records[0]?.plannedAt ?? NaN) - (whole[0] ?? NaN)
     expect(records.map((r) => (r.plannedAt ?? NaN) - origin).map((t) => Number(t.toFixed(3)))).toEqual(

@@ -215,6 +215,22 @@ export interface LoadOptions {
   drainGraceMs?: number
 }
 
+/**
+ * A load with every default applied, once, by the plan (`resolveLoad`): what the load stages read.
+ * An open loop (`rate`) names its arrival process, and `burstiness` only for gamma; a ramp names its
+ * curve; the drain grace is written out. Also the baseline identity of the load (`canonicalConfig`).
+ */
+export interface ResolvedLoad extends Omit<LoadOptions, 'arrival' | 'burstiness' | 'rampUp' | 'drainGraceMs'> {
+  /** Open loops (and rate sweeps): the inter-arrival distribution; absent for closed loops and traces. */
+  arrival?: ArrivalKind
+  /** Gamma arrivals only: the shape. */
+  burstiness?: number
+  /** The ramp, its curve named. */
+  rampUp?: { from: number; durationMs: number; curve: 'linear' | 'exponential' }
+  /** After the stop, how long in-flight requests may finish before they are cancelled, in milliseconds. */
+  drainGraceMs: number
+}
+
 /** Requests sent and discarded before measurement. */
 export interface WarmupOptions {
   /** Number of warm-up requests. */

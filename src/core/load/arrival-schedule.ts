@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import { planArrivals, plannedArrivalCount } from './plan-arrivals.ts'
 import { rampOf, type Ramp } from './ramp.ts'
 
@@ -32,7 +32,7 @@ export type ArrivalSchedule =
  * with `concurrency` and no `requests`: a closed loop at the cap). Notes for the run go to `warnings`.
  */
 export function arrivalScheduleOf(
-  load: LoadOptions,
+  load: ResolvedLoad,
   seed: number,
   timestampsMs: readonly number[] | undefined,
   warnings: string[],
@@ -57,6 +57,10 @@ export function arrivalScheduleOf(
     const limit = plannedArrivalCount(load)
     return { kind: 'open', limit, cap: load.concurrency ?? Infinity, offsets: planArrivals(load, seed, limit) }
   }
-  const cap = load.concurrency ?? 1
+  const cap = load.concurrency
+  if (cap === undefined)
+    throw new RangeError(
+      'arrivalScheduleOf: a closed loop without its concurrency is not resolved: pass resolveLoad(load)',
+    )
   return { kind: 'closed', limit: load.requests ?? Infinity, cap, ramp: rampOf(load, cap) }
 }

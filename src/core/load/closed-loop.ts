@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import type { ArrivalSchedule } from './arrival-schedule.ts'
 import type { InFlightRequests } from './in-flight.ts'
 import { rampTimeOf, rampValueAt } from './ramp.ts'
@@ -13,7 +13,7 @@ import { yieldToEventLoop } from './waker.ts'
 export async function driveClosedLoop(
   run: InFlightRequests,
   schedule: Extract<ArrivalSchedule, { kind: 'closed' }>,
-  load: LoadOptions,
+  load: ResolvedLoad,
   deadline: number,
   signal: AbortSignal | undefined,
 ): Promise<StopReason | undefined> {

@@ -1,23 +1,17 @@
 import { OptionsError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import type { ArrivalKind, LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import { arrivalTimeOf, expectedArrivals, rampOf } from './ramp.ts'
 
 /** Stream label so the schedule and the workload draw independent numbers from one seed. */
 const ARRIVAL_STREAM = 0x41525256
-
-/** The arrival process `load` asks for: `burstiness` without `arrival` means gamma, as in vLLM. */
-export function arrivalKindOf(load: LoadOptions): ArrivalKind {
-  if (load.arrival) return load.arrival
-  return load.burstiness !== undefined && load.burstiness !== 1 ? 'gamma' : 'poisson'
-}
 
 /**
  * How many arrivals an open loop plans: `requests`, or for a duration-only load the expected
  * number within `durationMs` (rounded down, at least 1). Because the schedule is rescaled
  * (see {@link planArrivals}), that many arrivals end exactly within the duration.
  */
-export function plannedArrivalCount(load: LoadOptions): number {
+export function plannedArrivalCount(load: ResolvedLoad): number {
   if (load.requests !== undefined) return load.requests
   const rate = load.rate
   if (rate === undefined || rate === Infinity || load.durationMs === undefined) {
@@ -43,7 +37,7 @@ export function plannedArrivalCount(load: LoadOptions): number {
  * span exactly `count`, and mapped back through the ramped rate: the same guarantee under a ramp.
  * `rate: Infinity` plans every arrival at offset 0.
  */
-export function planArrivals(load: LoadOptions, seed: number, count: number): number[] {
+export function planArrivals(load: ResolvedLoad, seed: number, count: number): number[] {
   const rate = load.rate
   if (rate === undefined) {
     throw new OptionsError(
@@ -57,14 +51,16 @@ export function planArrivals(load: LoadOptions, seed: number, count: number): nu
   const offsets = new Array<number>(count).fill(0)
   if (rate === Infinity || count === 0) return offsets
 
-  const kind = arrivalKindOf(load)
-  const burstiness = load.burstiness ?? 1
+  const kind = load.arrival
+  // Gamma's shape; the other kinds draw no gamma.
+  const shape = kind === 'gamma' ? load.burstiness : 1
+  if (kind === undefined || shape === undefined)
+    throw new RangeError('planArrivals: the load is not resolved (no arrival process named): pass resolveLoad(load)')
   const random = createRandom(deriveSeed(seed, ARRIVAL_STREAM))
   const operational = new Float64Array(count)
   let sum = 0
   for (let i = 0; i < count; i++) {
-    const gap =
-      kind === 'constant' ? 1 : kind === 'gamma' ? random.gamma(burstiness, 1 / burstiness) : random.exponential(1)
+    const gap = kind === 'constant' ? 1 : kind === 'gamma' ? random.gamma(shape, 1 / shape) : random.exponential(1)
     sum += gap
     operational[i] = sum
   }

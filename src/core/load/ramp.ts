@@ -1,7 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
-
-/** `rampUp.curve` when left out. */
-export const DEFAULT_RAMP_CURVE = 'linear'
+import type { ResolvedLoad } from '../contract/types.ts'
 
 /** A ramp from `from` to `to` over `durationMs`, then flat at `to`. */
 export interface Ramp {
@@ -12,10 +9,10 @@ export interface Ramp {
 }
 
 /** The ramp of `load.rampUp` towards `target` (the rate or the concurrency), or undefined. */
-export function rampOf(load: LoadOptions, target: number): Ramp | undefined {
+export function rampOf(load: Pick<ResolvedLoad, 'rampUp'>, target: number): Ramp | undefined {
   const rampUp = load.rampUp
   if (!rampUp) return undefined
-  return { from: rampUp.from, to: target, durationMs: rampUp.durationMs, curve: rampUp.curve ?? DEFAULT_RAMP_CURVE }
+  return { from: rampUp.from, to: target, durationMs: rampUp.durationMs, curve: rampUp.curve }
 }
 
 /** The ramped value at `tMs` after the start. */

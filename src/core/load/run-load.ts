@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import { arrivalScheduleOf } from './arrival-schedule.ts'
 import { driveClosedLoop } from './closed-loop.ts'
 import { drain } from './drain.ts'
@@ -12,7 +12,7 @@ import type { StopReason } from './send-loop.ts'
 export type { DispatchRequest }
 
 export interface LoadRunOptions {
-  load: LoadOptions
+  load: ResolvedLoad
   /** Seed of the arrival schedule. */
   seed: number
   /**
@@ -66,8 +66,6 @@ export interface LoadRunOutcome {
 
 /** Lag p99 above which the load generator, not the server, is said to have shaped the load. */
 export const SCHEDULE_LAG_WARN_MS = 5
-/** Default time in-flight requests get to finish after the stop, ms. */
-export const DEFAULT_DRAIN_GRACE_MS = 30_000
 /**
  * Drives `dispatch` with the load's shape until a stop rule holds, then drains.
  *
@@ -88,7 +86,7 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   if (timestampsMs !== undefined) validateTimestamps(timestampsMs)
 
   const warnings: string[] = []
-  const drainGraceMs = load.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS
+  const { drainGraceMs } = load
   const schedule = arrivalScheduleOf(load, seed, timestampsMs, warnings)
   const openLoop = schedule.kind !== 'closed'
   const run = new InFlightRequests(dispatch)

@@ -1,6 +1,6 @@
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { OptionsError } from '../contract/errors.ts'
-import type { LoadOptions, WarmupOptions } from '../contract/types.ts'
+import type { LoadOptions, ResolvedLoad, WarmupOptions } from '../contract/types.ts'
 import { runLoad } from './run-load.ts'
 
 /** Sends warm-up request `index` (-1, -2, ...); resolves when it finished. The signal aborts it. */
@@ -80,7 +80,7 @@ export async function runWarmup(
     )
   }
   if (!warmup.requests && !warmup.durationMs) return { requests: 0, durationMs: 0 }
-  const load: LoadOptions = { concurrency, drainGraceMs: Infinity }
+  const load: ResolvedLoad = { concurrency, drainGraceMs: Infinity }
   if (warmup.requests) load.requests = warmup.requests
   if (warmup.durationMs) load.durationMs = warmup.durationMs
   const options: Parameters<typeof runLoad>[0] = {

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import type { ArrivalSchedule } from './arrival-schedule.ts'
 import type { InFlightRequests } from './in-flight.ts'
 import { SendBurst, stopBeforeSend, type StopReason } from './send-loop.ts'
@@ -29,7 +29,7 @@ export interface SendLags {
 export async function driveScheduledSends(
   run: InFlightRequests,
   schedule: Extract<ArrivalSchedule, { kind: 'open' | 'trace' }>,
-  load: LoadOptions,
+  load: ResolvedLoad,
   originAt: number,
   deadline: number,
   signal: AbortSignal | undefined,

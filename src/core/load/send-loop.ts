@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/types.ts'
 import type { ArrivalSchedule } from './arrival-schedule.ts'
 import type { InFlightRequests } from './in-flight.ts'
 
@@ -41,7 +41,7 @@ export class SendBurst {
 export function stopBeforeSend(
   run: InFlightRequests,
   schedule: ArrivalSchedule,
-  load: LoadOptions,
+  load: ResolvedLoad,
   signal: AbortSignal | undefined,
 ): StopReason | 'failed' | undefined {
   if (signal?.aborted) return 'signal'

@@ -1,7 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { LoadOptions } from '../contract/types.ts'
-import { DEFAULT_RAMP_CURVE } from './ramp.ts'
 
 const LOAD_KEYS = [
   'concurrency',
@@ -183,11 +182,10 @@ function validateRampUp(load: LoadOptions, context: LoadValidationContext): void
       'Remove `load.rampUp`.',
     )
   }
-  const curve = rampUp.curve ?? DEFAULT_RAMP_CURVE
-  if (!CURVES.includes(curve)) {
+  if (rampUp.curve !== undefined && !CURVES.includes(rampUp.curve)) {
     throw new OptionsError(
       'load.rampUp.curve',
-      `must be ${CURVES.join(' or ')}, got ${show(curve)}`,
+      `must be ${CURVES.join(' or ')}, got ${show(rampUp.curve)}`,
       'Leave it out for a linear ramp.',
     )
   }
@@ -198,6 +196,8 @@ function validateRampUp(load: LoadOptions, context: LoadValidationContext): void
       'Set a finite `load.rate` or remove `load.rampUp`.',
     )
   }
+  // Left out, the curve is linear (the plan's LOAD_DEFAULTS).
+  const curve = rampUp.curve === 'exponential' ? 'exponential' : 'linear'
   const minimum = curve === 'exponential' ? 'greater than 0' : 'at least 0'
   if (
     !isNumber(rampUp.from) ||

@@ -1,7 +1,7 @@
 import { isRecord } from '../contract/is-record.ts'
 import type { LoadOptions, WorkloadOptions } from '../contract/types.ts'
+import { resolveLoad, type LoadShape } from './resolve-load.ts'
 import type { BaselineConfig } from '../baseline/index.ts'
-import { arrivalKindOf, DEFAULT_DRAIN_GRACE_MS, DEFAULT_RAMP_CURVE } from '../load/index.ts'
 import {
   DEFAULT_PROMPTS_MAX_TOKENS,
   DEFAULT_SHARED_PREFIX_TOKENS,
@@ -30,20 +30,10 @@ function distribution(value: unknown, whole: boolean): unknown {
     : value
 }
 
-/**
- * The load as the run applies it: the arrival process of an open loop named (`burstiness` only for
- * gamma), the ramp's curve and the drain grace written out.
- */
-function canonicalLoad(load: Json, openLoop: boolean): Json {
-  const out: Json = { ...load, drainGraceMs: load.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS }
-  if (openLoop) {
-    const arrival = arrivalKindOf(load as LoadOptions)
-    out.arrival = arrival
-    if (arrival === 'gamma') out.burstiness = load.burstiness ?? 1
-    else delete out.burstiness
-  }
-  if (isRecord(load.rampUp)) out.rampUp = { ...load.rampUp, curve: load.rampUp.curve ?? DEFAULT_RAMP_CURVE }
-  return out
+/** How the load of a stored config sends (see {@link LoadShape}). */
+function loadShapeOf(load: Json, workload: unknown, sweptRate: boolean): LoadShape {
+  if (isRecord(workload) && (workload.kind === 'trace' || workload.kind === 'agentic-trace')) return 'trace'
+  return load.rate !== undefined || sweptRate ? 'open' : 'closed'
 }
 
 function canonicalSessionSource(source: Json): Json {
@@ -85,7 +75,7 @@ function canonicalWorkload(workload: Json): Json {
  * The identity of what a baseline measured: `config` with every default the run applies written
  * out, so a default spelled out or left out is the same baseline (`{ rate: 10 }` and
  * `{ rate: 10, arrival: 'poisson', drainGraceMs: 30000 }` are one entry). The defaults are the
- * stages' own (`ignoreEosOf`, `resolveLengthDistribution`, `arrivalKindOf`, ...), so the identity
+ * stages' own (`ignoreEosOf`, `resolveLengthDistribution`, `resolveLoad`, ...), so the identity
  * cannot drift from what is sent. The model is left out: it is software under test (the fingerprint names
  * it), so a new model or quantization is compared with the old one, not refused. Idempotent; a config it cannot read (a file edited by hand) is
  * returned as it is, and then matches only itself.
@@ -95,7 +85,12 @@ export function canonicalConfig(config: BaselineConfig): BaselineConfig {
     const out: BaselineConfig = { ...config }
     // A rate sweep or capacity search leaves `rate` out of its load: the swept axis makes it open.
     const sweptRate = (isRecord(config.sweep) && config.sweep.rate !== undefined) || config.capacity !== undefined
-    if (isRecord(config.load)) out.load = canonicalLoad(config.load, config.load.rate !== undefined || sweptRate)
+    // The load as the run applies it (resolveLoad): one definition of its defaults for the run and the identity.
+    if (isRecord(config.load))
+      out.load = resolveLoad(
+        config.load as LoadOptions,
+        loadShapeOf(config.load, config.workload, sweptRate),
+      ) as unknown as Json
     if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
     // The model (and so its quantization) is software under test, compared and named like a server version:
     // another model is the same workload served by other software, not another baseline.

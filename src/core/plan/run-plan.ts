@@ -5,6 +5,7 @@ import type {
   CostOptions,
   GoodputLimits,
   LoadOptions,
+  ResolvedLoad,
   SegmentOptions,
   ServerMetricsOptions,
   WarmupOptions,
@@ -18,6 +19,7 @@ import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workl
 import { rejectUnknownWorkloadKeys } from '../workload/workload-keys.ts'
 import { validateWorkers } from '../workers/index.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
+import { resolveLoad } from './resolve-load.ts'
 
 /**
  * What a run needs apart from its target, every option checked once ({@link planRun}) and every
@@ -26,8 +28,8 @@ import { rejectUnknownKeys } from '../contract/known-keys.ts'
 export interface RunPlan {
   /** What is sent (paths still relative to the bench file's folder; the run resolves them). */
   readonly workload: WorkloadOptions
-  /** The load, checked (a trace workload lets it leave out `requests` and `durationMs`). */
-  readonly load: LoadOptions
+  /** The load, checked and resolved (a trace workload lets it leave out `requests` and `durationMs`). */
+  readonly load: ResolvedLoad
   /** The warm-up, checked; undefined: none. */
   readonly warmup: WarmupOptions | undefined
   /** Seed of every random choice (arrivals, prompts, lengths). Default 0. */
@@ -125,7 +127,8 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
     )
   }
   const sessions = SESSION_WORKLOAD_KINDS.includes(workload.kind as string)
-  validateLoad(load, { trace: workload.kind === 'trace' || workload.kind === 'agentic-trace', sessions })
+  const trace = workload.kind === 'trace' || workload.kind === 'agentic-trace'
+  validateLoad(load, { trace, sessions })
   const workers = validateWorkers(options.workers, load)
   if (sessions && workers > 1) {
     throw new OptionsError(
@@ -150,7 +153,8 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   checkServerMetricsOptions(serverMetrics)
   return {
     workload: workload as unknown as WorkloadOptions,
-    load: load as unknown as LoadOptions,
+    // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
+    load: resolveLoad(load as unknown as LoadOptions, trace ? 'trace' : load.rate !== undefined ? 'open' : 'closed'),
     warmup: warmup as WarmupOptions | undefined,
     seed: (seed as number | undefined) ?? 0,
     goodput: goodputLimits,

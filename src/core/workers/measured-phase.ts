@@ -9,7 +9,7 @@ import { runSession, type SessionTurnSender } from '../sessions/index.ts'
 import type {
   ApiKind,
   GoodputLimits,
-  LoadOptions,
+  ResolvedLoad,
   PreparedRequest,
   Progress,
   RequestRecord,
@@ -34,7 +34,7 @@ export interface MeasuredPhaseOptions {
   api: ApiKind
   workload: Workload
   /** This thread's load (the whole load when one thread runs it). */
-  load: LoadOptions
+  load: ResolvedLoad
   /** Seed of this thread's arrival schedule. */
   seed: number
   /** This thread's warm-up requests, sent before the measurement at the load's concurrency. */
@@ -93,7 +93,7 @@ function createEventLoopMonitor(): ReturnType<typeof monitorEventLoopDelay> | un
 }
 
 /** The load of a session workload as the load driver counts it: `sessions` are its dispatches. */
-function sessionLoad(load: LoadOptions): LoadOptions {
+function sessionLoad(load: ResolvedLoad): ResolvedLoad {
   const { sessions, ...rest } = load
   return sessions === undefined ? rest : { ...rest, requests: sessions }
 }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type { ResolvedTarget } from '../client/index.ts'
 import { WorkerError } from '../contract/errors.ts'
-import type { GoodputLimits, LoadOptions, Progress, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
+import type { GoodputLimits, ResolvedLoad, Progress, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
 import type { MeasuredPhase } from './measured-phase.ts'
 import { mergePhases } from './merge-phases.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'
@@ -15,10 +15,11 @@ export interface RunWorkersOptions {
   workload: WorkloadOptions
   /** The coordinator's workload salt (`workload.describe().salt`), so threads send the prompts one thread would. */
   salt: string | undefined
-  load: LoadOptions
+  load: ResolvedLoad
   warmup?: WarmupOptions
   seed: number
-  recordRequests?: boolean
+  /** Keep every request record. */
+  recordRequests: boolean
   goodput?: GoodputLimits
   signal?: AbortSignal
   /** Runs once every thread has warmed up, right before the common start (GPU sampler mark). */
@@ -141,7 +142,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
       threads,
       load: options.load,
       warmup: options.warmup,
-      recordRequests: options.recordRequests ?? false,
+      recordRequests: options.recordRequests,
       goodput: options.goodput,
       coordinatorClockOffsetMs,
     }

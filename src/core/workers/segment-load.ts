@@ -1,11 +1,11 @@
-import type { LoadOptions, SegmentOptions, WarmupOptions } from '../contract/types.ts'
+import type { ResolvedLoad, SegmentOptions, WarmupOptions } from '../contract/types.ts'
 import { planArrivals, plannedArrivalCount, stopCountOf } from '../load/index.ts'
 import { globalIndexOf, shareOfCount, shareOfTimestamps } from './split-load.ts'
 
 /** One host's slice of a segmented load: what its runner runs, and which global index each local dispatch is. */
 export interface SegmentShare {
   /** This host's load as the load driver takes it (a planned slice carries its own offsets in `timestampsMs`). */
-  load: LoadOptions
+  load: ResolvedLoad
   /** This host's warm-up (its share of the warm-up requests). */
   warmup: WarmupOptions | undefined
   /** Planned send offsets of this host's dispatches, ms from the shared start: open loops and traces; undefined for a closed loop. */
@@ -24,7 +24,7 @@ export interface SegmentShare {
  * workload: a session never spans hosts). Warm-up requests are shared like requests.
  */
 export function segmentShare(
-  load: LoadOptions,
+  load: ResolvedLoad,
   warmup: WarmupOptions | undefined,
   seed: number,
   workloadTimestamps: number[] | undefined,
@@ -42,10 +42,9 @@ export function segmentShare(
           ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}),
         }
   const indexOf = (local: number): number => globalIndexOf(local, slot, count)
-  const kept = (from: LoadOptions): LoadOptions => {
-    const out: LoadOptions = {}
+  const kept = (from: ResolvedLoad): ResolvedLoad => {
+    const out: ResolvedLoad = { drainGraceMs: from.drainGraceMs }
     if (from.durationMs !== undefined) out.durationMs = from.durationMs
-    if (from.drainGraceMs !== undefined) out.drainGraceMs = from.drainGraceMs
     if (from.concurrency !== undefined) out.concurrency = Math.max(1, shareOfCount(from.concurrency, slot, count))
     return out
   }
@@ -63,7 +62,7 @@ export function segmentShare(
     )
     return { load: kept(load), warmup: warmupShare, timestampsMs: shareOfTimestamps(global, slot, count), indexOf }
   }
-  const share: LoadOptions = { ...load }
+  const share: ResolvedLoad = { ...load }
   if (load.concurrency !== undefined) share.concurrency = shareOfCount(load.concurrency, slot, count)
   if (total !== undefined) share[countKey] = shareOfCount(total, slot, count)
   if (load.rampUp !== undefined) share.rampUp = { ...load.rampUp, from: load.rampUp.from / count }

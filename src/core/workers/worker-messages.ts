@@ -3,7 +3,7 @@ import type { ScheduleLag } from '../load/index.ts'
 import type { MetricsSnapshot } from '../metrics/index.ts'
 import type {
   GoodputLimits,
-  LoadOptions,
+  ResolvedLoad,
   StallReport,
   Timeline,
   WarmupOptions,
@@ -22,7 +22,7 @@ export interface LoadWorkerData {
   thread: number
   threads: number
   /** The whole load and warm-up, as one thread would run them (each thread takes its slice: `segmentShare`). */
-  load: LoadOptions
+  load: ResolvedLoad
   warmup: WarmupOptions | undefined
   recordRequests: boolean
   goodput: GoodputLimits | undefined

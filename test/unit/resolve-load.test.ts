@@ -1,0 +1,51 @@
+import { describe, expect, test } from 'vitest'
+import { canonicalConfig, LOAD_DEFAULTS, planRun, resolveLoad } from '../../src/core/plan/index.ts'
+import type { LoadOptions } from '../../src/core/contract/types.ts'
+
+describe('resolveLoad: the load with every default, once', () => {
+  test('an open loop names its arrivals, gamma its shape; a ramp its curve; every load its drain grace', () => {
+    expect(resolveLoad({ rate: 10, requests: 100 })).toEqual({
+      rate: 10,
+      requests: 100,
+      arrival: 'poisson',
+      drainGraceMs: 30_000,
+    })
+    expect(resolveLoad({ rate: 10, requests: 100, burstiness: 4 })).toMatchObject({ arrival: 'gamma', burstiness: 4 })
+    expect(resolveLoad({ rate: 10, requests: 100, arrival: 'gamma' })).toMatchObject({ burstiness: 1 })
+    expect(resolveLoad({ rate: 10, requests: 100, arrival: 'poisson', burstiness: 1 })).not.toHaveProperty('burstiness')
+    expect(resolveLoad({ concurrency: 4, requests: 8, rampUp: { from: 1, durationMs: 500 } })).toEqual({
+      concurrency: 4,
+      requests: 8,
+      rampUp: { from: 1, durationMs: 500, curve: 'linear' },
+      drainGraceMs: LOAD_DEFAULTS.drainGraceMs,
+    })
+    expect(resolveLoad({ concurrency: 4, requests: 8, drainGraceMs: 50 }).drainGraceMs).toBe(50)
+    // A closed loop without its concurrency runs one request at a time; a trace replay is not capped.
+    expect(resolveLoad({ requests: 8 })).toEqual({ requests: 8, concurrency: 1, drainGraceMs: 30_000 })
+    expect(resolveLoad({ requests: 8 }, 'trace')).toEqual({ requests: 8, drainGraceMs: 30_000 })
+  })
+
+  test('a default written out or left out resolves the same, and resolving twice changes nothing', () => {
+    const short: LoadOptions = { rate: 10, requests: 100 }
+    const long: LoadOptions = { rate: 10, requests: 100, arrival: 'poisson', drainGraceMs: 30_000 }
+    expect(resolveLoad(long)).toEqual(resolveLoad(short))
+    expect(resolveLoad(resolveLoad(short))).toEqual(resolveLoad(short))
+  })
+
+  test("the run's load and the baseline's identity are one definition", () => {
+    for (const load of [
+      { rate: 10, requests: 100 },
+      { rate: 5, durationMs: 1000, burstiness: 0.5 },
+      { concurrency: 3, requests: 9, rampUp: { from: 1, durationMs: 100, curve: 'exponential' as const } },
+    ] satisfies LoadOptions[]) {
+      const run = planRun({ workload: { kind: 'prompts', prompts: ['a'] }, load })
+      expect(run.load).toEqual(resolveLoad(load))
+      expect(canonicalConfig({ load }).load).toEqual(run.load)
+    }
+  })
+
+  test("a trace's timestamps set the sends: its load gets no arrival process, whatever its rate", () => {
+    const run = planRun({ workload: { kind: 'trace', path: 'trace.jsonl' }, load: { rate: 5, requests: 3 } })
+    expect(run.load).toEqual({ rate: 5, requests: 3, drainGraceMs: 30_000 })
+  })
+})
