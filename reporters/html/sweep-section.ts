@@ -65,6 +65,12 @@ function answerMark(summary: SweepSummary | undefined, value: number | undefined
   return summary.kind === 'sweep' ? 'knee' : 'capacity'
 }
 
+/** The curve's caption: which point is drawn in bold, when the sweep has an answer among its points. */
+function curveNote(summary: SweepSummary | undefined): string {
+  if (!summary || answerValueOf(summary) === undefined) return 'one marker per point'
+  return `one marker per point; the ${summary.kind === 'sweep' ? 'knee' : 'capacity'} in bold`
+}
+
 /**
  * Whether the point at `value` of a capacity search (or a scenario's search) missed its limits:
  * the capacity is the highest rate tried that met them, so every rate above it (every rate, when
@@ -184,7 +190,7 @@ export function renderSweepSection(group: SweepGroup, index: number, inventory: 
           title: group.curve.title,
           xLabel: group.curve.xLabel,
           yLabel: group.curve.yLabel,
-          note: 'one marker per point; the answer (knee or capacity) in bold',
+          note: curveNote(summary),
         })}</div>`
       : ''
   return [

@@ -176,6 +176,34 @@ describe('sweeps in the HTML report', () => {
   })
 })
 
+describe("a sweep curve's caption", () => {
+  test('names the point drawn in bold: the knee, the capacity; a sweep with neither names none', () => {
+    const captionOf = (summary: SweepSummary, points: ReportEntry[]): string | undefined => {
+      const curve = {
+        sweep: summary.name,
+        title: `${summary.name}: output tokens/s against TTFT p99`,
+        xLabel: 'TTFT p99 (ms)',
+        yLabel: 'output tokens/s',
+        points: points.map((entry) => ({ x: 1, y: 2, label: `${entry.sweep?.axis} ${entry.sweep?.value}` })),
+      }
+      return /one marker per point[^<]*/.exec(renderHtml(points, { sweeps: [summary], curves: [curve] }))?.[0]
+    }
+    const knee = sweepOf('chat > knee', 'sweep', 'concurrency', [1, 2], {
+      knee: {
+        value: 2,
+        throughput: 9,
+        metric: 'outputTokensPerSec',
+        minGain: 0.1,
+        saturated: true,
+        peak: { value: 2, throughput: 9 },
+      },
+    })
+    const scenario = sweepOf('chat > single stream', 'scenario', 'concurrency', [1], {})
+    expect(captionOf(knee.summary, knee.points)).toBe('one marker per point; the knee in bold')
+    expect(captionOf(scenario.summary, scenario.points)).toBe('one marker per point')
+  })
+})
+
 describe('a sweep recorded provisionally', () => {
   test('is inconclusive in every report, as a bench recorded so is; not a pass', () => {
     const recorded = sweepOf('chat > curve', 'sweep', 'concurrency', [1, 2], {
