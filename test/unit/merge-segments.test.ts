@@ -168,5 +168,18 @@ describe('mergeSegments', () => {
         /^segment 4 fell behind its schedule: its load generator did not keep up \(send lag p99 12\.5 ms\)/,
       ),
     ])
+    // On a busy host its self-check names the lag: the merge is judged as a disturbed run (no refusal), and says why.
+    const named = {
+      ...behind,
+      client: {
+        ...behind.client,
+        selfCheck: { cores: 2, disturbed: ['the client fell behind its schedule (lag p99 13 ms)'] },
+      },
+    }
+    const mergedBusy = mergeSegments([one, two, three, named] as BenchmarkResult[])
+    expect(mergedBusy.refusals).toEqual([])
+    expect(mergedBusy.result.client.selfCheck?.disturbed).toContain(
+      'segment 4: the client fell behind its schedule (lag p99 13 ms)',
+    )
   })
 })

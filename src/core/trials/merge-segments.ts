@@ -74,7 +74,10 @@ function refusalsOf(results: readonly BenchmarkResult[]): string[] {
         `segment ${s.index} fell behind its schedule: it started ${Math.round(s.startLagMs)} ms after LLM_BENCH_START_AT (limit ${SEGMENT_START_LAG_LIMIT_MS} ms). Set the start further ahead, after every host is ready.`,
       )
     }
-    if (!r.client.keptUp) {
+    // A client that fell behind on a busy host is a disturbance its self-check names, and the merged result carries:
+    // judged then as any bench measured on a disturbed machine (recorded provisionally, a slowdown inconclusive), as
+    // one rule for benches, sweeps and segments. Without a self-check nothing would say so: refused.
+    if (!r.client.keptUp && (r.client.selfCheck?.disturbed.length ?? 0) === 0) {
       const lag = r.client.generatorLagMs?.p99
       refusals.push(
         `segment ${s.index} fell behind its schedule: its load generator did not keep up${lag !== undefined ? ` (send lag p99 ${lag.toFixed(1)} ms)` : ''}. Give that host more CPU or a smaller share.`,
@@ -123,6 +126,8 @@ function alignTimelines(
  */
 export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegments {
   const ordered = [...results].sort((a, b) => (a.segment?.index ?? 0) - (b.segment?.index ?? 0))
+  // The first segment's self-check, or any host's: a segment that has one makes the merged result carry it.
+  const checked = ordered.find((r) => r.client.selfCheck !== undefined)?.client.selfCheck
   const first = ordered[0]
   if (first === undefined) throw new RangeError('mergeSegments needs at least one result')
   const refusals = refusalsOf(ordered)
@@ -169,10 +174,10 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
       keptUp: ordered.every((r) => r.client.keptUp),
       warnings: [...new Set(ordered.flatMap((r) => r.client.warnings.map((w) => `segment ${r.segment?.index}: ${w}`)))],
       // Every host's disturbances, named by segment: the baseline quality gate and the verdict read them.
-      ...(first.client.selfCheck
+      ...(checked
         ? {
             selfCheck: {
-              ...first.client.selfCheck,
+              ...checked,
               disturbed: ordered.flatMap((r) =>
                 (r.client.selfCheck?.disturbed ?? []).map((why) => `segment ${r.segment?.index}: ${why}`),
               ),
