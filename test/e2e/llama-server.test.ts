@@ -36,6 +36,12 @@ if (!runnable && !ci) {
   console.warn(`[llama.cpp e2e] skipped: ${why}`)
 }
 
+/**
+ * Time limit of a test of a few dozen streams: 60 s held on a quiet machine, not beside two CPU-bound
+ * processes (the server-metrics test's load alone took 52.7 s there).
+ */
+const LOADED_MACHINE_MS = 180_000
+
 describe('llama-server build', () => {
   // Under CI the build step of .ci/run must have produced them: their absence is a failure there.
   test.runIf(ci)('llama-server and the tiny model are in the cache', () => {
@@ -126,52 +132,64 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     expect(result.throughput.outputTokensPerSec).toBeGreaterThan(0)
   }
 
-  test('chat: every stream completes with the requested length, and the facts name llama.cpp and its build', async () => {
-    const result = await run({ load: { concurrency: 2, requests: 12 } })
-    expectClean(result, 12, 128)
-    expect(result.environment.server.name).toBe('llama.cpp')
-    // llama.cpp's build_info, `b<build number>-<commit>`; the bundle's commit is pinned in llama-release.json.
-    expect(result.environment.server.version).toMatch(/^b\d+-[0-9a-f]{7,}$/)
-    expect(manifest!.commit.startsWith(result.environment.server.version!.split('-')[1]!)).toBe(true)
-    expect(result.environment.server.model).toBeTruthy()
-    expect(result.environment.server.maxContextTokens).toBeGreaterThan(0)
-  })
+  test(
+    'chat: every stream completes with the requested length, and the facts name llama.cpp and its build',
+    async () => {
+      const result = await run({ load: { concurrency: 2, requests: 12 } })
+      expectClean(result, 12, 128)
+      expect(result.environment.server.name).toBe('llama.cpp')
+      // llama.cpp's build_info, `b<build number>-<commit>`; the bundle's commit is pinned in llama-release.json.
+      expect(result.environment.server.version).toMatch(/^b\d+-[0-9a-f]{7,}$/)
+      expect(manifest!.commit.startsWith(result.environment.server.version!.split('-')[1]!)).toBe(true)
+      expect(result.environment.server.model).toBeTruthy()
+      expect(result.environment.server.maxContextTokens).toBeGreaterThan(0)
+    },
+    LOADED_MACHINE_MS,
+  )
 
-  test('server metrics (--metrics): generated and prompt tokens equal what the client counted over the window; slot and queue gauges move under load', async () => {
-    // Six streams on two slots: four wait (llama.cpp "deferred") at first. Scrapes every 100 ms so a run of a few seconds has many.
-    const result = await run(
-      { load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } },
-      'chat',
-      192,
-    )
-    expectClean(result, 18, 192)
-    const m = result.server?.metrics
-    expect(result.server?.note).toBeUndefined()
-    expect(m?.dialect).toBe('llamacpp')
-    const requests = result.requests ?? []
-    const clientOutput = requests.reduce((sum, r) => sum + r.outputTokens, 0)
-    const clientPrompt = requests.reduce((sum, r) => sum + r.inputTokens, 0)
-    console.log(
-      `[llama.cpp e2e] server metrics over ${m?.windowMs.toFixed(0)} ms, ${m?.scrapes} scrapes (mean ${m?.scrapeMeanMs.toFixed(2)} ms): generated ${m?.generatedTokens} (client ${clientOutput}), ` +
-        `prompt ${m?.promptTokens} (client ${clientPrompt}, cached ${m?.prefixCache?.hitTokens}), running peak ${m?.requestsRunning?.peak} mean ${m?.requestsRunning?.mean.toFixed(2)}, ` +
-        `waiting peak ${m?.requestsWaiting?.peak} mean ${m?.requestsWaiting?.mean.toFixed(2)}`,
-    )
-    // The window opens after the warm-up and the probe and closes after the last completion: exact.
-    expect(m?.generatedTokens).toBe(clientOutput)
-    expect(m?.promptTokens).toBe(clientPrompt)
-    expect(m?.failedScrapes).toBe(0)
-    expect(m?.requestsRunning?.peak).toBe(2)
-    expect(m?.requestsWaiting?.peak).toBeGreaterThan(0)
-    // Both gauges are back at 0 in the window's last scrape, after the last completion.
-    expect(m?.series.requestsRunning.at(-1)).toBe(0)
-    expect(m?.series.requestsWaiting.at(-1)).toBe(0)
-  })
+  test(
+    'server metrics (--metrics): generated and prompt tokens equal what the client counted over the window; slot and queue gauges move under load',
+    async () => {
+      // Six streams on two slots: four wait (llama.cpp "deferred") at first. Scrapes every 100 ms so a run of a few seconds has many.
+      const result = await run(
+        { load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } },
+        'chat',
+        192,
+      )
+      expectClean(result, 18, 192)
+      const m = result.server?.metrics
+      expect(result.server?.note).toBeUndefined()
+      expect(m?.dialect).toBe('llamacpp')
+      const requests = result.requests ?? []
+      const clientOutput = requests.reduce((sum, r) => sum + r.outputTokens, 0)
+      const clientPrompt = requests.reduce((sum, r) => sum + r.inputTokens, 0)
+      console.log(
+        `[llama.cpp e2e] server metrics over ${m?.windowMs.toFixed(0)} ms, ${m?.scrapes} scrapes (mean ${m?.scrapeMeanMs.toFixed(2)} ms): generated ${m?.generatedTokens} (client ${clientOutput}), ` +
+          `prompt ${m?.promptTokens} (client ${clientPrompt}, cached ${m?.prefixCache?.hitTokens}), running peak ${m?.requestsRunning?.peak} mean ${m?.requestsRunning?.mean.toFixed(2)}, ` +
+          `waiting peak ${m?.requestsWaiting?.peak} mean ${m?.requestsWaiting?.mean.toFixed(2)}`,
+      )
+      // The window opens after the warm-up and the probe and closes after the last completion: exact.
+      expect(m?.generatedTokens).toBe(clientOutput)
+      expect(m?.promptTokens).toBe(clientPrompt)
+      expect(m?.failedScrapes).toBe(0)
+      expect(m?.requestsRunning?.peak).toBe(2)
+      expect(m?.requestsWaiting?.peak).toBeGreaterThan(0)
+      // Both gauges are back at 0 in the window's last scrape, after the last completion.
+      expect(m?.series.requestsRunning.at(-1)).toBe(0)
+      expect(m?.series.requestsWaiting.at(-1)).toBe(0)
+    },
+    LOADED_MACHINE_MS,
+  )
 
-  test('completions: every stream completes with the requested length', async () => {
-    const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 128)
-    expectClean(result, 12, 128)
-    expect(result.config).toMatchObject({ target: { api: 'completions' } })
-  })
+  test(
+    'completions: every stream completes with the requested length',
+    async () => {
+      const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 128)
+      expectClean(result, 12, 128)
+      expect(result.config).toMatchObject({ target: { api: 'completions' } })
+    },
+    LOADED_MACHINE_MS,
+  )
 
   test("the client's timings contain llama-server's own, and decode speed agrees with its timings", async () => {
     // One stream at a time: nothing queues, so TTFT minus the server's prompt time is pure overhead.
