@@ -359,5 +359,12 @@ export function formatCompareTable(result: CompareResult): string {
   const changes = result.variants
     .filter((variant) => variant.changed.length > 0)
     .map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
-  return [head, ...changes, ...lines].join('\n')
+  // Kept pairs a busy machine hit on both arms are said, so a verdict on them never hides the disturbance.
+  const busy = result.variants
+    .filter((variant) => variant.bothDisturbed > 0)
+    .map(
+      (variant) =>
+        `${variant.label} against ${result.control}: ${variant.bothDisturbed} pair${variant.bothDisturbed === 1 ? '' : 's'} kept although both arms were measured on a disturbed machine (it cancels in their ratio)`,
+    )
+  return [head, ...changes, ...busy, ...lines].join('\n')
 }

@@ -424,8 +424,17 @@ describe('bench.llm.compare outside Vitest', () => {
       () => undefined,
       (error: unknown) => error as Error,
     )
-    expect(failure?.name).toBe('LlmBenchAssertionError')
-    expect(failure?.message).toMatch(
+    if (failure === undefined) {
+      // Beside other work (two CPU-bound processes in the hog runs), pairs a busy machine hit on one arm are left out
+      // and the rest may not decide: then the tool must have said the machine was disturbed, and the slow variant is
+      // never passed. On a quiet machine this branch fails: the variant must fail.
+      const said = lines.join('\n')
+      expect(said).toMatch(/measured on a disturbed machine/)
+      expect(said).toMatch(/inconclusive: two servers: slow vs default: ttftMs p50/)
+      return
+    }
+    expect(failure.name).toBe('LlmBenchAssertionError')
+    expect(failure.message).toMatch(
       /^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/,
     )
   }, 60_000)

@@ -174,6 +174,21 @@ describe('comment.md', () => {
       durationMs: 1000,
     })
     expect(table.split('\n')[1]).toBe('head against base: llama.cpp args: added -ub 1')
+    // Pairs a busy machine hit on both arms are kept (it cancels in their ratio), and said.
+    const busy = formatCompareTable({
+      control: 'base',
+      order: summary.order,
+      trials: [],
+      variants: [{ ...verdict!.paired!, bothDisturbed: 2 }],
+      stopped: 'decided',
+      confidence: 0.95,
+      lastLookConfidence: 0.95,
+      durationMs: 1000,
+    })
+    expect(busy.split('\n')[2]).toBe(
+      'head against base: 2 pairs kept although both arms were measured on a disturbed machine (it cancels in their ratio)',
+    )
+    expect(table).not.toContain('disturbed')
   })
 
   test('sixty benches that need attention still fit in 40 lines, the rest counted', () => {
