@@ -18,7 +18,7 @@
  *   server errors    errors-http-429*, errors-http-500*, errors-dropped-streams*, errors-error-events*,
  *                    errors-update-writes-nothing*
  *   real server      server-killed, server-stalled*, bench-timeout*, server-context-400*, connect-refused+
- *   signals          ctrl-c-group, sigterm-npx*, ctrl-c-during-baseline-write, ctrl-c-keeps-reports+
+ *   signals          ctrl-c-group, sigterm-npx*, sigterm-group, ctrl-c-during-baseline-write, ctrl-c-keeps-reports+
  *   baseline files   baseline-broken-json, baseline-wrong-shape, baseline-newer-schema, baseline-other-gpu*
  *   baseline writes  disk-full, baseline-folder-read-only, compare-keeps-4-space-file*, compare-read-only-checkout*,
  *                    concurrent-updates*, obsolete-ten-and-more*, stale-tmp-removed*
@@ -28,7 +28,7 @@
  *   resources        memory-20k-requests
  *   reports          reports-unwritable*, concurrent-runs-reports+
  *
- * Real llama-server rows: server-killed, server-stalled, server-context-400, ctrl-c-group, sigterm-npx,
+ * Real llama-server rows: server-killed, server-stalled, server-context-400, ctrl-c-group, sigterm-npx, sigterm-group,
  * secrets-redacted. Mounts (a 256 KB tmpfs, read-only bind mounts) need root: disk-full, baseline-folder-read-only,
  * compare-read-only-checkout, reports-unwritable.
  */

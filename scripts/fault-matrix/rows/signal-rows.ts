@@ -1,4 +1,4 @@
-// Signals: a terminal's Ctrl-C (SIGINT to the process group), SIGTERM to the `npx` process alone (a CI cancel),
+// Signals: a terminal's Ctrl-C (SIGINT to the process group), SIGTERM to the `npx` process alone or to its group (a CI cancel),
 // Ctrl-C while a baseline is written, and Ctrl-C after a bench finished (its report must be written).
 import { readdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs'
 import { benchFile, benchOptions, configFile, fastSim } from '../fixtures.ts'
@@ -81,6 +81,14 @@ export const signalRows: Row[] = [
     expects: 'vitest and llama-server gone within 5 s',
     alone: true,
     run: (row) => signalled(row, 'SIGTERM', false, 5),
+  },
+  {
+    id: 'sigterm-group',
+    family: 'signals',
+    does: 'SIGTERM to the process group of `npx vitest bench` 5 s into a llama-server load (`kill -- -<pgid>`, a CI cancel)',
+    expects: 'npx, vitest and llama-server all gone within 5 s',
+    alone: true,
+    run: (row) => signalled(row, 'SIGTERM', true, 5),
   },
   {
     id: 'ctrl-c-during-baseline-write',
