@@ -5,8 +5,7 @@
  */
 import { join } from 'node:path'
 import {
-  DEFAULT_REGRESSION_POLICY,
-  asParsedPolicy,
+  DEFAULT_PARSED_POLICY,
   baselineEntryFrom,
   baselineConfigOf,
   baselineMismatchOf,
@@ -41,7 +40,7 @@ export async function driftOf(
   const found = store?.get(first.name, current.fingerprint)
   if (found?.state !== 'found') return undefined
   if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
-  const policy = first.policy ?? asParsedPolicy(DEFAULT_REGRESSION_POLICY, 'baseline')
+  const policy = first.policy ?? DEFAULT_PARSED_POLICY
   const verdict = compare(found.entry, merged, policy)
   const gates = verdict.checks
     .filter((check) => check.ratio !== null)

@@ -3,8 +3,7 @@
  * base revision, on the pairs both arms measured, by the paired rules of `bench.llm.compare`.
  */
 import {
-  DEFAULT_REGRESSION_POLICY,
-  asParsedPolicy,
+  DEFAULT_PARSED_POLICY,
   baselineConfigOf,
   diffConfigs,
   hashConfig,
@@ -50,7 +49,7 @@ const identityOf = (file: ArmFile): unknown => canonicalConfig(baselineConfigOf(
 
 function policyOf(file: ArmFile): ParsedRegressionPolicy | false {
   if (file.policy === false) return false
-  return file.policy ?? asParsedPolicy(DEFAULT_REGRESSION_POLICY, 'baseline')
+  return file.policy ?? DEFAULT_PARSED_POLICY
 }
 
 /** Judges one bench from its arm files (any pairs, either arm). */

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import type { ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import { restoreParsedPolicy, type ParsedRegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { ArmRun } from './arm-env.ts'
@@ -55,10 +55,16 @@ export async function writeArmFile(
   return path
 }
 
-/** Every arm file under `dir`, in path order. */
+/** Every arm file under `dir`, in path order; each policy read back as the parsed policy it was written from. */
 export async function readArmFiles(dir: string): Promise<ArmFile[]> {
   return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(
-    ({ content }) => content,
+    ({ path, content }) => ({
+      ...content,
+      policy:
+        content.policy === false || content.policy === undefined
+          ? content.policy
+          : restoreParsedPolicy(content.policy, path),
+    }),
   )
 }
 

@@ -3,11 +3,10 @@ import {
   baselineEntryFrom,
   baselinePathFor,
   compare,
-  DEFAULT_REGRESSION_POLICY,
+  DEFAULT_PARSED_POLICY,
   formatVerdict,
   type BaselineEntry,
   type ParsedRegressionPolicy,
-  type RegressionPolicy,
   type Verdict,
 } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
@@ -47,7 +46,7 @@ export interface JudgeInput {
   /** The SLOs, already checked (`validateSloOptions`; a bench checks them at collection). */
   slo: SloOptions | undefined
   /** `false`: no baseline. Undefined: the default policy. */
-  policy: RegressionPolicy | ParsedRegressionPolicy | false | undefined
+  policy: ParsedRegressionPolicy | false | undefined
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
   /** The launched server ended on its own during the run: the run cannot be judged. */
   serverEnded?: ServerEnded
@@ -183,7 +182,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       compare(
         stored.entry,
         input.result,
-        input.policy ?? DEFAULT_REGRESSION_POLICY,
+        input.policy ?? DEFAULT_PARSED_POLICY,
         series ? { throughputSeries: series } : {},
       ).status === 'fail'
     const match = store.match(input.name, entry, { replaceProvisional: !regressed })
@@ -193,7 +192,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
         const verdict = compare(
           match.entry,
           input.result,
-          input.policy ?? DEFAULT_REGRESSION_POLICY,
+          input.policy ?? DEFAULT_PARSED_POLICY,
           series ? { throughputSeries: series } : {},
         )
         judgement.verdict = verdict
@@ -246,7 +245,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
             `replaced the provisional baseline recorded ${match.previous.recordedAt} (${disturbancesText(match.previous.provisional)}) with this quiet run's`,
           )
         }
-        notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_REGRESSION_POLICY, trials.max))
+        notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_PARSED_POLICY, trials.max))
         break
       case 'missing':
       case 'mismatch':

@@ -1,6 +1,7 @@
 import {
   baselineEntryFrom,
   compare,
+  asParsedPolicy,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
   type BaselineEntry,
@@ -71,7 +72,7 @@ export const llmBenchMatchers = {
       throw new TypeError(
         'toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.',
       )
-    const verdict = compare(entry, result, policy)
+    const verdict = compare(entry, result, asParsedPolicy(policy, 'toNotRegress(policy)'))
     const pass = verdict.status !== 'fail'
     const table = formatVerdict(verdict)
     return {

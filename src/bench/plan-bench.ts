@@ -1,6 +1,6 @@
 import {
   asParsedPolicy,
-  DEFAULT_REGRESSION_POLICY,
+  DEFAULT_PARSED_POLICY,
   undecidableGates,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
@@ -159,7 +159,7 @@ export function warnUndecidableGates(
 ): void {
   // An arm of `ab` is judged by `ab`'s paired gates, not by these.
   if (plan.policy === false || plan.arm) return
-  const warnings = undecidableGates(plan.policy ?? DEFAULT_REGRESSION_POLICY, plan.run.load)
+  const warnings = undecidableGates(plan.policy ?? DEFAULT_PARSED_POLICY, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1')
     throw new OptionsError(

@@ -3,6 +3,7 @@ import {
   baselineEntryFrom,
   baselineMismatchOf,
   compare,
+  asParsedPolicy,
   DEFAULT_REGRESSION_POLICY,
   softwareChanges,
 } from '../core/baseline/index.ts'
@@ -99,7 +100,7 @@ export function diffRuns(
     const gates =
       policy ??
       (bench.verdict && bench.verdict.checks.length > 0 ? policyOfVerdict(bench.verdict) : DEFAULT_REGRESSION_POLICY)
-    const verdict = compare(was, bench.result, gates)
+    const verdict = compare(was, bench.result, asParsedPolicy(gates))
     // Named from the launches too (args, env), not only the fingerprint.
     if (changed.length > 0) verdict.changed = changed
     else delete verdict.changed

@@ -15,6 +15,7 @@ import {
   BaselineStore,
   baselinePathFor,
   compare,
+  DEFAULT_PARSED_POLICY,
   DEFAULT_REGRESSION_POLICY,
   closestMachineEntry,
   decideMissingBaseline,
@@ -211,7 +212,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
-      const status = compare(plan.compareWith, merged, policy || DEFAULT_REGRESSION_POLICY).status
+      const status = compare(plan.compareWith, merged, policy || DEFAULT_PARSED_POLICY).status
       // Against a provisional entry nothing passes: more trials can only confirm a fail.
       if (status === 'pass' || (plan.compareWith.provisional !== undefined && status !== 'fail')) break
     }

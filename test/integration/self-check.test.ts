@@ -2,7 +2,8 @@
 // one warning line), and a baseline comparison of it turns a failure into "inconclusive".
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'

@@ -5,7 +5,8 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { runCli } from '../../src/cli.ts'
 import type { CliIo } from '../../src/cli/cli-command.ts'
 import { diffRuns, policyOfVerdict, type SavedBench } from '../../src/bench/result-diff.ts'
-import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import {
   DEFAULT_CONFIG,

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import {
   baselineEntryFrom,
-  compare,
   describeServerChange,
   formatBaselineFile,
   formatVerdict,
   parseBaselineFile,
   serverContextOf,
 } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import {
   baselineEntryFrom,
-  compare,
   formatBaselineFile,
   parseBaselineFile,
   softwareChanges,
   type BaselineEntry,
 } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
 import {

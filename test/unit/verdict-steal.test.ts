@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { baselineEntryFrom, compare } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 

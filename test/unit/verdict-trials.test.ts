@@ -3,12 +3,13 @@ import { describe, expect, test } from 'vitest'
 import {
   formatVerdict,
   baselineEntryFrom,
-  compare,
   pooledSpread,
   spreadNotes,
   supportedTolerance,
   trialInterval,
+  parseRegressionPolicy,
 } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import { mergeTrials, trialFiguresOf } from '../../src/core/trials/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { decodeHistogram } from '../../src/core/metrics/histogram.ts'
@@ -160,16 +161,22 @@ describe('compare and the client lateness', () => {
 describe('spreadNotes', () => {
   test('names each gate the recorded spread cannot support, with the tolerance it can', () => {
     const entry = baselineEntryFrom(trials(80, [100, 125, 80, 110, 90]))
-    const notes = spreadNotes(entry, { ttftMs: { p50: '+10%' } }, 3)
+    const notes = spreadNotes(entry, parseRegressionPolicy({ ttftMs: { p50: '+10%' } }), 3)
     expect(notes[0]).toMatch(/^between-trial spread over 5 recorded trials: ttftMs p50 \d+(\.\d+)?%/)
     expect(notes[1]).toMatch(
       /^ttftMs p50: the recorded trials spread \d+(\.\d+)?%, too much for \+10% to decide: an unchanged run passes only with a tolerance of at least \+\d+(\.\d+)?% \(1 trial\) or \+\d+(\.\d+)?% \(3 trials\)/,
     )
     // A spread the tolerance supports gives the spread line only.
     expect(
-      spreadNotes(baselineEntryFrom(trials(90, [100, 101, 99, 100.5, 99.5])), { ttftMs: { p50: '+10%' } }, 3),
+      spreadNotes(
+        baselineEntryFrom(trials(90, [100, 101, 99, 100.5, 99.5])),
+        parseRegressionPolicy({ ttftMs: { p50: '+10%' } }),
+        3,
+      ),
     ).toHaveLength(1)
-    expect(spreadNotes(baselineEntryFrom(trial(1, 100)), { ttftMs: { p50: '+10%' } }, 3)).toEqual([])
+    expect(
+      spreadNotes(baselineEntryFrom(trial(1, 100)), parseRegressionPolicy({ ttftMs: { p50: '+10%' } }), 3),
+    ).toEqual([])
   })
 })
 
@@ -177,12 +184,18 @@ describe('gates that cannot decide, found at collection', () => {
   test('an open loop throughput gate and a p99 on too few requests, each said with what to do instead', async () => {
     const { undecidableGates } = await import('../../src/core/baseline/index.ts')
     const { planBench, warnUndecidableGates } = await import('../../src/bench/plan-bench.ts')
-    const open = undecidableGates({ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }, { rate: 8, requests: 100 })
+    const open = undecidableGates(parseRegressionPolicy({ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }), {
+      rate: 8,
+      requests: 100,
+    })
     expect(open).toHaveLength(2)
     expect(open[0]).toContain('outputTokensPerSec is gated on an open loop (rate 8/s): the offered rate sets it')
     expect(open[1]).toMatch(/^ttftMs p99 needs at least \d+ requests for a verdict, and this bench sends 100/)
     expect(
-      undecidableGates({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }, { concurrency: 4, requests: 300 }),
+      undecidableGates(parseRegressionPolicy({ outputTokensPerSec: '-5%', e2eMs: { p50: '+10%' } }), {
+        concurrency: 4,
+        requests: 300,
+      }),
     ).toEqual([])
     const options = {
       workload: { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },

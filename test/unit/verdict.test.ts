@@ -3,7 +3,6 @@ import { describe, expect, test } from 'vitest'
 import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts'
 import {
   baselineEntryFrom,
-  compare,
   DEFAULT_REGRESSION_POLICY,
   formatVerdict,
   parseRegressionPolicy,
@@ -11,6 +10,7 @@ import {
   throughputSeriesFromRequests,
   throughputSeriesOf,
 } from '../../src/core/baseline/index.ts'
+import { compare } from '../helpers/compare-given.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'

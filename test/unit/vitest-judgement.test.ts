@@ -4,7 +4,7 @@ import { entryStatus } from '../../reporters/report-entry.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { baselinePathFor } from '../../src/core/baseline/index.ts'
+import { baselinePathFor, parseRegressionPolicy } from '../../src/core/baseline/index.ts'
 import { BaselineFileError } from '../../src/core/contract/errors.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { judgeBench, type JudgeInput } from '../../src/bench/bench-judgement.ts'
@@ -28,7 +28,7 @@ function input(file: string, result: BenchmarkResult, overrides: Partial<JudgeIn
     file,
     result,
     slo: undefined,
-    policy: { ttftMs: { p50: '+10%' } },
+    policy: parseRegressionPolicy({ ttftMs: { p50: '+10%' } }),
     provided: { update: 'new', ci: false },
     ...overrides,
   }

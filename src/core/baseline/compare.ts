@@ -9,8 +9,7 @@ import { HISTOGRAM_KEY } from './baseline-entry.ts'
 import type { DiscreteDistribution } from './quantile-bootstrap.ts'
 import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
 import { ratioInterval } from './ratio-interval.ts'
-import type { LatencyRule, ParsedRegressionPolicy, RegressionPolicy, ThroughputRule } from './regression-policy.ts'
-import { asParsedPolicy } from './parsed-policy.ts'
+import type { LatencyRule, ParsedRegressionPolicy, ThroughputRule } from './regression-policy.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
@@ -276,7 +275,8 @@ function ungatedTails(
 }
 
 /**
- * Compares a run with its baseline under a policy. Latency quantiles: the exact bootstrap
+ * Compares a run with its baseline under a parsed policy (`parseRegressionPolicy`, once per bench:
+ * the verdict takes no policy as written). Latency quantiles: the exact bootstrap
  * distribution of each side's quantile from its stored histogram, and the central interval of
  * their ratio; quantiles with too few samples for a distribution-free interval are inconclusive.
  * Means: normal approximation. Throughputs: the run-level ratio with the noise of both runs (see
@@ -285,16 +285,14 @@ function ungatedTails(
  * Does not check the machine or the config: `BaselineStore.match` does that first. What changed in the
  * software under test (server, version, model) is compared and named in `Verdict.changed`.
  *
- * @throws {OptionsError} when the policy is invalid.
  * @throws {MetricsDataError} when a stored histogram does not decode.
  */
 export function compare(
   baseline: BaselineEntry,
   result: BenchmarkResult,
-  policy: RegressionPolicy | ParsedRegressionPolicy,
+  parsed: ParsedRegressionPolicy,
   options: CompareOptions = {},
 ): Verdict {
-  const parsed = asParsedPolicy(policy)
   const distributions = new Map<string, DiscreteDistribution | undefined>()
   const checks: Check[] = parsed.latency.map((rule) =>
     withTrials(

@@ -1,7 +1,6 @@
 import type { LoadOptions } from '../contract/types.ts'
 import { minSamplesForQuantile } from './quantile-bootstrap.ts'
-import type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
-import { asParsedPolicy } from './parsed-policy.ts'
+import type { ParsedRegressionPolicy } from './regression-policy.ts'
 
 const QUANTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 }
 
@@ -10,8 +9,7 @@ const QUANTILES: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 
  * runs: a throughput gate on an open loop (the offered rate sets it, so it moves only when the
  * server cannot keep up) and a percentile gate on fewer requests than its interval needs.
  */
-export function undecidableGates(policy: RegressionPolicy | ParsedRegressionPolicy, load: LoadOptions): string[] {
-  const parsed = asParsedPolicy(policy)
+export function undecidableGates(parsed: ParsedRegressionPolicy, load: LoadOptions): string[] {
   const warnings: string[] = []
   const openLoop = load.rate !== undefined && load.rate !== Number.POSITIVE_INFINITY && load.concurrency === undefined
   if (openLoop) {

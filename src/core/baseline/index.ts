@@ -16,7 +16,13 @@ export type { DiscreteDistribution } from './quantile-bootstrap.ts'
 export { bootstrapQuantileDistribution, minSamplesForQuantile } from './quantile-bootstrap.ts'
 export { ratioInterval } from './ratio-interval.ts'
 export type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
-export { DEFAULT_CONFIDENCE, DEFAULT_REGRESSION_POLICY, parseRegressionPolicy } from './regression-policy.ts'
+export {
+  DEFAULT_CONFIDENCE,
+  DEFAULT_PARSED_POLICY,
+  DEFAULT_REGRESSION_POLICY,
+  isParsedPolicy,
+  parseRegressionPolicy,
+} from './regression-policy.ts'
 export { asParsedPolicy, restoreParsedPolicy } from './parsed-policy.ts'
 export { roundFigure, roundFigures } from './stable-json.ts'
 export type { ThroughputSeries } from './throughput-noise.ts'

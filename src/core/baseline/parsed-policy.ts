@@ -1,18 +1,19 @@
 import { OptionsError } from '../contract/errors.ts'
-import { parseRegressionPolicy, type ParsedRegressionPolicy, type RegressionPolicy } from './regression-policy.ts'
+import {
+  brandParsedPolicy,
+  isParsedPolicy,
+  parseRegressionPolicy,
+  type ParsedRegressionPolicy,
+  type RegressionPolicy,
+} from './regression-policy.ts'
 
-/** Policies parsed by {@link asParsedPolicy}: handed on, they are not parsed again. */
-const parsedPolicies = new WeakSet<ParsedRegressionPolicy>()
-
-/** The policy parsed: as given when it was parsed here before (a bench parses its policy once), else parsed now. */
+/** The policy parsed: as given when it is parsed already (its brand), else parsed now. */
 export function asParsedPolicy(
   policy: RegressionPolicy | ParsedRegressionPolicy,
   optionPath: string = 'baseline',
 ): ParsedRegressionPolicy {
-  if (parsedPolicies.has(policy as ParsedRegressionPolicy)) return policy as ParsedRegressionPolicy
-  const parsed = parseRegressionPolicy(policy as RegressionPolicy, optionPath)
-  parsedPolicies.add(parsed)
-  return parsed
+  if (isParsedPolicy(policy)) return policy
+  return parseRegressionPolicy(policy, optionPath)
 }
 
 /**
@@ -35,7 +36,5 @@ export function restoreParsedPolicy(value: unknown, source: string): ParsedRegre
       'Merge segment files written by the same version of vitest-llm-bench.',
     )
   }
-  const parsed = policy as ParsedRegressionPolicy
-  parsedPolicies.add(parsed)
-  return parsed
+  return isParsedPolicy(policy) ? policy : brandParsedPolicy(policy as Omit<ParsedRegressionPolicy, symbol>)
 }

@@ -67,8 +67,18 @@ export interface ThroughputRule {
   tolerance: number
 }
 
-/** A validated {@link RegressionPolicy} with every default filled in. */
+/**
+ * The brand of a parsed policy: set (not enumerable, so JSON and equality ignore it) by
+ * {@link parseRegressionPolicy} and by `restoreParsedPolicy` on a policy read back from a file it wrote.
+ */
+export const PARSED_POLICY: unique symbol = Symbol.for('vitest-llm-bench.parsed-regression-policy')
+
+/**
+ * A validated {@link RegressionPolicy} with every default filled in, branded: the verdict takes no
+ * other, so a policy is parsed once, where the bench's options are, and never again on the way.
+ */
 export interface ParsedRegressionPolicy {
+  readonly [PARSED_POLICY]: true
   latency: LatencyRule[]
   throughput: ThroughputRule[]
   confidence: number
@@ -181,7 +191,7 @@ export function parseRegressionPolicy(
       "Give tolerances per metric, e.g. { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }.",
     )
   }
-  const parsed: ParsedRegressionPolicy = {
+  const parsed: Omit<ParsedRegressionPolicy, typeof PARSED_POLICY> = {
     latency: [],
     throughput: [],
     confidence: parseFraction(policy.confidence, `${optionPath}.confidence`, 0.5, 0.999, DEFAULT_CONFIDENCE, '0.95'),
@@ -249,5 +259,19 @@ export function parseRegressionPolicy(
       LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic),
   )
   parsed.throughput.sort((a, b) => THROUGHPUT_METRICS.indexOf(a.metric) - THROUGHPUT_METRICS.indexOf(b.metric))
-  return parsed
+  return brandParsedPolicy(parsed)
 }
+
+/** Marks `policy` as parsed (see {@link PARSED_POLICY}) and returns it. */
+export function brandParsedPolicy(policy: Omit<ParsedRegressionPolicy, typeof PARSED_POLICY>): ParsedRegressionPolicy {
+  Object.defineProperty(policy, PARSED_POLICY, { value: true, enumerable: false })
+  return policy as ParsedRegressionPolicy
+}
+
+/** Whether `policy` was parsed by {@link parseRegressionPolicy} (or restored from a file it wrote). */
+export function isParsedPolicy(policy: unknown): policy is ParsedRegressionPolicy {
+  return typeof policy === 'object' && policy !== null && (policy as Record<symbol, unknown>)[PARSED_POLICY] === true
+}
+
+/** {@link DEFAULT_REGRESSION_POLICY}, parsed: what a bench without a policy of its own is judged by. */
+export const DEFAULT_PARSED_POLICY: ParsedRegressionPolicy = parseRegressionPolicy(DEFAULT_REGRESSION_POLICY)

@@ -1,6 +1,5 @@
 import type { BaselineEntry } from './baseline-entry.ts'
-import type { ParsedRegressionPolicy, RegressionPolicy } from './regression-policy.ts'
-import { asParsedPolicy } from './parsed-policy.ts'
+import type { ParsedRegressionPolicy } from './regression-policy.ts'
 import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
 import type { TrialFigure } from './trial-interval.ts'
 
@@ -14,14 +13,9 @@ const pct = (fraction: number): string => `${Number((fraction * 100).toPrecision
  * between-trial spread, and for every gate whose tolerance this spread cannot support (an unchanged
  * run would not pass even after `maxTrials` trials) the tolerance the data can support.
  */
-export function spreadNotes(
-  entry: BaselineEntry,
-  policy: RegressionPolicy | ParsedRegressionPolicy,
-  maxTrials: number,
-): string[] {
+export function spreadNotes(entry: BaselineEntry, parsed: ParsedRegressionPolicy, maxTrials: number): string[] {
   const trials = entry.trials ?? []
   if (trials.length < 2) return []
-  const parsed = asParsedPolicy(policy)
   const gates: Array<{ figure: TrialFigure; label: string; tolerance: number }> = [
     ...parsed.latency.map((rule) => ({
       figure: rule,
