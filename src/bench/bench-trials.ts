@@ -103,8 +103,7 @@ export interface BenchLimit {
 export const DISTURBED_REMEASURES = 2
 
 /** A bench's whole time limit: `timeoutMs` holds for one trial, times the trials it may run. */
-export function benchLimit(timeoutMs: number, trials: unknown): BenchLimit {
-  const resolved = resolveTrials(trials)
-  const count = Math.max(resolved.record, resolved.max) + DISTURBED_REMEASURES
+export function benchLimit(timeoutMs: number, trials: ResolvedTrials): BenchLimit {
+  const count = Math.max(trials.record, trials.max) + DISTURBED_REMEASURES
   return { perTrialMs: timeoutMs, trials: count, ms: timeoutMs * count }
 }

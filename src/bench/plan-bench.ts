@@ -12,8 +12,8 @@ import { armFromEnv, type ArmRun } from './arm-env.ts'
 import { segmentFromEnv } from './segment-env.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
-import type { BenchLlmOptions } from './bench-options.ts'
-import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
+import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
+import { benchLimit, resolveTrials, type BenchLimit, type ResolvedTrials } from './bench-trials.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 
 /** Every option `bench.llm` accepts (the core's, minus what the Vitest layer supplies, plus its own). */
@@ -48,6 +48,8 @@ export interface BenchPlan {
   readonly policy: ParsedRegressionPolicy | false | undefined
   /** Trials to record and compare, with their defaults. */
   readonly trials: ResolvedTrials
+  /** The bench's time limit: `timeoutMs` (default 10 minutes) per trial, times the trials it may run. */
+  readonly limit: BenchLimit
   /** The arm of an `ab` run this process measures (one trial, written for `ab` to judge); undefined: a bench run as usual. */
   readonly arm: ArmRun | undefined
 }
@@ -133,7 +135,8 @@ export function planBench(
     if (server.kind === 'simulator')
       resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
-  return { run, slo: options.slo as SloOptions | undefined, policy, trials, arm: armFromEnv(env) }
+  const limit = benchLimit((options.timeoutMs as number | undefined) ?? DEFAULT_BENCH_TIMEOUT_MS, trials)
+  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm: armFromEnv(env) }
 }
 
 /** Checks the options of `bench.llm` (see {@link planBench}). Throws {@link OptionsError}. */

@@ -26,14 +26,13 @@ import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import { benchTimedOut, runnerTimeoutMs } from './bench-timeout.ts'
-import { benchLimit } from './bench-trials.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
 import type { BenchmarkResult, Progress, TargetOptions } from '../core/contract/types.ts'
 import { judgeBench } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
-import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
+import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import { isCI } from './ci.ts'
 import type { LlmBenchProvided, UpdateMode } from './provided.ts'
@@ -457,7 +456,7 @@ export function createStandaloneBenchLlm(
           'Call bench.llm at the top level of a bench file.',
         )
       }
-      const limit = benchLimit(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+      const { limit } = plan
       register(
         mode,
         name,

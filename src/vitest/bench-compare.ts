@@ -40,7 +40,7 @@ const register = benchRegistrar<BenchCompareOptions, ComparePlan>({
   run: runCompare,
   defaultTimeoutMs: 0,
   // The plan holds the timeout (the budget plus the last pair), where its default lives.
-  wholeTimeoutMs: (_perRun, options) => planCompare('timeout', options).timeoutMs,
+  wholeTimeoutMs: (plan) => plan.timeoutMs,
   skippedInArms: 'compare',
 })
 

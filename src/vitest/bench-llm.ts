@@ -9,7 +9,6 @@ import { planBench, warnUndecidableGates, type BenchPlan } from '../bench/plan-b
 import { sweep } from './bench-sweep.ts'
 import { compareBench } from './bench-compare.ts'
 import { benchRegistrar } from './register-bench.ts'
-import { benchLimit } from '../bench/bench-trials.ts'
 import { benchTimedOut, runnerTimeoutMs } from '../bench/bench-timeout.ts'
 import { benchUpdateCommand } from './update-command.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
@@ -26,7 +25,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
   // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.
-  const limit = benchLimit(options.timeoutMs ?? DEFAULT_BENCH_TIMEOUT_MS, options.trials)
+  const { limit } = plan
   const deadline = AbortSignal.timeout(limit.ms)
   deadline.addEventListener('abort', () => controller.abort(deadline.reason), { once: true })
   const progress = shared.progress ? forwardProgress(ctx.task) : undefined
@@ -75,7 +74,7 @@ const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
   },
   run: runBench,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
-  wholeTimeoutMs: (timeoutMs, options) => runnerTimeoutMs(benchLimit(timeoutMs, options.trials).ms),
+  wholeTimeoutMs: (plan) => runnerTimeoutMs(plan.limit.ms),
 })
 
 /** `bench.llm` with its variants, as Vitest's `test` has them. */

@@ -18,8 +18,8 @@ export interface BenchKind<Options, Plan> {
   run(ctx: TestContext, options: Options, plan: Plan): Promise<void>
   /** Test timeout of a bench that sets no `timeoutMs`, milliseconds. */
   defaultTimeoutMs: number
-  /** The test's whole limit from the per-run `timeoutMs` (e.g. scaled by the trials it may run). Default: the same. */
-  wholeTimeoutMs?: (timeoutMs: number, options: Options) => number
+  /** The test's whole limit from its plan (e.g. `timeoutMs` scaled by the trials it may run). Default: `timeoutMs`. */
+  wholeTimeoutMs?: (plan: Plan) => number
   /**
    * Skipped in the arms of an `ab` run, which measures `bench.llm` benches only: what this kind is (`sweep`,
    * `compare`), for `ab` to list it as not compared.
@@ -62,7 +62,7 @@ export function benchRegistrar<Options extends { timeoutMs?: number }, Plan>(
     const mode = arm !== undefined ? 'skip' : given
     if (mode !== 'skip') assertBenchWillRun(name)
     const perRun = options.timeoutMs ?? kind.defaultTimeoutMs
-    const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(perRun, options) : perRun
+    const timeout = kind.wholeTimeoutMs ? kind.wholeTimeoutMs(plan) : perRun
     const declaredAt = frameIn(new Error().stack, benchFileOf())
     const fn = async (ctx: TestContext) => {
       // Reporters tell a bench that failed before measuring from a test that is no bench.

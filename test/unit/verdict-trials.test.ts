@@ -213,3 +213,17 @@ describe('gates that cannot decide, found at collection', () => {
     )
   })
 })
+
+describe("a bench's time limit, planned once", () => {
+  test('timeoutMs per trial (default 10 minutes), times the trials it may run and two re-measures', async () => {
+    const { planBench } = await import('../../src/bench/plan-bench.ts')
+    const workload = { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }
+    const load = { concurrency: 2, requests: 10 }
+    expect(planBench('a', { workload, load, timeoutMs: 1000, trials: { record: 2, max: 4 } }).limit).toEqual({
+      perTrialMs: 1000,
+      trials: 6,
+      ms: 6000,
+    })
+    expect(planBench('b', { workload, load }).limit).toEqual({ perTrialMs: 600_000, trials: 7, ms: 4_200_000 })
+  })
+})
