@@ -7,6 +7,7 @@ import { cdfPoints, timelineInFlight, timelineRate } from '../../reporters/html/
 import { loadBaselines } from '../../reporters/html-reporter.ts'
 import { niceTicks, renderCurveChart, renderLineChart } from '../../reporters/html/svg-chart.ts'
 import { sweepReportOf } from '../../reporters/sweep-entry.ts'
+import { shownPath } from '../../reporters/html/html-report.ts'
 import { formatBaselineFile } from '../../src/core/baseline/index.ts'
 import { decodeHistogram } from '../../src/core/metrics/index.ts'
 import { baselinesFor, moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
@@ -293,5 +294,28 @@ describe('an interrupted run', () => {
     const html = renderHtml(reportEntries(), { interrupted: 'SIGINT' })
     expect(html.split('Interrupted by SIGINT: the run was stopped before it ended.')).toHaveLength(2)
     expect(renderHtml(reportEntries())).not.toContain('Interrupted by')
+  })
+})
+
+describe("the baseline file's path", () => {
+  test('is shown from the bench folder on, as the console names it; elsewhere in full', () => {
+    expect(
+      shownPath('/home/runner/work/app/benches/__llm_baselines__/chat.bench.ts.json', 'benches/chat.bench.ts'),
+    ).toBe('benches/__llm_baselines__/chat.bench.ts.json')
+    expect(shownPath('/srv/baselines/chat.bench.ts.json', 'benches/chat.bench.ts')).toBe(
+      '/srv/baselines/chat.bench.ts.json',
+    )
+    const [entry] = reportEntries()
+    const html = renderHtml([
+      {
+        ...entry!,
+        verdict: undefined,
+        baselineState: 'provisional',
+        file: 'benches/chat.bench.ts',
+        baselinePath: '/tmp/wt/benches/__llm_baselines__/chat.bench.ts.json',
+      },
+    ])
+    expect(html).toContain('<span class="file">benches/__llm_baselines__/chat.bench.ts.json</span>')
+    expect(html).not.toContain('/tmp/wt/')
   })
 })
