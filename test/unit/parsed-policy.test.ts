@@ -32,3 +32,33 @@ describe('a parsed policy is branded', () => {
     )
   })
 })
+
+describe("an ab arm file's policy", () => {
+  test('comes back branded: ab judges it as the parsed policy it was written from', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { readArmFiles, writeArmFile } = await import('../../src/bench/arm-file.ts')
+    const { makeResult } = await import('../helpers/baseline-fixtures.ts')
+    const dir = await mkdtemp(join(tmpdir(), 'arm-policy-'))
+    try {
+      const policy = parseRegressionPolicy({ ttftMs: { p50: '+10%' } })
+      const arm = { label: 'head', pair: 1, dir }
+      await writeArmFile(arm, join(process.cwd(), 'chat.bench.ts'), 'chat', policy, undefined, makeResult({}))
+      await writeArmFile(
+        { ...arm, pair: 2 },
+        join(process.cwd(), 'chat.bench.ts'),
+        'chat',
+        false,
+        undefined,
+        makeResult({}),
+      )
+      const [first, second] = await readArmFiles(dir)
+      expect(isParsedPolicy(first?.policy)).toBe(true)
+      expect(first?.policy).toEqual(policy)
+      expect(second?.policy).toBe(false)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
