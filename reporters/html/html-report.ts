@@ -1,4 +1,5 @@
 import { interruptionNote } from '../interruption.ts'
+import { shownPath } from '../../src/core/platform/shown-path.ts'
 import { sampleSizes, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
@@ -106,18 +107,6 @@ function cards(entry: ReportEntry): string {
 
 const table = htmlTable
 
-/**
- * The baseline file as the console names it, from the project's root: the part of its absolute path from the
- * bench file's folder on (`benches/__llm_baselines__/chat.bench.ts.json`), so a report from a CI runner shows no
- * runner's paths; the absolute path where the file lies elsewhere (LLM_BENCH_BASELINE_DIR).
- */
-export function shownPath(baselinePath: string, benchFile: string): string {
-  const folder = benchFile.includes('/') ? benchFile.slice(0, benchFile.lastIndexOf('/')) : ''
-  if (folder === '' || benchFile.startsWith('/')) return baselinePath
-  const at = baselinePath.lastIndexOf(`/${folder}/__llm_baselines__/`)
-  return at < 0 ? baselinePath : baselinePath.slice(at + 1)
-}
-
 function verdictSection(entry: ReportEntry): string {
   const verdict = entry.verdict
   if (!verdict) {
@@ -135,7 +124,8 @@ function verdictSection(entry: ReportEntry): string {
       deferred:
         'A segment of a split load or an arm of a side-by-side pair: judged with the others, after the merge or by ab.',
     }
-    const path = entry.baselinePath ? shownPath(entry.baselinePath, entry.file) : undefined
+    // As the console names it (relative to the working directory): a report from a CI runner shows none of its paths.
+    const path = entry.baselinePath ? shownPath(entry.baselinePath) : undefined
     return `<h3>Baseline</h3><p>${escapeHtml(text[state] ?? state)}${path ? ` <span class="file">${escapeHtml(path)}</span>` : ''}</p>`
   }
   const level = `${Number((verdict.confidence * 100).toPrecision(4))}%`
