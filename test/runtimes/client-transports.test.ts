@@ -143,8 +143,12 @@ describe.each(transports)('%s transport', (transport) => {
       expect(record.streamed).toBe(true)
       const gaps = record.chunkTimes.slice(1).map((t, i) => t - (record.chunkTimes[i] as number))
       expect(gaps).toHaveLength(3)
-      // Timers fire no earlier than asked; a loaded machine only makes gaps longer.
-      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(20)
+      // Read as it streams: the chunks span the server's 75 ms of gaps (a buffered body gives them one time). A busy
+      // machine can read one chunk late and so shorten the gap after it (beside two CPU-bound processes one gap was
+      // under 20 ms), but not the span by more than that one delay, nor every gap.
+      const span = (record.chunkTimes.at(-1) ?? 0) - (record.chunkTimes[0] ?? 0)
+      expect(span).toBeGreaterThanOrEqual(40)
+      expect(Math.max(...gaps)).toBeGreaterThanOrEqual(20)
     } finally {
       await c.close()
     }
