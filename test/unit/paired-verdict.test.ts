@@ -204,3 +204,11 @@ describe('nextPair', () => {
     expect(lookConfidence(0.95, { min: 6, max: 6 }, 6)).toBe(0.95)
   })
 })
+
+describe('lookConfidence on a long sequence', () => {
+  test('beyond 60 looks: Bonferroni, without simulating', () => {
+    expect(lookConfidence(0.95, { min: 3, max: 100_000 }, 50)).toBeCloseTo(1 - 0.05 / 99_998, 12)
+    // 60 looks are still calibrated: each level above Bonferroni's.
+    expect(lookConfidence(0.95, { min: 3, max: 62 }, 62)).toBeLessThan(1 - 0.05 / 60)
+  })
+})

@@ -20,9 +20,15 @@ describe('resolveLoad: the load with every default, once', () => {
       drainGraceMs: LOAD_DEFAULTS.drainGraceMs,
     })
     expect(resolveLoad({ concurrency: 4, requests: 8, drainGraceMs: 50 }).drainGraceMs).toBe(50)
-    // A closed loop without its concurrency runs one request at a time; a trace replay is not capped.
-    expect(resolveLoad({ requests: 8 })).toEqual({ requests: 8, concurrency: 1, drainGraceMs: 30_000 })
-    expect(resolveLoad({ requests: 8 }, 'trace')).toEqual({ requests: 8, drainGraceMs: 30_000 })
+    // A closed loop's concurrency is left as given: a defaulted 1 would be split among threads or hosts (to 0).
+    expect(resolveLoad({ requests: 8 })).toEqual({ requests: 8, drainGraceMs: 30_000 })
+    // A trace replay names no arrival process, and keeps what it will warn that it ignores.
+    expect(resolveLoad({ rate: 5, requests: 8, arrival: 'gamma' }, 'trace')).toEqual({
+      rate: 5,
+      requests: 8,
+      arrival: 'gamma',
+      drainGraceMs: 30_000,
+    })
   })
 
   test('a default written out or left out resolves the same, and resolving twice changes nothing', () => {
@@ -47,5 +53,17 @@ describe('resolveLoad: the load with every default, once', () => {
   test("a trace's timestamps set the sends: its load gets no arrival process, whatever its rate", () => {
     const run = planRun({ workload: { kind: 'trace', path: 'trace.jsonl' }, load: { rate: 5, requests: 3 } })
     expect(run.load).toEqual({ rate: 5, requests: 3, drainGraceMs: 30_000 })
+  })
+
+  test('the identity is keyed as stored baselines were: a trace by its rate, a closed loop without a concurrency', () => {
+    // Entries over 4 KB keep only their config's hash: the canonical config must be what it was before the plan
+    // resolved loads, or those entries would stop matching.
+    expect(canonicalConfig({ workload: { kind: 'trace' }, load: { rate: 5, requests: 3 } }).load).toEqual({
+      rate: 5,
+      requests: 3,
+      arrival: 'poisson',
+      drainGraceMs: 30_000,
+    })
+    expect(canonicalConfig({ load: { requests: 3 } }).load).toEqual({ requests: 3, drainGraceMs: 30_000 })
   })
 })

@@ -58,6 +58,14 @@ describe('segmentShare: disjoint slices of one global plan', () => {
     )
   })
 
+  it('a closed loop without a concurrency: every segment runs one in flight, none gets 0 (which would hang it)', () => {
+    for (const index of [1, 2, 3, 4]) {
+      const share = segmentShare({ requests: 100 }, undefined, 9, undefined, { index, count: 4 })
+      expect(share.load.concurrency).toBeUndefined()
+      expect(share.load.requests).toBe(25)
+    }
+  })
+
   it('a trace (or agentic trace) goes entry by entry: each root session to one segment', () => {
     const timestamps = [0, 5, 5, 12, 30, 31, 40]
     const slices = union({ concurrency: 4 }, 3, timestamps)

@@ -57,10 +57,7 @@ export function arrivalScheduleOf(
     const limit = plannedArrivalCount(load)
     return { kind: 'open', limit, cap: load.concurrency ?? Infinity, offsets: planArrivals(load, seed, limit) }
   }
-  const cap = load.concurrency
-  if (cap === undefined)
-    throw new RangeError(
-      'arrivalScheduleOf: a closed loop without its concurrency is not resolved: pass resolveLoad(load)',
-    )
+  // Neither `rate` nor `concurrency`: one request in flight, in each thread or host too (each runs its own loop).
+  const cap = load.concurrency ?? 1
   return { kind: 'closed', limit: load.requests ?? Infinity, cap, ramp: rampOf(load, cap) }
 }

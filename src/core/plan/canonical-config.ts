@@ -1,6 +1,6 @@
 import { isRecord } from '../contract/is-record.ts'
 import type { LoadOptions, WorkloadOptions } from '../contract/types.ts'
-import { resolveLoad, type LoadShape } from './resolve-load.ts'
+import { resolveLoad } from './resolve-load.ts'
 import type { BaselineConfig } from '../baseline/index.ts'
 import {
   DEFAULT_PROMPTS_MAX_TOKENS,
@@ -28,12 +28,6 @@ function distribution(value: unknown, whole: boolean): unknown {
   return isRecord(value) || typeof value === 'number'
     ? bounded(resolveNumberDistribution('', value as never, whole))
     : value
-}
-
-/** How the load of a stored config sends (see {@link LoadShape}). */
-function loadShapeOf(load: Json, workload: unknown, sweptRate: boolean): LoadShape {
-  if (isRecord(workload) && (workload.kind === 'trace' || workload.kind === 'agentic-trace')) return 'trace'
-  return load.rate !== undefined || sweptRate ? 'open' : 'closed'
 }
 
 function canonicalSessionSource(source: Json): Json {
@@ -89,7 +83,8 @@ export function canonicalConfig(config: BaselineConfig): BaselineConfig {
     if (isRecord(config.load))
       out.load = resolveLoad(
         config.load as LoadOptions,
-        loadShapeOf(config.load, config.workload, sweptRate),
+        // Shaped by its rate alone, a trace's too: the identity stored baselines were keyed by (some keep only a hash).
+        config.load.rate !== undefined || sweptRate ? 'open' : 'closed',
       ) as unknown as Json
     if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
     // The model (and so its quantization) is software under test, compared and named like a server version:

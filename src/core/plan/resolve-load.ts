@@ -10,14 +10,11 @@ export const LOAD_DEFAULTS = {
   burstiness: 1,
   /** A ramp's curve. */
   rampCurve: 'linear',
-  /** A closed loop's requests in flight when `concurrency` is left out. */
-  concurrency: 1,
 } as const satisfies {
   drainGraceMs: number
   arrival: ArrivalKind
   burstiness: number
   rampCurve: 'linear' | 'exponential'
-  concurrency: number
 }
 
 /**
@@ -35,21 +32,23 @@ function arrivalOf(load: LoadOptions): ArrivalKind {
 
 /**
  * A checked load with every default applied ({@link ResolvedLoad}): an open loop's arrival process
- * named (`arrival` and `burstiness` are dropped elsewhere: they mean nothing there), a closed loop's
- * concurrency, a ramp's curve and the drain grace. `shape` defaults to open when the load has a
- * `rate`, else closed; a trace replay must say so. Idempotent.
+ * named (`burstiness` kept for gamma only), a ramp's curve and the drain grace; what else was given is
+ * kept as given (a trace replay warns about `rate`, `arrival` and `burstiness` it ignores). `shape`
+ * defaults to open when the load has a `rate`, else closed; a trace replay must say so. A closed loop's
+ * concurrency is left as given: 1 in flight when it is left out (arrivalScheduleOf), and so the share
+ * of each thread or host, which a defaulted 1 split N ways would not be. Idempotent; the baseline
+ * identity (`canonicalConfig`) is this with the rate-based shape, as stored baselines were keyed.
  */
 export function resolveLoad(
   load: LoadOptions,
   shape: LoadShape = load.rate !== undefined ? 'open' : 'closed',
 ): ResolvedLoad {
-  const { arrival: _arrival, burstiness: _burstiness, rampUp, ...rest } = load
-  const out: ResolvedLoad = { ...rest, drainGraceMs: load.drainGraceMs ?? LOAD_DEFAULTS.drainGraceMs }
-  // `rate: Infinity` with a cap and no `requests` runs as a closed loop at the cap (arrivalScheduleOf); it has its cap.
-  if (shape === 'closed') out.concurrency = load.concurrency ?? LOAD_DEFAULTS.concurrency
+  const { rampUp, ...rest } = load
+  const out = { ...rest, drainGraceMs: load.drainGraceMs ?? LOAD_DEFAULTS.drainGraceMs } as ResolvedLoad
   if (shape === 'open') {
     out.arrival = arrivalOf(load)
     if (out.arrival === 'gamma') out.burstiness = load.burstiness ?? LOAD_DEFAULTS.burstiness
+    else delete out.burstiness
   }
   if (rampUp) out.rampUp = { ...rampUp, curve: rampUp.curve ?? LOAD_DEFAULTS.rampCurve }
   return out
