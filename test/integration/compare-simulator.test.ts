@@ -55,7 +55,7 @@ describe('bench.llm.compare on the simulator', () => {
       /^2x: side by side, 3 pairs \(every verdict decided after 3 pairs\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
     )
     expect(formatCompareTable(result)).toMatch(
-      /^side by side: 3 pairs in [\d.]+ s \(every verdict decided after 3 pairs\); order default slow \| slow default \| default slow; intervals at 98\.79 % \(this look's level, so that all looks keep 95 %\)\nvariant +gate/,
+      /^side by side: 3 pairs in [\d.]+ s \(every verdict decided after 3 pairs\); order default slow \| slow default \| default slow; intervals at 98\.79 % \(this look's level, so that all looks keep 95 %\)\n(?:slow against default: \d pairs? kept although both arms were measured on a disturbed machine \(it cancels in their ratio\)\n)?variant +gate/,
     )
   }, 180_000)
 
@@ -72,8 +72,11 @@ describe('bench.llm.compare on the simulator', () => {
       'outputTokensPerSec value',
     ])
     for (const check of result.variants[0]?.checks ?? []) expect(check.ratio).toBeGreaterThan(0.8)
-    // The headline, the column names and one row per gate.
-    expect(notes[0]?.split('\n')).toHaveLength(5)
+    // The headline, the column names and one row per gate (and, on a busy machine, a line saying how many pairs
+    // had both arms disturbed).
+    expect(
+      notes[0]?.split('\n').filter((line) => !line.includes('both arms were measured on a disturbed')),
+    ).toHaveLength(5)
     expect(result.order.length).toBeGreaterThanOrEqual(3)
   }, 240_000)
 
