@@ -13,7 +13,13 @@ import { canonicalConfig } from '../core/plan/index.ts'
 import { evaluateSlo, type SloCheck } from '../core/slo/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import type { ArmFile } from './arm-file.ts'
-import { faultOf, judgeVariant, type CompareTrial, type CompareVariantVerdict } from './compare-bench.ts'
+import {
+  faultOf,
+  judgeVariant,
+  type CompareTrial,
+  type CompareVariantVerdict,
+  type GateConfidence,
+} from './compare-bench.ts'
 
 /** The two arms of an `ab` run. */
 export const AB_ARMS = ['base', 'head'] as const
@@ -53,7 +59,7 @@ function policyOf(file: ArmFile): ParsedRegressionPolicy | false {
 }
 
 /** Judges one bench from its arm files (any pairs, either arm). */
-function judgeBench(files: readonly ArmFile[], confidence: number): AbBenchVerdict {
+function judgeBench(files: readonly ArmFile[], confidence: GateConfidence): AbBenchVerdict {
   const first = files[0] as ArmFile
   const base = files.filter((file) => file.arm === 'base')
   const head = files.filter((file) => file.arm === 'head')
@@ -88,7 +94,7 @@ function judgeBench(files: readonly ArmFile[], confidence: number): AbBenchVerdi
 }
 
 /** One verdict per bench that either arm measured, in file and name order. */
-export function judgeAb(files: readonly ArmFile[], confidence: number): AbBenchVerdict[] {
+export function judgeAb(files: readonly ArmFile[], confidence: GateConfidence): AbBenchVerdict[] {
   const byBench = new Map<string, ArmFile[]>()
   for (const file of files) byBench.set(keyOf(file), [...(byBench.get(keyOf(file)) ?? []), file])
   return [...byBench.keys()].sort().map((key) => judgeBench(byBench.get(key) ?? [], confidence))

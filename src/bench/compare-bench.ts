@@ -129,7 +129,9 @@ export async function runCompareBench(
     confidence = lookConfidence(plan.policy.confidence, plan.limits, pair + 1)
     variants = labels
       .filter((label) => label !== plan.control)
-      .map((label) => judgeVariant(label, plan, trials, confidence))
+      .map((label) =>
+        judgeVariant(label, plan, trials, (pairs) => lookConfidence(plan.policy.confidence, plan.limits, pairs)),
+      )
     const next = nextPair(
       // A variant that failed or passed is decided: only an undecided one is worth another pair.
       variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
@@ -234,12 +236,19 @@ export function faultOf(label: string, result: BenchmarkResult): string | undefi
 
 const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfCheck?.disturbed ?? []
 
+/**
+ * The confidence of a gate's interval: one for every gate, or the level of a look on the pairs the gate uses
+ * (`lookConfidence`), so a gate that left pairs out (one arm disturbed) is judged at the level of the pairs it has,
+ * not of the pairs measured.
+ */
+export type GateConfidence = number | ((pairs: number) => number)
+
 /** One variant against the control on every pair measured so far (a pair only one arm of which was measured disturbed is left out, named). */
 export function judgeVariant(
   label: string,
   plan: Pick<ComparePlan, 'control' | 'policy'>,
   trials: readonly CompareTrial[],
-  confidence: number,
+  confidence: GateConfidence,
 ): CompareVariantVerdict {
   const voided: string[] = []
   let bothDisturbed = 0
@@ -305,7 +314,7 @@ export function judgeVariant(
     // Every pair left out (all busy): the figures of those pairs, shown for what they are.
     const shown = control.length > 0 ? { control, variant } : { control: busyControl, variant: busyVariant }
     const check: PairedCheck & { control: number; variant: number } = {
-      ...judgePairedGate(gate, ratios, confidence),
+      ...judgePairedGate(gate, ratios, typeof confidence === 'number' ? confidence : confidence(ratios.length)),
       control: geo(shown.control),
       variant: geo(shown.variant),
     }

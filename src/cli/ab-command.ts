@@ -245,7 +245,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
           `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
         )
       confidence = lookConfidence(DEFAULT_CONFIDENCE, limits, pair)
-      verdicts = judgeAb(files, confidence)
+      verdicts = judgeAb(files, (pairs) => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs))
       const next = nextPair(
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
         verdicts

@@ -51,6 +51,26 @@ describe('judgeVariant', () => {
     expect(ttft?.variant).toBeGreaterThan(135)
   })
 
+  test('a gate is judged at the level of the pairs it uses, not of the pairs measured', () => {
+    const busy = ['the hypervisor took 9.0 % of the CPU (steal)']
+    const asked: number[] = []
+    judgeVariant(
+      'next',
+      plan,
+      trials([
+        [run(1, 1), run(2, 1.5)],
+        [run(5, 1), run(6, 1.5, busy)],
+        [run(7, 1), run(8, 1.5)],
+      ]),
+      (pairs) => {
+        asked.push(pairs)
+        return 0.95
+      },
+    )
+    // Three pairs measured, the second left out: the TTFT gate has two, and its level is the one for two.
+    expect(asked).toEqual([2])
+  })
+
   test('the same runs in both arms pass', () => {
     const same = judgeVariant(
       'next',
