@@ -90,7 +90,7 @@ export async function runCompareBench(
   const labels = plan.arms.map((arm) => arm.label)
   const trials: CompareTrial[] = []
   const order: string[][] = []
-  let confidence = plan.policy.confidence
+  const levelAt: GateConfidence = (pairs) => lookConfidence(plan.policy.confidence, plan.limits, pairs)
   let longestPairMs = 0
   let variants: CompareVariantVerdict[] = []
   let stopped = ''
@@ -118,7 +118,7 @@ export async function runCompareBench(
           variants,
           stopped: fault,
           confidence: plan.policy.confidence,
-          lastLookConfidence: confidence,
+          lastLookConfidence: levelAt(order.length),
           durationMs: performance.now() - started,
         }
         return { result: partial, failure: `${run.name}: ${fault}`, notes: [] }
@@ -126,12 +126,9 @@ export async function runCompareBench(
       if (run.signal?.aborted) throw run.signal.reason
     }
     longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
-    confidence = lookConfidence(plan.policy.confidence, plan.limits, pair + 1)
     variants = labels
       .filter((label) => label !== plan.control)
-      .map((label) =>
-        judgeVariant(label, plan, trials, (pairs) => lookConfidence(plan.policy.confidence, plan.limits, pairs)),
-      )
+      .map((label) => judgeVariant(label, plan, trials, levelAt))
     const next = nextPair(
       // A variant that failed or passed is decided: only an undecided one is worth another pair.
       variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
@@ -148,7 +145,7 @@ export async function runCompareBench(
     variants,
     stopped,
     confidence: plan.policy.confidence,
-    lastLookConfidence: confidence,
+    lastLookConfidence: levelAt(order.length),
     durationMs: performance.now() - started,
   }
   const notes: string[] = []
@@ -237,11 +234,10 @@ export function faultOf(label: string, result: BenchmarkResult): string | undefi
 const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfCheck?.disturbed ?? []
 
 /**
- * The confidence of a gate's interval: one for every gate, or the level of a look on the pairs the gate uses
- * (`lookConfidence`), so a gate that left pairs out (one arm disturbed) is judged at the level of the pairs it has,
- * not of the pairs measured.
+ * The confidence of a gate's interval from the pairs the gate uses (`lookConfidence` of a sequence): a gate
+ * that left pairs out (one arm disturbed) is judged at the level of the pairs it has, not of the pairs measured.
  */
-export type GateConfidence = number | ((pairs: number) => number)
+export type GateConfidence = (pairs: number) => number
 
 /** One variant against the control on every pair measured so far (a pair only one arm of which was measured disturbed is left out, named). */
 export function judgeVariant(
@@ -314,7 +310,7 @@ export function judgeVariant(
     // Every pair left out (all busy): the figures of those pairs, shown for what they are.
     const shown = control.length > 0 ? { control, variant } : { control: busyControl, variant: busyVariant }
     const check: PairedCheck & { control: number; variant: number } = {
-      ...judgePairedGate(gate, ratios, typeof confidence === 'number' ? confidence : confidence(ratios.length)),
+      ...judgePairedGate(gate, ratios, confidence(ratios.length)),
       control: geo(shown.control),
       variant: geo(shown.variant),
     }

@@ -212,7 +212,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     io.out(`ab: base dependencies ${base.dependencies}`)
     const dirs: Record<string, string> = { base: base.dir, head: packageDir }
     const name = typeof flags.name === 'string' ? flags.name : undefined
-    let confidence = DEFAULT_CONFIDENCE
+    const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
     const started = performance.now()
     const order: string[][] = []
     const logs: ArmLog[] = []
@@ -244,8 +244,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         throw new AbError(
           `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
         )
-      confidence = lookConfidence(DEFAULT_CONFIDENCE, limits, pair)
-      verdicts = judgeAb(files, (pairs) => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs))
+      verdicts = judgeAb(files, levelAt)
       const next = nextPair(
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
         verdicts
@@ -267,7 +266,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     }
     const notCompared = await readSkippedInArms(armsDir)
     io.out('')
-    for (const verdict of verdicts) io.out(verdictLines(verdict, order, stopped, confidence, durationMs).join('\n'))
+    const lastLookConfidence = levelAt(order.length)
+    for (const verdict of verdicts)
+      io.out(verdictLines(verdict, order, stopped, lastLookConfidence, durationMs).join('\n'))
     if (notCompared.length > 0) io.out(`ab: ${notComparedLine(notCompared)}`)
     const failed = abFailed(verdicts)
     const summary = {
@@ -277,7 +278,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       order,
       stopped,
       confidence: DEFAULT_CONFIDENCE,
-      lastLookConfidence: confidence,
+      lastLookConfidence,
       durationMs,
     }
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))

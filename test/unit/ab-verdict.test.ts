@@ -56,7 +56,7 @@ function pairs(count: number, factor: number, name = 'chat'): ArmFile[] {
 
 describe('judgeAb', () => {
   test('twice as slow fails on every gate; unchanged under a drift of 8 % per pair passes', () => {
-    const [slow] = judgeAb(pairs(3, 2), 0.95)
+    const [slow] = judgeAb(pairs(3, 2), () => 0.95)
     expect(slow?.status).toBe('fail')
     expect(slow?.pairs).toBe(3)
     expect(slow?.paired?.checks.map((check) => [check.metric, check.status])).toEqual([
@@ -64,7 +64,7 @@ describe('judgeAb', () => {
       ['tpotMs', 'fail'],
       ['outputTokensPerSec', 'fail'],
     ])
-    const [same] = judgeAb(pairs(3, 1), 0.95)
+    const [same] = judgeAb(pairs(3, 1), () => 0.95)
     expect(same?.status).toBe('pass')
     expect(same?.paired?.checks.every((check) => check.ratio > 0.95 && check.ratio < 1.05)).toBe(true)
   })
@@ -80,7 +80,7 @@ describe('judgeAb', () => {
       arm('base', 1, trial(100, 10, 1000), 'broken'),
       arm('head', 1, failing, 'broken'),
     ]
-    const verdicts = judgeAb(files, 0.95)
+    const verdicts = judgeAb(files, () => 0.95)
     expect(Object.fromEntries(verdicts.map((v) => [v.name, v.status]))).toEqual({
       'new one': 'new',
       'gone one': 'gone',
@@ -94,7 +94,7 @@ describe('judgeAb', () => {
   })
 
   test("head's SLOs apply to a bench new in head, and fail the run", () => {
-    const [verdict] = judgeAb([arm('head', 1, trial(100, 10, 1000), 'new one', { ttftMs: { p50: 50 } })], 0.95)
+    const [verdict] = judgeAb([arm('head', 1, trial(100, 10, 1000), 'new one', { ttftMs: { p50: 50 } })], () => 0.95)
     expect(verdict?.status).toBe('new')
     expect(verdict?.sloChecks?.[0]).toMatchObject({ metric: 'ttftMs', statistic: 'p50', status: 'fail' })
     expect(abFailed([verdict!])).toBe(true)
@@ -116,7 +116,10 @@ describe('comment.md', () => {
 
   test('five benches: the failing one with its gates, the passes counted', () => {
     const files = [...pairs(3, 2, 'slow'), ...['a', 'b', 'c', 'd'].flatMap((name) => pairs(3, 1, name))]
-    const text = formatAbComment(judgeAb(files, 0.95), summary)
+    const text = formatAbComment(
+      judgeAb(files, () => 0.95),
+      summary,
+    )
     expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toMatch(/^### ❌ vitest-llm-bench ab: /)
     expect(text).toMatch(
@@ -134,13 +137,21 @@ describe('comment.md', () => {
       name: 'np curve',
       what: 'sweep',
     } as const
-    const text = formatAbComment(judgeAb(files, 0.95), summary, [sweep])
+    const text = formatAbComment(
+      judgeAb(files, () => 0.95),
+      summary,
+      [sweep],
+    )
     expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toContain('- · not compared side by side: sweep `np curve` (sweep.bench.ts) (an ab run measures')
     // Sixty benches and twelve skipped: still 40 lines, the skipped named up to five.
     const many = Array.from({ length: 60 }, (_, i) => pairs(3, 2, `slow ${i}`)).flat()
     const skipped = Array.from({ length: 12 }, (_, i) => ({ ...sweep, name: `curve ${i}` }))
-    const long = formatAbComment(judgeAb(many, 0.95), summary, skipped)
+    const long = formatAbComment(
+      judgeAb(many, () => 0.95),
+      summary,
+      skipped,
+    )
     expect(long.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(long).toContain('sweep `curve 4` (sweep.bench.ts) and 7 more')
   })
@@ -158,7 +169,7 @@ describe('comment.md', () => {
       ...file,
       result: launched(file.result, file.arm === 'head' ? ['-ub', '1'] : []),
     }))
-    const [verdict] = judgeAb(files, 0.95)
+    const [verdict] = judgeAb(files, () => 0.95)
     expect(verdict?.paired?.changed).toEqual(['llama.cpp args: added -ub 1'])
     expect(formatAbComment([verdict!], summary)).toMatch(
       /- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · head changed llama\.cpp args: added -ub 1; ttftMs p50 [12]\.\d{3}x/,
@@ -193,7 +204,10 @@ describe('comment.md', () => {
 
   test('sixty benches that need attention still fit in 40 lines, the rest counted', () => {
     const files = Array.from({ length: 60 }, (_, i) => arm('head', 1, trial(100, 10, 1000), `new ${i}`))
-    const text = formatAbComment(judgeAb(files, 0.95), summary)
+    const text = formatAbComment(
+      judgeAb(files, () => 0.95),
+      summary,
+    )
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toMatch(/- … and \d+ more in ab\.json/)
   })
@@ -215,7 +229,10 @@ describe('summary.md and report.html', () => {
   let made: ReturnType<typeof abBenchReports> | undefined
   const reportsOf = (): ReturnType<typeof abBenchReports> => {
     const files = [...pairs(3, 2, 'slow'), ...pairs(3, 1, 'same'), arm('head', 1, trial(100, 10, 1000), 'new one')]
-    made ??= abBenchReports(judgeAb(files, 0.95), files)
+    made ??= abBenchReports(
+      judgeAb(files, () => 0.95),
+      files,
+    )
     return made
   }
 
@@ -252,7 +269,10 @@ describe('summary.md and report.html', () => {
     expect(html).toContain('<span class="badge fail">fail</span> slow')
     expect(html).toMatch(/<td class=" status-fail">fail<\/td>/)
     expect(html).toContain('Base `origin/main` (aaaaaaa)')
-    const hostile = abBenchReports(judgeAb(pairs(3, 1, '<script>x</script>'), 0.95), pairs(3, 1, '<script>x</script>'))
+    const hostile = abBenchReports(
+      judgeAb(pairs(3, 1, '<script>x</script>'), () => 0.95),
+      pairs(3, 1, '<script>x</script>'),
+    )
     expect(renderAbHtml(hostile, summary)).not.toContain('<script>x')
   })
 })

@@ -38,7 +38,7 @@ describe('judgeVariant', () => {
         [run(5, 1), run(6, 1.5, busy)],
         [run(7, 1), run(8, 1.5)],
       ]),
-      0.95,
+      () => 0.95,
     )
     expect(verdict.voided).toEqual([
       'pair 3 left out: only next was measured on a disturbed machine (the hypervisor took 9.0 % of the CPU (steal))',
@@ -76,7 +76,7 @@ describe('judgeVariant', () => {
       'next',
       plan,
       trials([1, 3, 5].map((seed) => [run(seed, 1), run(seed + 100, 1)] as [BenchmarkResult, BenchmarkResult])),
-      0.95,
+      () => 0.95,
     )
     expect(same.status).toBe('pass')
     expect(same.voided).toEqual([])
@@ -103,7 +103,7 @@ describe('a run-level throughput on a busy machine', () => {
       'next',
       gated,
       trials([1, 3, 5, 7].map((seed) => [busy(seed, 1), busy(seed + 100, 2.1)] as [BenchmarkResult, BenchmarkResult])),
-      0.95,
+      () => 0.95,
     )
     const [ttft, tokens] = verdict.checks
     expect(ttft).toMatchObject({ metric: 'ttftMs', pairs: 4, status: 'pass' })
@@ -122,7 +122,7 @@ describe('a run-level throughput on a busy machine', () => {
       'next',
       gated,
       trials([1, 3, 5].map((seed) => [quiet(seed, 1), quiet(seed + 100, 2)] as [BenchmarkResult, BenchmarkResult])),
-      0.95,
+      () => 0.95,
     )
     expect(verdict.checks[1]).toMatchObject({ metric: 'outputTokensPerSec', pairs: 3, status: 'fail' })
   })
@@ -142,7 +142,7 @@ describe('a run-level throughput on a busy machine', () => {
         [at(3, 1000), at(103, 900)],
         [at(5, 1000, busyNote), at(105, 333, busyNote)],
       ]),
-      0.95,
+      () => 0.95,
     )
     const tokens = verdict.checks[1]
     expect(tokens).toMatchObject({ metric: 'outputTokensPerSec', pairs: 2 })

@@ -11,7 +11,7 @@ const runLoad = (options: Omit<RunOptions, 'load'> & { load: LoadOptions }): Ret
   // A trace's timestamps set the sends: no arrival process is named for it (as planRun resolves it).
   runResolved({
     ...options,
-    load: resolveLoad(options.load, options.timestampsMs !== undefined ? 'trace' : undefined),
+    load: resolveLoad(options.load, options.load.rate !== undefined && options.timestampsMs === undefined),
   })
 
 /** A fake server: each request takes `latencyMs(index)`, tracks what is in flight, and stops early on abort. */

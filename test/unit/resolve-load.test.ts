@@ -23,7 +23,7 @@ describe('resolveLoad: the load with every default, once', () => {
     // A closed loop's concurrency is left as given: a defaulted 1 would be split among threads or hosts (to 0).
     expect(resolveLoad({ requests: 8 })).toEqual({ requests: 8, drainGraceMs: 30_000 })
     // A trace replay names no arrival process, and keeps what it will warn that it ignores.
-    expect(resolveLoad({ rate: 5, requests: 8, arrival: 'gamma' }, 'trace')).toEqual({
+    expect(resolveLoad({ rate: 5, requests: 8, arrival: 'gamma' }, false)).toEqual({
       rate: 5,
       requests: 8,
       arrival: 'gamma',

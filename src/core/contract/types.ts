@@ -221,9 +221,9 @@ export interface LoadOptions {
  * curve; the drain grace is written out. Also the baseline identity of the load (`canonicalConfig`).
  */
 export interface ResolvedLoad extends Omit<LoadOptions, 'arrival' | 'burstiness' | 'rampUp' | 'drainGraceMs'> {
-  /** Open loops (and rate sweeps): the inter-arrival distribution; absent for closed loops and traces. */
+  /** Open loops (and rate sweeps): the inter-arrival distribution, always named; elsewhere as given (unused). */
   arrival?: ArrivalKind
-  /** Gamma arrivals only: the shape. */
+  /** Gamma arrivals: the shape (absent for an open loop of another kind); elsewhere as given (unused). */
   burstiness?: number
   /** The ramp, its curve named. */
   rampUp?: { from: number; durationMs: number; curve: 'linear' | 'exponential' }

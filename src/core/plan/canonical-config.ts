@@ -84,7 +84,7 @@ export function canonicalConfig(config: BaselineConfig): BaselineConfig {
       out.load = resolveLoad(
         config.load as LoadOptions,
         // Shaped by its rate alone, a trace's too: the identity stored baselines were keyed by (some keep only a hash).
-        config.load.rate !== undefined || sweptRate ? 'open' : 'closed',
+        config.load.rate !== undefined || sweptRate,
       ) as unknown as Json
     if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
     // The model (and so its quantization) is software under test, compared and named like a server version:

@@ -1,6 +1,6 @@
 import type { ArrivalKind, LoadOptions, ResolvedLoad } from '../contract/types.ts'
 
-/** The load's defaults: the one place they are written (docs/api.md and README name the same). */
+/** The load's defaults: the one place the code holds them (`LoadOptions`' docs in contract/types.ts state them). */
 export const LOAD_DEFAULTS = {
   /** Time in-flight requests get to finish after the stop, ms. */
   drainGraceMs: 30_000,
@@ -17,13 +17,6 @@ export const LOAD_DEFAULTS = {
   rampCurve: 'linear' | 'exponential'
 }
 
-/**
- * How a load sends: an open loop at planned arrivals (it has a `rate`, or a rate sweep or capacity
- * search gives it one), a trace replay at the trace's timestamps (`concurrency` then only caps), or a
- * closed loop.
- */
-export type LoadShape = 'open' | 'trace' | 'closed'
-
 /** The arrival process a load asks for: `arrival`, or gamma when `burstiness` other than 1 is given alone. */
 function arrivalOf(load: LoadOptions): ArrivalKind {
   if (load.arrival) return load.arrival
@@ -33,19 +26,17 @@ function arrivalOf(load: LoadOptions): ArrivalKind {
 /**
  * A checked load with every default applied ({@link ResolvedLoad}): an open loop's arrival process
  * named (`burstiness` kept for gamma only), a ramp's curve and the drain grace; what else was given is
- * kept as given (a trace replay warns about `rate`, `arrival` and `burstiness` it ignores). `shape`
- * defaults to open when the load has a `rate`, else closed; a trace replay must say so. A closed loop's
+ * kept as given (a trace replay warns about `rate`, `arrival` and `burstiness` it ignores). `openLoop`:
+ * the load sends at planned arrivals (it has a `rate`, or a rate sweep or capacity search gives it one);
+ * a trace replay, whose timestamps set every send, is none whatever its `rate`. A closed loop's
  * concurrency is left as given: 1 in flight when it is left out (arrivalScheduleOf), and so the share
  * of each thread or host, which a defaulted 1 split N ways would not be. Idempotent; the baseline
- * identity (`canonicalConfig`) is this with the rate-based shape, as stored baselines were keyed.
+ * identity (`canonicalConfig`) is this with `openLoop` from the rate alone, as stored baselines were keyed.
  */
-export function resolveLoad(
-  load: LoadOptions,
-  shape: LoadShape = load.rate !== undefined ? 'open' : 'closed',
-): ResolvedLoad {
+export function resolveLoad(load: LoadOptions, openLoop: boolean = load.rate !== undefined): ResolvedLoad {
   const { rampUp, ...rest } = load
   const out = { ...rest, drainGraceMs: load.drainGraceMs ?? LOAD_DEFAULTS.drainGraceMs } as ResolvedLoad
-  if (shape === 'open') {
+  if (openLoop) {
     out.arrival = arrivalOf(load)
     if (out.arrival === 'gamma') out.burstiness = load.burstiness ?? LOAD_DEFAULTS.burstiness
     else delete out.burstiness

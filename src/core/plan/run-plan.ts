@@ -154,7 +154,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   return {
     workload: workload as unknown as WorkloadOptions,
     // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
-    load: resolveLoad(load as unknown as LoadOptions, trace ? 'trace' : load.rate !== undefined ? 'open' : 'closed'),
+    load: resolveLoad(load as unknown as LoadOptions, load.rate !== undefined && !trace),
     warmup: warmup as WarmupOptions | undefined,
     seed: (seed as number | undefined) ?? 0,
     goodput: goodputLimits,
