@@ -21,9 +21,9 @@ import type { PairLimits } from './paired-verdict.ts'
  *
  * The verdict at a look is judged on all pairs so far, and the sequence stops at `max` or earlier;
  * stopping earlier (decided, or the time budget) only lowers the crossing rate. Computed once per
- * (confidence, min, max) and remembered: 0.1 s for 3 to 6 pairs, 0.25 s for 60 looks (2-core machine, quiet).
- * Sequences of more than 60 looks
- * (a `pairs.max` left to the time budget) get Bonferroni's levels instead: conservative, and free.
+ * (confidence, min, max) and remembered: 0.1 s for 3 to 6 pairs, 0.25 s for 60 looks (2-core machine,
+ * quiet). Sequences of more than 60 looks (a `pairs.max` left to the time budget) get Bonferroni's
+ * levels instead: conservative, and free.
  */
 export function lookConfidence(confidence: number, limits: Pick<PairLimits, 'min' | 'max'>, pairs: number): number {
   const first = Math.max(limits.min, 2)
