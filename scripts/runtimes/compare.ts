@@ -149,6 +149,9 @@ function summarize(
       keptUp: result.client.keptUp,
       eventLoopDelayP99Ms: result.client.eventLoopDelayMs ? round(result.client.eventLoopDelayMs.p99) : null,
       generatorLagP99Ms: result.client.generatorLagMs ? round(result.client.generatorLagMs.p99) : null,
+      /** Cores other processes used during the run, and the hypervisor's steal share (the self-check's). */
+      otherCores: result.client.selfCheck?.otherCores ?? null,
+      stealShare: result.client.selfCheck?.stealShare ?? null,
     },
     streamed: result.streaming.streamed,
     /** The runtime the result's environment (and so a baseline's fingerprint) names. */

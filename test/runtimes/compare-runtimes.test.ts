@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { detectRuntime } from '../../src/core/platform/runtime.ts'
+import { OTHER_CORES_LIMIT, STEAL_LIMIT } from '../../src/core/telemetry/self-check.ts'
 import { isCI } from '../../src/bench/ci.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -38,6 +39,7 @@ interface PhaseOutput {
   durationMs: number
   streamed: boolean
   environmentRuntime: { name: string; version: string }
+  client: { otherCores: number | null; stealShare: number | null }
 }
 interface CompareOutput {
   runtime: { name: string; version: string }
@@ -147,6 +149,18 @@ describe.runIf(detectRuntime().name === 'node')('one seeded load on Node, Bun an
       const node = outputs.get('node') as CompareOutput
       const a = out.poisson
       const b = node.poisson
+      // Runs beside other work (two CPU-bound processes in a hog run) or under steal are not comparable in time
+      // (Bun's ITL p50 11.1 ms against Node's 8.4 ms once there): by the self-check's own limits, only the counts and
+      // schedule above are compared then. The client's own lag does not count: it is what is compared here.
+      const busy = [a, b].find(
+        (p) => (p.client.otherCores ?? 0) > OTHER_CORES_LIMIT || (p.client.stealShare ?? 0) > STEAL_LIMIT,
+      )
+      if (busy) {
+        console.warn(
+          `[runtimes] ${name} vs node: latencies not compared, the host was busy (other processes ${busy.client.otherCores} cores, steal ${busy.client.stealShare})`,
+        )
+        return
+      }
       // The simulator paces tokens with timers in each runtime: per-token figures agree closely,
       // TTFT and E2E carry queueing, which amplifies scheduling jitter on a loaded machine.
       expectNear(a.latency.tpotMs.p50, b.latency.tpotMs.p50, 0.3, 2, 'TPOT p50')
