@@ -131,6 +131,7 @@ export async function measureHandlerCost(
     url: 'http://replay/v1/chat/completions',
     timeoutMs: 600_000,
     apiKey: undefined,
+    api: 'chat',
   }
   const dispatchOptions = {
     method: 'POST',

@@ -3,6 +3,7 @@ import type { ClockOffset } from './client/clock-offset.ts'
 import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
+import { API_CHOICES } from './contract/api-kinds.ts'
 import { connectionsFor, SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
@@ -26,11 +27,13 @@ import {
 } from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
 import type {
+  ApiKind,
   BenchmarkOptions,
   BenchmarkResult,
   ClientHealth,
   ClientLateness,
   EnvironmentInfo,
+  RequestFailure,
   SegmentInfo,
   SegmentOptions,
   ServerSide,
@@ -179,6 +182,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
         if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
       },
     )
+    if (probe.notServed !== undefined) throw notServedError(probe.notServed, clientTarget.api)
     afterFirstProbe ??= await scraper?.scrape()
     const firstRequest: FirstRequestScrapes | undefined =
       beforeProbe && afterFirstProbe ? { before: beforeProbe, after: afterFirstProbe } : undefined
@@ -302,6 +306,18 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
 /** The run's own line about a stall (the bench's failure says it again, with what to do). */
 function stallWarning(stall: StallReport, measured: number): string {
   return `The server stopped answering: no byte from any of the ${stall.inFlight} requests in flight for ${Math.round(stall.silentMs / 1000)} s (target.stallTimeoutMs ${stall.stallTimeoutMs} ms); the run was stopped, and the ${measured} requests that completed before are measured.`
+}
+
+/**
+ * The run's first request was answered 404 or 405: every request of the load would be, so nothing
+ * is sent after it. The server's own message says whether the endpoint or the model is missing.
+ */
+function notServedError(failure: RequestFailure, api: ApiKind): OptionsError {
+  return new OptionsError(
+    'target.api',
+    `the server does not serve this request: the run's first request (target.api '${api}') got ${failure.message.replace(/ Check .*$/, '')} No request was measured`,
+    `Use an API the server serves (${API_CHOICES}), or check target.baseUrl and target.model.`,
+  )
 }
 
 /** Index of the first probe request: far from the warm-up's negative indices, so its prompt is its own. */

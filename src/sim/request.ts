@@ -102,11 +102,46 @@ function countMessageTokens(messages: unknown, keep: boolean): PromptTokens | un
     else if (Array.isArray(content)) {
       for (const part of content) {
         if (!isRecord(part)) return undefined
-        if (part.type === 'text' && typeof part.text === 'string') add(part.text)
+        // `text` in chat and Messages, `input_text` / `output_text` in the Responses API.
+        if (
+          (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text') &&
+          typeof part.text === 'string'
+        )
+          add(part.text)
       }
     } else if (content !== null && content !== undefined) return undefined
   }
   return { count, texts }
+}
+
+/**
+ * The conversation of a chat, Responses or Messages body as one chat message list: the Responses
+ * API's `input` (a string is one user message), the Messages API's `system` first. The same
+ * conversation sent over any of the three gives the same list, so the same reply.
+ */
+function conversationOf(api: ApiKind, body: Record<string, unknown>): unknown {
+  if (api === 'responses') return typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
+  if (api === 'messages' && body.system !== undefined && body.system !== null) {
+    if (!Array.isArray(body.messages)) return body.messages
+    return [{ role: 'system', content: body.system }, ...(body.messages as unknown[])]
+  }
+  return body.messages
+}
+
+/** The body field that holds the prompt, per API. */
+const PROMPT_FIELDS: Record<ApiKind, string> = {
+  chat: 'messages',
+  completions: 'prompt',
+  responses: 'input',
+  messages: 'messages',
+}
+
+/** The body field that limits the output, per API (chat also takes `max_completion_tokens`). */
+const MAX_TOKENS_FIELDS: Record<ApiKind, string> = {
+  chat: 'max_tokens',
+  completions: 'max_tokens',
+  responses: 'max_output_tokens',
+  messages: 'max_tokens',
 }
 
 function isTokenIds(value: unknown): value is number[] {
@@ -138,7 +173,11 @@ function optionalInteger(
   return value
 }
 
-/** Validates a `/v1/chat/completions` or `/v1/completions` body the way vLLM's OpenAI server does, for the fields the simulator reads. */
+/**
+ * Validates a `/v1/chat/completions`, `/v1/completions`, `/v1/responses` or `/v1/messages` body the
+ * way vLLM's server does, for the fields the simulator reads. The Responses and Messages APIs
+ * report usage at the end of every stream without being asked (`includeUsage`).
+ */
 export function parseCompletionRequest(api: ApiKind, body: unknown, limits: RequestLimits): ParsedCompletionRequest {
   if (!isRecord(body)) return badRequest('The request body must be a JSON object.')
 
@@ -160,11 +199,18 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   let prompt: PromptTokens | undefined
   let contentKey: string
   const keep = limits.keepPromptTokens === true
-  if (api === 'chat') {
-    prompt = countMessageTokens(body.messages, keep)
+  const where = PROMPT_FIELDS[api]
+  if (api !== 'completions') {
+    const conversation = conversationOf(api, body)
+    prompt = countMessageTokens(conversation, keep)
     if (prompt === undefined)
-      return badRequest('messages must be a non-empty list of {role, content} objects.', 'messages')
-    contentKey = 'chat:' + JSON.stringify(body.messages)
+      return badRequest(
+        api === 'responses'
+          ? 'input must be a string or a non-empty list of {role, content} messages.'
+          : 'messages must be a non-empty list of {role, content} objects.',
+        where,
+      )
+    contentKey = 'chat:' + JSON.stringify(conversation)
   } else {
     prompt = countPromptTokens(body.prompt, keep)
     if (prompt === undefined)
@@ -176,16 +222,19 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
     return badRequest('stream must be a boolean.', 'stream')
   const stream = body.stream === true
-  let includeUsage = false
+  let includeUsage = api === 'responses' || api === 'messages'
   let continuousUsage = false
-  if (body.stream_options !== undefined && body.stream_options !== null) {
+  if ((api === 'chat' || api === 'completions') && body.stream_options !== undefined && body.stream_options !== null) {
     if (!stream) return badRequest('Stream options can only be defined when `stream=True`.', 'stream_options')
     if (!isRecord(body.stream_options)) return badRequest('stream_options must be an object.', 'stream_options')
     includeUsage = body.stream_options.include_usage === true
     continuousUsage = includeUsage && body.stream_options.continuous_usage_stats === true
   }
 
-  const maxField = body.max_tokens !== undefined && body.max_tokens !== null ? 'max_tokens' : 'max_completion_tokens'
+  const maxField =
+    api !== 'chat' || (body.max_tokens !== undefined && body.max_tokens !== null)
+      ? MAX_TOKENS_FIELDS[api]
+      : 'max_completion_tokens'
   const requestedMax = optionalInteger(body, maxField, 1)
   if (typeof requestedMax === 'object') return badRequest(requestedMax.problem, maxField)
   const requestedMin = optionalInteger(body, 'min_tokens', 0)
@@ -193,7 +242,6 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
   if (body.ignore_eos !== undefined && body.ignore_eos !== null && typeof body.ignore_eos !== 'boolean')
     return badRequest('ignore_eos must be a boolean.', 'ignore_eos')
 
-  const where = api === 'chat' ? 'messages' : 'prompt'
   const room = limits.maxModelLen - promptTokens
   if (room < 1 || (requestedMax !== undefined && requestedMax > room)) {
     const asked = requestedMax ?? 1

@@ -11,6 +11,8 @@ import {
   usageOf,
 } from './protocol.ts'
 import type { ResponseIdentity, TokenUsage } from './protocol.ts'
+import { typedBody, typedEventWriter } from './typed-protocol.ts'
+import type { TypedEventWriter } from './typed-protocol.ts'
 
 /**
  * How a response reaches the client: `stream` writes each event as it is produced, `burst`
@@ -49,6 +51,8 @@ export class CompletionResponder {
   #reasoningBuffer = ''
   #emittedTokens = 0
   #started = false
+  /** The Responses or Messages API's events; undefined for chat and completions. */
+  readonly #typed: TypedEventWriter | undefined
 
   /**
    * `reportCachedTokens`: the usage carries `prompt_tokens_details.cached_tokens` (set by {@link cached}, 0 until then).
@@ -75,6 +79,8 @@ export class CompletionResponder {
     this.#promptTokens = options.promptTokens
     this.#finishReason = options.finishReason
     this.#cachedTokens = options.reportCachedTokens === true ? 0 : undefined
+    const api = options.identity.api
+    this.#typed = api === 'responses' || api === 'messages' ? typedEventWriter(options.identity) : undefined
   }
 
   /** The prompt's prefix-cache hits, known at admission. */
@@ -96,14 +102,43 @@ export class CompletionResponder {
     if (this.#mode === 'json') {
       this.#buffer += text
       this.#reasoningBuffer += reasoning
-      if (last)
+      if (last) {
+        const body = this.#typed === undefined ? completionBody : typedBody
         sendJson(
           this.#res,
           200,
-          completionBody(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer),
+          body(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer),
         )
+      }
       return
     }
+    const events =
+      this.#typed === undefined ? this.#chunkEvents(text, last, reasoning) : this.#typedEvents(text, last, reasoning)
+    if (this.#mode === 'stream') {
+      if (last) this.#res.end(events)
+      else this.#res.write(events)
+      return
+    }
+    this.#buffer += events
+    if (last) {
+      this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(this.#buffer) })
+      this.#res.end(this.#buffer)
+    }
+  }
+
+  /** The events of one chunk of a Responses or Messages stream; usage only in the last. */
+  #typedEvents(text: string, last: boolean, reasoning: string): string {
+    const writer = this.#typed as TypedEventWriter
+    let events = ''
+    if (!this.#started) events += writer.open(usageOf(this.#promptTokens, 0, this.#cachedTokens))
+    this.#started = true
+    events += writer.chunk(text, reasoning)
+    if (last) events += writer.close(this.#finalUsage(), this.#finishReason)
+    return events
+  }
+
+  /** The chunks of one chunk of output of a chat or completions stream. */
+  #chunkEvents(text: string, last: boolean, reasoning: string): string {
     let events = ''
     if (!this.#started && this.#identity.api === 'chat')
       events += sseEvent(roleChunk(this.#identity, this.#continuousUsage ? usageOf(this.#promptTokens, 0) : undefined))
@@ -115,16 +150,7 @@ export class CompletionResponder {
       if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, this.#finalUsage()))
       events += SSE_DONE
     }
-    if (this.#mode === 'stream') {
-      if (last) this.#res.end(events)
-      else this.#res.write(events)
-      return
-    }
-    this.#buffer += events
-    if (last) {
-      this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(this.#buffer) })
-      this.#res.end(this.#buffer)
-    }
+    return events
   }
 
   #finalUsage(): TokenUsage {
@@ -147,7 +173,8 @@ export class CompletionResponder {
       sendJson(this.#res, 500, errorBody(500, 'InternalServerError', message))
       return
     }
-    const events = this.#buffer + streamErrorEvent(message)
+    const failure = this.#typed === undefined ? streamErrorEvent(message) : this.#typed.failure(message)
+    const events = this.#buffer + failure
     if (this.#mode === 'burst')
       this.#res.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(events) })
     this.#res.end(events)

@@ -33,6 +33,16 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; api?: ApiKind }> = {
   '/v1/models': { method: 'GET' },
   '/v1/chat/completions': { method: 'POST', api: 'chat' },
   '/v1/completions': { method: 'POST', api: 'completions' },
+  '/v1/responses': { method: 'POST', api: 'responses' },
+  '/v1/messages': { method: 'POST', api: 'messages' },
+}
+
+/** The prefix of a response id per API, as vLLM makes them. */
+const ID_PREFIXES: Record<ApiKind, string> = {
+  chat: 'chatcmpl',
+  completions: 'cmpl',
+  responses: 'resp',
+  messages: 'msg',
 }
 
 function sendError(
@@ -68,8 +78,7 @@ function createIdSource(seed: number): (api: ApiKind) => string {
   const random = createRandom(deriveSeed(seed, 'ids'))
   let counter = 0
   const hex8 = () => random.integer(0x100000000).toString(16).padStart(8, '0')
-  return (api) =>
-    `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
+  return (api) => `${ID_PREFIXES[api]}-${(counter++).toString(16).padStart(8, '0')}${hex8()}${hex8()}${hex8()}`
 }
 
 class Simulator {
@@ -228,8 +237,8 @@ class Simulator {
 
     const mode: ResponseMode =
       config.bufferMode === 'json' || !request.stream ? 'json' : config.bufferMode === 'burst' ? 'burst' : 'stream'
-    // The first output tokens are the reply's reasoning (chat only: vLLM's completions have no reasoning parser).
-    const reasoningTokens = request.api === 'chat' ? Math.min(config.reasoningTokens, plan.completionTokens) : 0
+    // The first output tokens are the reply's reasoning (not for completions: vLLM's have no reasoning parser).
+    const reasoningTokens = request.api === 'completions' ? 0 : Math.min(config.reasoningTokens, plan.completionTokens)
     let emittedTokens = 0
     const responder = new CompletionResponder({
       res,

@@ -13,7 +13,7 @@ import { findLlamaArtifacts } from '../../scripts/llama/llama-cache.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { compareLlamaTimings } from '../../src/core/server/llama-timings.ts'
 import { llamaCpp, startServer, type RunningServer } from '../../src/core/server/index.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { ApiKind, BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
 import { isCI } from '../../src/bench/ci.ts'
 import type { LlmBenchSweepTaskMeta } from '../../src/bench/sweep-meta.ts'
 import { LLAMA_E2E_SERVER_ARGS } from '../helpers/llama-server-args.ts'
@@ -93,7 +93,7 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
 
   function run(
     overrides: Partial<BenchmarkOptions> & Pick<BenchmarkOptions, 'load'>,
-    api: 'chat' | 'completions' = 'chat',
+    api: ApiKind = 'chat',
     outputTokens = 128,
   ): Promise<BenchmarkResult> {
     return runBenchmark(
@@ -187,6 +187,26 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
       const result = await run({ load: { concurrency: 2, requests: 12 } }, 'completions', 128)
       expectClean(result, 12, 128)
       expect(result.config).toMatchObject({ target: { api: 'completions' } })
+    },
+    LOADED_MACHINE_MS,
+  )
+
+  test.each(['responses', 'messages'] as const)(
+    '%s API: every stream completes with the requested length, usage and input tokens as over chat',
+    async (api) => {
+      const result = await run({ load: { concurrency: 2, requests: 12 } }, api, 128)
+      expectClean(result, 12, 128)
+      expect(result.config).toMatchObject({ target: { api } })
+      const requests = result.requests ?? []
+      // llama.cpp's Responses stream always ends "completed"; its Messages stream says max_tokens.
+      expect(new Set(requests.map((r) => r.finishReason))).toEqual(new Set([api === 'responses' ? 'stop' : 'length']))
+      // The same 48-token prompts through the same chat template: llama-server's input count within a few
+      // tokens of chat's (each API builds the template's messages its own way).
+      const chat = await run({ load: { concurrency: 2, requests: 4 } }, 'chat', 16)
+      const chatInput = chat.metrics.inputTokens.mean
+      for (const r of requests) expect(Math.abs(r.inputTokens - chatInput)).toBeLessThanOrEqual(6)
+      // llama-server's timings ride on response.completed / are absent from message events: read where sent.
+      if (api === 'responses') expect(requests.every((r) => r.serverTimings?.predicted_n === 128)).toBe(true)
     },
     LOADED_MACHINE_MS,
   )

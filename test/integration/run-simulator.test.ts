@@ -1,4 +1,5 @@
-import { Agent, get } from 'node:http'
+import { Agent, createServer, get } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 import { runBenchmark } from '../../src/core/run.ts'
@@ -220,7 +221,7 @@ describe('runBenchmark against the simulator', () => {
     ['target', { ...base, target: undefined }],
     ['load.rate', { ...base, load: { rate: 0, requests: 5 } }],
     ['load.rate', { ...base, load: { rate: -3, requests: 5 } }],
-    ['target.api', { ...base, target: { baseUrl: 'SIM', api: 'responses' } }],
+    ['target.api', { ...base, target: { baseUrl: 'SIM', api: 'embeddings' } }],
     ['target.baseUrl', { ...base, target: { baseUrl: 'SIM-WITHOUT-SCHEME' } }],
     ['workload.kind', { ...base, workload: { kind: 'csv' } }],
     ['goodput', { ...base, goodput: {} }],
@@ -264,5 +265,43 @@ describe('a target with nothing listening', () => {
     expect((error as Error).message).toContain(
       'use `server: connect(baseUrl, { readyTimeoutMs })` in place of `target`.',
     )
+  })
+})
+
+describe('a server that does not serve target.api', () => {
+  it('stops after the first request with an error naming target.api, and sends nothing more', async () => {
+    // Serves the model list (readiness) and nothing else, as a server without /v1/messages does.
+    let posts = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }))
+        return
+      }
+      if (req.method === 'POST') posts++
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ detail: 'Not Found' }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const error = await runBenchmark(
+        {
+          target: { baseUrl: `http://127.0.0.1:${port}`, api: 'messages' },
+          workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
+          load: { concurrency: 2, requests: 20 },
+        },
+        { skipGpu: true },
+      ).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(OptionsError)
+      expect((error as OptionsError).option).toBe('target.api')
+      expect((error as Error).message).toContain(`POST http://127.0.0.1:${port}/v1/messages: HTTP 404: Not Found.`)
+      expect((error as Error).message).toContain('No request was measured. Use an API the server serves')
+      // The probe's first request, and no warm-up or measured request after it.
+      expect(posts).toBe(1)
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 })

@@ -226,6 +226,21 @@ describe('the API key', () => {
     expect(JSON.stringify(record)).not.toContain(key)
   })
 
+  test("the Messages API gets it as Anthropic's x-api-key too, unless a header gives one", async () => {
+    server.respond = () => jsonError(401, '{"type":"error","error":{"type":"authentication_error","message":"no"}}')
+    const before = server.requests.length
+    await withClient({ apiKey: key, api: 'messages' }, (client) => client.send(request, { index: 0 }))
+    expect(server.requests[before]?.headers['x-api-key']).toBe(key)
+    expect(server.requests[before]?.headers.authorization).toBe(`Bearer ${key}`)
+    await withClient({ apiKey: key, api: 'messages', headers: { 'X-Api-Key': 'other' } }, (client) =>
+      client.send(request, { index: 0 }),
+    )
+    expect(server.requests[before + 1]?.headers['x-api-key']).toBe('other')
+    // Not for the OpenAI APIs.
+    await withClient({ apiKey: key, api: 'responses' }, (client) => client.send(request, { index: 0 }))
+    expect(server.requests[before + 2]?.headers['x-api-key']).toBeUndefined()
+  })
+
   test('without a key no Authorization header is sent', async () => {
     server.respond = () => okStream
     const before = server.requests.length

@@ -107,6 +107,60 @@ describe('buildRequestBody', () => {
   test('endpoint paths', () => {
     expect(endpointPath('chat')).toBe('/v1/chat/completions')
     expect(endpointPath('completions')).toBe('/v1/completions')
+    expect(endpointPath('responses')).toBe('/v1/responses')
+    expect(endpointPath('messages')).toBe('/v1/messages')
+  })
+
+  test('responses: the conversation as input, max_output_tokens, no stream_options (usage comes unasked)', () => {
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ]
+    expect(
+      buildRequestBody(
+        { ...chat, api: 'responses', continuousUsageStats: true },
+        { messages, maxTokens: 64, ignoreEos: true },
+      ),
+    ).toEqual({
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      input: messages,
+      stream: true,
+      max_output_tokens: 64,
+      ignore_eos: true,
+      min_tokens: 64,
+    })
+    // A prompt workload's text is one user message.
+    expect(buildRequestBody({ ...chat, api: 'responses' }, { prompt: 'Hi' }).input).toEqual([
+      { role: 'user', content: 'Hi' },
+    ])
+  })
+
+  test('messages: system messages as the top-level system, the rest as messages, max_tokens', () => {
+    const body = buildRequestBody(
+      { ...chat, api: 'messages' },
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'system', content: 'Answer in English.' },
+          { role: 'user', content: 'Hello' },
+          { role: 'assistant', content: 'Hi.' },
+          { role: 'user', content: 'Bye' },
+        ],
+        maxTokens: 32,
+      },
+    )
+    expect(body).toEqual({
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      system: 'Be brief.\n\nAnswer in English.',
+      messages: [
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Hi.' },
+        { role: 'user', content: 'Bye' },
+      ],
+      stream: true,
+      max_tokens: 32,
+    })
+    expect('system' in buildRequestBody({ ...chat, api: 'messages' }, { prompt: 'Hi' })).toBe(false)
   })
 })
 

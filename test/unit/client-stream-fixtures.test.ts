@@ -8,7 +8,7 @@
  * event-loop turn it is sent). Against the planned schedule, TTFT gets -2 / +60 ms of slack.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
+import { StreamingClient, endpointPath, resolveTarget } from '../../src/core/client/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import type { ApiKind, FailureKind, RequestRecord } from '../../src/core/contract/types.ts'
 import { loadSseFixture } from '../fixtures/sse/fixture-file.ts'
@@ -34,6 +34,13 @@ interface Expectation {
   /** For a failure: the write whose arrival fails the request (endAt lies after it, before the next). */
   failsAtWrite?: number
   serverTimings?: Record<string, number>
+  /** The write carrying the first answer (non-reasoning) output: TTFO's end (checked when given). */
+  firstAnswerWrite?: number
+  /** Output events that carried reasoning only. */
+  reasoningChunks?: number
+  reasoningTokens?: number
+  /** The answer text, when the case checks it. */
+  outputText?: string
 }
 
 const cases: Expectation[] = [
@@ -239,6 +246,88 @@ const cases: Expectation[] = [
     usageReported: false,
     streamed: true,
   },
+  {
+    fixture: 'responses-reasoning',
+    api: 'responses',
+    ok: true,
+    contentWrites: [1, 2, 3, 4],
+    firstAnswerWrite: 3,
+    outputTokens: 6,
+    inputTokens: 9,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+    reasoningChunks: 2,
+    reasoningTokens: 3,
+    outputText: 'Hello world',
+    serverTimings: { prompt_ms: 12.5, predicted_ms: 170 },
+  },
+  {
+    fixture: 'responses-failed',
+    api: 'responses',
+    ok: false,
+    errorKind: 'stream-error',
+    messageIncludes: 'out of memory',
+    contentWrites: [1, 2],
+    failsAtWrite: 3,
+    outputTokens: 2,
+    inputTokens: 0,
+    usageReported: false,
+    streamed: true,
+  },
+  {
+    fixture: 'responses-tool-first',
+    api: 'responses',
+    ok: true,
+    contentWrites: [1, 2],
+    firstAnswerWrite: 1,
+    outputTokens: 5,
+    inputTokens: 11,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'stop',
+    outputText: '',
+  },
+  {
+    fixture: 'messages-thinking',
+    api: 'messages',
+    ok: true,
+    contentWrites: [0, 1, 2, 3],
+    firstAnswerWrite: 2,
+    outputTokens: 5,
+    inputTokens: 7,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'length',
+    reasoningChunks: 2,
+    outputText: 'Sure!',
+  },
+  {
+    fixture: 'messages-tool-first',
+    api: 'messages',
+    ok: true,
+    contentWrites: [1, 2],
+    firstAnswerWrite: 1,
+    outputTokens: 7,
+    inputTokens: 20,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'tool_calls',
+    outputText: '',
+  },
+  {
+    fixture: 'messages-error',
+    api: 'messages',
+    ok: false,
+    errorKind: 'stream-error',
+    messageIncludes: 'Overloaded',
+    contentWrites: [0],
+    failsAtWrite: 1,
+    outputTokens: 1,
+    inputTokens: 0,
+    usageReported: false,
+    streamed: true,
+  },
 ]
 
 let server: ScriptedServer
@@ -323,11 +412,15 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
           prompt: 'hi',
           maxTokens: 16,
           expectedInputTokens: exp.expectedInputTokens,
+          keepOutputText: exp.outputText !== undefined,
         },
         { index: 7, plannedAt: 1.5 },
       )
       const received = server.requests[before]
-      expect(received?.url).toBe(exp.api === 'completions' ? '/v1/completions' : '/v1/chat/completions')
+      expect(received?.url).toBe(endpointPath(exp.api ?? 'chat'))
+      // Anthropic's version header goes with the Messages API only (no key here, so no x-api-key).
+      expect(received?.headers['anthropic-version']).toBe(exp.api === 'messages' ? '2023-06-01' : undefined)
+      expect(received?.headers['x-api-key']).toBeUndefined()
       const writeTimes = received?.writeTimes ?? []
 
       expect(record.index).toBe(7)
@@ -342,6 +435,15 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
       expect(record.readInOneBurst).toBe(exp.readInOneBurst ?? false)
       expect(record.finishReason).toBe(exp.finishReason)
       expect(record.serverTimings).toEqual(exp.serverTimings)
+      if (exp.api === 'responses' || exp.api === 'messages') {
+        // Chat's reasoning fixtures have their own test (client-stream-reasoning-fixtures.test.ts).
+        expect(record.reasoningChunks).toBe(exp.reasoningChunks)
+        expect(record.reasoningTokens).toBe(exp.reasoningTokens)
+      }
+      if (exp.outputText !== undefined) expect(record.outputText).toBe(exp.outputText)
+      // TTFO's event: the first answer output, between the write that carried it and the next.
+      if (exp.firstAnswerWrite !== undefined)
+        expect(record.firstOutputAt).toBe(record.chunkTimes[exp.contentWrites.indexOf(exp.firstAnswerWrite)])
       assertTimeline(record, exp, writeTimes, fixture.plannedAtMs)
 
       assertMetrics(record, exp)

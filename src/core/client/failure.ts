@@ -4,6 +4,7 @@
  */
 import { redactSecret } from '../platform/redact.ts'
 import type { RequestFailure } from '../contract/types.ts'
+import { API_CHOICES } from '../contract/api-kinds.ts'
 
 /** Longest excerpt of a server body quoted in a message, in characters. */
 const EXCERPT_CHARS = 200
@@ -54,7 +55,7 @@ export function serverMessageOf(body: string): string {
 function httpHint(status: number): string {
   if (status === 401 || status === 403) return ' Check target.apiKey (or OPENAI_API_KEY).'
   if (status === 404)
-    return " Check target.baseUrl, target.api ('chat' or 'completions': a server may serve only one) and target.model."
+    return ` Check target.baseUrl, target.api (a server may not serve every API: ${API_CHOICES}) and target.model.`
   if (status === 429) return ' The server is rate-limiting: lower the load or raise its limits.'
   if (status === 400 || status === 413 || status === 422)
     return ' The server is up and refused it: check the prompt and output lengths against its context size, target.model and extraBody.'

@@ -1,9 +1,10 @@
 import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import { API_ENDPOINTS } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */
 export function endpointPath(api: ApiKind): string {
-  return api === 'chat' ? '/v1/chat/completions' : '/v1/completions'
+  return API_ENDPOINTS[api]
 }
 
 function promptOf(req: PreparedRequest): string {
@@ -12,26 +13,52 @@ function promptOf(req: PreparedRequest): string {
   return (req.messages ?? []).map((m) => m.content).join('\n')
 }
 
+function messagesOf(req: PreparedRequest): NonNullable<PreparedRequest['messages']> {
+  return req.messages ?? [{ role: 'user', content: req.prompt ?? '' }]
+}
+
 /**
- * The JSON body of one streaming request. Always streams and asks for usage
+ * The JSON body of one streaming request, always streamed. Chat and completions ask for usage
  * (`stream_options.include_usage`) so output tokens are exact, in every chunk too
- * (`continuous_usage_stats`) when the target says so (tokens per chunk exact); with `ignoreEos` it adds
- * `ignore_eos: true` and `min_tokens = maxTokens` (vLLM, SGLang) so the server produces
+ * (`continuous_usage_stats`) when the target says so (tokens per chunk exact); the Responses and
+ * Messages APIs report usage in their last events without being asked. The Responses API gets the
+ * whole conversation as `input` (no `previous_response_id`: a multi-turn session sends its history
+ * each turn, as over chat, so both APIs see the same tokens and no server-side state is assumed);
+ * the Messages API gets system messages as its top-level `system`. With `ignoreEos` it adds
+ * `ignore_eos: true` and `min_tokens = maxTokens` (vLLM, SGLang, llama.cpp) so the server produces
  * exactly the requested length. `extraBody` is merged last and wins.
  */
 export function buildRequestBody(target: ResolvedTarget, req: PreparedRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { model: target.model }
-  if (target.api === 'chat') {
-    body.messages = req.messages ?? [{ role: 'user', content: req.prompt ?? '' }]
-  } else {
-    body.prompt = promptOf(req)
+  switch (target.api) {
+    case 'chat':
+      body.messages = messagesOf(req)
+      break
+    case 'completions':
+      body.prompt = promptOf(req)
+      break
+    case 'responses':
+      body.input = messagesOf(req)
+      break
+    case 'messages': {
+      const messages = messagesOf(req)
+      const system = messages.filter((m) => m.role === 'system').map((m) => m.content)
+      if (system.length > 0) body.system = system.join('\n\n')
+      body.messages = messages.filter((m) => m.role !== 'system')
+      break
+    }
   }
   body.stream = true
-  body.stream_options =
-    target.continuousUsageStats === true
-      ? { include_usage: true, continuous_usage_stats: true }
-      : { include_usage: true }
-  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens
+  if (target.api === 'chat' || target.api === 'completions') {
+    body.stream_options =
+      target.continuousUsageStats === true
+        ? { include_usage: true, continuous_usage_stats: true }
+        : { include_usage: true }
+  }
+  if (req.maxTokens !== undefined) {
+    if (target.api === 'responses') body.max_output_tokens = req.maxTokens
+    else body.max_tokens = req.maxTokens
+  }
   if (req.ignoreEos === true) {
     body.ignore_eos = true
     if (req.maxTokens !== undefined) body.min_tokens = req.maxTokens

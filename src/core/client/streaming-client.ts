@@ -26,6 +26,9 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
  * (one request per connection at a time, no pipelining; the runtime's fetch where undici cannot
  * dispatch) and turns each into a {@link RequestRecord}.
  */
+/** The `anthropic-version` sent to a Messages API server, unless `target.headers` gives one. */
+const ANTHROPIC_VERSION = '2023-06-01'
+
 export class StreamingClient {
   private readonly target: ResolvedTarget
   private readonly pool: StreamDispatcher
@@ -53,12 +56,18 @@ export class StreamingClient {
     }
     if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization'))
       headers.authorization = `Bearer ${target.apiKey}`
+    // Anthropic's own header and version, which servers of its Messages API may require.
+    if (target.api === 'messages') {
+      if (target.apiKey !== undefined && !hasHeader(target.headers, 'x-api-key')) headers['x-api-key'] = target.apiKey
+      if (!hasHeader(target.headers, 'anthropic-version')) headers['anthropic-version'] = ANTHROPIC_VERSION
+    }
     this.headers = headers
     this.context = {
       dispatcher: this.pool,
       url: root.origin + this.path,
       timeoutMs: target.requestTimeoutMs,
       apiKey: target.apiKey,
+      api: target.api,
     }
   }
 

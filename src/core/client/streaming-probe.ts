@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestFailure, RequestRecord } from '../contract/types.ts'
 
 /** Probe requests sent at most: one more each time the whole output arrived in one read. */
 export const STREAMING_PROBE_TRIES = 3
@@ -11,7 +11,15 @@ export interface StreamingProbeOutcome {
   serverBuffers: boolean | undefined
   /** Probe requests sent. */
   requests: number
+  /**
+   * The first probe's failure when the server answered it with HTTP 404 or 405: the endpoint of
+   * `target.api` (or the model) is not served there, and every request of the load would fail the same way.
+   */
+  notServed?: RequestFailure
 }
+
+/** Statuses that say the endpoint or the model is not there, not that the server is busy or refused this request. */
+const NOT_SERVED_STATUSES: ReadonlySet<number> = new Set([404, 405])
 
 /**
  * Decides whether the server streams from evidence about the server, not the load: requests sent
@@ -28,6 +36,9 @@ export async function probeStreaming(
   for (let attempt = 0; attempt < STREAMING_PROBE_TRIES; attempt++) {
     const record = await send(attempt)
     const requests = attempt + 1
+    const error = record.error
+    if (attempt === 0 && error?.kind === 'http' && NOT_SERVED_STATUSES.has(error.status ?? 0))
+      return { serverBuffers: undefined, requests, notServed: error }
     if (!record.ok || !record.streamed || record.chunkTimes.length < MIN_PROBE_EVENTS)
       return { serverBuffers: undefined, requests }
     if (!record.readInOneBurst) return { serverBuffers: false, requests }

@@ -3,7 +3,7 @@ import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
-import type { RequestFailure, RequestRecord } from '../contract/types.ts'
+import type { ApiKind, RequestFailure, RequestRecord } from '../contract/types.ts'
 import {
   cancelledFailure,
   errorCodeOf,
@@ -32,6 +32,8 @@ import {
   usageTokens,
 } from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
+import { emptyTypedReading, hasTypedEvents, readTypedBody, readTypedEvent } from './typed-event.ts'
+import type { TypedEventReading } from './typed-event.ts'
 
 /** What a request needs from its client; one object shared by every request of a client. */
 export interface RequestContext {
@@ -42,6 +44,8 @@ export interface RequestContext {
   timeoutMs: number
   /** Redacted from every failure message. */
   apiKey: string | undefined
+  /** The API driven: how the stream's events are read. */
+  api: ApiKind
 }
 
 /** Identity of one request in the run. */
@@ -115,6 +119,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private retried = false
   private settled = false
   private timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** The Responses or Messages API: events read by type into this one object; undefined for chat and completions. */
+  private readonly typed: TypedEventReading | undefined
 
   /** `keepOutputText`: collect the answer text into {@link RequestRecord.outputText} (`PreparedRequest.keepOutputText`). */
   constructor(
@@ -129,6 +135,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.meta = meta
     this.expectedInputTokens = expectedInputTokens
     this.outputText = keepOutputText ? '' : undefined
+    this.typed = hasTypedEvents(context.api) ? emptyTypedReading() : undefined
     this.record = new Promise<RequestRecord>((resolve) => {
       this.resolveRecord = resolve
     })
@@ -274,6 +281,10 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.fail(streamErrorFailure(streamErrorOfData(data)), now)
       return
     }
+    if (this.typed !== undefined) {
+      this.onTypedEvent(event.event, data, now)
+      return
+    }
     if (data === '[DONE]') {
       this.doneSeen = true
       return
@@ -317,6 +328,62 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       template.learn(data, c)
     }
     this.readFields(c)
+  }
+
+  /**
+   * One event of a Responses or Messages stream (typed-event.ts). Every event is parsed: these
+   * streams carry their type inside the data, and the repeated-chunk fast path is chat's. The
+   * usage they report is kept in the Chat Completions shape the record is built from.
+   */
+  private onTypedEvent(eventName: string | undefined, data: string, now: number): void {
+    if (data.length === 0) return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      this.fail(malformedFailure(data), now)
+      return
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.fail(malformedFailure(data), now)
+      return
+    }
+    // llama.cpp reports a failure inside a Responses stream as chat does: `data: {"error": ...}`.
+    const streamError = streamErrorOf(parsed as ChunkLike)
+    if (streamError !== undefined) {
+      this.fail(streamErrorFailure(streamError), now)
+      return
+    }
+    const reading = this.typed as TypedEventReading
+    readTypedEvent(this.context.api, eventName, parsed as Record<string, unknown>, reading)
+    if (reading.error !== undefined) {
+      this.fail(streamErrorFailure(reading.error), now)
+      return
+    }
+    if (reading.output !== 'none') {
+      const answer = reading.output === 'answer'
+      this.outputEvent(now, answer, undefined)
+      if (answer && this.outputText !== undefined) this.outputText += reading.text
+    }
+    this.keepTypedFields(reading)
+    if (reading.done) this.doneSeen = true
+  }
+
+  /** The usage, finish reason and timings an event of a Responses or Messages stream reported, in the chat shape. */
+  private keepTypedFields(reading: TypedEventReading): void {
+    if (reading.finishReason !== undefined) this.finishReason = reading.finishReason
+    if (reading.timings !== undefined && reading.timings !== null) this.timings = reading.timings
+    if (reading.inputTokens === undefined && reading.outputTokens === undefined) return
+    const usage = (this.usage ?? {}) as {
+      prompt_tokens?: number
+      completion_tokens?: number
+      completion_tokens_details?: { reasoning_tokens: number }
+    }
+    if (reading.inputTokens !== undefined) usage.prompt_tokens = reading.inputTokens
+    if (reading.outputTokens !== undefined) usage.completion_tokens = reading.outputTokens
+    if (reading.reasoningTokens !== undefined)
+      usage.completion_tokens_details = { reasoning_tokens: reading.reasoningTokens }
+    this.usage = usage
   }
 
   /** An event that carries output (`answer`: some of it is not reasoning), with the chunk's `usage`. */
@@ -374,6 +441,13 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     const streamError = streamErrorOf(c)
     if (streamError !== undefined) {
       this.settle(streamErrorFailure(streamError), now)
+      return
+    }
+    if (this.typed !== undefined) {
+      const whole = readTypedBody(this.context.api, parsed as Record<string, unknown>)
+      this.keepTypedFields(whole.reading)
+      if (this.outputText !== undefined) this.outputText = whole.text
+      this.settle(undefined, now, whole.carriesOutput ? 1 : 0)
       return
     }
     this.usage = c.usage

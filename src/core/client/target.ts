@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { ApiKind, TargetOptions } from '../contract/types.ts'
+import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
 import { SIMULATOR_SERVER_NAME } from '../contract/simulator-name.ts'
 
 /** Per-request limit when `target.requestTimeoutMs` is not given, in milliseconds (10 minutes). */
@@ -72,8 +73,8 @@ export type PlannedTarget = Omit<ResolvedTarget, 'model'> & {
 export function planTarget(t: TargetOptions): PlannedTarget {
   const baseUrl = normalizeBaseUrl(t.baseUrl)
   const api = t.api ?? 'chat'
-  if (api !== 'chat' && api !== 'completions') {
-    throw new OptionsError('target.api', `${JSON.stringify(api)} is not supported`, "Use 'chat' or 'completions'.")
+  if (!isApiKind(api)) {
+    throw new OptionsError('target.api', `${JSON.stringify(api)} is not supported`, `Use ${API_CHOICES}.`)
   }
   const requestTimeoutMs = t.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   if (!(requestTimeoutMs > 0) || !Number.isFinite(requestTimeoutMs)) {

@@ -6,8 +6,12 @@
  * length in tokens, every rate per second.
  */
 
-/** Which OpenAI endpoint is driven. */
-export type ApiKind = 'chat' | 'completions'
+/**
+ * Which endpoint is driven: OpenAI's Chat Completions (`chat`), Completions (`completions`) or
+ * Responses (`responses`) API, or Anthropic's Messages API (`messages`), as vLLM, SGLang and
+ * llama.cpp serve them.
+ */
+export type ApiKind = 'chat' | 'completions' | 'responses' | 'messages'
 
 /** Where requests go. */
 export interface TargetOptions {
@@ -15,7 +19,11 @@ export interface TargetOptions {
   baseUrl: string
   /** Model name sent in each request. Default: the first model listed by `GET /v1/models`. */
   model?: string
-  /** `chat` posts to `/v1/chat/completions` with `messages`, `completions` to `/v1/completions` with `prompt`. Default `chat`. */
+  /**
+   * `chat` posts to `/v1/chat/completions` with `messages`, `completions` to `/v1/completions` with
+   * `prompt`, `responses` to `/v1/responses` with the conversation as `input`, `messages` to
+   * `/v1/messages` (Anthropic) with `messages` and `system`. Default `chat`.
+   */
   api?: ApiKind
   /** Bearer token. Default: `process.env.OPENAI_API_KEY`. Never written to results or logs. */
   apiKey?: string
@@ -335,7 +343,7 @@ export interface Progress {
 
 /** One request to send, as built by a workload. */
 export interface PreparedRequest {
-  /** Chat messages (chat API). */
+  /** The conversation (chat, Responses and Messages APIs). */
   messages?: Array<{ role: string; content: string }>
   /** Prompt text (completions API). */
   prompt?: string

@@ -4,8 +4,8 @@ import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { BenchmarkOptions, TargetOptions } from '../contract/types.ts'
 import { planTarget, type PlannedTarget } from '../client/target.ts'
 import { planRun, type RunPlan } from './run-plan.ts'
+import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
 
-const APIS = ['chat', 'completions']
 /** Every key of {@link TargetOptions}. */
 export const TARGET_KEYS = [
   'baseUrl',
@@ -62,12 +62,8 @@ export function checkTarget(target: unknown): PlannedTarget {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OptionsError('target.baseUrl', `unsupported scheme '${url.protocol}'`, 'Use http:// or https://.')
   }
-  if (target.api !== undefined && !APIS.includes(target.api as string)) {
-    throw new OptionsError(
-      'target.api',
-      `unknown API '${String(target.api)}'`,
-      "Use 'chat' (/v1/chat/completions) or 'completions' (/v1/completions).",
-    )
+  if (target.api !== undefined && !isApiKind(target.api)) {
+    throw new OptionsError('target.api', `unknown API '${String(target.api)}'`, `Use ${API_CHOICES}.`)
   }
   if (target.model !== undefined && (typeof target.model !== 'string' || target.model === '')) {
     throw new OptionsError(

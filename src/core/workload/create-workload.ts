@@ -8,6 +8,7 @@ import { createSyntheticWorkload } from './synthetic-workload.ts'
 import { createTraceWorkload } from './trace-workload.ts'
 import { createAgenticTraceWorkload, createSessionsWorkload } from './sessions-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
+import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
 
 /** The workload kinds, in the order messages list them. */
 export const WORKLOAD_KINDS: readonly string[] = [
@@ -62,11 +63,11 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       'Pass e.g. `{ kind: "synthetic", inputTokens: { mean: 128 }, outputTokens: { mean: 128 } }`.',
     )
   }
-  if (context.api !== 'chat' && context.api !== 'completions') {
+  if (!isApiKind(context.api)) {
     throw new OptionsError(
       'target.api',
-      `must be "chat" or "completions", got ${JSON.stringify(context.api)}`,
-      'Leave it out for "chat".',
+      `unknown API ${JSON.stringify(context.api)}`,
+      `Use ${API_CHOICES}, or leave it out for 'chat'.`,
     )
   }
   switch (options.kind) {

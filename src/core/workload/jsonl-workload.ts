@@ -4,6 +4,7 @@ import { readDatasetLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { CountTokens, Workload, WorkloadContext } from './workload.ts'
+import { takesMessages } from '../contract/api-kinds.ts'
 
 const FORMAT =
   'Each line must be a JSON object like {"prompt": "..."} or {"messages": [{"role": "user", "content": "..."}]}, with an optional "max_tokens": <whole number >= 1>.'
@@ -100,9 +101,9 @@ function parseLine(text: string, api: ApiKind, countTokens: CountTokens): Prepar
         throw new LineProblem(`"messages"[${i}] must be {"role": "<string>", "content": "<string>"}`)
       return { role, content }
     })
-    if (api !== 'chat')
+    if (!takesMessages(api))
       throw new LineProblem(
-        'has "messages", but the target uses the completions API, which takes a "prompt"; set `target.api` to "chat" or write "prompt" lines',
+        'has "messages", but the target uses the completions API, which takes a "prompt"; set `target.api` to "chat", "responses" or "messages", or write "prompt" lines',
       )
     request = { messages: typed, expectedInputTokens: typed.reduce((sum, m) => sum + countTokens(m.content), 0) }
   } else throw new LineProblem('has neither "prompt" nor "messages"')

@@ -1,5 +1,6 @@
 import type { ApiKind, PreparedRequest } from '../contract/types.ts'
 import type { Workload } from './workload.ts'
+import { takesMessages } from '../contract/api-kinds.ts'
 
 /** One turn of a session as the workload scripts it; the history before it is added when it is sent. */
 export interface TurnScript {
@@ -53,7 +54,8 @@ export function isSessionWorkload(workload: Workload): workload is SessionWorklo
 
 /**
  * The request for a turn: the history (system prompt, earlier messages and the model's actual
- * replies) and the new message. Chat sends them as `messages`; completions joins their texts with
+ * replies) and the new message. An API that takes a conversation gets them as messages (the full history each
+ * turn, as a client without server-side state sends them); completions joins their texts with
  * blank lines into one `prompt`, so the history is a prefix of every later prompt either way.
  */
 export function turnRequest(
@@ -64,10 +66,9 @@ export function turnRequest(
   historyTokens: number,
 ): PreparedRequest {
   const message: HistoryMessage = { role: 'user', content: turn.content }
-  const request: PreparedRequest =
-    api === 'chat'
-      ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) }
-      : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
+  const request: PreparedRequest = takesMessages(api)
+    ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) }
+    : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
   request.expectedInputTokens = historyTokens + turn.contentTokens
   request.keepOutputText = true
   if (turn.maxTokens !== undefined) request.maxTokens = turn.maxTokens

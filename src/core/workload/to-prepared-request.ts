@@ -1,9 +1,10 @@
 import { OptionsError } from '../contract/errors.ts'
+import { takesMessages } from '../contract/api-kinds.ts'
 import type { ApiKind, PreparedRequest, WorkloadOptions } from '../contract/types.ts'
 
-/** A single-turn request: `messages` with one user turn for chat, `prompt` for completions. */
+/** A single-turn request: `messages` with one user turn for an API that takes a conversation, `prompt` for completions. */
 export function promptRequest(api: ApiKind, text: string): PreparedRequest {
-  return api === 'chat' ? { messages: [{ role: 'user', content: text }] } : { prompt: text }
+  return takesMessages(api) ? { messages: [{ role: 'user', content: text }] } : { prompt: text }
 }
 
 /**

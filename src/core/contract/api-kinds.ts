@@ -1,0 +1,26 @@
+import type { ApiKind } from './types.ts'
+
+/** The path each API posts to, below the server root. */
+export const API_ENDPOINTS: Readonly<Record<ApiKind, string>> = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  responses: '/v1/responses',
+  messages: '/v1/messages',
+}
+
+/** Every API a target can drive. */
+export const API_KINDS: readonly ApiKind[] = ['chat', 'completions', 'responses', 'messages']
+
+/** The valid values of `target.api`, for an error's "what to do". */
+export const API_CHOICES =
+  "'chat' (/v1/chat/completions), 'completions' (/v1/completions), 'responses' (/v1/responses) or 'messages' " +
+  '(/v1/messages, Anthropic)'
+
+export function isApiKind(value: unknown): value is ApiKind {
+  return typeof value === 'string' && (API_KINDS as readonly string[]).includes(value)
+}
+
+/** True when the API takes a conversation (`messages`, the Responses API's `input`); false for a `prompt` string. */
+export function takesMessages(api: ApiKind): boolean {
+  return api !== 'completions'
+}
