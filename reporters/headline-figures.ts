@@ -77,8 +77,9 @@ function perTokenDiffers(result: BenchmarkResult): boolean {
 }
 
 /**
- * One line on reasoning and per-token timing, or undefined when the result has neither: TTFO beside
- * TTFT (their difference is the thinking time), reasoning tokens, per-token ITL beside per-chunk ITL.
+ * One line on reasoning, tool calls and per-token timing, or undefined when the result has none: TTFO
+ * beside TTFT (their difference is the thinking time), reasoning tokens, the replies that called a
+ * tool, per-token ITL beside per-chunk ITL.
  */
 export function tokenTimingLine(result: BenchmarkResult): string | undefined {
   const m = result.metrics
@@ -97,6 +98,9 @@ export function tokenTimingLine(result: BenchmarkResult): string | undefined {
       `ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`,
     )
   }
+  const toolCalls = result.streaming.toolCallRequests
+  if (toolCalls !== undefined && toolCalls > 0)
+    parts.push(`tool calls in ${toolCalls} of ${result.counts.completed} replies (their arguments are output)`)
   return parts.length > 0 ? parts.join('; ') : undefined
 }
 

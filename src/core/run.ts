@@ -133,7 +133,8 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const load = run.load
   const connections = connectionsFor(load, run.workload.kind === 'agentic-trace')
   // With workers, each thread has its own client; this thread only coordinates.
-  const client = workers === 1 ? new StreamingClient(clientTarget, { connections }) : undefined
+  const shape = run.requestShape
+  const client = workers === 1 ? new StreamingClient(clientTarget, { connections, shape }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
   const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
   const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
@@ -174,7 +175,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const beforeProbe = await scraper?.scrape()
     let afterFirstProbe: ServerMetricsScrape | undefined
     const probe = await probeServerStreaming(
-      client ?? new StreamingClient(clientTarget, { connections: 1 }),
+      client ?? new StreamingClient(clientTarget, { connections: 1, shape }),
       workload,
       options.signal,
       client === undefined,
@@ -207,6 +208,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           workers,
           target: clientTarget,
           workload: workloadOptions,
+          shape,
           salt: saltOf(workloadFacts),
           load,
           warmup: run.warmup,

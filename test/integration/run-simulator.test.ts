@@ -212,6 +212,7 @@ describe('runBenchmark against the simulator', () => {
     }
   })
 
+  const tool = { type: 'function', function: { name: 'f' } }
   const base: BenchmarkOptions = {
     target: { baseUrl: 'http://127.0.0.1:1' },
     workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
@@ -226,6 +227,19 @@ describe('runBenchmark against the simulator', () => {
     ['workload.kind', { ...base, workload: { kind: 'csv' } }],
     ['goodput', { ...base, goodput: {} }],
     ['goodput.ttftMs', { ...base, goodput: { ttftMs: -1 } }],
+    [
+      'workload.tools',
+      { ...base, target: { baseUrl: 'SIM', api: 'completions' }, workload: { ...base.workload, tools: [tool] } },
+    ],
+    ['workload.tools', { ...base, workload: { ...base.workload, tools: [] } }],
+    ['workload.tools[0]', { ...base, workload: { ...base.workload, tools: [{ name: 'f' }] } }],
+    [
+      'workload.tools[0].function.name',
+      { ...base, workload: { ...base.workload, tools: [{ type: 'function', function: {} }] } },
+    ],
+    ['workload.toolChoice.name', { ...base, workload: { ...base.workload, tools: [tool], toolChoice: { name: 'g' } } }],
+    ['workload.toolChoice', { ...base, workload: { ...base.workload, tools: [tool], toolChoice: 'any' } }],
+    ['workload.toolChoice', { ...base, workload: { ...base.workload, toolChoice: 'required' } }],
   ])('rejects a bad %s with a typed error naming it, before any request', async (option, options) => {
     const before = sim.schedule.length
     // Every case points at the simulator (a bad base URL is its address without the scheme), so a request sent by mistake would show in its schedule.
@@ -238,7 +252,7 @@ describe('runBenchmark against the simulator', () => {
     expect(error).toBeInstanceOf(OptionsError)
     expect((error as OptionsError).option).toBe(option)
     const message = (error as Error).message
-    expect(message).toMatch(new RegExp(`\`${option.replace('.', '\\.')}\``))
+    expect(message).toMatch(new RegExp(`\`${option.replace(/[.[\]]/g, '\\$&')}\``))
     // What to do next: after the problem, a sentence that says what to give instead.
     expect(message).toMatch(/\. (Give|Set|Use|Say|Leave|Pass|Start|Remove|Add) /)
     expect(sim.schedule.length).toBe(before)
@@ -304,4 +318,77 @@ describe('a server that does not serve target.api', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   })
+})
+
+describe('workload.tools', () => {
+  it.each([1, 2])(
+    'every request offers the tools (workers: %i); the tool-call replies are output and counted',
+    async (workers) => {
+      // Answers every completion with a tool call streamed as vLLM streams one.
+      const bodies: Array<Record<string, unknown>> = []
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+      const server = createServer((req, res) => {
+        let text = ''
+        req.on('data', (part: Buffer) => (text += part.toString()))
+        req.on('end', () => {
+          if (req.url === '/v1/models') {
+            res.writeHead(200, { 'content-type': 'application/json' })
+            res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }))
+            return
+          }
+          if (req.method !== 'POST') {
+            res.writeHead(404)
+            res.end()
+            return
+          }
+          bodies.push(JSON.parse(text) as Record<string, unknown>)
+          res.writeHead(200, { 'content-type': 'text/event-stream' })
+          res.write(chunk({ role: 'assistant', content: '' }))
+          res.write(
+            chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '' } }] }),
+          )
+          res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a": 1}' } }] }))
+          res.write(chunk({}, 'tool_calls'))
+          res.end(
+            `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 6 } })}\n\ndata: [DONE]\n\n`,
+          )
+        })
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const tools = [
+        { type: 'function' as const, function: { name: 'f', parameters: { type: 'object', properties: {} } } },
+      ]
+      try {
+        const { port } = server.address() as AddressInfo
+        const result = await runBenchmark(
+          {
+            target: { baseUrl: `http://127.0.0.1:${port}` },
+            workload: {
+              kind: 'synthetic',
+              inputTokens: { mean: 8 },
+              outputTokens: { mean: 6 },
+              tools,
+              toolChoice: 'required',
+            },
+            load: { concurrency: 2, requests: 8 },
+            workers,
+          },
+          { skipGpu: true },
+        )
+        expect(result.errors).toEqual([])
+        expect(result.counts.completed).toBe(8)
+        expect(result.streaming.toolCallRequests).toBe(8)
+        // Probe, warm-up (none asked) and measured requests: every body offered the tools.
+        expect(bodies.length).toBeGreaterThanOrEqual(8)
+        for (const body of bodies) expect(body).toMatchObject({ tools, tool_choice: 'required' })
+        // The tool call is the output: TTFT is measured at it.
+        expect(result.metrics.ttftMs.count).toBe(8 - result.streaming.burstRequests)
+        // The tools are part of what the bench measured: they are in its identity.
+        expect(result.config).toMatchObject({ workload: { tools, toolChoice: 'required' } })
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()))
+      }
+    },
+  )
 })

@@ -4,7 +4,9 @@ import { OUTPUT_FIELDS } from '../../src/core/client/output-fields.ts'
 import {
   choiceCarriesNonReasoningOutput,
   choiceCarriesOutput,
+  choiceCarriesToolCall,
   completionChoiceCarriesOutput,
+  completionChoiceCarriesToolCall,
   completionNonReasoningTextOf,
   nonReasoningTextOf,
 } from '../../src/core/client/sse-event.ts'
@@ -85,4 +87,32 @@ describe('OUTPUT_FIELDS is the rule', () => {
       expect(carries({ index: 0, [other]: { content: 'x' } })).toBe(false)
     },
   )
+})
+
+describe('a tool call is output, and not reasoning', () => {
+  const call = (fn: Record<string, unknown>) => [{ index: 0, id: 'call_1', type: 'function', function: fn }]
+  test.each([
+    ['streamed', 'delta', choiceCarriesOutput, choiceCarriesToolCall],
+    ['whole', 'message', completionChoiceCarriesOutput, completionChoiceCarriesToolCall],
+  ] as const)(
+    '%s: a call with a name or arguments counts; an empty or malformed one does not',
+    (_k, inner, carries, isCall) => {
+      for (const fn of [{ name: 'get_weather', arguments: '' }, { arguments: '{"city":' }]) {
+        const choice = { index: 0, [inner]: { role: 'assistant', content: null, tool_calls: call(fn) } }
+        expect(carries(choice), JSON.stringify(fn)).toBe(true)
+        expect(isCall(choice), JSON.stringify(fn)).toBe(true)
+      }
+      for (const toolCalls of [[], call({ arguments: '' }), [{ index: 0 }], 'x', [null]]) {
+        const choice = { index: 0, [inner]: { role: 'assistant', tool_calls: toolCalls } }
+        expect(carries(choice), JSON.stringify(toolCalls)).toBe(false)
+        expect(isCall(choice), JSON.stringify(toolCalls)).toBe(false)
+      }
+    },
+  )
+
+  test('TTFO counts it: it is the answer, not thinking; the output text leaves it out', () => {
+    const choice = { index: 0, delta: { tool_calls: call({ arguments: '{}' }) } }
+    expect(choiceCarriesNonReasoningOutput(choice)).toBe(true)
+    expect(nonReasoningTextOf(choice)).toBe('')
+  })
 })

@@ -7,6 +7,7 @@ import {
   withServerName,
 } from '../../src/core/client/index.ts'
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
+import type { ApiKind, RequestShape } from '../../src/core/contract/types.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 
 const chat: ResolvedTarget = {
@@ -133,6 +134,51 @@ describe('buildRequestBody', () => {
     expect(buildRequestBody({ ...chat, api: 'responses' }, { prompt: 'Hi' }).input).toEqual([
       { role: 'user', content: 'Hi' },
     ])
+  })
+
+  test("tools and tool_choice in each API's shape", () => {
+    const shape: RequestShape = {
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } },
+        },
+        { type: 'function', function: { name: 'now' } },
+      ],
+      toolChoice: { name: 'now' },
+    }
+    const req = { prompt: 'Hi' }
+    const body = (api: ApiKind, toolChoice: RequestShape['toolChoice']) =>
+      buildRequestBody({ ...chat, api }, req, { ...shape, toolChoice })
+    expect(body('chat', shape.toolChoice)).toMatchObject({
+      tools: shape.tools,
+      tool_choice: { type: 'function', function: { name: 'now' } },
+    })
+    expect(body('responses', shape.toolChoice)).toMatchObject({
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Weather',
+          parameters: { type: 'object', properties: {} },
+        },
+        { type: 'function', name: 'now', parameters: { type: 'object', properties: {} } },
+      ],
+      tool_choice: { type: 'function', name: 'now' },
+    })
+    expect(body('messages', shape.toolChoice)).toMatchObject({
+      tools: [
+        { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } },
+        { name: 'now', input_schema: { type: 'object', properties: {} } },
+      ],
+      tool_choice: { type: 'tool', name: 'now' },
+    })
+    expect(body('messages', 'required').tool_choice).toEqual({ type: 'any' })
+    expect(body('messages', 'auto').tool_choice).toEqual({ type: 'auto' })
+    expect(body('responses', 'required').tool_choice).toBe('required')
+    expect('tool_choice' in body('chat', undefined)).toBe(false)
+    // extraBody still wins.
+    expect(buildRequestBody(chat, { ...req, extraBody: { tools: [] } }, shape).tools).toEqual([])
   })
 
   test('messages: system messages as the top-level system, the rest as messages, max_tokens', () => {

@@ -41,6 +41,8 @@ interface Expectation {
   reasoningTokens?: number
   /** The answer text, when the case checks it. */
   outputText?: string
+  /** The reply carried a tool call. Default false. */
+  toolCall?: boolean
 }
 
 const cases: Expectation[] = [
@@ -247,6 +249,19 @@ const cases: Expectation[] = [
     streamed: true,
   },
   {
+    fixture: 'chat-tool-call-first',
+    ok: true,
+    contentWrites: [1, 2, 3],
+    firstAnswerWrite: 1,
+    outputTokens: 9,
+    inputTokens: 15,
+    usageReported: true,
+    streamed: true,
+    finishReason: 'tool_calls',
+    outputText: '',
+    toolCall: true,
+  },
+  {
     fixture: 'responses-reasoning',
     api: 'responses',
     ok: true,
@@ -287,6 +302,7 @@ const cases: Expectation[] = [
     streamed: true,
     finishReason: 'stop',
     outputText: '',
+    toolCall: true,
   },
   {
     fixture: 'messages-thinking',
@@ -314,6 +330,7 @@ const cases: Expectation[] = [
     streamed: true,
     finishReason: 'tool_calls',
     outputText: '',
+    toolCall: true,
   },
   {
     fixture: 'messages-error',
@@ -369,6 +386,8 @@ function assertMetrics(record: RequestRecord, exp: Expectation): void {
   const outcome = metrics.finish({ durationMs: 1000 })
   const m = outcome.metrics
   expect(outcome.counts).toEqual({ total: 1, completed: exp.ok ? 1 : 0, failed: exp.ok ? 0 : 1 })
+  // A completed reply with a tool call is reported apart; none, and the field is absent.
+  expect(outcome.streaming.toolCallRequests).toBe(exp.ok && exp.toolCall === true ? 1 : undefined)
   if (!exp.ok) {
     for (const name of ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const) expect(m[name].count, name).toBe(0)
     expect(outcome.errors.map((e) => [e.kind, e.count])).toEqual([[exp.errorKind, 1]])
@@ -442,6 +461,7 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
       }
       if (exp.outputText !== undefined) expect(record.outputText).toBe(exp.outputText)
       // TTFO's event: the first answer output, between the write that carried it and the next.
+      expect(record.toolCall === true).toBe(exp.toolCall ?? false)
       if (exp.firstAnswerWrite !== undefined)
         expect(record.firstOutputAt).toBe(record.chunkTimes[exp.contentWrites.indexOf(exp.firstAnswerWrite)])
       assertTimeline(record, exp, writeTimes, fixture.plannedAtMs)

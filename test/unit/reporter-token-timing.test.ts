@@ -63,10 +63,22 @@ describe('reasoning and per-token timing in reports', () => {
 
   test('markdown: one line with TTFO, reasoning tokens and per-token ITL in the bench section', () => {
     const markdown = renderMarkdown([entry])
-    const line = markdown.split('\n').find((l) => l.startsWith('Reasoning and per-token timing: ')) as string
+    const line = markdown.split('\n').find((l) => l.startsWith('Reasoning, tool calls and per-token timing: ')) as string
     expect(line).toMatch(/TTFO p50 [\d.]+ ms, p99 [\d.]+ ms \(TTFT p50 [\d.]+ ms/)
     expect(line).toContain('reasoning tokens mean 4 tok of 12 tok output')
     expect(line).toMatch(/ITL per token p50 [\d.]+ ms, p99 [\d.]+ ms \(per chunk p50 [\d.]+ ms\)/)
+  })
+
+  test('tool calls: the markdown line says how many replies called a tool; the records validate', () => {
+    const records = (result.requests as RequestRecord[]).map((r, i) => (i < 4 ? { ...r, toolCall: true as const } : r))
+    const withTools = { ...result, requests: records, streaming: { ...result.streaming, toolCallRequests: 4 } }
+    const line = renderMarkdown([{ ...entry, result: withTools }])
+      .split('\n')
+      .find((l) => l.startsWith('Reasoning, tool calls and per-token timing: ')) as string
+    expect(line).toContain('tool calls in 4 of 6 replies (their arguments are output)')
+    const validator = new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA])
+    expect(validator.validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(withTools)))).toEqual([])
+    expect(renderMarkdown([entry])).not.toContain('tool calls in')
   })
 
   test('html: cards for TTFO and ITL per token', () => {
@@ -87,7 +99,7 @@ describe('reasoning and per-token timing in reports', () => {
   test('results without them show none of it', () => {
     for (const plain of reportEntries()) {
       expect(renderConsoleEntry(plain)).not.toMatch(/TTFO|ITL per token|reasoning tokens/)
-      expect(renderMarkdown([plain])).not.toContain('Reasoning and per-token timing')
+      expect(renderMarkdown([plain])).not.toContain('Reasoning, tool calls and per-token timing')
     }
   })
 })

@@ -1,4 +1,4 @@
-import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind, ChatTool, PreparedRequest, RequestShape, ToolChoice } from '../contract/types.ts'
 import { API_ENDPOINTS } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 
@@ -17,6 +17,32 @@ function messagesOf(req: PreparedRequest): NonNullable<PreparedRequest['messages
   return req.messages ?? [{ role: 'user', content: req.prompt ?? '' }]
 }
 
+/** An object schema with no properties: the arguments of a tool that declares none. */
+const NO_PARAMETERS = { type: 'object', properties: {} }
+
+/** The tools in the shape each API takes: Chat Completions' as given, Responses' flat, Messages' with `input_schema`. */
+function toolsFor(api: ApiKind, tools: readonly ChatTool[]): unknown[] {
+  return tools.map(({ function: fn }) => {
+    const description = fn.description === undefined ? {} : { description: fn.description }
+    if (api === 'responses')
+      return { type: 'function', name: fn.name, ...description, parameters: fn.parameters ?? NO_PARAMETERS }
+    if (api === 'messages') return { name: fn.name, ...description, input_schema: fn.parameters ?? NO_PARAMETERS }
+    return { type: 'function', function: fn }
+  })
+}
+
+/** `tool_choice` in each API's words (Messages: `auto`, `any`, `none`, `tool`). */
+function toolChoiceFor(api: ApiKind, choice: ToolChoice): unknown {
+  if (api === 'messages') {
+    if (typeof choice === 'object') return { type: 'tool', name: choice.name }
+    return { type: choice === 'required' ? 'any' : choice }
+  }
+  if (typeof choice === 'string') return choice
+  return api === 'responses'
+    ? { type: 'function', name: choice.name }
+    : { type: 'function', function: { name: choice.name } }
+}
+
 /**
  * The JSON body of one streaming request, always streamed. Chat and completions ask for usage
  * (`stream_options.include_usage`) so output tokens are exact, in every chunk too
@@ -26,9 +52,14 @@ function messagesOf(req: PreparedRequest): NonNullable<PreparedRequest['messages
  * each turn, as over chat, so both APIs see the same tokens and no server-side state is assumed);
  * the Messages API gets system messages as its top-level `system`. With `ignoreEos` it adds
  * `ignore_eos: true` and `min_tokens = maxTokens` (vLLM, SGLang, llama.cpp) so the server produces
- * exactly the requested length. `extraBody` is merged last and wins.
+ * exactly the requested length. `shape` adds the workload's tools in the API's own shape.
+ * `extraBody` is merged last and wins.
  */
-export function buildRequestBody(target: ResolvedTarget, req: PreparedRequest): Record<string, unknown> {
+export function buildRequestBody(
+  target: ResolvedTarget,
+  req: PreparedRequest,
+  shape?: RequestShape,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { model: target.model }
   switch (target.api) {
     case 'chat':
@@ -62,6 +93,10 @@ export function buildRequestBody(target: ResolvedTarget, req: PreparedRequest): 
   if (req.ignoreEos === true) {
     body.ignore_eos = true
     if (req.maxTokens !== undefined) body.min_tokens = req.maxTokens
+  }
+  if (shape !== undefined) {
+    body.tools = toolsFor(target.api, shape.tools)
+    if (shape.toolChoice !== undefined) body.tool_choice = toolChoiceFor(target.api, shape.toolChoice)
   }
   if (req.extraBody !== undefined) Object.assign(body, req.extraBody)
   return body

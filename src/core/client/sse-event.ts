@@ -8,6 +8,7 @@ interface DeltaLike {
   reasoning_content?: unknown
   /** vLLM >= 0.10 names the reasoning field `reasoning`. */
   reasoning?: unknown
+  tool_calls?: unknown
 }
 
 interface ChoiceLike {
@@ -32,10 +33,34 @@ function isNonEmptyString(value: unknown): boolean {
 }
 
 /**
+ * True when `toolCalls` (a delta's or message's `tool_calls`) holds a call with a non-empty
+ * function name or arguments: a tool call is output (AIPerf counts it toward TTFT), and not
+ * reasoning. The first delta of a call usually names it, the next ones carry its arguments.
+ */
+export function carriesToolCall(toolCalls: unknown): boolean {
+  if (!Array.isArray(toolCalls)) return false
+  for (let i = 0; i < toolCalls.length; i++) {
+    const call = toolCalls[i] as { function?: { name?: unknown; arguments?: unknown } | null } | null
+    const fn = call?.function
+    if (typeof fn === 'object' && fn !== null && (isNonEmptyString(fn.name) || isNonEmptyString(fn.arguments)))
+      return true
+  }
+  return false
+}
+
+/** True when a streamed choice carries a tool call ({@link carriesToolCall} of its `delta.tool_calls`). */
+export function choiceCarriesToolCall(choice: unknown): boolean {
+  if (typeof choice !== 'object' || choice === null) return false
+  const delta = (choice as ChoiceLike).delta
+  return typeof delta === 'object' && delta !== null && carriesToolCall(delta.tool_calls)
+}
+
+/**
  * True when a choice carries output: one of `OUTPUT_FIELDS` (output-fields.ts) holds a non-empty
- * string. A role-only or empty delta does not count, as in AIPerf and GenAI-Perf (vLLM's own client
- * counts it). Written out field by field for speed (10-20 ns a call; a loop over the table took
- * 38-82 ns); test/unit/client-output-fields.test.ts holds it to the table.
+ * string, or `delta.tool_calls` a call ({@link carriesToolCall}). A role-only or empty delta does
+ * not count, as in AIPerf and GenAI-Perf (vLLM's own client counts it). Written out field by field
+ * for speed (10-20 ns a call; a loop over the table took 38-82 ns); test/unit/client-output-fields.test.ts
+ * holds it to the table.
  */
 export function choiceCarriesOutput(choice: unknown): boolean {
   if (typeof choice !== 'object' || choice === null) return false
@@ -44,20 +69,27 @@ export function choiceCarriesOutput(choice: unknown): boolean {
   const delta = c.delta
   if (typeof delta !== 'object' || delta === null) return false
   return (
-    isNonEmptyString(delta.content) || isNonEmptyString(delta.reasoning_content) || isNonEmptyString(delta.reasoning)
+    isNonEmptyString(delta.content) ||
+    isNonEmptyString(delta.reasoning_content) ||
+    isNonEmptyString(delta.reasoning) ||
+    carriesToolCall(delta.tool_calls)
   )
 }
 
 /**
  * True when a choice carries output that is not reasoning: non-empty `text` or `delta.content`
- * (the `OUTPUT_FIELDS` not marked `reasoning`). TTFO's event; held to the table by a test.
+ * (the `OUTPUT_FIELDS` not marked `reasoning`), or a tool call. TTFO's event; held to the table by a test.
  */
 export function choiceCarriesNonReasoningOutput(choice: unknown): boolean {
   if (typeof choice !== 'object' || choice === null) return false
   const c = choice as ChoiceLike
   if (isNonEmptyString(c.text)) return true
   const delta = c.delta
-  return typeof delta === 'object' && delta !== null && isNonEmptyString(delta.content)
+  return (
+    typeof delta === 'object' &&
+    delta !== null &&
+    (isNonEmptyString(delta.content) || carriesToolCall(delta.tool_calls))
+  )
 }
 
 /** `text` then the `content` of `choice[holder]`, '' when neither is a string: the answer text, reasoning left out. */
@@ -91,8 +123,16 @@ export function completionChoiceCarriesOutput(choice: unknown): boolean {
   return (
     isNonEmptyString(message.content) ||
     isNonEmptyString(message.reasoning_content) ||
-    isNonEmptyString(message.reasoning)
+    isNonEmptyString(message.reasoning) ||
+    carriesToolCall(message.tool_calls)
   )
+}
+
+/** True when a whole `chat.completion` choice answers with a tool call. */
+export function completionChoiceCarriesToolCall(choice: unknown): boolean {
+  if (typeof choice !== 'object' || choice === null) return false
+  const message = (choice as ChoiceLike).message
+  return typeof message === 'object' && message !== null && carriesToolCall(message.tool_calls)
 }
 
 /** The first choice of a chunk, or undefined when `choices` is absent or empty (the usage-only chunk). */

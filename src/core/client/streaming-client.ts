@@ -2,7 +2,7 @@ import { OptionsError } from '../contract/errors.ts'
 import { createStreamDispatcher } from '../platform/runtime-http.ts'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
 import type { HttpTransportName } from '../platform/runtime.ts'
-import type { PreparedRequest, RequestRecord } from '../contract/types.ts'
+import type { PreparedRequest, RequestRecord, RequestShape } from '../contract/types.ts'
 import { buildRequestBody, endpointPath } from './request-body.ts'
 import { StreamingRequest } from './streaming-request.ts'
 import type { RequestContext, RequestMeta } from './streaming-request.ts'
@@ -14,6 +14,8 @@ export interface StreamingClientOptions {
   connections: number
   /** How to speak HTTP. Default: the runtime's (undici on Node and Deno, fetch on Bun, whose undici is a stub); see `defaultHttpTransport`. */
   transport?: HttpTransportName
+  /** What every request carries besides its conversation (the workload's tools). */
+  shape?: RequestShape
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
@@ -35,6 +37,7 @@ export class StreamingClient {
   private readonly context: RequestContext
   private readonly path: string
   private readonly headers: Record<string, string>
+  private readonly shape: RequestShape | undefined
 
   constructor(target: ResolvedTarget, options: StreamingClientOptions) {
     const connections = Math.floor(options.connections)
@@ -46,6 +49,7 @@ export class StreamingClient {
       )
     }
     this.target = target
+    this.shape = options.shape
     const root = new URL(target.baseUrl)
     this.pool = createStreamDispatcher(root.origin, { connections, transport: options.transport })
     this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
@@ -80,7 +84,7 @@ export class StreamingClient {
   send(request: PreparedRequest, meta: RequestMeta): Promise<RequestRecord> {
     let body: string
     try {
-      body = JSON.stringify(buildRequestBody(this.target, request))
+      body = JSON.stringify(buildRequestBody(this.target, request, this.shape))
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error)
       return Promise.reject(

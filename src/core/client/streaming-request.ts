@@ -20,7 +20,9 @@ import { currentReadTick } from './read-tick.ts'
 import {
   choiceCarriesNonReasoningOutput,
   choiceCarriesOutput,
+  choiceCarriesToolCall,
   completionChoiceCarriesOutput,
+  completionChoiceCarriesToolCall,
   completionNonReasoningTextOf,
   completionTokensOf,
   finishReasonOf,
@@ -91,6 +93,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private firstOutputAt: number | undefined = undefined
   /** Output events that carried reasoning only. */
   private reasoningChunks = 0
+  /** True once an output event carried a tool call. */
+  private toolCall = false
   /** The answer text so far; undefined unless the request asked to keep it (then nothing is decoded or joined). */
   private outputText: string | undefined
   /**
@@ -322,6 +326,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     }
     const choice = firstChoice(c)
     if (choiceCarriesOutput(choice)) {
+      if (!this.toolCall && choiceCarriesToolCall(choice)) this.toolCall = true
       const answer = choiceCarriesNonReasoningOutput(choice)
       this.outputEvent(now, answer, c.usage)
       if (answer && this.outputText !== undefined) this.outputText += nonReasoningTextOf(choice)
@@ -361,6 +366,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       return
     }
     if (reading.output !== 'none') {
+      if (reading.toolCall) this.toolCall = true
       const answer = reading.output === 'answer'
       this.outputEvent(now, answer, undefined)
       if (answer && this.outputText !== undefined) this.outputText += reading.text
@@ -447,6 +453,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       const whole = readTypedBody(this.context.api, parsed as Record<string, unknown>)
       this.keepTypedFields(whole.reading)
       if (this.outputText !== undefined) this.outputText = whole.text
+      this.toolCall = whole.toolCall
       this.settle(undefined, now, whole.carriesOutput ? 1 : 0)
       return
     }
@@ -455,6 +462,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.finishReason = finishReasonOf(c, undefined)
     const choice = firstChoice(c)
     if (this.outputText !== undefined) this.outputText = completionNonReasoningTextOf(choice)
+    this.toolCall = completionChoiceCarriesToolCall(choice)
     const carries = completionChoiceCarriesOutput(choice)
     this.settle(undefined, now, carries ? 1 : 0)
   }
@@ -495,6 +503,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     if (this.finishReason !== undefined) record.finishReason = this.finishReason
     if (this.firstOutputAt !== undefined) record.firstOutputAt = this.firstOutputAt
     if (this.reasoningChunks > 0) record.reasoningChunks = this.reasoningChunks
+    if (this.toolCall) record.toolCall = true
     if (this.outputText !== undefined) record.outputText = this.outputText
     const reasoningTokens = reasoningTokensOf(this.usage)
     if (reasoningTokens !== undefined) record.reasoningTokens = reasoningTokens

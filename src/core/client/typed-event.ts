@@ -20,6 +20,8 @@ export interface TypedEventReading {
   output: TypedOutput
   /** The answer text the event adds ('' for reasoning and tool-call arguments). */
   text: string
+  /** True when the event's output is a tool call's arguments. */
+  toolCall: boolean
   /** The stream's last event: `response.completed` / `response.incomplete`, `message_stop`. */
   done: boolean
   /** The server's message when the event reports a failure (`response.failed`, `error`). */
@@ -40,6 +42,7 @@ export function emptyTypedReading(): TypedEventReading {
   return {
     output: 'none',
     text: '',
+    toolCall: false,
     done: false,
     error: undefined,
     inputTokens: undefined,
@@ -112,7 +115,10 @@ function readResponsesEvent(type: string, data: Json, into: TypedEventReading): 
       }
       return
     case 'response.function_call_arguments.delta':
-      if (nonEmpty(data.delta)) into.output = 'answer'
+      if (nonEmpty(data.delta)) {
+        into.output = 'answer'
+        into.toolCall = true
+      }
       return
     case 'response.reasoning_text.delta':
     case 'response.reasoning_summary_text.delta':
@@ -150,8 +156,10 @@ function readMessagesEvent(type: string, data: Json, into: TypedEventReading): v
       if (delta.type === 'text_delta' && nonEmpty(delta.text)) {
         into.output = 'answer'
         into.text = delta.text
-      } else if (delta.type === 'input_json_delta' && nonEmpty(delta.partial_json)) into.output = 'answer'
-      else if (delta.type === 'thinking_delta' && nonEmpty(delta.thinking)) into.output = 'reasoning'
+      } else if (delta.type === 'input_json_delta' && nonEmpty(delta.partial_json)) {
+        into.output = 'answer'
+        into.toolCall = true
+      } else if (delta.type === 'thinking_delta' && nonEmpty(delta.thinking)) into.output = 'reasoning'
       return
     }
     case 'message_start': {
@@ -183,6 +191,7 @@ function readMessagesEvent(type: string, data: Json, into: TypedEventReading): v
 export function readTypedEvent(api: ApiKind, eventName: string | undefined, data: Json, into: TypedEventReading): void {
   into.output = 'none'
   into.text = ''
+  into.toolCall = false
   into.done = false
   into.error = undefined
   into.inputTokens = undefined
@@ -199,6 +208,8 @@ export function readTypedEvent(api: ApiKind, eventName: string | undefined, data
 export interface TypedBody {
   /** True when some output item or block carries output (text, reasoning or a tool call). */
   carriesOutput: boolean
+  /** True when the reply holds a tool call. */
+  toolCall: boolean
   /** The answer text, reasoning and tool calls left out. */
   text: string
   reading: TypedEventReading
@@ -210,6 +221,7 @@ export function readTypedBody(api: ApiKind, body: Json): TypedBody {
   reading.timings = body.timings
   let text = ''
   let carries = false
+  let toolCall = false
   if (api === 'responses') {
     readResponseEnd({ response: body }, reading, body.status !== 'incomplete')
     reading.done = false
@@ -218,6 +230,7 @@ export function readTypedBody(api: ApiKind, body: Json): TypedBody {
       const i = record(item)
       if (i === undefined) continue
       if (i.type === 'function_call' || i.type === 'reasoning') carries = true
+      if (i.type === 'function_call') toolCall = true
       for (const part of Array.isArray(i.content) ? i.content : []) {
         const p = record(part)
         if (p !== undefined && i.type === 'message' && nonEmpty(p.text)) {
@@ -238,7 +251,8 @@ export function readTypedBody(api: ApiKind, body: Json): TypedBody {
         text += b.text
         carries = true
       } else if (b.type === 'tool_use' || (b.type === 'thinking' && nonEmpty(b.thinking))) carries = true
+      if (b.type === 'tool_use') toolCall = true
     }
   }
-  return { carriesOutput: carries, text, reading }
+  return { carriesOutput: carries, toolCall, text, reading }
 }

@@ -60,8 +60,40 @@ export interface TokenLengthDistribution {
   max?: number
 }
 
+/** A tool offered to the model, in the Chat Completions shape; converted for the Responses and Messages APIs. */
+export interface ChatTool {
+  type: 'function'
+  function: {
+    name: string
+    description?: string
+    /** JSON Schema of the arguments. Default: an object with no properties. */
+    parameters?: Record<string, unknown>
+  }
+}
+
+/** Whether the model must call a tool: `auto` (it decides), `required` (one of them), `none`, or `{ name }` (that one). */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string }
+
+/** What every request of a workload carries besides its conversation: the options every workload kind takes. */
+export interface WorkloadRequestOptions {
+  /**
+   * Tools offered with every request (`tools`). A streamed tool call is output (TTFT, ITL and E2E
+   * count it), and `streaming.toolCallRequests` counts the replies that made one. Not for the
+   * completions API, which takes no tools.
+   */
+  tools?: ChatTool[]
+  /** `tool_choice` sent with the tools. Default: none sent (the server's default, `auto`). */
+  toolChoice?: ToolChoice
+}
+
+/** {@link WorkloadRequestOptions} checked and resolved: what the client adds to every request body. */
+export interface RequestShape {
+  tools: readonly ChatTool[]
+  toolChoice: ToolChoice | undefined
+}
+
 /** Synthetic prompts of a given token length. */
-export interface SyntheticWorkload {
+export interface SyntheticWorkload extends WorkloadRequestOptions {
   kind: 'synthetic'
   inputTokens: TokenLengthDistribution
   outputTokens: TokenLengthDistribution
@@ -74,7 +106,7 @@ export interface SyntheticWorkload {
 }
 
 /** The ShareGPT JSON file that vLLM's docs download. */
-export interface ShareGptWorkload {
+export interface ShareGptWorkload extends WorkloadRequestOptions {
   kind: 'sharegpt'
   path: string
   /** Output length in tokens when the conversation gives none. Default: the reply's length. */
@@ -88,7 +120,7 @@ export interface ShareGptWorkload {
 }
 
 /** One JSON object per line with `prompt` or `messages`, optional `max_tokens`. */
-export interface JsonlWorkload {
+export interface JsonlWorkload extends WorkloadRequestOptions {
   kind: 'jsonl'
   path: string
   /**
@@ -100,7 +132,7 @@ export interface JsonlWorkload {
 }
 
 /** Prompts given in code, sent round-robin. */
-export interface PromptsWorkload {
+export interface PromptsWorkload extends WorkloadRequestOptions {
   kind: 'prompts'
   prompts: string[]
   /** `max_tokens` for every request. Default 128. */
@@ -114,7 +146,7 @@ export interface PromptsWorkload {
 }
 
 /** Replay of a timestamped trace (mooncake format: `timestamp`, `input_length`, `output_length`, `hash_ids`). */
-export interface TraceWorkload {
+export interface TraceWorkload extends WorkloadRequestOptions {
   kind: 'trace'
   path: string
   /** Send `ignore_eos: true` and `min_tokens` so each request produces the trace's output length. Default true. */
@@ -167,7 +199,7 @@ export interface JsonlSessionSource {
  * Its load counts sessions: `load.concurrency` is users (sessions in flight), `load.rate` session
  * arrivals per second, `load.sessions` the sessions to run.
  */
-export interface SessionsWorkload {
+export interface SessionsWorkload extends WorkloadRequestOptions {
   kind: 'sessions'
   /** Where the sessions come from. */
   source: SyntheticSessionSource | ShareGptSessionSource | JsonlSessionSource
@@ -182,7 +214,7 @@ export interface SessionsWorkload {
  * think times, tool-result turns and sub-agents that a turn fans out to and waits for. Root
  * sessions start at their `timestamp`; `load.concurrency` caps the root sessions in flight.
  */
-export interface AgenticTraceWorkload {
+export interface AgenticTraceWorkload extends WorkloadRequestOptions {
   kind: 'agentic-trace'
   path: string
   /** Send `ignore_eos: true` and `min_tokens` so each request produces the trace's `output_length`. Default true. */
@@ -426,6 +458,8 @@ export interface RequestRecord {
   error?: RequestFailure
   /** The `finish_reason` of the last choice event, if any. */
   finishReason?: string
+  /** True when the reply carried a tool call (chat `tool_calls`, a Responses `function_call`, a Messages `tool_use`). */
+  toolCall?: true
   /** Server timings when the server sends them (llama.cpp `timings`). */
   serverTimings?: Record<string, number>
   /**
@@ -578,6 +612,8 @@ export interface StreamingInfo {
   multiTokenChunks: number
   /** Mean tokens per content-bearing chunk. */
   meanTokensPerChunk: number
+  /** Completed requests whose reply carried a tool call (their tool-call output counts as output); absent when none. */
+  toolCallRequests?: number
   /** One line for humans when something is off, else undefined. */
   note?: string
 }

@@ -63,7 +63,7 @@ type DistributionName =
   | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
-export const METRICS_SNAPSHOT_VERSION = 3
+export const METRICS_SNAPSHOT_VERSION = 4
 
 /** A {@link MetricsAccumulator} as plain JSON, to move between worker threads (structured clone or JSON). */
 export interface MetricsSnapshot {
@@ -90,6 +90,8 @@ export interface MetricsSnapshot {
   noAnswerRequests: number
   /** Completed requests whose usage reported reasoning tokens. */
   reasoningReportedRequests: number
+  /** Completed requests whose reply carried a tool call. */
+  toolCallRequests: number
   /** Completed streamed requests with exact tokens per chunk (continuous usage). */
   chunkTokenRequests: number
   goodRequests: number
@@ -119,6 +121,7 @@ const COUNTER_NAMES = [
   'reasoningRequests',
   'noAnswerRequests',
   'reasoningReportedRequests',
+  'toolCallRequests',
   'chunkTokenRequests',
   'goodRequests',
   'lateRequests',
@@ -198,6 +201,7 @@ export class MetricsAccumulator {
   private reasoningRequests = 0
   private noAnswerRequests = 0
   private reasoningReportedRequests = 0
+  private toolCallRequests = 0
   private chunkTokenRequests = 0
   private goodRequests = 0
   private lateRequests = 0
@@ -242,6 +246,7 @@ export class MetricsAccumulator {
       d.reasoningTokens.record(this.tokenCount(record.reasoningTokens))
     }
     this.recordValue(d.e2eMs, endToEndMs(record))
+    if (record.toolCall === true) this.toolCallRequests += 1
     if (this.goodputLimits !== undefined && meetsGoodputLimits(record, this.goodputLimits)) this.goodRequests += 1
 
     if (record.clientLateMs !== undefined) {
@@ -436,6 +441,7 @@ export class MetricsAccumulator {
       tokenCountEstimated: this.usageMissingRequests > 0,
       multiTokenChunks: this.multiTokenChunks,
       meanTokensPerChunk,
+      ...(this.toolCallRequests > 0 ? { toolCallRequests: this.toolCallRequests } : {}),
       ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     }
 

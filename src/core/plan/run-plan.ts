@@ -5,6 +5,7 @@ import type {
   CostOptions,
   GoodputLimits,
   LoadOptions,
+  RequestShape,
   ResolvedLoad,
   SegmentOptions,
   ServerMetricsOptions,
@@ -17,6 +18,7 @@ import { validateGoodputLimits } from '../metrics/goodput.ts'
 import { checkServerMetricsOptions } from '../server/metrics/index.ts'
 import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workload.ts'
 import { rejectUnknownWorkloadKeys } from '../workload/workload-keys.ts'
+import { resolveRequestShape } from '../workload/request-shape.ts'
 import { validateWorkers } from '../workers/index.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { resolveLoad } from './resolve-load.ts'
@@ -28,6 +30,8 @@ import { resolveLoad } from './resolve-load.ts'
 export interface RunPlan {
   /** What is sent (paths still relative to the bench file's folder; the run resolves them). */
   readonly workload: WorkloadOptions
+  /** The workload's tools, checked: what the client adds to every request. Undefined: none. */
+  readonly requestShape: RequestShape | undefined
   /** The load, checked and resolved (a trace workload lets it leave out `requests` and `durationMs`). */
   readonly load: ResolvedLoad
   /** The warm-up, checked; undefined: none. */
@@ -118,6 +122,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   }
 
   rejectUnknownWorkloadKeys(workload)
+  const requestShape = resolveRequestShape(workload as unknown as WorkloadOptions)
 
   if (!isRecord(load)) {
     throw new OptionsError(
@@ -153,6 +158,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   checkServerMetricsOptions(serverMetrics)
   return {
     workload: workload as unknown as WorkloadOptions,
+    requestShape,
     // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
     load: resolveLoad(load as unknown as LoadOptions, load.rate !== undefined && !trace),
     warmup: warmup as WarmupOptions | undefined,

@@ -88,5 +88,8 @@ export function mergeStreaming(results: readonly BenchmarkResult[], base: Benchm
     nonSseRequests: sum((s) => s.nonSseRequests),
     burstRequests: sum((s) => s.burstRequests),
     multiTokenChunks: sum((s) => s.multiTokenChunks),
+    ...(results.some((r) => r.streaming.toolCallRequests !== undefined)
+      ? { toolCallRequests: sum((s) => s.toolCallRequests ?? 0) }
+      : {}),
   }
 }

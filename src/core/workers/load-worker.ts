@@ -66,6 +66,7 @@ async function main(): Promise<void> {
   const load = share.load
   // The thread's share of a closed loop's concurrency; an open loop's bound is the whole load's.
   const client = new StreamingClient(target, {
+    shape: data.shape,
     connections: connectionsFor(load.concurrency !== undefined ? load : data.load),
   })
   let lastPost = 0

@@ -1,7 +1,14 @@
 import { Worker } from 'node:worker_threads'
 import type { ResolvedTarget } from '../client/index.ts'
 import { WorkerError } from '../contract/errors.ts'
-import type { GoodputLimits, ResolvedLoad, Progress, WarmupOptions, WorkloadOptions } from '../contract/types.ts'
+import type {
+  GoodputLimits,
+  ResolvedLoad,
+  Progress,
+  RequestShape,
+  WarmupOptions,
+  WorkloadOptions,
+} from '../contract/types.ts'
 import type { MeasuredPhase } from './measured-phase.ts'
 import { mergePhases } from './merge-phases.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'
@@ -13,6 +20,8 @@ export interface RunWorkersOptions {
   workers: number
   target: ResolvedTarget
   workload: WorkloadOptions
+  /** The workload's tools, resolved by the plan. */
+  shape: RequestShape | undefined
   /** The coordinator's workload salt (`workload.describe().salt`), so threads send the prompts one thread would. */
   salt: string | undefined
   load: ResolvedLoad
@@ -136,6 +145,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<MeasuredPh
     const workerData: LoadWorkerData = {
       target: options.target,
       workload: options.workload,
+      shape: options.shape,
       salt: options.salt,
       seed: options.seed,
       thread,

@@ -7,6 +7,7 @@ import type {
   StallReport,
   Timeline,
   WarmupOptions,
+  RequestShape,
   WorkloadOptions,
 } from '../contract/types.ts'
 import type { DelaySummary } from './measured-phase.ts'
@@ -15,6 +16,8 @@ import type { DelaySummary } from './measured-phase.ts'
 export interface LoadWorkerData {
   target: ResolvedTarget
   workload: WorkloadOptions
+  /** The workload's tools, resolved by the plan. */
+  shape: RequestShape | undefined
   /** The coordinator's workload salt, so every thread builds the same prompts for an index. */
   salt: string | undefined
   seed: number

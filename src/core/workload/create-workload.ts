@@ -8,7 +8,7 @@ import { createSyntheticWorkload } from './synthetic-workload.ts'
 import { createTraceWorkload } from './trace-workload.ts'
 import { createAgenticTraceWorkload, createSessionsWorkload } from './sessions-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
-import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
+import { API_CHOICES, isApiKind, takesMessages } from '../contract/api-kinds.ts'
 
 /** The workload kinds, in the order messages list them. */
 export const WORKLOAD_KINDS: readonly string[] = [
@@ -70,6 +70,12 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       `Use ${API_CHOICES}, or leave it out for 'chat'.`,
     )
   }
+  if (options.tools !== undefined && !takesMessages(context.api))
+    throw new OptionsError(
+      'workload.tools',
+      'the completions API takes no tools',
+      "Use target.api 'chat', 'responses' or 'messages'.",
+    )
   switch (options.kind) {
     case 'synthetic':
       return createSyntheticWorkload(options, context)

@@ -12,7 +12,11 @@ import type {
   TokenLengthDistribution,
   TraceWorkload,
   WorkloadOptions,
+  WorkloadRequestOptions,
 } from '../contract/types.ts'
+
+/** The keys every workload kind takes about what each request carries besides its conversation. */
+const REQUEST_KEYS = ['tools', 'toolChoice'] as const satisfies ReadonlyArray<keyof WorkloadRequestOptions>
 
 /** Every key of each workload kind. */
 const WORKLOAD_KEYS = {
@@ -23,13 +27,20 @@ const WORKLOAD_KEYS = {
     'ignoreEos',
     'sharedPrefixTokens',
     'tokenizer',
+    ...REQUEST_KEYS,
   ] satisfies ReadonlyArray<keyof SyntheticWorkload>,
-  sharegpt: ['kind', 'path', 'outputTokens', 'ignoreEos'] satisfies ReadonlyArray<keyof ShareGptWorkload>,
-  jsonl: ['kind', 'path', 'ignoreEos'] satisfies ReadonlyArray<keyof JsonlWorkload>,
-  prompts: ['kind', 'prompts', 'maxTokens', 'ignoreEos'] satisfies ReadonlyArray<keyof PromptsWorkload>,
-  trace: ['kind', 'path', 'ignoreEos'] satisfies ReadonlyArray<keyof TraceWorkload>,
-  sessions: ['kind', 'source', 'thinkTimeMs', 'ignoreEos'] satisfies ReadonlyArray<keyof SessionsWorkload>,
-  'agentic-trace': ['kind', 'path', 'ignoreEos'] satisfies ReadonlyArray<keyof AgenticTraceWorkload>,
+  sharegpt: ['kind', 'path', 'outputTokens', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<
+    keyof ShareGptWorkload
+  >,
+  jsonl: ['kind', 'path', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<keyof JsonlWorkload>,
+  prompts: ['kind', 'prompts', 'maxTokens', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<
+    keyof PromptsWorkload
+  >,
+  trace: ['kind', 'path', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<keyof TraceWorkload>,
+  sessions: ['kind', 'source', 'thinkTimeMs', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<
+    keyof SessionsWorkload
+  >,
+  'agentic-trace': ['kind', 'path', 'ignoreEos', ...REQUEST_KEYS] satisfies ReadonlyArray<keyof AgenticTraceWorkload>,
 } as const satisfies Record<WorkloadOptions['kind'], readonly string[]>
 
 const SOURCE_KEYS = {
