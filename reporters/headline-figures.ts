@@ -98,6 +98,11 @@ export function tokenTimingLine(result: BenchmarkResult): string | undefined {
       `ITL per token p50 ${formatWithUnit(m.itlPerTokenMs.p50, 'ms')}, p99 ${formatWithUnit(m.itlPerTokenMs.p99, 'ms')} (per chunk p50 ${formatWithUnit(m.itlMs.p50, 'ms')})`,
     )
   }
+  const structured = result.streaming.structuredOutput
+  if (structured !== undefined)
+    parts.push(
+      `structured output valid in ${structured.valid} of ${structured.checked} replies (${structured.notJson} not JSON, ${structured.schemaMismatch} breaking the schema)`,
+    )
   const toolCalls = result.streaming.toolCallRequests
   if (toolCalls !== undefined && toolCalls > 0)
     parts.push(`tool calls in ${toolCalls} of ${result.counts.completed} replies (their arguments are output)`)

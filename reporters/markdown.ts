@@ -177,7 +177,7 @@ function section(entry: ReportEntry, shared: ReadonlySet<string>): string {
   const sessions = sessionsLine(result)
   if (sessions) parts.push('', `Sessions: ${sessions}`)
   const tokenTiming = tokenTimingLine(result)
-  if (tokenTiming) parts.push('', `Reasoning, tool calls and per-token timing: ${tokenTiming}`)
+  if (tokenTiming) parts.push('', `Reasoning, tool calls, structured output and per-token timing: ${tokenTiming}`)
   const verdict = verdictTable(entry)
   if (verdict) parts.push('', verdict)
   const slo = sloTable(entry.sloChecks)

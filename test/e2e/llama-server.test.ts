@@ -211,6 +211,33 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     LOADED_MACHINE_MS,
   )
 
+  test(
+    'structured output: every real reply is checked; this llama-server ignores json_object on chat (free text, not JSON)',
+    async () => {
+      // llama.cpp v0.4.0 accepts response_format json_object on /v1/chat/completions and does not constrain the
+      // reply (docs/apis.md): the check must see the text and say so, not pass it.
+      const result = await run(
+        {
+          load: { concurrency: 2, requests: 8 },
+          workload: {
+            kind: 'synthetic',
+            inputTokens: { mean: 16 },
+            outputTokens: { mean: 24 },
+            ignoreEos: false,
+            responseFormat: { type: 'json_object' },
+          },
+        },
+        'chat',
+      )
+      expect(result.errors).toEqual([])
+      expect(result.streaming.structuredOutput).toEqual({ checked: 8, valid: 0, notJson: 8, schemaMismatch: 0 })
+      expect(result.warnings).toContain(
+        '8 of 8 replies did not meet workload.responseFormat (8 not JSON, 0 breaking the schema).',
+      )
+    },
+    LOADED_MACHINE_MS,
+  )
+
   test("the client's timings contain llama-server's own, and decode speed agrees with its timings", async () => {
     // One stream at a time: nothing queues, so TTFT minus the server's prompt time is pure overhead.
     const result = await run({ load: { concurrency: 1, requests: 10 } }, 'chat', 256)

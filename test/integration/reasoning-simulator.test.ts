@@ -1,5 +1,5 @@
 /**
- * Reasoning, tool calls and per-token timing end to end: runBenchmark against the simulator modelling a
+ * Reasoning, tool calls, structured output and per-token timing end to end: runBenchmark against the simulator modelling a
  * thinking model (`reasoningTokens`) that decodes two tokens per step (`tokensPerChunk`, as
  * speculative decoding) and sends usage in every chunk (`continuous_usage_stats`).
  */

@@ -146,6 +146,7 @@ describe('buildRequestBody', () => {
         { type: 'function', function: { name: 'now' } },
       ],
       toolChoice: { name: 'now' },
+      responseFormat: undefined,
     }
     const req = { prompt: 'Hi' }
     const body = (api: ApiKind, toolChoice: RequestShape['toolChoice']) =>

@@ -63,7 +63,7 @@ describe('reasoning and per-token timing in reports', () => {
 
   test('markdown: one line with TTFO, reasoning tokens and per-token ITL in the bench section', () => {
     const markdown = renderMarkdown([entry])
-    const line = markdown.split('\n').find((l) => l.startsWith('Reasoning, tool calls and per-token timing: ')) as string
+    const line = markdown.split('\n').find((l) => l.startsWith('Reasoning, tool calls, structured output and per-token timing: ')) as string
     expect(line).toMatch(/TTFO p50 [\d.]+ ms, p99 [\d.]+ ms \(TTFT p50 [\d.]+ ms/)
     expect(line).toContain('reasoning tokens mean 4 tok of 12 tok output')
     expect(line).toMatch(/ITL per token p50 [\d.]+ ms, p99 [\d.]+ ms \(per chunk p50 [\d.]+ ms\)/)
@@ -74,7 +74,7 @@ describe('reasoning and per-token timing in reports', () => {
     const withTools = { ...result, requests: records, streaming: { ...result.streaming, toolCallRequests: 4 } }
     const line = renderMarkdown([{ ...entry, result: withTools }])
       .split('\n')
-      .find((l) => l.startsWith('Reasoning, tool calls and per-token timing: ')) as string
+      .find((l) => l.startsWith('Reasoning, tool calls, structured output and per-token timing: ')) as string
     expect(line).toContain('tool calls in 4 of 6 replies (their arguments are output)')
     const validator = new JsonSchemaValidator([BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA])
     expect(validator.validate(BENCHMARK_RESULT_SCHEMA_ID, JSON.parse(JSON.stringify(withTools)))).toEqual([])
@@ -99,7 +99,7 @@ describe('reasoning and per-token timing in reports', () => {
   test('results without them show none of it', () => {
     for (const plain of reportEntries()) {
       expect(renderConsoleEntry(plain)).not.toMatch(/TTFO|ITL per token|reasoning tokens/)
-      expect(renderMarkdown([plain])).not.toContain('Reasoning, tool calls and per-token timing')
+      expect(renderMarkdown([plain])).not.toContain('Reasoning, tool calls, structured output and per-token timing')
     }
   })
 })

@@ -1,4 +1,11 @@
-import type { ApiKind, ChatTool, PreparedRequest, RequestShape, ToolChoice } from '../contract/types.ts'
+import type {
+  ApiKind,
+  ChatTool,
+  PreparedRequest,
+  RequestShape,
+  ResolvedResponseFormat,
+  ToolChoice,
+} from '../contract/types.ts'
 import { API_ENDPOINTS } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 
@@ -44,6 +51,22 @@ function toolChoiceFor(api: ApiKind, choice: ToolChoice): unknown {
 }
 
 /**
+ * The reply format in each API's place: chat and completions `response_format` (`json_schema`
+ * nested under its name), Responses `text.format` (flat). The Messages API takes none (refused
+ * before the run).
+ */
+function putResponseFormat(body: Record<string, unknown>, api: ApiKind, format: ResolvedResponseFormat): void {
+  if (api === 'responses') {
+    body.text = { format: format.type === 'json_object' ? { type: 'json_object' } : { ...format } }
+    return
+  }
+  body.response_format =
+    format.type === 'json_object'
+      ? { type: 'json_object' }
+      : { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict } }
+}
+
+/**
  * The JSON body of one streaming request, always streamed. Chat and completions ask for usage
  * (`stream_options.include_usage`) so output tokens are exact, in every chunk too
  * (`continuous_usage_stats`) when the target says so (tokens per chunk exact); the Responses and
@@ -52,7 +75,7 @@ function toolChoiceFor(api: ApiKind, choice: ToolChoice): unknown {
  * each turn, as over chat, so both APIs see the same tokens and no server-side state is assumed);
  * the Messages API gets system messages as its top-level `system`. With `ignoreEos` it adds
  * `ignore_eos: true` and `min_tokens = maxTokens` (vLLM, SGLang, llama.cpp) so the server produces
- * exactly the requested length. `shape` adds the workload's tools in the API's own shape.
+ * exactly the requested length. `shape` adds the workload's tools and reply format in the API's own shape.
  * `extraBody` is merged last and wins.
  */
 export function buildRequestBody(
@@ -95,8 +118,9 @@ export function buildRequestBody(
     if (req.maxTokens !== undefined) body.min_tokens = req.maxTokens
   }
   if (shape !== undefined) {
-    body.tools = toolsFor(target.api, shape.tools)
+    if (shape.tools.length > 0) body.tools = toolsFor(target.api, shape.tools)
     if (shape.toolChoice !== undefined) body.tool_choice = toolChoiceFor(target.api, shape.toolChoice)
+    if (shape.responseFormat !== undefined) putResponseFormat(body, target.api, shape.responseFormat)
   }
   if (req.extraBody !== undefined) Object.assign(body, req.extraBody)
   return body

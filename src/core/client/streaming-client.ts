@@ -3,6 +3,7 @@ import { createStreamDispatcher } from '../platform/runtime-http.ts'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
 import type { HttpTransportName } from '../platform/runtime.ts'
 import type { PreparedRequest, RequestRecord, RequestShape } from '../contract/types.ts'
+import { replyCheckOf, type ReplyCheck } from '../contract/reply-schema.ts'
 import { buildRequestBody, endpointPath } from './request-body.ts'
 import { StreamingRequest } from './streaming-request.ts'
 import type { RequestContext, RequestMeta } from './streaming-request.ts'
@@ -38,6 +39,8 @@ export class StreamingClient {
   private readonly path: string
   private readonly headers: Record<string, string>
   private readonly shape: RequestShape | undefined
+  /** Checks each reply against the workload's reply format; undefined when none was asked. */
+  private readonly checkReply: ReplyCheck | undefined
 
   constructor(target: ResolvedTarget, options: StreamingClientOptions) {
     const connections = Math.floor(options.connections)
@@ -50,6 +53,8 @@ export class StreamingClient {
     }
     this.target = target
     this.shape = options.shape
+    const format = options.shape?.responseFormat
+    this.checkReply = format === undefined ? undefined : replyCheckOf(format)
     const root = new URL(target.baseUrl)
     this.pool = createStreamDispatcher(root.origin, { connections, transport: options.transport })
     this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
@@ -95,14 +100,22 @@ export class StreamingClient {
         ),
       )
     }
+    const keepText = request.keepOutputText === true
+    const checkReply = this.checkReply
     const handler = new StreamingRequest(
       this.context,
       { method: 'POST', path: this.path, headers: this.headers, body },
       meta,
       request.expectedInputTokens,
-      request.keepOutputText === true,
+      keepText || checkReply !== undefined,
     )
-    return handler.send()
+    if (checkReply === undefined) return handler.send()
+    // Structured output: the reply's text is checked, then dropped unless the workload keeps it.
+    return handler.send().then((record) => {
+      if (record.ok) record.structuredOutput = checkReply(record.outputText ?? '')
+      if (!keepText) delete record.outputText
+      return record
+    })
   }
 
   /** Waits for requests in flight, then closes every connection. */

@@ -74,6 +74,25 @@ export interface ChatTool {
 /** Whether the model must call a tool: `auto` (it decides), `required` (one of them), `none`, or `{ name }` (that one). */
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string }
 
+/**
+ * A reply format the server must follow (`response_format`), checked on every reply: `json_object`
+ * (any JSON object) or `json_schema` (a JSON Schema, draft 2020-12 or 07).
+ */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema'
+      /** Name sent with the schema. Default `output`. */
+      name?: string
+      schema: Record<string, unknown>
+      /** Ask the server to hold the reply to the schema exactly (OpenAI's `strict`). Default true. */
+      strict?: boolean
+    }
+
+/** {@link ResponseFormat} with its defaults applied. */
+export type ResolvedResponseFormat =
+  { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean }
+
 /** What every request of a workload carries besides its conversation: the options every workload kind takes. */
 export interface WorkloadRequestOptions {
   /**
@@ -84,12 +103,33 @@ export interface WorkloadRequestOptions {
   tools?: ChatTool[]
   /** `tool_choice` sent with the tools. Default: none sent (the server's default, `auto`). */
   toolChoice?: ToolChoice
+  /**
+   * Structured output: the reply format asked of every request (chat and completions
+   * `response_format`, Responses `text.format`; not the Messages API). Each reply is checked:
+   * `streaming.structuredOutput` counts those that parse as JSON and match the schema.
+   */
+  responseFormat?: ResponseFormat
 }
 
 /** {@link WorkloadRequestOptions} checked and resolved: what the client adds to every request body. */
 export interface RequestShape {
+  /** Tools offered; empty: none. */
   tools: readonly ChatTool[]
   toolChoice: ToolChoice | undefined
+  responseFormat: ResolvedResponseFormat | undefined
+}
+
+/** How a reply met the asked {@link ResponseFormat}: valid, not JSON (or not an object for `json_object`), or JSON that breaks the schema. */
+export type StructuredOutputCheck = 'valid' | 'not-json' | 'schema-mismatch'
+
+/** The replies checked against the asked {@link ResponseFormat}, completed requests only. */
+export interface StructuredOutputCounts {
+  checked: number
+  valid: number
+  /** Replies that did not parse as JSON (or, for `json_object`, were not an object). */
+  notJson: number
+  /** Replies that parsed but broke the schema. */
+  schemaMismatch: number
 }
 
 /** Synthetic prompts of a given token length. */
@@ -460,6 +500,8 @@ export interface RequestRecord {
   finishReason?: string
   /** True when the reply carried a tool call (chat `tool_calls`, a Responses `function_call`, a Messages `tool_use`). */
   toolCall?: true
+  /** How the reply met the workload's `responseFormat`; absent when none was asked or the request failed. */
+  structuredOutput?: StructuredOutputCheck
   /** Server timings when the server sends them (llama.cpp `timings`). */
   serverTimings?: Record<string, number>
   /**
@@ -614,6 +656,8 @@ export interface StreamingInfo {
   meanTokensPerChunk: number
   /** Completed requests whose reply carried a tool call (their tool-call output counts as output); absent when none. */
   toolCallRequests?: number
+  /** The replies checked against the workload's `responseFormat`; absent when none was asked. */
+  structuredOutput?: StructuredOutputCounts
   /** One line for humans when something is off, else undefined. */
   note?: string
 }

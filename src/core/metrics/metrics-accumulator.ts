@@ -92,6 +92,10 @@ export interface MetricsSnapshot {
   reasoningReportedRequests: number
   /** Completed requests whose reply carried a tool call. */
   toolCallRequests: number
+  /** Completed requests whose reply was checked against a reply format, and how it met it. */
+  structuredChecked: number
+  structuredValid: number
+  structuredNotJson: number
   /** Completed streamed requests with exact tokens per chunk (continuous usage). */
   chunkTokenRequests: number
   goodRequests: number
@@ -122,6 +126,9 @@ const COUNTER_NAMES = [
   'noAnswerRequests',
   'reasoningReportedRequests',
   'toolCallRequests',
+  'structuredChecked',
+  'structuredValid',
+  'structuredNotJson',
   'chunkTokenRequests',
   'goodRequests',
   'lateRequests',
@@ -202,6 +209,9 @@ export class MetricsAccumulator {
   private noAnswerRequests = 0
   private reasoningReportedRequests = 0
   private toolCallRequests = 0
+  private structuredChecked = 0
+  private structuredValid = 0
+  private structuredNotJson = 0
   private chunkTokenRequests = 0
   private goodRequests = 0
   private lateRequests = 0
@@ -247,6 +257,11 @@ export class MetricsAccumulator {
     }
     this.recordValue(d.e2eMs, endToEndMs(record))
     if (record.toolCall === true) this.toolCallRequests += 1
+    if (record.structuredOutput !== undefined) {
+      this.structuredChecked += 1
+      if (record.structuredOutput === 'valid') this.structuredValid += 1
+      else if (record.structuredOutput === 'not-json') this.structuredNotJson += 1
+    }
     if (this.goodputLimits !== undefined && meetsGoodputLimits(record, this.goodputLimits)) this.goodRequests += 1
 
     if (record.clientLateMs !== undefined) {
@@ -428,6 +443,12 @@ export class MetricsAccumulator {
         `${this.noAnswerRequests} of ${streamedCompleted} streamed replies were reasoning only (no answer text, e.g. max_tokens reached while thinking): they have a TTFT but no TTFO`,
       )
     }
+    const invalid = this.structuredChecked - this.structuredValid
+    if (invalid > 0) {
+      warnings.push(
+        `${invalid} of ${this.structuredChecked} replies did not meet workload.responseFormat (${this.structuredNotJson} not JSON, ${invalid - this.structuredNotJson} breaking the schema).`,
+      )
+    }
     if (this.usageMissingRequests > 0) {
       warnings.push(
         `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
@@ -442,6 +463,16 @@ export class MetricsAccumulator {
       multiTokenChunks: this.multiTokenChunks,
       meanTokensPerChunk,
       ...(this.toolCallRequests > 0 ? { toolCallRequests: this.toolCallRequests } : {}),
+      ...(this.structuredChecked > 0
+        ? {
+            structuredOutput: {
+              checked: this.structuredChecked,
+              valid: this.structuredValid,
+              notJson: this.structuredNotJson,
+              schemaMismatch: this.structuredChecked - this.structuredValid - this.structuredNotJson,
+            },
+          }
+        : {}),
       ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     }
 

@@ -91,5 +91,15 @@ export function mergeStreaming(results: readonly BenchmarkResult[], base: Benchm
     ...(results.some((r) => r.streaming.toolCallRequests !== undefined)
       ? { toolCallRequests: sum((s) => s.toolCallRequests ?? 0) }
       : {}),
+    ...(results.some((r) => r.streaming.structuredOutput !== undefined)
+      ? {
+          structuredOutput: {
+            checked: sum((s) => s.structuredOutput?.checked ?? 0),
+            valid: sum((s) => s.structuredOutput?.valid ?? 0),
+            notJson: sum((s) => s.structuredOutput?.notJson ?? 0),
+            schemaMismatch: sum((s) => s.structuredOutput?.schemaMismatch ?? 0),
+          },
+        }
+      : {}),
   }
 }

@@ -76,6 +76,12 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       'the completions API takes no tools',
       "Use target.api 'chat', 'responses' or 'messages'.",
     )
+  if (options.responseFormat !== undefined && context.api === 'messages')
+    throw new OptionsError(
+      'workload.responseFormat',
+      'the Messages API takes no response_format',
+      "Use target.api 'chat', 'responses' or 'completions' for structured output.",
+    )
   switch (options.kind) {
     case 'synthetic':
       return createSyntheticWorkload(options, context)

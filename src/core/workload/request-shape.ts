@@ -1,6 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
-import type { ChatTool, RequestShape, ToolChoice, WorkloadOptions } from '../contract/types.ts'
+import type { ChatTool, RequestShape, ResolvedResponseFormat, ToolChoice, WorkloadOptions } from '../contract/types.ts'
+import { compileReplySchema } from '../contract/reply-schema.ts'
 
 const CHOICES = ['auto', 'required', 'none']
 
@@ -44,21 +45,53 @@ function checkChoice(choice: unknown, names: ReadonlySet<string>): ToolChoice {
   )
 }
 
+/** `workload.responseFormat` checked, its defaults applied; its schema must compile. */
+function checkResponseFormat(format: unknown): ResolvedResponseFormat {
+  const fix = "Give { type: 'json_schema', schema } or { type: 'json_object' }."
+  if (!isRecord(format) || (format.type !== 'json_object' && format.type !== 'json_schema'))
+    throw new OptionsError('workload.responseFormat', `must be a JSON format, got ${JSON.stringify(format)}`, fix)
+  if (format.type === 'json_object') return { type: 'json_object' }
+  const { name, schema, strict } = format
+  if (!isRecord(schema)) throw new OptionsError('workload.responseFormat.schema', 'must be a JSON Schema object', fix)
+  if (name !== undefined && (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)))
+    throw new OptionsError(
+      'workload.responseFormat.name',
+      `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(name)}`,
+      'Leave it out for `output`.',
+    )
+  if (strict !== undefined && typeof strict !== 'boolean')
+    throw new OptionsError('workload.responseFormat.strict', 'must be true or false', 'Leave it out for true.')
+  const problem = compileReplySchema(schema).problem
+  if (problem !== undefined)
+    throw new OptionsError('workload.responseFormat.schema', `is not a valid JSON Schema: ${problem}`, fix)
+  return { type: 'json_schema', name: name ?? 'output', schema, strict: strict ?? true }
+}
+
 /**
- * The tools a workload offers with every request, checked; undefined when it offers none. Throws
- * {@link OptionsError} before any request is sent: a malformed tool or a choice naming no tool.
- * (Tools for the completions API, which takes none, are refused by `createWorkload`, which knows the API.)
+ * What a workload adds to every request, checked; undefined when it adds nothing. Throws
+ * {@link OptionsError} before any request is sent: a malformed tool, a choice naming no tool, a
+ * reply format whose schema does not compile. (What an API cannot take, tools for completions or
+ * a reply format for Messages, is refused by `createWorkload`, which knows the API.)
  */
 export function resolveRequestShape(workload: WorkloadOptions): RequestShape | undefined {
-  const { tools, toolChoice } = workload as { tools?: unknown; toolChoice?: unknown }
+  const { tools, toolChoice, responseFormat } = workload as {
+    tools?: unknown
+    toolChoice?: unknown
+    responseFormat?: unknown
+  }
+  const format = responseFormat === undefined ? undefined : checkResponseFormat(responseFormat)
   if (tools === undefined) {
     if (toolChoice !== undefined)
       throw new OptionsError('workload.toolChoice', 'is given without workload.tools', 'Give the tools too.')
-    return undefined
+    return format === undefined ? undefined : { tools: [], toolChoice: undefined, responseFormat: format }
   }
   if (!Array.isArray(tools) || tools.length === 0)
     throw new OptionsError('workload.tools', 'must be a non-empty array of tools', 'Leave it out to offer none.')
   const checked = tools.map(checkTool)
   const names = new Set(checked.map((tool) => tool.function.name))
-  return { tools: checked, toolChoice: toolChoice === undefined ? undefined : checkChoice(toolChoice, names) }
+  return {
+    tools: checked,
+    toolChoice: toolChoice === undefined ? undefined : checkChoice(toolChoice, names),
+    responseFormat: format,
+  }
 }

@@ -16,7 +16,9 @@ import type {
 } from '../contract/types.ts'
 
 /** The keys every workload kind takes about what each request carries besides its conversation. */
-const REQUEST_KEYS = ['tools', 'toolChoice'] as const satisfies ReadonlyArray<keyof WorkloadRequestOptions>
+const REQUEST_KEYS = ['tools', 'toolChoice', 'responseFormat'] as const satisfies ReadonlyArray<
+  keyof WorkloadRequestOptions
+>
 
 /** Every key of each workload kind. */
 const WORKLOAD_KEYS = {
