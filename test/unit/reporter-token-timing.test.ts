@@ -63,7 +63,9 @@ describe('reasoning and per-token timing in reports', () => {
 
   test('markdown: one line with TTFO, reasoning tokens and per-token ITL in the bench section', () => {
     const markdown = renderMarkdown([entry])
-    const line = markdown.split('\n').find((l) => l.startsWith('Reasoning, tool calls, structured output and per-token timing: ')) as string
+    const line = markdown
+      .split('\n')
+      .find((l) => l.startsWith('Reasoning, tool calls, structured output and per-token timing: ')) as string
     expect(line).toMatch(/TTFO p50 [\d.]+ ms, p99 [\d.]+ ms \(TTFT p50 [\d.]+ ms/)
     expect(line).toContain('reasoning tokens mean 4 tok of 12 tok output')
     expect(line).toMatch(/ITL per token p50 [\d.]+ ms, p99 [\d.]+ ms \(per chunk p50 [\d.]+ ms\)/)
