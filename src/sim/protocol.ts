@@ -100,6 +100,58 @@ export function tokenChunk(
   }
 }
 
+/** A tool the reply calls: its name and call id. */
+export interface ToolCallIdentity {
+  name: string
+  id: string
+}
+
+/**
+ * The arguments of a reply that calls a tool, built from its tokens as they come: one JSON object
+ * `{"input": "<the tokens>"}`, opened with the first piece and closed with the last, so the pieces
+ * joined are valid JSON.
+ */
+export class ToolArguments {
+  #opened = false
+  /** The piece of the arguments one chunk of tokens adds (`last`: it closes them). */
+  piece(text: string, last: boolean): string {
+    const open = this.#opened ? '' : '{"input": "'
+    this.#opened = true
+    return open + JSON.stringify(text).slice(1, -1) + (last ? '"}' : '')
+  }
+  get opened(): boolean {
+    return this.#opened
+  }
+}
+
+/**
+ * A chat chunk carrying a tool call's arguments (vLLM's shape): the first names the function with
+ * the call's id, later ones carry only their piece of the arguments; `reasoning` before it in
+ * `delta.reasoning_content`. The last carries `finish_reason` `tool_calls`.
+ */
+export function toolCallChunk(
+  identity: ResponseIdentity,
+  call: ToolCallIdentity,
+  first: boolean,
+  args: string,
+  last: boolean,
+  reasoning = '',
+  usage?: TokenUsage,
+): unknown {
+  const toolCall = first
+    ? { index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: args } }
+    : { index: 0, function: { arguments: args } }
+  const delta = reasoning === '' ? { tool_calls: [toolCall] } : { reasoning_content: reasoning, tool_calls: [toolCall] }
+  return {
+    id: identity.id,
+    object: 'chat.completion.chunk',
+    created: identity.created,
+    model: identity.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: last ? 'tool_calls' : null }],
+    ...(usage === undefined ? {} : { usage }),
+  }
+}
+
 /** The `stream_options.include_usage` chunk: no choices, only usage. */
 export function usageChunk(identity: ResponseIdentity, usage: TokenUsage): unknown {
   return {
@@ -112,15 +164,26 @@ export function usageChunk(identity: ResponseIdentity, usage: TokenUsage): unkno
   }
 }
 
-/** A whole (non-streamed) completion; `reasoning` (chat) goes to `message.reasoning_content`. */
+/** A whole (non-streamed) completion; `reasoning` (chat) goes to `message.reasoning_content`; `call`: the reply is that tool call. */
 export function completionBody(
   identity: ResponseIdentity,
   text: string,
   finishReason: string,
   usage: TokenUsage,
   reasoning = '',
+  call?: ToolCallIdentity,
 ): unknown {
   if (identity.api === 'chat') {
+    const toolCalls =
+      call === undefined
+        ? []
+        : [
+            {
+              id: call.id,
+              type: 'function',
+              function: { name: call.name, arguments: new ToolArguments().piece(text, true) },
+            },
+          ]
     return {
       id: identity.id,
       object: 'chat.completion',
@@ -131,12 +194,12 @@ export function completionBody(
           index: 0,
           message: {
             role: 'assistant',
-            content: text,
+            content: call === undefined ? text : null,
             reasoning_content: reasoning === '' ? null : reasoning,
-            tool_calls: [],
+            tool_calls: toolCalls,
           },
           logprobs: null,
-          finish_reason: finishReason,
+          finish_reason: call === undefined ? finishReason : 'tool_calls',
           stop_reason: null,
         },
       ],

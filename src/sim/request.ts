@@ -27,6 +27,12 @@ export interface CompletionRequest {
   ignoreEos: boolean
   /** Canonical text of the prompt: seeds the output length and text. */
   contentKey: string
+  /**
+   * The tool the reply calls: the request offered `tools` and its `tool_choice` forces a call
+   * (`required`, Messages `any`: the first tool; a named one: that one). The reply's tokens are then
+   * the call's arguments. Undefined: a text reply (the simulator never chooses a tool on its own).
+   */
+  toolName: string | undefined
 }
 
 /** Why a request is refused, in the terms of the OpenAI error body. */
@@ -126,6 +132,22 @@ function conversationOf(api: ApiKind, body: Record<string, unknown>): unknown {
     return [{ role: 'system', content: body.system }, ...(body.messages as unknown[])]
   }
   return body.messages
+}
+
+/** A tool's name in each API's shape: chat nests it under `function`, Responses and Messages do not. */
+function toolNameOf(tool: unknown): string | undefined {
+  if (!isRecord(tool)) return undefined
+  const fn = isRecord(tool.function) ? tool.function : tool
+  return typeof fn.name === 'string' && fn.name !== '' ? fn.name : undefined
+}
+
+/** The tool a request's `tool_choice` forces it to call, or undefined when it forces none. */
+function forcedTool(body: Record<string, unknown>): string | undefined {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined
+  const choice = body.tool_choice
+  if (choice === 'required' || (isRecord(choice) && choice.type === 'any')) return toolNameOf(body.tools[0])
+  if (isRecord(choice)) return toolNameOf(choice)
+  return undefined
 }
 
 /** The body field that holds the prompt, per API. */
@@ -272,6 +294,7 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
       minTokens,
       ignoreEos: body.ignore_eos === true,
       contentKey,
+      toolName: api === 'completions' ? undefined : forcedTool(body),
     },
   }
 }

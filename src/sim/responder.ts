@@ -10,7 +10,8 @@ import {
   usageChunk,
   usageOf,
 } from './protocol.ts'
-import type { ResponseIdentity, TokenUsage } from './protocol.ts'
+import { ToolArguments, toolCallChunk } from './protocol.ts'
+import type { ResponseIdentity, TokenUsage, ToolCallIdentity } from './protocol.ts'
 import { typedBody, typedEventWriter } from './typed-protocol.ts'
 import type { TypedEventWriter } from './typed-protocol.ts'
 
@@ -53,6 +54,10 @@ export class CompletionResponder {
   #started = false
   /** The Responses or Messages API's events; undefined for chat and completions. */
   readonly #typed: TypedEventWriter | undefined
+  /** The tool the reply calls (its tokens are the call's arguments); undefined: a text reply. */
+  readonly #toolCall: ToolCallIdentity | undefined
+  /** A chat tool call's arguments, built from the tokens as they come. */
+  readonly #args = new ToolArguments()
 
   /**
    * `reportCachedTokens`: the usage carries `prompt_tokens_details.cached_tokens` (set by {@link cached}, 0 until then).
@@ -69,6 +74,7 @@ export class CompletionResponder {
     promptTokens: number
     finishReason: string
     reportCachedTokens?: boolean
+    toolCall?: ToolCallIdentity
   }) {
     this.#res = options.res
     this.#identity = options.identity
@@ -80,7 +86,9 @@ export class CompletionResponder {
     this.#finishReason = options.finishReason
     this.#cachedTokens = options.reportCachedTokens === true ? 0 : undefined
     const api = options.identity.api
-    this.#typed = api === 'responses' || api === 'messages' ? typedEventWriter(options.identity) : undefined
+    this.#toolCall = options.toolCall
+    this.#typed =
+      api === 'responses' || api === 'messages' ? typedEventWriter(options.identity, options.toolCall) : undefined
   }
 
   /** The prompt's prefix-cache hits, known at admission. */
@@ -107,7 +115,14 @@ export class CompletionResponder {
         sendJson(
           this.#res,
           200,
-          body(this.#identity, this.#buffer, this.#finishReason, this.#finalUsage(), this.#reasoningBuffer),
+          body(
+            this.#identity,
+            this.#buffer,
+            this.#finishReason,
+            this.#finalUsage(),
+            this.#reasoningBuffer,
+            this.#toolCall,
+          ),
         )
       }
       return
@@ -132,7 +147,7 @@ export class CompletionResponder {
     let events = ''
     if (!this.#started) events += writer.open(usageOf(this.#promptTokens, 0, this.#cachedTokens))
     this.#started = true
-    events += writer.chunk(text, reasoning)
+    events += writer.chunk(text, reasoning, last)
     if (last) events += writer.close(this.#finalUsage(), this.#finishReason)
     return events
   }
@@ -145,7 +160,12 @@ export class CompletionResponder {
     this.#started = true
     // As vLLM: a chunk's continuous usage is the running total, without the details of the final one.
     const usage = this.#continuousUsage ? usageOf(this.#promptTokens, this.#emittedTokens) : undefined
-    events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null, reasoning, usage))
+    const call = this.#toolCall
+    if (call !== undefined && (text !== '' || (last && this.#args.opened))) {
+      const first = !this.#args.opened
+      const args = this.#args.piece(text, last)
+      events += sseEvent(toolCallChunk(this.#identity, call, first, args, last, reasoning, usage))
+    } else events += sseEvent(tokenChunk(this.#identity, text, last ? this.#finishReason : null, reasoning, usage))
     if (last) {
       if (this.#includeUsage) events += sseEvent(usageChunk(this.#identity, this.#finalUsage()))
       events += SSE_DONE

@@ -250,6 +250,7 @@ class Simulator {
       promptTokens: request.promptTokens,
       finishReason: plan.finishReason,
       reportCachedTokens: config.prefixCaching,
+      ...(request.toolName === undefined ? {} : { toolCall: { name: request.toolName, id: `call_${identity.id}` } }),
     })
     const tracker = this.metrics.track(arrivedAt, request.promptTokens, plan.finishReason)
     const nextToken = createTokenTextSource(plan.textSeed)

@@ -1,4 +1,5 @@
-import type { ResponseIdentity, TokenUsage } from './protocol.ts'
+import { ToolArguments } from './protocol.ts'
+import type { ResponseIdentity, TokenUsage, ToolCallIdentity } from './protocol.ts'
 
 /**
  * The event streams of OpenAI's Responses API and Anthropic's Messages API as vLLM and llama.cpp
@@ -16,8 +17,11 @@ export function namedSseEvent(type: string, data: Record<string, unknown>): stri
 export interface TypedEventWriter {
   /** The events before the first output; `usage`: the usage so far (the prompt, its cached tokens, no output). */
   open(usage: TokenUsage): string
-  /** The events of one chunk of output: `reasoning` text, then answer `text`. */
-  chunk(text: string, reasoning: string): string
+  /**
+   * The events of one chunk of output: `reasoning` text, then answer `text` (the arguments of a tool
+   * call when the reply calls one); `last`: the reply's last chunk.
+   */
+  chunk(text: string, reasoning: string, last: boolean): string
   /** The events after the last output, with the final usage and the Chat Completions finish reason. */
   close(usage: TokenUsage, finishReason: string): string
   /** The event that reports a failure in the middle of the stream. */
@@ -86,14 +90,43 @@ function reasoningItem(identity: ResponseIdentity, reasoning: string): Record<st
   }
 }
 
+function functionCallItem(call: ToolCallIdentity, args: string, status: string): Record<string, unknown> {
+  return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: args, status }
+}
+
 class ResponsesEventWriter implements TypedEventWriter {
   readonly #identity: ResponseIdentity
+  readonly #call: ToolCallIdentity | undefined
+  readonly #args = new ToolArguments()
+  /** The answer text, or a tool call's arguments, so far. */
   #text = ''
   #reasoning = ''
   #messageOpen = false
 
-  constructor(identity: ResponseIdentity) {
+  constructor(identity: ResponseIdentity, call: ToolCallIdentity | undefined) {
     this.#identity = identity
+    this.#call = call
+  }
+
+  /** A tool call's events for one chunk: its item opened with the first piece, then an arguments delta. */
+  #callChunk(call: ToolCallIdentity, text: string, last: boolean): string {
+    if (text === '' && !(last && this.#args.opened)) return ''
+    const opening = this.#args.opened
+      ? ''
+      : namedSseEvent('response.output_item.added', {
+          output_index: this.#messageIndex(),
+          item: functionCallItem(call, '', 'in_progress'),
+        })
+    const delta = this.#args.piece(text, last)
+    this.#text += delta
+    return (
+      opening +
+      namedSseEvent('response.function_call_arguments.delta', {
+        item_id: `fc_${call.id}`,
+        output_index: this.#messageIndex(),
+        delta,
+      })
+    )
   }
 
   open(_usage: TokenUsage): string {
@@ -101,7 +134,7 @@ class ResponsesEventWriter implements TypedEventWriter {
     return namedSseEvent('response.created', { response }) + namedSseEvent('response.in_progress', { response })
   }
 
-  chunk(text: string, reasoning: string): string {
+  chunk(text: string, reasoning: string, last: boolean): string {
     let events = ''
     if (reasoning !== '') {
       if (this.#reasoning === '')
@@ -117,6 +150,7 @@ class ResponsesEventWriter implements TypedEventWriter {
         delta: reasoning,
       })
     }
+    if (this.#call !== undefined) return events + this.#callChunk(this.#call, text, last)
     if (text !== '') {
       if (!this.#messageOpen) {
         this.#messageOpen = true
@@ -151,11 +185,25 @@ class ResponsesEventWriter implements TypedEventWriter {
     const output: unknown[] = []
     if (this.#reasoning !== '') output.push(reasoningItem(this.#identity, this.#reasoning))
     if (this.#messageOpen) output.push(messageItem(this.#identity, this.#text))
+    if (this.#call !== undefined && this.#args.opened)
+      output.push(functionCallItem(this.#call, this.#text, 'completed'))
     return output
   }
 
   close(usage: TokenUsage, finishReason: string): string {
     let events = ''
+    const call = this.#call
+    if (call !== undefined && this.#args.opened)
+      events +=
+        namedSseEvent('response.function_call_arguments.done', {
+          item_id: `fc_${call.id}`,
+          output_index: this.#messageIndex(),
+          arguments: this.#text,
+        }) +
+        namedSseEvent('response.output_item.done', {
+          output_index: this.#messageIndex(),
+          item: functionCallItem(call, this.#text, 'completed'),
+        })
     if (this.#messageOpen)
       events +=
         namedSseEvent('response.output_text.done', {
@@ -182,12 +230,15 @@ class ResponsesEventWriter implements TypedEventWriter {
 
 class MessagesEventWriter implements TypedEventWriter {
   readonly #identity: ResponseIdentity
+  readonly #call: ToolCallIdentity | undefined
+  readonly #args = new ToolArguments()
   /** Index of the open content block, -1 before the first. */
   #block = -1
-  #blockType: 'thinking' | 'text' | undefined
+  #blockType: 'thinking' | 'text' | 'tool_use' | undefined
 
-  constructor(identity: ResponseIdentity) {
+  constructor(identity: ResponseIdentity, call: ToolCallIdentity | undefined) {
     this.#identity = identity
+    this.#call = call
   }
 
   open(usage: TokenUsage): string {
@@ -205,19 +256,23 @@ class MessagesEventWriter implements TypedEventWriter {
     })
   }
 
-  #switchTo(type: 'thinking' | 'text'): string {
+  #blockOf(type: 'thinking' | 'text' | 'tool_use'): Record<string, unknown> {
+    if (type === 'thinking') return { type, thinking: '' }
+    if (type === 'tool_use' && this.#call !== undefined)
+      return { type, id: this.#call.id, name: this.#call.name, input: {} }
+    return { type, text: '' }
+  }
+
+  #switchTo(type: 'thinking' | 'text' | 'tool_use'): string {
     if (this.#blockType === type) return ''
     let events = this.#blockType === undefined ? '' : namedSseEvent('content_block_stop', { index: this.#block })
     this.#block++
     this.#blockType = type
-    events += namedSseEvent('content_block_start', {
-      index: this.#block,
-      content_block: type === 'thinking' ? { type, thinking: '' } : { type, text: '' },
-    })
+    events += namedSseEvent('content_block_start', { index: this.#block, content_block: this.#blockOf(type) })
     return events
   }
 
-  chunk(text: string, reasoning: string): string {
+  chunk(text: string, reasoning: string, last: boolean): string {
     let events = ''
     if (reasoning !== '')
       events +=
@@ -226,6 +281,17 @@ class MessagesEventWriter implements TypedEventWriter {
           index: this.#block,
           delta: { type: 'thinking_delta', thinking: reasoning },
         })
+    if (this.#call !== undefined) {
+      if (text === '' && !(last && this.#args.opened)) return events
+      return (
+        events +
+        this.#switchTo('tool_use') +
+        namedSseEvent('content_block_delta', {
+          index: this.#block,
+          delta: { type: 'input_json_delta', partial_json: this.#args.piece(text, last) },
+        })
+      )
+    }
     if (text !== '')
       events +=
         this.#switchTo('text') +
@@ -235,10 +301,11 @@ class MessagesEventWriter implements TypedEventWriter {
 
   close(usage: TokenUsage, finishReason: string): string {
     const stop = this.#blockType === undefined ? '' : namedSseEvent('content_block_stop', { index: this.#block })
+    const called = this.#call !== undefined && this.#args.opened
     return (
       stop +
       namedSseEvent('message_delta', {
-        delta: { stop_reason: stopReason(finishReason), stop_sequence: null },
+        delta: { stop_reason: called ? 'tool_use' : stopReason(finishReason), stop_sequence: null },
         usage: { output_tokens: usage.completion_tokens },
       }) +
       namedSseEvent('message_stop', {})
@@ -251,34 +318,42 @@ class MessagesEventWriter implements TypedEventWriter {
 }
 
 /** The event writer of a Responses (`responses`) or Messages (`messages`) stream. */
-export function typedEventWriter(identity: ResponseIdentity): TypedEventWriter {
-  return identity.api === 'responses' ? new ResponsesEventWriter(identity) : new MessagesEventWriter(identity)
+export function typedEventWriter(identity: ResponseIdentity, call?: ToolCallIdentity): TypedEventWriter {
+  return identity.api === 'responses'
+    ? new ResponsesEventWriter(identity, call)
+    : new MessagesEventWriter(identity, call)
 }
 
-/** A whole (non-streamed) Responses or Messages body. */
+/** A whole (non-streamed) Responses or Messages body; `call`: the reply is that tool call, its arguments built from `text`. */
 export function typedBody(
   identity: ResponseIdentity,
   text: string,
   finishReason: string,
   usage: TokenUsage,
   reasoning: string,
+  call?: ToolCallIdentity,
 ): unknown {
+  const args = call === undefined ? '' : new ToolArguments().piece(text, true)
   if (identity.api === 'responses') {
     const output: unknown[] = []
     if (reasoning !== '') output.push(reasoningItem(identity, reasoning))
-    output.push(messageItem(identity, text))
+    output.push(call === undefined ? messageItem(identity, text) : functionCallItem(call, args, 'completed'))
     return responseObject(identity, output, usage, finishReason)
   }
   const content: unknown[] = []
   if (reasoning !== '') content.push({ type: 'thinking', thinking: reasoning, signature: '' })
-  content.push({ type: 'text', text })
+  content.push(
+    call === undefined
+      ? { type: 'text', text }
+      : { type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(args) as unknown },
+  )
   return {
     id: identity.id,
     type: 'message',
     role: 'assistant',
     model: identity.model,
     content,
-    stop_reason: stopReason(finishReason),
+    stop_reason: call === undefined ? stopReason(finishReason) : 'tool_use',
     stop_sequence: null,
     usage: messagesUsage(usage),
   }

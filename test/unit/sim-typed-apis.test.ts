@@ -26,7 +26,8 @@ async function postEvents(url: string, body: unknown): Promise<{ status: number;
   for (const block of text.split('\n\n').filter(Boolean)) {
     const name = /^event: (.*)$/m.exec(block)?.[1]
     const data = /^data: (.*)$/m.exec(block)?.[1]
-    if (data !== undefined) events.push({ name, data: JSON.parse(data) as Record<string, unknown> })
+    if (data !== undefined && data !== '[DONE]')
+      events.push({ name, data: JSON.parse(data) as Record<string, unknown> })
   }
   return { status: res.status, text, events }
 }
@@ -230,5 +231,74 @@ describe('the same conversation over chat, Responses and Messages', () => {
       expect(record.firstOutputAt, api).toBeGreaterThan(record.firstTokenAt as number)
     }
     expect(records.get('responses')?.reasoningTokens).toBe(2)
+  })
+})
+
+describe('a forced tool call', () => {
+  test("streams as each API's tool call: output, not reasoning, counted; its arguments join to JSON", async () => {
+    const timed = await startSimulator({ speedFactor: 0, reasoningTokens: 1, seed: 4 })
+    const shape = {
+      tools: [{ type: 'function' as const, function: { name: 'get_weather' } }],
+      toolChoice: 'required' as const,
+      responseFormat: undefined,
+    }
+    try {
+      for (const api of ['chat', 'responses', 'messages'] as const) {
+        const client = new StreamingClient(
+          resolveTarget({ baseUrl: timed.url, api, requestTimeoutMs: 10_000 }, 'sim-model'),
+          {
+            connections: 1,
+            shape,
+          },
+        )
+        let record: RequestRecord
+        try {
+          record = await client.send({ messages: conversation, maxTokens: 5, ignoreEos: true }, { index: 0 })
+        } finally {
+          await client.close()
+        }
+        expect(record.ok, api).toBe(true)
+        expect(record.toolCall, api).toBe(true)
+        expect(record.outputTokens, api).toBe(5)
+        // One reasoning event, then the call's four pieces: every token an output event, as text would be.
+        expect(record.chunkTimes, api).toHaveLength(5)
+        expect(record.reasoningChunks, api).toBe(1)
+        expect(record.firstOutputAt, api).toBe(record.chunkTimes[1])
+      }
+      // The arguments, streamed in pieces, are one JSON object; the reply ends as a tool call.
+      const chat = await postEvents(`${timed.url}/v1/chat/completions`, {
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+        max_tokens: 4,
+        ignore_eos: true,
+        tools: shape.tools,
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      })
+      const calls = chat.events.flatMap((e) => {
+        const choice = (e.data.choices as Array<{ delta?: { tool_calls?: unknown[] }; finish_reason?: unknown }>)?.[0]
+        return (choice?.delta?.tool_calls ?? []) as Array<{
+          id?: string
+          function: { name?: string; arguments: string }
+        }>
+      })
+      expect(calls[0]?.function.name).toBe('get_weather')
+      expect(calls[0]?.id).toMatch(/^call_chatcmpl-/)
+      expect(JSON.parse(calls.map((c) => c.function.arguments).join(''))).toEqual({ input: expect.any(String) })
+      const last = chat.events
+        .filter((e) => Array.isArray(e.data.choices) && (e.data.choices as unknown[]).length > 0)
+        .at(-1)
+      expect((last?.data.choices as Array<{ finish_reason: unknown }>)[0]?.finish_reason).toBe('tool_calls')
+      // Not forced ('auto'), the simulator answers in text.
+      const auto = await postEvents(`${timed.url}/v1/messages`, {
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+        max_tokens: 4,
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'auto' },
+      })
+      expect(auto.events.some((e) => JSON.stringify(e.data).includes('tool_use'))).toBe(false)
+    } finally {
+      await timed.close()
+    }
   })
 })
