@@ -253,6 +253,8 @@ export function parseCompletionRequest(api: ApiKind, body: unknown, limits: Requ
     continuousUsage = includeUsage && body.stream_options.continuous_usage_stats === true
   }
 
+  if (api === 'messages' && (body.max_tokens === undefined || body.max_tokens === null))
+    return badRequest('max_tokens: Field required (the Messages API has no default output length).', 'max_tokens')
   const maxField =
     api !== 'chat' || (body.max_tokens !== undefined && body.max_tokens !== null)
       ? MAX_TOKENS_FIELDS[api]

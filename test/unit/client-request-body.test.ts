@@ -125,6 +125,7 @@ describe('buildRequestBody', () => {
     ).toEqual({
       model: 'meta-llama/Llama-3.1-8B-Instruct',
       input: messages,
+      store: false,
       stream: true,
       max_output_tokens: 64,
       ignore_eos: true,
@@ -208,6 +209,9 @@ describe('buildRequestBody', () => {
       max_tokens: 32,
     })
     expect('system' in buildRequestBody({ ...chat, api: 'messages' }, { prompt: 'Hi' })).toBe(false)
+    // The API requires an output length: a request without one gets 1024 (AIPerf's).
+    expect(buildRequestBody({ ...chat, api: 'messages' }, { prompt: 'Hi' }).max_tokens).toBe(1024)
+    expect('max_tokens' in buildRequestBody(chat, { prompt: 'Hi' })).toBe(false)
   })
 })
 

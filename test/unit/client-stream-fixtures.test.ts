@@ -300,7 +300,7 @@ const cases: Expectation[] = [
     inputTokens: 11,
     usageReported: true,
     streamed: true,
-    finishReason: 'stop',
+    finishReason: 'tool_calls',
     outputText: '',
     toolCall: true,
   },

@@ -107,6 +107,13 @@ describe('Responses API', () => {
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { param: 'input' } })
   })
+
+  test('the Messages API requires max_tokens, as vLLM and Anthropic do', async () => {
+    const body = { messages: [{ role: 'user', content: 'hi' }] }
+    const res = await fetch(`${sim.url}/v1/messages`, { method: 'POST', body: JSON.stringify(body) })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ error: { param: 'max_tokens' } })
+  })
 })
 
 describe('Messages API', () => {

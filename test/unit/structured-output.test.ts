@@ -10,7 +10,7 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestShape, WorkloadOptions } from '../../src/core/contract/types.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { resolveRequestShape } from '../../src/core/workload/request-shape.ts'
-import { createWorkload } from '../../src/core/workload/index.ts'
+import { createWorkload, ignoreEosOf } from '../../src/core/workload/index.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 
@@ -35,6 +35,17 @@ describe('the check of a reply', () => {
     expect(check('{"city": "Paris"}')).toBe('schema-mismatch')
     expect(check('{"city": "Paris", "n": 2, "x": 1}')).toBe('schema-mismatch')
     expect(check('{"city": "Paris", "n": 2.5}')).toBe('schema-mismatch')
+  })
+
+  test('draft 2020-12: prefixItems holds the first items', () => {
+    const check = replyCheckOf({
+      type: 'json_schema',
+      name: 'pair',
+      schema: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] },
+      strict: true,
+    })
+    expect(check('["a", 1]')).toBe('valid')
+    expect(check('[1, "a"]')).toBe('schema-mismatch')
   })
 
   test('json_object: any JSON object; an array, a string or text is not one', () => {
@@ -66,6 +77,15 @@ describe('workload.responseFormat', () => {
     expect(bad({ type: 'json_schema', schema, name: 'has space' })).toBe('workload.responseFormat.name')
     expect(bad({ type: 'text' })).toBe('workload.responseFormat')
     expect(bad({ type: 'json_object' })).toBe('accepted')
+  })
+
+  test('a reply held to a format ends on its own: ignoreEos defaults to false, as it does for a forced tool', () => {
+    expect(ignoreEosOf(synthetic({}))).toBe(true)
+    expect(ignoreEosOf(synthetic({ responseFormat: { type: 'json_object' } }))).toBe(false)
+    const tools = [{ type: 'function', function: { name: 'f' } }]
+    expect(ignoreEosOf(synthetic({ tools, toolChoice: 'required' }))).toBe(false)
+    expect(ignoreEosOf(synthetic({ tools, toolChoice: 'auto' }))).toBe(true)
+    expect(ignoreEosOf(synthetic({ responseFormat: { type: 'json_object' }, ignoreEos: true }))).toBe(true)
   })
 
   test('the Messages API takes none: refused before any request', async () => {

@@ -6,7 +6,7 @@ import type {
   ResolvedResponseFormat,
   ToolChoice,
 } from '../contract/types.ts'
-import { API_ENDPOINTS } from '../contract/api-kinds.ts'
+import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */
@@ -93,6 +93,8 @@ export function buildRequestBody(
       break
     case 'responses':
       body.input = messagesOf(req)
+      // Nothing kept on the server: a bench's thousands of responses would pile up there (vLLM, OpenAI store by default).
+      body.store = false
       break
     case 'messages': {
       const messages = messagesOf(req)
@@ -112,7 +114,7 @@ export function buildRequestBody(
   if (req.maxTokens !== undefined) {
     if (target.api === 'responses') body.max_output_tokens = req.maxTokens
     else body.max_tokens = req.maxTokens
-  }
+  } else if (target.api === 'messages') body.max_tokens = MESSAGES_MAX_TOKENS_WHEN_UNSET
   if (req.ignoreEos === true) {
     body.ignore_eos = true
     if (req.maxTokens !== undefined) body.min_tokens = req.maxTokens

@@ -112,7 +112,8 @@ export class StreamingClient {
     if (checkReply === undefined) return handler.send()
     // Structured output: the reply's text is checked, then dropped unless the workload keeps it.
     return handler.send().then((record) => {
-      if (record.ok) record.structuredOutput = checkReply(record.outputText ?? '')
+      // A reply that called a tool answered with the call, not with text in the format.
+      if (record.ok && record.toolCall !== true) record.structuredOutput = checkReply(record.outputText ?? '')
       if (!keepText) delete record.outputText
       return record
     })

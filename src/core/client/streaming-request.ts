@@ -326,11 +326,13 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     }
     const choice = firstChoice(c)
     if (choiceCarriesOutput(choice)) {
-      if (!this.toolCall && choiceCarriesToolCall(choice)) this.toolCall = true
+      const toolCall = choiceCarriesToolCall(choice)
+      if (toolCall) this.toolCall = true
       const answer = choiceCarriesNonReasoningOutput(choice)
       this.outputEvent(now, answer, c.usage)
       if (answer && this.outputText !== undefined) this.outputText += nonReasoningTextOf(choice)
-      template.learn(data, c)
+      // A tool-call chunk has no output string to learn; learning it would only drop the content template.
+      if (!toolCall) template.learn(data, c)
     }
     this.readFields(c)
   }
@@ -341,7 +343,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
    * usage they report is kept in the Chat Completions shape the record is built from.
    */
   private onTypedEvent(eventName: string | undefined, data: string, now: number): void {
-    if (data.length === 0) return
+    // A gateway may add chat's `[DONE]`; these streams end with their own last event.
+    if (data.length === 0 || data === '[DONE]') return
     let parsed: unknown
     try {
       parsed = JSON.parse(data)

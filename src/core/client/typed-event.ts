@@ -98,8 +98,11 @@ function readResponseEnd(data: Json, into: TypedEventReading, completed: boolean
   into.done = true
   const response = record(data.response)
   readResponsesUsage(response?.usage, into)
-  if (completed) into.finishReason = 'stop'
-  else {
+  if (completed) {
+    const output = response?.output
+    const called = Array.isArray(output) && output.some((item) => record(item)?.type === 'function_call')
+    into.finishReason = called ? 'tool_calls' : 'stop'
+  } else {
     const reason = record(response?.incomplete_details)?.reason
     into.finishReason = reason === 'max_output_tokens' ? 'length' : nonEmpty(reason) ? reason : 'incomplete'
   }

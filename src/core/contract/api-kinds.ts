@@ -20,6 +20,12 @@ export function isApiKind(value: unknown): value is ApiKind {
   return typeof value === 'string' && (API_KINDS as readonly string[]).includes(value)
 }
 
+/**
+ * `max_tokens` sent to the Messages API for a request whose workload gives no output length (a JSONL
+ * line without `max_tokens`): the API requires the field (Anthropic, vLLM). 1024, as AIPerf sends.
+ */
+export const MESSAGES_MAX_TOKENS_WHEN_UNSET = 1024
+
 /** True when the API takes a conversation (`messages`, the Responses API's `input`); false for a `prompt` string. */
 export function takesMessages(api: ApiKind): boolean {
   return api !== 'completions'

@@ -1,17 +1,18 @@
-import { Ajv, type ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv'
 import type { ResolvedResponseFormat, StructuredOutputCheck } from './types.ts'
 
 /**
- * JSON Schema of a reply format, compiled by Ajv (all of draft 07 and what 2020-12 shares with it:
- * the schemas servers take for structured output use `minLength`, `anyOf`, `format` and more than
- * the subset the result schemas need). Unknown formats are ignored, as servers' grammars ignore them.
+ * JSON Schema (draft 2020-12) of a reply format, compiled by Ajv: the schemas servers take for
+ * structured output use `minLength`, `anyOf`, `prefixItems`, `format` and more than the subset the
+ * result schemas need. Formats are not checked, as servers' grammars do not hold them either.
  */
 export function compileReplySchema(schema: Record<string, unknown>): {
   validate?: ValidateFunction
   problem?: string
 } {
   try {
-    const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false })
+    const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false })
     const { $schema: _dialect, ...rest } = schema
     return { validate: ajv.compile(rest) }
   } catch (error) {

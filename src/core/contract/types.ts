@@ -76,7 +76,7 @@ export type ToolChoice = 'auto' | 'required' | 'none' | { name: string }
 
 /**
  * A reply format the server must follow (`response_format`), checked on every reply: `json_object`
- * (any JSON object) or `json_schema` (a JSON Schema, draft 2020-12 or 07).
+ * (any JSON object) or `json_schema` (a JSON Schema, draft 2020-12).
  */
 export type ResponseFormat =
   | { type: 'json_object' }

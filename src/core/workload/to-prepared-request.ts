@@ -11,11 +11,17 @@ export function promptRequest(api: ApiKind, text: string): PreparedRequest {
  * `ignoreEos` of `workload`, as given or its default: true where the lengths are generated or
  * recorded and are the point of the workload (synthetic, trace, agentic trace, synthetic
  * sessions); false for datasets and prompts (the model may stop early, as a `vllm bench serve`
- * dataset run without `--ignore-eos`).
+ * dataset run without `--ignore-eos`), and false whenever the reply is held to a `responseFormat`
+ * or a forced `toolChoice` (it ends where the format or the call ends).
  */
 export function ignoreEosOf(workload: WorkloadOptions): boolean {
-  const fallback =
-    workload.kind === 'sessions'
+  // A reply held to a format or a tool call ends where its grammar ends: ignore_eos would run it past.
+  const constrained =
+    workload.responseFormat !== undefined ||
+    (workload.toolChoice !== undefined && workload.toolChoice !== 'auto' && workload.toolChoice !== 'none')
+  const fallback = constrained
+    ? false
+    : workload.kind === 'sessions'
       ? workload.source.kind === 'synthetic'
       : ['synthetic', 'trace', 'agentic-trace'].includes(workload.kind)
   const value: unknown = workload.ignoreEos
