@@ -1,8 +1,8 @@
 /**
  * Reading one event of a stream whose events are typed by their `type` field: OpenAI's Responses
  * API (`response.output_text.delta`, ..., `response.completed`) and Anthropic's Messages API
- * (`message_start`, `content_block_delta`, ..., `message_stop`), as vLLM, SGLang and llama.cpp
- * serve them. Chat and completions chunks are read by sse-event.ts.
+ * (`message_start`, `content_block_delta`, ..., `message_stop`), as vLLM and llama.cpp serve
+ * them. Chat and completions chunks are read by sse-event.ts.
  *
  * Output, as for chat (output-fields.ts): an event that carries a non-empty answer text
  * (`output_text` / `text_delta`, a refusal), tool-call arguments (`function_call_arguments` /

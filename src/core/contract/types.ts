@@ -8,8 +8,8 @@
 
 /**
  * Which endpoint is driven: OpenAI's Chat Completions (`chat`), Completions (`completions`) or
- * Responses (`responses`) API, or Anthropic's Messages API (`messages`), as vLLM, SGLang and
- * llama.cpp serve them.
+ * Responses (`responses`) API, or Anthropic's Messages API (`messages`), as vLLM and llama.cpp
+ * serve them.
  */
 export type ApiKind = 'chat' | 'completions' | 'responses' | 'messages'
 
