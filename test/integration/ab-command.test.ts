@@ -110,7 +110,10 @@ describe('vitest-llm-bench ab', () => {
     expect(run.output).toContain('ab: llm-bench-ab/: ab.json, comment.md, summary.md and report.html written')
     const [chat] = report.verdicts
     const ttft = chat?.paired?.checks.find((check) => check.metric === 'ttftMs')
-    expect(ttft?.ratio).toBeGreaterThan(1.5)
+    // Twice as slow in every modeled delay; on a disturbed machine the client's own CPU time, which the speed factor
+    // does not double, is a larger share of TTFT (1.42x beside two CPU hogs, every pair disturbed), so less is held.
+    const disturbed = (chat?.paired?.bothDisturbed ?? 0) > 0 || (chat?.paired?.voided.length ?? 0) > 0
+    expect(ttft?.ratio).toBeGreaterThan(disturbed ? 1.25 : 1.5)
     // Not failed only on a busy machine, which the verdict names: a pair one arm of which was measured disturbed is
     // left out and says so; pairs with both arms disturbed are kept and counted (with two CPU hogs beside the job
     // every pair was, and 3 pairs left TTFT p50 undecided once).
