@@ -20,6 +20,8 @@ const PROGRESS_INTERVAL_MS = 200
 const port = parentPort
 if (port === null) throw new Error('load-worker.ts runs only as a worker thread (node:worker_threads).')
 const data = workerData as LoadWorkerData
+/** Removes the coordinator's message listener, set by main(). */
+let stopListening = (): void => {}
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message)
@@ -43,13 +45,15 @@ async function main(): Promise<void> {
   const abort = new AbortController()
   let goAt: number | undefined
   let release: (() => void) | undefined
-  port?.on('message', (message: CoordinatorMessage) => {
+  port?.on('message', onCoordinatorMessage)
+  stopListening = () => port?.off('message', onCoordinatorMessage)
+  function onCoordinatorMessage(message: CoordinatorMessage): void {
     if (message.type === 'abort') abort.abort(new Error('the run was aborted'))
     else if (message.type === 'go') {
       goAt = message.at - shift
       release?.()
     }
-  })
+  }
   abort.signal.addEventListener('abort', () => release?.(), { once: true })
 
   const workload = await createWorkload(data.workload, {
@@ -143,6 +147,8 @@ main()
     })
   })
   .finally(() => {
-    // The message listener keeps the thread alive; closing the port (after the last message) lets it exit.
-    port?.close()
+    // The message listener keeps the thread alive; removing it (after the last message) lets the thread exit.
+    // Deno's parentPort has no close(); Node's does, and closing it there too leaves nothing open.
+    stopListening()
+    if (typeof port?.close === 'function') port.close()
   })
