@@ -151,8 +151,10 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     'server metrics (--metrics): generated and prompt tokens equal what the client counted over the window; slot and queue gauges move under load',
     async () => {
       // Six streams on two slots: four wait (llama.cpp "deferred") at first. Scrapes every 100 ms so a run of a few seconds has many.
+      // The last six take three rounds of 192 tokens after the last send: beside two CPU-bound processes that passed the
+      // default 30 s drain grace once, so this run allows 120 s.
       const result = await run(
-        { load: { concurrency: 6, requests: 18 }, serverMetrics: { intervalMs: 100 } },
+        { load: { concurrency: 6, requests: 18, drainGraceMs: 120_000 }, serverMetrics: { intervalMs: 100 } },
         'chat',
         192,
       )

@@ -67,11 +67,11 @@ describe('a reasoning model with multi-token chunks, against the simulator', () 
     expect(Math.abs(gap - simMean)).toBeLessThan(1.5)
     expect(simMean).toBeGreaterThan(modelledReasoningMs - 4)
     expect(simMean).toBeLessThan(modelledReasoningMs + 4)
-    records.forEach((record, i) => {
-      const simReasoningMs = simReasoning[i]!
-      const clientReasoningMs = record.firstOutputAt! - record.firstTokenAt!
-      // A read a few ms late on a shared 2-core host moves one request, not the mean above.
-      expect(Math.abs(clientReasoningMs - simReasoningMs), `request ${i}`).toBeLessThan(3)
+    // A read a few ms late on a shared 2-core host moves one request, not the mean above: at most 2 of 12 may be
+    // 3 ms or more off (a client that split reasoning from output at the wrong chunk is off by a 6 ms step on all).
+    const offBy = records.map((record, i) => Math.abs(record.firstOutputAt! - record.firstTokenAt! - simReasoning[i]!))
+    expect(offBy.filter((ms) => ms >= 3).length, `client - simulator reasoning ms: ${offBy.join(', ')}`).toBeLessThan(3)
+    records.forEach((record) => {
       expect(record.chunkTokens).toEqual(Array.from({ length: 12 }, () => TOKENS_PER_CHUNK))
       expect(record.reasoningChunks).toBe(REASONING_TOKENS / TOKENS_PER_CHUNK)
     })

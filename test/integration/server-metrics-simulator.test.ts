@@ -35,7 +35,9 @@ const sum = (result: BenchmarkResult, pick: (r: NonNullable<BenchmarkResult['req
 
 describe('server metrics against the simulator', () => {
   test('shared prefix: every measured request hits the full blocks of salt + prefix, as the block rule gives; counters equal the client counts', async () => {
-    sim = await startSimulator({ prefixCaching: true, blockTokens: BLOCK, speedFactor: 0.2 })
+    // Full speed: the load lasts ~1.5 s, many 100 ms scrape intervals, so a scrape lands while requests run even on a
+    // busy machine (at speed 0.2 the load took ~0.3 s and, beside two CPU-bound processes, once no scrape saw one).
+    sim = await startSimulator({ prefixCaching: true, blockTokens: BLOCK, speedFactor: 1 })
     const result = await run(sim.url, {})
     const m = result.server?.metrics
     expect(m?.dialect).toBe('vllm')
