@@ -1,6 +1,6 @@
 import {
   asParsedPolicy,
-  DEFAULT_REGRESSION_POLICY,
+  defaultRegressionPolicy,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
 } from '../core/baseline/index.ts'
@@ -24,7 +24,7 @@ export interface BenchCompareOptions extends Omit<
   variants: Record<string, BenchServer>
   /** The label every other variant is judged against. */
   control: string
-  /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default: `DEFAULT_REGRESSION_POLICY` (TTFT and TPOT p50 +10 %, output tok/s -5 %). */
+  /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default: `DEFAULT_REGRESSION_POLICY` (TTFT and TPOT p50 +10 %, output tok/s -5 %); for embeddings and rerank `DEFAULT_INPUTS_REGRESSION_POLICY` (E2E p50 +10 %, tokens/s -5 %). */
   baseline?: RegressionPolicy
   /** Pairs to measure: `min` before any verdict (default 3, at least 2), then more while a gate is undecided, up to `max` (default 6). */
   pairs?: { min?: number; max?: number }
@@ -170,7 +170,8 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     )
   }
   const policy = asParsedPolicy(
-    (options.baseline as RegressionPolicy | undefined) ?? DEFAULT_REGRESSION_POLICY,
+    (options.baseline as RegressionPolicy | undefined) ??
+      defaultRegressionPolicy((options.target as { api?: unknown } | undefined)?.api),
     'baseline',
   )
   const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS

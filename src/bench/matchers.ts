@@ -2,7 +2,7 @@ import {
   baselineEntryFrom,
   compare,
   asParsedPolicy,
-  DEFAULT_REGRESSION_POLICY,
+  defaultRegressionPolicy,
   formatVerdict,
   type BaselineEntry,
   type RegressionPolicy,
@@ -38,8 +38,9 @@ function requireResult(matcher: string, received: unknown): BenchmarkResult {
  * - `expect(result).toMeetSlo(slo)`: every SLO limit holds (inconclusive ones, e.g. GPU limits
  *   without telemetry, do not fail);
  * - `expect(result).toNotRegress(baseline, policy?)`: the regression verdict against `baseline`
- *   (a `BaselineEntry`, or an earlier `BenchmarkResult`) is not `fail`. Default policy:
- *   `DEFAULT_REGRESSION_POLICY`. An inconclusive verdict passes: the data do not show a regression.
+ *   (a `BaselineEntry`, or an earlier `BenchmarkResult`) is not `fail`. Default policy: that of the
+ *   result's API (`DEFAULT_REGRESSION_POLICY`; embeddings and rerank `DEFAULT_INPUTS_REGRESSION_POLICY`).
+ *   An inconclusive verdict passes: the data do not show a regression.
  *
  * The failure message is the same block `bench.llm` prints: metric, limit, measured and baseline
  * figures, ratio with its confidence interval, and sample sizes.
@@ -59,11 +60,7 @@ export const llmBenchMatchers = {
     }
   },
 
-  toNotRegress(
-    received: unknown,
-    baseline: BaselineEntry | BenchmarkResult,
-    policy: RegressionPolicy = DEFAULT_REGRESSION_POLICY,
-  ) {
+  toNotRegress(received: unknown, baseline: BaselineEntry | BenchmarkResult, policy?: RegressionPolicy) {
     const result = requireResult('toNotRegress', received)
     let entry: BaselineEntry
     if (isBaselineEntry(baseline)) entry = baseline
@@ -72,7 +69,8 @@ export const llmBenchMatchers = {
       throw new TypeError(
         'toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.',
       )
-    const verdict = compare(entry, result, asParsedPolicy(policy, 'toNotRegress(policy)'))
+    const gates = policy ?? defaultRegressionPolicy((result.config.target as { api?: unknown } | undefined)?.api)
+    const verdict = compare(entry, result, asParsedPolicy(gates, 'toNotRegress(policy)'))
     const pass = verdict.status !== 'fail'
     const table = formatVerdict(verdict)
     return {

@@ -4,7 +4,7 @@ import {
   baselineMismatchOf,
   compare,
   asParsedPolicy,
-  DEFAULT_REGRESSION_POLICY,
+  defaultRegressionPolicy,
   softwareChanges,
 } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy, Verdict } from '../core/baseline/index.ts'
@@ -99,7 +99,9 @@ export function diffRuns(
     }
     const gates =
       policy ??
-      (bench.verdict && bench.verdict.checks.length > 0 ? policyOfVerdict(bench.verdict) : DEFAULT_REGRESSION_POLICY)
+      (bench.verdict && bench.verdict.checks.length > 0
+        ? policyOfVerdict(bench.verdict)
+        : defaultRegressionPolicy((bench.result.config.target as { api?: unknown } | undefined)?.api))
     const verdict = compare(was, bench.result, asParsedPolicy(gates))
     // Named from the launches too (args, env), not only the fingerprint.
     if (changed.length > 0) verdict.changed = changed

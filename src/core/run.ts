@@ -3,7 +3,7 @@ import type { ClockOffset } from './client/clock-offset.ts'
 import { withModel, withServerName } from './client/target.ts'
 import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
-import { API_CHOICES } from './contract/api-kinds.ts'
+import { API_CHOICES, takesInputs } from './contract/api-kinds.ts'
 import { connectionsFor, SCHEDULE_LAG_WARN_MS } from './load/index.ts'
 import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
@@ -28,6 +28,7 @@ import {
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
 import type {
   ApiKind,
+  InputsApi,
   BenchmarkOptions,
   BenchmarkResult,
   ClientHealth,
@@ -310,15 +311,22 @@ function stallWarning(stall: StallReport, measured: number): string {
   return `The server stopped answering: no byte from any of the ${stall.inFlight} requests in flight for ${Math.round(stall.silentMs / 1000)} s (target.stallTimeoutMs ${stall.stallTimeoutMs} ms); the run was stopped, and the ${measured} requests that completed before are measured.`
 }
 
+/** How a server is made to serve the embeddings and rerank APIs, for the error when one does not. */
+const INPUT_API_SERVERS: Readonly<Record<InputsApi, string>> = {
+  embeddings: 'llama-server serves it when started with `--embeddings`; vLLM with an embedding model',
+  rerank: 'llama-server serves it when started with `--reranking`; vLLM with a reranking (cross-encoder) model',
+}
+
 /**
- * The run's first request was answered 404 or 405: every request of the load would be, so nothing
- * is sent after it. The server's own message says whether the endpoint or the model is missing.
+ * The run's first request was answered 404, 405 or 501: every request of the load would be, so
+ * nothing is sent after it. The server's own message says whether the endpoint or the model is missing.
  */
 function notServedError(failure: RequestFailure, api: ApiKind): OptionsError {
+  const how = takesInputs(api) ? ` (${INPUT_API_SERVERS[api]})` : ''
   return new OptionsError(
     'target.api',
     `the server does not serve this request: the run's first request (target.api '${api}') got ${failure.message.replace(/ Check .*$/, '')} No request was measured`,
-    `Use an API the server serves (${API_CHOICES}), or check target.baseUrl and target.model.`,
+    `Use an API the server serves${how} (${API_CHOICES}), or check target.baseUrl and target.model.`,
   )
 }
 

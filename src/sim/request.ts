@@ -1,4 +1,4 @@
-import type { ApiKind } from '../core/contract/types.ts'
+import type { ApiKind, GenerationApi } from '../core/contract/types.ts'
 import { countSimulatorTokens, splitSimulatorTokens } from './tokens.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 
@@ -151,7 +151,7 @@ function forcedTool(body: Record<string, unknown>): string | undefined {
 }
 
 /** The body field that holds the prompt, per API. */
-const PROMPT_FIELDS: Record<ApiKind, string> = {
+const PROMPT_FIELDS: Record<GenerationApi, string> = {
   chat: 'messages',
   completions: 'prompt',
   responses: 'input',
@@ -159,7 +159,7 @@ const PROMPT_FIELDS: Record<ApiKind, string> = {
 }
 
 /** The body field that limits the output, per API (chat also takes `max_completion_tokens`). */
-const MAX_TOKENS_FIELDS: Record<ApiKind, string> = {
+const MAX_TOKENS_FIELDS: Record<GenerationApi, string> = {
   chat: 'max_tokens',
   completions: 'max_tokens',
   responses: 'max_output_tokens',
@@ -200,7 +200,11 @@ function optionalInteger(
  * way vLLM's server does, for the fields the simulator reads. The Responses and Messages APIs
  * report usage at the end of every stream without being asked (`includeUsage`).
  */
-export function parseCompletionRequest(api: ApiKind, body: unknown, limits: RequestLimits): ParsedCompletionRequest {
+export function parseCompletionRequest(
+  api: GenerationApi,
+  body: unknown,
+  limits: RequestLimits,
+): ParsedCompletionRequest {
   if (!isRecord(body)) return badRequest('The request body must be a JSON object.')
 
   if (body.model !== undefined && body.model !== null && typeof body.model !== 'string')

@@ -12,6 +12,10 @@ import { createRandom, deriveSeed, type Random } from '../core/platform/random.t
 import { hashPromptBlocks, PrefixCache } from './prefix-cache.ts'
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.ts'
 import { parseCompletionRequest } from './request.ts'
+import { parseInputsRequest } from './inputs-request.ts'
+import type { InputsRequest } from './inputs-request.ts'
+import { inputsReplyBody } from './inputs-reply.ts'
+import { takesInputs } from '../core/contract/api-kinds.ts'
 import type { CompletionRequest, RequestLimits } from './request.ts'
 import { CompletionResponder, sendJson } from './responder.ts'
 import type { ResponseMode } from './responder.ts'
@@ -35,6 +39,8 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; api?: ApiKind }> = {
   '/v1/completions': { method: 'POST', api: 'completions' },
   '/v1/responses': { method: 'POST', api: 'responses' },
   '/v1/messages': { method: 'POST', api: 'messages' },
+  '/v1/embeddings': { method: 'POST', api: 'embeddings' },
+  '/v1/rerank': { method: 'POST', api: 'rerank' },
 }
 
 /** The prefix of a response id per API, as vLLM makes them. */
@@ -43,6 +49,8 @@ const ID_PREFIXES: Record<ApiKind, string> = {
   completions: 'cmpl',
   responses: 'resp',
   messages: 'msg',
+  embeddings: 'embd',
+  rerank: 'rerank',
 }
 
 function sendError(
@@ -186,6 +194,12 @@ class Simulator {
       sendError(res, 400, 'BadRequestError', `Invalid JSON in the request body: ${(error as Error).message}`)
       return
     }
+    if (takesInputs(api)) {
+      const inputs = parseInputsRequest(api, json, this.#limits)
+      if (inputs.ok) this.#runInputs(inputs.request, res, arrivedAt)
+      else sendError(res, inputs.problem.status, inputs.problem.type, inputs.problem.message, inputs.problem.param)
+      return
+    }
     const parsed = parseCompletionRequest(api, json, this.#limits)
     if (!parsed.ok) {
       const { status, type, message, param } = parsed.problem
@@ -193,6 +207,67 @@ class Simulator {
       return
     }
     this.#run(parsed.request, res, arrivedAt)
+  }
+
+  /**
+   * An embeddings or rerank request: one forward pass over its tokens, scheduled as a sequence with
+   * no output (its prefill, then the step it ends in), answered in one JSON body. Faults as for a
+   * completion: an HTTP error at arrival; a mid-stream fault drops the connection or answers 500.
+   */
+  #runInputs(request: InputsRequest, res: ServerResponse, arrivedAt: number): void {
+    const config = this.config
+    const fault = drawFault(this.#faultRandom, config.faults)
+    const id = this.#nextId(request.api)
+    const entry: SimulatorScheduleEntry | undefined = config.recordSchedule
+      ? { id, arrivedAt, tokenTimes: [], chunkTimes: [], promptTokens: request.promptTokens, completionTokens: 0 }
+      : undefined
+    if (entry) this.schedule.push(entry)
+    if (fault?.kind === 'http-error') {
+      if (entry) {
+        entry.fault = `http-${fault.status}`
+        entry.finishedAt = performance.now()
+      }
+      sendError(res, fault.status, fault.status === 429 ? 'RateLimitError' : 'InternalServerError', 'Simulated fault.')
+      return
+    }
+    const tracker = this.metrics.track(arrivedAt, request.promptTokens, 'stop')
+    const sequence: BatchSequence = {
+      promptTokens: request.promptTokens,
+      completionTokens: 0,
+      fault: fault?.kind,
+      faultAtChunk: 0,
+      sink: {
+        admitted: (at, cachedTokens) => {
+          if (entry) entry.prefillStartedAt = at
+          tracker.admitted(at, cachedTokens)
+        },
+        emit: (count, last, at) => {
+          tracker.emitted(count, last, at)
+          if (entry) entry.finishedAt = entry.prefillEndedAt = at
+          sendJson(res, 200, inputsReplyBody(request, id, config.model, config.seed))
+        },
+        stalled: () => {
+          if (entry) entry.fault = 'stall'
+        },
+        failed: (kind, at) => {
+          if (entry) {
+            entry.fault = kind
+            entry.finishedAt = at
+          }
+          if (kind === 'drop-connection') res.destroy()
+          else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults).')
+        },
+      },
+    }
+    res.on('close', () => {
+      if (res.writableFinished || entry?.finishedAt !== undefined) return
+      this.scheduler.cancel(sequence)
+      if (entry) {
+        entry.fault ??= 'client-disconnect'
+        entry.finishedAt = performance.now()
+      }
+    })
+    this.scheduler.submit(sequence)
   }
 
   #run(request: CompletionRequest, res: ServerResponse, arrivedAt: number): void {

@@ -432,3 +432,86 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
     return { code, output: output.slice(-4000), meta, sweep }
   }
 })
+
+describe.skipIf(!runnable)('llama-server embeddings and rerank (--embeddings, --reranking)', () => {
+  let embeddings: RunningServer
+  let rerank: RunningServer
+  let logDir: string
+
+  beforeAll(async () => {
+    // The first describe built the artifacts when they were missing.
+    const found = findLlamaArtifacts()
+    if (!found.found) throw new Error(`llama-server is not built: ${found.reason}`)
+    logDir = mkdtempSync(join(tmpdir(), 'llama-e2e-inputs-logs-'))
+    const start = (args: string[]) =>
+      startServer(
+        llamaCpp({
+          bin: found.manifest.serverPath,
+          modelPath: found.manifest.modelPath,
+          args: [...LLAMA_E2E_SERVER_ARGS, ...args],
+          logDir,
+          startTimeoutMs: 60_000,
+        }),
+        { print: () => {} },
+      )
+    embeddings = await start(['--embeddings', '--pooling', 'mean'])
+    rerank = await start(['--reranking'])
+  }, 150_000)
+
+  afterAll(async () => {
+    await embeddings?.stop()
+    await rerank?.stop()
+    if (logDir) rmSync(logDir, { recursive: true, force: true })
+  })
+
+  test.each(['embeddings', 'rerank'] as const)(
+    '%s: every request answers its 4 texts, with usage; texts and tokens per second reported',
+    async (api) => {
+      const server = api === 'embeddings' ? embeddings : rerank
+      const result = await runBenchmark(
+        {
+          target: { baseUrl: server.baseUrl, api },
+          workload: { kind: 'synthetic', inputTokens: { mean: 48 }, batch: 4 },
+          load: { concurrency: 2, requests: 16 },
+          warmup: { requests: 2 },
+          seed: 5,
+          recordRequests: true,
+        },
+        { skipGpu: true },
+      )
+      expect(result.errors).toEqual([])
+      expect(result.counts).toEqual({ total: 16, completed: 16, failed: 0 })
+      expect(result.streaming).toMatchObject({ streamed: false, evidence: 'api', tokenCountEstimated: false })
+      for (const r of result.requests ?? []) {
+        expect(r.inputs).toBe(4)
+        expect(r.usageReported).toBe(true)
+        expect(r.outputTokens).toBe(0)
+        // Four texts of ~48 tokens; rerank reads the query beside each document.
+        expect(r.inputTokens).toBeGreaterThan(api === 'embeddings' ? 4 * 30 : 8 * 30)
+      }
+      const t = result.throughput
+      console.log(
+        `[llama.cpp e2e] ${api}: E2E p50 ${result.metrics.e2eMs.p50.toFixed(1)} ms p99 ${result.metrics.e2eMs.p99.toFixed(1)} ms, ` +
+          `${t.requestsPerSec.toFixed(1)} req/s, ${t.inputsPerSec?.toFixed(1)} texts/s, ${t.inputTokensPerSec?.toFixed(0)} tokens/s ` +
+          `(mean ${result.workload.actualInputTokensMean.toFixed(1)} tokens per request)`,
+      )
+      expect(t.inputsPerSec).toBeCloseTo(4 * t.requestsPerSec, 9)
+      expect(t.inputTokensPerSec).toBeGreaterThan(0)
+      expect(result.metrics.ttftMs.count).toBe(0)
+    },
+    LOADED_MACHINE_MS,
+  )
+
+  test('rerank against a server started without --reranking: its 501 stops the run before the load, saying how', async () => {
+    const error = await runBenchmark(
+      {
+        target: { baseUrl: embeddings.baseUrl, api: 'rerank' },
+        workload: { kind: 'synthetic', inputTokens: { mean: 16 } },
+        load: { concurrency: 2, requests: 8 },
+      },
+      { skipGpu: true },
+    ).catch((e: unknown) => e)
+    expect((error as Error).message).toContain('This server does not support reranking. Start it with `--reranking`')
+    expect((error as Error).message).toContain('llama-server serves it when started with `--reranking`')
+  })
+})

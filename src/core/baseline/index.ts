@@ -20,6 +20,7 @@ export {
   DEFAULT_CONFIDENCE,
   DEFAULT_PARSED_POLICY,
   DEFAULT_REGRESSION_POLICY,
+  defaultRegressionPolicy,
   isParsedPolicy,
   parseRegressionPolicy,
 } from './regression-policy.ts'

@@ -2,6 +2,7 @@ import { OptionsError } from '../contract/errors.ts'
 import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
 import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
 import { isRecord } from '../contract/is-record.ts'
+import { isApiKind, takesInputs } from '../contract/api-kinds.ts'
 
 /** Statistics of a latency distribution a regression check can compare. */
 export const LATENCY_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean'] as const
@@ -100,6 +101,20 @@ export const DEFAULT_REGRESSION_POLICY: RegressionPolicy = {
   ttftMs: { p50: '+10%' },
   tpotMs: { p50: '+10%' },
   outputTokensPerSec: '-5%',
+}
+
+/**
+ * The gates of the `embeddings` and `rerank` APIs, which have no TTFT, TPOT or output tokens: end-to-end
+ * latency may get 10 % slower at p50, tokens read per second (`totalTokensPerSec`, all input) 5 % lower.
+ */
+export const DEFAULT_INPUTS_REGRESSION_POLICY: RegressionPolicy = {
+  e2eMs: { p50: '+10%' },
+  totalTokensPerSec: '-5%',
+}
+
+/** The default gates for a bench of `api` (undefined: `chat`, the default API). */
+export function defaultRegressionPolicy(api: unknown): RegressionPolicy {
+  return isApiKind(api) && takesInputs(api) ? DEFAULT_INPUTS_REGRESSION_POLICY : DEFAULT_REGRESSION_POLICY
 }
 
 const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor'] as const

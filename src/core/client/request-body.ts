@@ -6,7 +6,7 @@ import type {
   ResolvedResponseFormat,
   ToolChoice,
 } from '../contract/types.ts'
-import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET } from '../contract/api-kinds.ts'
+import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET, takesInputs } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */
@@ -67,6 +67,28 @@ function putResponseFormat(body: Record<string, unknown>, api: ApiKind, format: 
 }
 
 /**
+ * The texts of an `embeddings` or `rerank` request: the workload groups them (`workload.batch`);
+ * a request built for another API (a hand-made one) gives its prompt, or its conversation's contents.
+ */
+function inputsOf(req: PreparedRequest): string[] {
+  return req.inputs ?? [promptOf(req)]
+}
+
+/**
+ * The body of an `embeddings` request (`input` always an array, floats asked for: the default of
+ * OpenAI and vLLM, and what llama.cpp gives) or a `rerank` request (`query` and `documents`, every
+ * document scored: no `top_n`). Not streamed. `extraBody` is merged last and wins.
+ */
+function inputsBody(target: ResolvedTarget, req: PreparedRequest): Record<string, unknown> {
+  const body: Record<string, unknown> =
+    target.api === 'rerank'
+      ? { model: target.model, query: req.query ?? '', documents: inputsOf(req) }
+      : { model: target.model, input: inputsOf(req), encoding_format: 'float' }
+  if (req.extraBody !== undefined) Object.assign(body, req.extraBody)
+  return body
+}
+
+/**
  * The JSON body of one streaming request, always streamed. Chat and completions ask for usage
  * (`stream_options.include_usage`) so output tokens are exact, in every chunk too
  * (`continuous_usage_stats`) when the target says so (tokens per chunk exact); the Responses and
@@ -83,6 +105,7 @@ export function buildRequestBody(
   req: PreparedRequest,
   shape?: RequestShape,
 ): Record<string, unknown> {
+  if (takesInputs(target.api)) return inputsBody(target, req)
   const body: Record<string, unknown> = { model: target.model }
   switch (target.api) {
     case 'chat':

@@ -5,6 +5,7 @@ import type { HttpTransportName } from '../platform/runtime.ts'
 import type { PreparedRequest, RequestRecord, RequestShape } from '../contract/types.ts'
 import { replyCheckOf, type ReplyCheck } from '../contract/reply-schema.ts'
 import { buildRequestBody, endpointPath } from './request-body.ts'
+import { takesInputs } from '../contract/api-kinds.ts'
 import { StreamingRequest } from './streaming-request.ts'
 import type { RequestContext, RequestMeta } from './streaming-request.ts'
 import type { ResolvedTarget } from './target.ts'
@@ -60,7 +61,8 @@ export class StreamingClient {
     this.path = root.pathname.replace(/\/+$/, '') + endpointPath(target.api)
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      accept: 'text/event-stream',
+      // Embeddings and rerank answer in one JSON body.
+      accept: takesInputs(target.api) ? 'application/json' : 'text/event-stream',
       ...target.headers,
     }
     if (target.apiKey !== undefined && !hasHeader(target.headers, 'authorization'))
@@ -108,6 +110,7 @@ export class StreamingClient {
       meta,
       request.expectedInputTokens,
       keepText || checkReply !== undefined,
+      request.inputs?.length,
     )
     if (checkReply === undefined) return handler.send()
     // Structured output: the reply's text is checked, then dropped unless the workload keeps it.

@@ -12,14 +12,17 @@ export interface StreamingProbeOutcome {
   /** Probe requests sent. */
   requests: number
   /**
-   * The first probe's failure when the server answered it with HTTP 404 or 405: the endpoint of
+   * The first probe's failure when the server answered it with HTTP 404, 405 or 501: the endpoint of
    * `target.api` (or the model) is not served there, and every request of the load would fail the same way.
    */
   notServed?: RequestFailure
 }
 
-/** Statuses that say the endpoint or the model is not there, not that the server is busy or refused this request. */
-const NOT_SERVED_STATUSES: ReadonlySet<number> = new Set([404, 405])
+/**
+ * Statuses that say the endpoint or the model is not there, not that the server is busy or refused this request
+ * (501: llama-server's answer to `/v1/rerank` without `--reranking`).
+ */
+const NOT_SERVED_STATUSES: ReadonlySet<number> = new Set([404, 405, 501])
 
 /**
  * Decides whether the server streams from evidence about the server, not the load: requests sent

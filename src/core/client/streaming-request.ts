@@ -3,7 +3,7 @@ import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
-import type { ApiKind, RequestFailure, RequestRecord } from '../contract/types.ts'
+import type { ApiKind, InputsApi, RequestFailure, RequestRecord } from '../contract/types.ts'
 import {
   cancelledFailure,
   errorCodeOf,
@@ -35,6 +35,8 @@ import {
 } from './sse-event.ts'
 import type { ChunkLike } from './sse-event.ts'
 import { emptyTypedReading, hasTypedEvents, readTypedBody, readTypedEvent } from './typed-event.ts'
+import { readInputsReply } from './inputs-reply.ts'
+import { takesInputs } from '../contract/api-kinds.ts'
 import type { TypedEventReading } from './typed-event.ts'
 
 /** What a request needs from its client; one object shared by every request of a client. */
@@ -125,14 +127,22 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private timer: ReturnType<typeof setTimeout> | undefined = undefined
   /** The Responses or Messages API: events read by type into this one object; undefined for chat and completions. */
   private readonly typed: TypedEventReading | undefined
+  /** Texts an `embeddings` or `rerank` request carried; undefined for the generation APIs. */
+  private readonly inputsSent: number | undefined
+  /** Texts the reply answered (embeddings, rerank), set when its body was read. */
+  private inputsAnswered: number | undefined = undefined
 
-  /** `keepOutputText`: collect the answer text into {@link RequestRecord.outputText} (`PreparedRequest.keepOutputText`). */
+  /**
+   * `keepOutputText`: collect the answer text into {@link RequestRecord.outputText} (`PreparedRequest.keepOutputText`).
+   * `inputsSent`: the texts of an `embeddings` or `rerank` request (its reply is one JSON body that must answer each).
+   */
   constructor(
     context: RequestContext,
     options: Dispatcher.DispatchOptions,
     meta: RequestMeta,
     expectedInputTokens: number | undefined,
     keepOutputText = false,
+    inputsSent?: number,
   ) {
     this.context = context
     this.options = options
@@ -140,6 +150,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.expectedInputTokens = expectedInputTokens
     this.outputText = keepOutputText ? '' : undefined
     this.typed = hasTypedEvents(context.api) ? emptyTypedReading() : undefined
+    this.inputsSent = takesInputs(context.api) ? (inputsSent ?? 1) : undefined
     this.record = new Promise<RequestRecord>((resolve) => {
       this.resolveRecord = resolve
     })
@@ -202,7 +213,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     if (statusCode < 200 || statusCode > 299) {
       this.mode = 'error'
       this.body = []
-    } else if (this.contentType.includes('text/event-stream')) {
+    } else if (this.inputsSent === undefined && this.contentType.includes('text/event-stream')) {
       this.mode = 'sse'
       this.template = new ContentChunkTemplate()
       // StringDecoder, not TextDecoder: half the cost per call, and calls happen per chunk.
@@ -452,6 +463,10 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.settle(streamErrorFailure(streamError), now)
       return
     }
+    if (this.inputsSent !== undefined) {
+      this.finishInputs(parsed, now)
+      return
+    }
     if (this.typed !== undefined) {
       const whole = readTypedBody(this.context.api, parsed as Record<string, unknown>)
       this.keepTypedFields(whole.reading)
@@ -468,6 +483,20 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.toolCall = completionChoiceCarriesToolCall(choice)
     const carries = completionChoiceCarriesOutput(choice)
     this.settle(undefined, now, carries ? 1 : 0)
+  }
+
+  /** The body of an `embeddings` or `rerank` reply: every text sent must be answered. */
+  private finishInputs(body: unknown, now: number): void {
+    const api = this.context.api as InputsApi
+    const reply = readInputsReply(api, body, this.inputsSent as number)
+    if ('kind' in reply) {
+      this.settle(reply, now)
+      return
+    }
+    this.inputsAnswered = reply.answered
+    // Kept in the chat shape the record is built from: no output tokens.
+    if (reply.inputTokens !== undefined) this.usage = { prompt_tokens: reply.inputTokens, completion_tokens: 0 }
+    this.settle(undefined, now, 0)
   }
 
   private settle(failure: RequestFailure | undefined, at: number, wholeBodyChunks?: number): void {
@@ -503,6 +532,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       ok: failure === undefined,
     }
     if (failure !== undefined) record.error = redactFailure(failure, this.context.apiKey)
+    if (this.inputsAnswered !== undefined) record.inputs = this.inputsAnswered
     if (this.finishReason !== undefined) record.finishReason = this.finishReason
     if (this.firstOutputAt !== undefined) record.firstOutputAt = this.firstOutputAt
     if (this.reasoningChunks > 0) record.reasoningChunks = this.reasoningChunks

@@ -11,7 +11,17 @@
  * Responses (`responses`) API, or Anthropic's Messages API (`messages`), as vLLM and llama.cpp
  * serve them.
  */
-export type ApiKind = 'chat' | 'completions' | 'responses' | 'messages'
+/**
+ * The API a target drives: the streamed generation APIs (`chat`, `completions`, `responses`,
+ * `messages`), or the one-body input APIs (`embeddings`, `rerank`: no stream, no output tokens).
+ */
+export type ApiKind = 'chat' | 'completions' | 'responses' | 'messages' | 'embeddings' | 'rerank'
+
+/** The APIs that take texts and answer them in one JSON body, with no output tokens. */
+export type InputsApi = 'embeddings' | 'rerank'
+
+/** The APIs that generate a streamed reply. */
+export type GenerationApi = Exclude<ApiKind, InputsApi>
 
 /** Where requests go. */
 export interface TargetOptions {
@@ -109,6 +119,13 @@ export interface WorkloadRequestOptions {
    * `streaming.structuredOutput` counts those that parse as JSON and match the schema.
    */
   responseFormat?: ResponseFormat
+  /**
+   * Texts per request of the `embeddings` API (`input` array), or documents per request of the
+   * `rerank` API (beside one query): consecutive texts of the workload are grouped, so a request
+   * of `batch` N takes N (rerank: N + 1, the first as the query) of the texts it would send one
+   * per request. Only for those two APIs. Default 1.
+   */
+  batch?: number
 }
 
 /** {@link WorkloadRequestOptions} checked and resolved: what the client adds to every request body. */
@@ -136,7 +153,8 @@ export interface StructuredOutputCounts {
 export interface SyntheticWorkload extends WorkloadRequestOptions {
   kind: 'synthetic'
   inputTokens: TokenLengthDistribution
-  outputTokens: TokenLengthDistribution
+  /** Output lengths (`max_tokens`): required by the generation APIs; left out for `embeddings` and `rerank`. */
+  outputTokens?: TokenLengthDistribution
   /** Send `ignore_eos: true` and `min_tokens` so the server produces exactly the requested output length. Default true. */
   ignoreEos?: boolean
   /** Length in tokens of a prefix shared by every request (prefix-cache workloads). Default 0. */
@@ -419,6 +437,10 @@ export interface PreparedRequest {
   messages?: Array<{ role: string; content: string }>
   /** Prompt text (completions API). */
   prompt?: string
+  /** The texts of an `embeddings` request (its `input`), or the documents of a `rerank` request. */
+  inputs?: string[]
+  /** The query of a `rerank` request. */
+  query?: string
   /** `max_tokens` to send. */
   maxTokens?: number
   /** Send `ignore_eos` and `min_tokens = maxTokens`. */
@@ -482,6 +504,11 @@ export interface RequestRecord {
   usageReported: boolean
   /** False when the response was not an event stream (a whole JSON body). */
   streamed: boolean
+  /**
+   * Texts the request carried and the server answered, `embeddings` and `rerank` only (embeddings: the
+   * inputs; rerank: the documents); absent for the generation APIs.
+   */
+  inputs?: number
   /**
    * True when every content event (3 or more) reached the client in one network read. Either the
    * server buffered or the client read late; the request is still measured (only the idle
@@ -600,6 +627,10 @@ export interface Throughput {
   outputTokensPerSec: number
   /** Input plus output tokens of completed requests per second. */
   totalTokensPerSec: number
+  /** Texts embedded or documents ranked per second (`embeddings`, `rerank`); absent for the generation APIs. */
+  inputsPerSec?: number
+  /** Input tokens of completed requests per second (`embeddings`, `rerank`); absent for the generation APIs. */
+  inputTokensPerSec?: number
 }
 
 /**
@@ -624,7 +655,7 @@ export interface ClientLateness {
 }
 
 /** What decided {@link StreamingInfo.streamed}. */
-export type StreamingEvidence = 'content-type' | 'probe' | 'none'
+export type StreamingEvidence = 'content-type' | 'probe' | 'none' | 'api'
 
 /** How far the delivered stream matched a real token stream. */
 export interface StreamingInfo {
@@ -636,7 +667,8 @@ export interface StreamingInfo {
   /**
    * What decided `streamed`: `content-type` (the responses' content type), `probe` (the content type
    * said event stream, and the idle probe before warm-up saw how the output arrived), or `none` (no
-   * probe ran or it failed: the content type alone).
+   * probe ran or it failed: the content type alone), or `api` (the `embeddings` and `rerank` APIs answer in
+   * one JSON body by definition: `streamed` is false, and no warning says so).
    */
   evidence: StreamingEvidence
   /** Requests the idle streaming probe sent before warm-up (not measured); absent when none was sent. */

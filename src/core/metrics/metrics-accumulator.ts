@@ -63,7 +63,7 @@ type DistributionName =
   | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
-export const METRICS_SNAPSHOT_VERSION = 4
+export const METRICS_SNAPSHOT_VERSION = 5
 
 /** A {@link MetricsAccumulator} as plain JSON, to move between worker threads (structured clone or JSON). */
 export interface MetricsSnapshot {
@@ -98,6 +98,10 @@ export interface MetricsSnapshot {
   structuredNotJson: number
   /** Completed streamed requests with exact tokens per chunk (continuous usage). */
   chunkTokenRequests: number
+  /** Completed requests of the `embeddings` and `rerank` APIs (those with `inputs`). */
+  inputRequests: number
+  /** Texts those requests carried and got answered, summed. */
+  inputsTotal: number
   goodRequests: number
   /** Completed requests whose client lateness exceeded {@link CLIENT_LATE_THRESHOLD_MS}. */
   lateRequests: number
@@ -130,6 +134,8 @@ const COUNTER_NAMES = [
   'structuredValid',
   'structuredNotJson',
   'chunkTokenRequests',
+  'inputRequests',
+  'inputsTotal',
   'goodRequests',
   'lateRequests',
   'negativeValues',
@@ -213,6 +219,8 @@ export class MetricsAccumulator {
   private structuredValid = 0
   private structuredNotJson = 0
   private chunkTokenRequests = 0
+  private inputRequests = 0
+  private inputsTotal = 0
   private goodRequests = 0
   private lateRequests = 0
   private negativeValues = 0
@@ -267,6 +275,12 @@ export class MetricsAccumulator {
     if (record.clientLateMs !== undefined) {
       this.recordValue(d.clientLateMs, record.clientLateMs)
       if (record.clientLateMs > CLIENT_LATE_THRESHOLD_MS) this.lateRequests += 1
+    }
+    if (record.inputs !== undefined) {
+      // Embeddings and rerank: one JSON body by definition, latency end to end.
+      this.inputRequests += 1
+      this.inputsTotal += this.tokenCount(record.inputs)
+      return
     }
     if (!record.streamed) {
       this.nonSseRequests += 1
@@ -394,13 +408,29 @@ export class MetricsAccumulator {
       outputTokensPerSec: perSecond(this.outputTokensTotal),
       totalTokensPerSec: perSecond(this.inputTokensTotal + this.outputTokensTotal),
     }
+    // The embeddings and rerank APIs: every completed request answered texts in one body.
+    const inputsOnly = this.inputRequests > 0 && this.inputRequests === completed
+    if (inputsOnly) {
+      throughput.inputsPerSec = perSecond(this.inputsTotal)
+      throughput.inputTokensPerSec = perSecond(this.inputTokensTotal)
+    }
 
     const notSse = this.nonSseRequests
-    const sseMostly = notSse * 2 <= completed
+    const sseMostly = !inputsOnly && notSse * 2 <= completed
     const streamed = sseMostly && args.serverBuffers !== true
-    const evidence = !sseMostly ? 'content-type' : args.serverBuffers === undefined ? 'none' : 'probe'
+    const evidence = inputsOnly
+      ? 'api'
+      : !sseMostly
+        ? 'content-type'
+        : args.serverBuffers === undefined
+          ? 'none'
+          : 'probe'
     const notes: string[] = []
-    if (!sseMostly) {
+    if (inputsOnly) {
+      notes.push(
+        `${this.inputsTotal} texts in ${completed} requests (${(this.inputsTotal / completed).toFixed(1)} per request), each answered in one JSON body: latency is end to end; there is no TTFT, TPOT or ITL`,
+      )
+    } else if (!sseMostly) {
       const line = `server did not stream (${notSse} of ${completed} responses were not text/event-stream): TTFT, TPOT and ITL are not reported`
       notes.push(line)
       warnings.push(`${line}.`)
@@ -451,7 +481,9 @@ export class MetricsAccumulator {
     }
     if (this.usageMissingRequests > 0) {
       warnings.push(
-        `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
+        inputsOnly
+          ? `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their input token counts are the workload's estimates.`
+          : `${this.usageMissingRequests} of ${completed} completed requests reported no usage: their output token counts are estimated from content-bearing chunks.`,
       )
     }
     const streaming: StreamingInfo = {

@@ -8,7 +8,8 @@ import { createSyntheticWorkload } from './synthetic-workload.ts'
 import { createTraceWorkload } from './trace-workload.ts'
 import { createAgenticTraceWorkload, createSessionsWorkload } from './sessions-workload.ts'
 import type { Workload, WorkloadContext } from './workload.ts'
-import { API_CHOICES, isApiKind, takesMessages } from '../contract/api-kinds.ts'
+import { API_CHOICES, isApiKind, takesInputs } from '../contract/api-kinds.ts'
+import { batchInputs, batchOf } from './input-batches.ts'
 
 /** The workload kinds, in the order messages list them. */
 export const WORKLOAD_KINDS: readonly string[] = [
@@ -70,7 +71,7 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       `Use ${API_CHOICES}, or leave it out for 'chat'.`,
     )
   }
-  if (options.tools !== undefined && !takesMessages(context.api))
+  if (options.tools !== undefined && context.api === 'completions')
     throw new OptionsError(
       'workload.tools',
       'the completions API takes no tools',
@@ -82,6 +83,40 @@ export async function createWorkload(options: WorkloadOptions, context: Workload
       'the Messages API takes no response_format',
       "Use target.api 'chat', 'responses' or 'completions' for structured output.",
     )
+  const api = context.api
+  if (!takesInputs(api)) {
+    if ((options as { batch?: unknown }).batch !== undefined)
+      throw new OptionsError(
+        'workload.batch',
+        `only the embeddings and rerank APIs take texts in batches; target.api is '${api}'`,
+        "Leave it out, or set target.api to 'embeddings' or 'rerank'.",
+      )
+    return createKind(options, context)
+  }
+  for (const key of ['tools', 'toolChoice', 'responseFormat', 'ignoreEos', 'outputTokens', 'maxTokens'])
+    if ((options as unknown as Record<string, unknown>)[key] !== undefined)
+      throw new OptionsError(
+        `workload.${key}`,
+        `the ${api} API generates no reply: nothing to shape or to size`,
+        'Leave it out.',
+      )
+  if (!INPUT_WORKLOAD_KINDS.includes(options.kind))
+    throw new OptionsError(
+      'workload.kind',
+      `'${options.kind}' is not a source of texts for the ${api} API (its requests follow conversations or a schedule)`,
+      `Use ${INPUT_WORKLOAD_KINDS.map((kind) => `'${kind}'`).join(', ')}.`,
+    )
+  const batch = batchOf((options as { batch?: unknown }).batch)
+  // The texts as a chat workload builds them: a prompt, or a conversation whose contents are joined. A synthetic
+  // workload samples an output length too, never sent here: any will do.
+  const texts = options.kind === 'synthetic' ? { ...options, outputTokens: { mean: 1 } } : options
+  return batchInputs(await createKind(texts, { ...context, api: 'chat' }), api, batch)
+}
+
+/** The workload kinds whose texts the embeddings and rerank APIs can take (each request its own texts). */
+const INPUT_WORKLOAD_KINDS: readonly string[] = ['synthetic', 'sharegpt', 'jsonl', 'prompts']
+
+async function createKind(options: WorkloadOptions, context: WorkloadContext): Promise<Workload> {
   switch (options.kind) {
     case 'synthetic':
       return createSyntheticWorkload(options, context)

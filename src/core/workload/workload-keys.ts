@@ -16,7 +16,7 @@ import type {
 } from '../contract/types.ts'
 
 /** The keys every workload kind takes about what each request carries besides its conversation. */
-const REQUEST_KEYS = ['tools', 'toolChoice', 'responseFormat'] as const satisfies ReadonlyArray<
+const REQUEST_KEYS = ['tools', 'toolChoice', 'responseFormat', 'batch'] as const satisfies ReadonlyArray<
   keyof WorkloadRequestOptions
 >
 
