@@ -95,6 +95,8 @@ function totalsLine(result: BenchmarkResult): string | undefined {
   const { inputTokens, outputTokens } = result.metrics
   if (inputTokens.count === 0 && outputTokens.count === 0) return undefined
   const count = (value: number) => value.toLocaleString('en-US')
+  if (result.throughput.inputsPerSec !== undefined)
+    return `${count(sum(inputTokens))} input tokens in ${formatSeconds(result.durationMs)}`
   return `${count(sum(inputTokens))} input · ${count(sum(outputTokens))} output tokens in ${formatSeconds(result.durationMs)}`
 }
 
@@ -124,19 +126,23 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
     const metricChecks = checks.filter((check) => check.metric === metric)
     rows.push([label, ...distribution(summaryOf, 'ms'), checksText(styles, metricChecks, true)])
   }
+  // The embeddings and rerank APIs: texts in, no output.
+  const inputsOnly = result.throughput.inputsPerSec !== undefined
   // Lengths per completed request, as the server counted them (or the client, where it gave no usage).
   for (const [label, summaryOf] of [
     ['input tokens', result.metrics.inputTokens],
-    ['output tokens', result.metrics.outputTokens],
+    ['output tokens', inputsOnly ? undefined : result.metrics.outputTokens],
     ['reasoning tokens', result.metrics.reasoningTokens],
   ] as const) {
     if (summaryOf !== undefined && summaryOf.count > 0) rows.push([label, ...distribution(summaryOf, 'tok'), ''])
   }
+  if (inputsOnly) rows.push(scalar('texts/s', formatWithUnit(result.throughput.inputsPerSec ?? 0, 'texts/s'), ''))
   for (const [metric, label, unit] of [
     ['outputTokensPerSec', 'output tokens/s', 'tok/s'],
-    ['totalTokensPerSec', 'total tokens/s', 'tok/s'],
+    ['totalTokensPerSec', inputsOnly ? 'input tokens/s' : 'total tokens/s', 'tok/s'],
     ['requestsPerSec', 'requests/s', 'req/s'],
   ] as const) {
+    if (inputsOnly && metric === 'outputTokensPerSec') continue
     const gate = checkOf(checks, metric, 'value')
     rows.push(
       scalar(label, formatWithUnit(result.throughput[metric], unit), gate ? checkText(styles, gate, false) : ''),

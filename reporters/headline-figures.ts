@@ -170,6 +170,21 @@ export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
     value: (result) => result.throughput[metric],
     check: { metric, statistic: 'value' },
   })),
+  // The embeddings and rerank APIs (undefined for the generation APIs).
+  {
+    id: 'inputs_per_s',
+    label: 'texts/s',
+    unit: 'texts/s',
+    better: 'bigger',
+    value: (result) => result.throughput.inputsPerSec,
+  },
+  {
+    id: 'input_tokens_per_s',
+    label: 'input tokens/s',
+    unit: 'tok/s',
+    better: 'bigger',
+    value: (result) => result.throughput.inputTokensPerSec,
+  },
   {
     id: 'goodput_requests_per_s',
     label: 'goodput req/s',

@@ -13,14 +13,21 @@ function workloadText(workload: unknown): string | undefined {
   switch (workload.kind) {
     case 'synthetic': {
       const input = lengthText(workload.inputTokens)
+      // The embeddings and rerank APIs send texts only: no output length.
+      if (workload.outputTokens === undefined) return `synthetic texts of ${input ?? '?'} tokens${batchText(workload)}`
       const output = lengthText(workload.outputTokens)
       return `synthetic in ${input ?? '?'} / out ${output ?? '?'} tokens`
     }
     case 'prompts':
-      return `${Array.isArray(workload.prompts) ? workload.prompts.length : '?'} fixed prompts`
+      return `${Array.isArray(workload.prompts) ? workload.prompts.length : '?'} fixed prompts${batchText(workload)}`
     default:
-      return typeof workload.path === 'string' ? `${workload.kind} ${workload.path}` : workload.kind
+      return `${typeof workload.path === 'string' ? `${workload.kind} ${workload.path}` : workload.kind}${batchText(workload)}`
   }
+}
+
+/** `, 8 per request` for a workload that groups its texts (`batch`, embeddings and rerank); empty otherwise. */
+function batchText(workload: Record<string, unknown>): string {
+  return typeof workload.batch === 'number' ? `, ${workload.batch} per request` : ''
 }
 
 function loadText(load: unknown): string[] {

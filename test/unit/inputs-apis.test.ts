@@ -10,6 +10,9 @@ import { createWorkload } from '../../src/core/workload/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { defaultRegressionPolicy } from '../../src/core/baseline/index.ts'
 import type { RequestRecord, WorkloadOptions } from '../../src/core/contract/types.ts'
+import { mergeTrials } from '../../src/core/trials/index.ts'
+import { renderConsoleEntry } from '../../reporters/console-table.ts'
+import { makeResult } from '../helpers/baseline-fixtures.ts'
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/inputs/${name}`, import.meta.url), 'utf8'))
@@ -185,5 +188,48 @@ describe('what a run of them measures', () => {
       tpotMs: { p50: '+10%' },
       outputTokensPerSec: '-5%',
     })
+  })
+})
+
+describe('trials and reports of an embeddings bench', () => {
+  const trial = (durationMs: number, inputsPerSec: number, inputTokensPerSec: number) =>
+    makeResult({
+      e2eMs: [20, 22, 25],
+      counts: { completed: 3 },
+      durationMs,
+      throughput: {
+        requestsPerSec: 3 / (durationMs / 1000),
+        outputTokensPerSec: 0,
+        totalTokensPerSec: inputTokensPerSec,
+        inputsPerSec,
+        inputTokensPerSec,
+      },
+      config: {
+        target: { api: 'embeddings' },
+        workload: { kind: 'synthetic', inputTokens: { mean: 64 }, batch: 4 },
+        load: { concurrency: 2, requests: 3 },
+      },
+    })
+
+  test('trials pool texts and input tokens per second over their summed duration', () => {
+    // 1 s at 12 texts/s and 2 s at 6 texts/s: 24 texts in 3 s.
+    const merged = mergeTrials([trial(1000, 12, 600), trial(2000, 6, 300)])
+    expect(merged.throughput.inputsPerSec).toBeCloseTo(8, 9)
+    expect(merged.throughput.inputTokensPerSec).toBeCloseTo(400, 9)
+    expect(merged.throughput.totalTokensPerSec).toBeCloseTo(400, 9)
+    // A chat trial has neither: the pooled result has neither.
+    const chat = makeResult({ e2eMs: [1], counts: { completed: 1 } })
+    expect(mergeTrials([trial(1000, 12, 600), chat]).throughput.inputsPerSec).toBeUndefined()
+  })
+
+  test('the console shows texts/s and input tokens/s, not output tokens; the config names the batch', () => {
+    const result = trial(1000, 12, 600)
+    result.metrics.inputTokens = { ...result.metrics.e2eMs, count: 3, mean: 256 }
+    const text = renderConsoleEntry({ name: 'embeddings', file: 'x.bench.ts', state: 'passed', result })
+    expect(text).toMatch(/^ {2}texts\/s +12 texts\/s$/m)
+    expect(text).toMatch(/^ {2}input tokens\/s +600 tok\/s$/m)
+    expect(text).not.toContain('output tokens')
+    expect(text).toContain('config  embeddings · synthetic texts of 64 tokens, 4 per request · concurrency 2')
+    expect(text).toContain('totals  768 input tokens in 1.0 s')
   })
 })

@@ -1,3 +1,4 @@
+import { pooledThroughput } from './pooled-throughput.ts'
 import type { BenchmarkResult, SegmentInfo, Timeline } from '../contract/types.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 import { stableStringify } from '../platform/stable-stringify.ts'
@@ -149,8 +150,6 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
 
   const { metrics, histograms } = mergeMetrics(ordered, first)
 
-  const outputTokens = sum((r) => r.throughput.outputTokensPerSec * (r.durationMs / 1000))
-  const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
   const timeline = alignTimelines(
     ordered.map((r, i) => ({ timeline: r.timeline, shiftMs: (origins[i] as number) - start })),
   )
@@ -162,11 +161,7 @@ export function mergeSegments(results: readonly BenchmarkResult[]): MergedSegmen
     durationMs,
     counts: { total: sum((r) => r.counts.total), completed, failed: sum((r) => r.counts.failed) },
     metrics,
-    throughput: {
-      requestsPerSec: perSecond(completed),
-      outputTokensPerSec: perSecond(outputTokens),
-      totalTokensPerSec: perSecond(totalTokens),
-    },
+    throughput: pooledThroughput(ordered, durationMs),
     errors: mergeErrors(ordered.map((r) => r.errors)),
     streaming: mergeStreaming(ordered, first),
     client: {

@@ -1,3 +1,4 @@
+import { pooledThroughput } from './pooled-throughput.ts'
 import type { BenchmarkResult, ErrorCount, SelfCheck } from '../contract/types.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
 import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
@@ -68,9 +69,6 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
   const durationMs = results.reduce((sum, r) => sum + r.durationMs, 0)
   const sum = (pick: (r: BenchmarkResult) => number): number => results.reduce((total, r) => total + pick(r), 0)
   const completed = sum((r) => r.counts.completed)
-  const outputTokens = sum((r) => r.throughput.outputTokensPerSec * (r.durationMs / 1000))
-  const totalTokens = sum((r) => r.throughput.totalTokensPerSec * (r.durationMs / 1000))
-  const perSecond = (amount: number): number => (durationMs > 0 ? amount / (durationMs / 1000) : 0)
 
   const { metrics, histograms } = mergeMetrics(results, last)
 
@@ -80,11 +78,7 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
     durationMs,
     counts: { total: sum((r) => r.counts.total), completed, failed: sum((r) => r.counts.failed) },
     metrics,
-    throughput: {
-      requestsPerSec: perSecond(completed),
-      outputTokensPerSec: perSecond(outputTokens),
-      totalTokensPerSec: perSecond(totalTokens),
-    },
+    throughput: pooledThroughput(results, durationMs),
     errors: mergeErrors(results.map((r) => r.errors)),
     streaming: mergeStreaming(results, last),
     client: {
@@ -117,7 +111,7 @@ export function mergeTrials(results: readonly BenchmarkResult[]): BenchmarkResul
       ...last.goodput,
       goodRequests: good,
       share: completed > 0 ? good / completed : 0,
-      requestsPerSec: perSecond(good),
+      requestsPerSec: durationMs > 0 ? good / (durationMs / 1000) : 0,
     }
   }
   const requests = results.flatMap((r) => r.requests ?? [])
