@@ -316,7 +316,7 @@ describe('errors', () => {
   })
 
   test('unknown path: 404 JSON error', async () => {
-    const res = await fetch(`${sim.url}/v1/embeddings`, { method: 'POST', body: '{}' })
+    const res = await fetch(`${sim.url}/v1/images/generations`, { method: 'POST', body: '{}' })
     expect(res.status).toBe(404)
     expect(await res.json()).toMatchObject(errorShape(404))
   })

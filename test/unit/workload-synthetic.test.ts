@@ -171,7 +171,7 @@ describe('synthetic workload', () => {
   })
 
   it('rejects an unknown API kind', async () => {
-    const error = await createWorkload(synthetic(), { seed: 0, api: 'embeddings' as 'chat' }).catch((e: unknown) => e)
+    const error = await createWorkload(synthetic(), { seed: 0, api: 'images' as 'chat' }).catch((e: unknown) => e)
     expect((error as OptionsError).option).toBe('target.api')
   })
 

@@ -5,6 +5,9 @@ import { compileReplySchema } from '../contract/reply-schema.ts'
 
 const CHOICES = ['auto', 'required', 'none']
 
+/** A function name as the OpenAI and Anthropic APIs accept it. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
 function checkTool(tool: unknown, i: number): ChatTool {
   const option = `workload.tools[${i}]`
   const fn = isRecord(tool) ? tool.function : undefined
@@ -15,8 +18,12 @@ function checkTool(tool: unknown, i: number): ChatTool {
       'Give each tool in the Chat Completions shape; it is converted for the Responses and Messages APIs.',
     )
   }
-  if (typeof fn.name !== 'string' || fn.name === '')
-    throw new OptionsError(`${option}.function.name`, 'must be a non-empty string', 'Give the function a name.')
+  if (typeof fn.name !== 'string' || !TOOL_NAME.test(fn.name))
+    throw new OptionsError(
+      `${option}.function.name`,
+      `must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(fn.name)}`,
+      'Give it a name the OpenAI and Anthropic APIs accept (vLLM and llama.cpp pass it to the model as is).',
+    )
   if (fn.description !== undefined && typeof fn.description !== 'string')
     throw new OptionsError(`${option}.function.description`, 'must be a string', 'Give a description in words.')
   if (fn.parameters !== undefined && !isRecord(fn.parameters))
