@@ -13,6 +13,8 @@ import type { RequestRecord, WorkloadOptions } from '../../src/core/contract/typ
 import { mergeTrials } from '../../src/core/trials/index.ts'
 import { renderConsoleEntry } from '../../reporters/console-table.ts'
 import { makeResult } from '../helpers/baseline-fixtures.ts'
+import { findSaturation } from '../../src/core/sweep/index.ts'
+import { saturationFor } from '../../src/core/sweep/saturation.ts'
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../fixtures/inputs/${name}`, import.meta.url), 'utf8'))
@@ -178,6 +180,23 @@ describe('what a run of them measures', () => {
       '8 texts in 2 requests (4.0 per request), each answered in one JSON body: latency is end to end; there is no TTFT, TPOT or ITL',
     )
     expect(outcome.warnings).toEqual([])
+  })
+
+  test("a sweep's knee is read from tokens per second (all input), not from output tokens they never have", () => {
+    const curve = [1, 2, 4, 8].map((value) => ({
+      value,
+      outputTokensPerSec: 0,
+      requestsPerSec: value,
+      totalTokensPerSec: Math.min(value, 4) * 1000,
+    }))
+    expect(saturationFor('embeddings', undefined)).toEqual({ metric: 'totalTokensPerSec' })
+    expect(findSaturation(curve, saturationFor('rerank', undefined))?.value).toBe(4)
+    // With output tokens/s (all 0) every point would be the knee's equal: the first one.
+    expect(findSaturation(curve, saturationFor('chat', undefined))?.value).toBe(1)
+    expect(saturationFor('embeddings', { metric: 'requestsPerSec', minGain: 0.2 })).toEqual({
+      metric: 'requestsPerSec',
+      minGain: 0.2,
+    })
   })
 
   test('their default gates are E2E p50 and tokens per second; the generation APIs keep TTFT, TPOT and output tok/s', () => {

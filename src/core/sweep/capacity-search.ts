@@ -4,7 +4,7 @@ import { curvePointOf } from './curve-point.ts'
 import { checkLatencyLimits, describeLimits } from './latency-limits.ts'
 import { runPoint, type PointJudge, type PointRunnerState } from './run-point.ts'
 import { pointWarnings } from './run-sweep.ts'
-import { findSaturation } from './saturation.ts'
+import { findSaturation, saturationFor } from './saturation.ts'
 import { sweepConfigOf } from './sweep-config.ts'
 import { SWEEP_SCHEMA_VERSION, type CapacityResult, type SweepPoint, type SweepResult } from './sweep-result.ts'
 import { validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
@@ -115,7 +115,7 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
     warnings: [...warnings, ...pointWarnings('rate', sorted)],
   }
   if (curve.length >= 2) {
-    const knee = findSaturation(curve, options.saturation)
+    const knee = findSaturation(curve, saturationFor(options.target.api, options.saturation))
     if (knee) result.knee = knee
   }
   return result

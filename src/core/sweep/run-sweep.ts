@@ -1,7 +1,7 @@
 import type { RunContext } from '../run.ts'
 import { curvePointOf } from './curve-point.ts'
 import { runPoint, type PointRunnerState } from './run-point.ts'
-import { findSaturation } from './saturation.ts'
+import { findSaturation, saturationFor } from './saturation.ts'
 import { sweepConfigOf } from './sweep-config.ts'
 import type { SweepOptions } from './sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type SweepPoint, type SweepResult } from './sweep-result.ts'
@@ -58,7 +58,7 @@ export async function runSweep(options: SweepOptions, context: RunContext = {}):
     config: sweepConfigOf(points[0]?.result, options.load, { sweep: swept }),
     warnings: [...state.warnings, ...pointWarnings(label, points)],
   }
-  const knee = findSaturation(curve, options.saturation)
+  const knee = findSaturation(curve, saturationFor(options.target.api, options.saturation))
   if (knee) result.knee = knee
   return result
 }

@@ -1,4 +1,6 @@
 import type { SweepThroughputMetric } from './sweep-axis.ts'
+import type { ApiKind } from '../contract/types.ts'
+import { takesInputs } from '../contract/api-kinds.ts'
 import type { SaturationOptions } from './sweep-options.ts'
 import type { SaturationPoint } from './sweep-result.ts'
 
@@ -6,6 +8,16 @@ import type { SaturationPoint } from './sweep-result.ts'
 export const DEFAULT_SATURATION_MIN_GAIN = 0.1
 /** Default {@link SaturationOptions.metric}. */
 export const DEFAULT_SATURATION_METRIC: SweepThroughputMetric = 'outputTokensPerSec'
+
+/**
+ * The saturation options of a sweep over `api`, defaults filled: the embeddings and rerank APIs
+ * produce no output tokens, so their knee is read from `totalTokensPerSec` (all input) unless told.
+ */
+export function saturationFor(api: ApiKind | undefined, given: SaturationOptions | undefined): SaturationOptions {
+  const metric =
+    given?.metric ?? (api !== undefined && takesInputs(api) ? 'totalTokensPerSec' : DEFAULT_SATURATION_METRIC)
+  return { ...given, metric }
+}
 
 /**
  * The saturation point of a curve: the first point, in increasing swept value, beyond which no
