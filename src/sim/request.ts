@@ -76,6 +76,11 @@ function badRequest(message: string, param?: string): { ok: false; problem: Requ
   }
 }
 
+/** A string field as text ('' when it is not a string). */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
 /** A prompt's token count, and its token strings when asked for. */
 interface PromptTokens {
   count: number
@@ -101,7 +106,18 @@ function countMessageTokens(messages: unknown, keep: boolean): PromptTokens | un
     count = texts.length
   }
   for (const message of messages) {
-    if (!isRecord(message) || typeof message.role !== 'string') return undefined
+    if (!isRecord(message)) return undefined
+    // Responses API items that are not messages: a call the model made, and a tool's output.
+    if (message.type === 'function_call' || message.type === 'function_call_output') {
+      if (texts) marker += roleMarker(message.type)
+      add(
+        message.type === 'function_call'
+          ? `${textOf(message.name)} ${textOf(message.arguments)}`
+          : textOf(message.output),
+      )
+      continue
+    }
+    if (typeof message.role !== 'string') return undefined
     if (texts) marker += roleMarker(message.role)
     const content = message.content
     if (typeof content === 'string') add(content)
@@ -114,8 +130,17 @@ function countMessageTokens(messages: unknown, keep: boolean): PromptTokens | un
           typeof part.text === 'string'
         )
           add(part.text)
+        // Messages: a call the model made, and the tool's result answering it.
+        else if (part.type === 'tool_use') add(`${textOf(part.name)} ${JSON.stringify(part.input ?? {})}`)
+        else if (part.type === 'tool_result') add(textOf(part.content))
       }
     } else if (content !== null && content !== undefined) return undefined
+    // Chat: the calls an assistant message made.
+    if (Array.isArray(message.tool_calls))
+      for (const call of message.tool_calls) {
+        const fn = isRecord(call) && isRecord(call.function) ? call.function : {}
+        add(`${textOf(fn.name)} ${textOf(fn.arguments)}`)
+      }
   }
   return { count, texts }
 }

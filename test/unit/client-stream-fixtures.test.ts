@@ -43,6 +43,8 @@ interface Expectation {
   outputText?: string
   /** The reply carried a tool call. Default false. */
   toolCall?: boolean
+  /** The calls collected for a session's next turn (kept with the output text): id, function, whole arguments. */
+  toolCalls?: RequestRecord['toolCalls']
 }
 
 const cases: Expectation[] = [
@@ -260,6 +262,7 @@ const cases: Expectation[] = [
     finishReason: 'tool_calls',
     outputText: '',
     toolCall: true,
+    toolCalls: [{ id: 'chatcmpl-tool-1', name: 'get_weather', arguments: '{"city": "Paris"}' }],
   },
   {
     fixture: 'responses-reasoning',
@@ -303,6 +306,7 @@ const cases: Expectation[] = [
     finishReason: 'tool_calls',
     outputText: '',
     toolCall: true,
+    toolCalls: [{ id: 'call_1', name: 'search', arguments: '{"q":"x"}' }],
   },
   {
     fixture: 'messages-thinking',
@@ -331,6 +335,7 @@ const cases: Expectation[] = [
     finishReason: 'tool_calls',
     outputText: '',
     toolCall: true,
+    toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city": "Paris"}' }],
   },
   {
     fixture: 'messages-error',
@@ -460,6 +465,8 @@ describe('golden SSE fixtures', { retry: 2 }, () => {
         expect(record.reasoningTokens).toBe(exp.reasoningTokens)
       }
       if (exp.outputText !== undefined) expect(record.outputText).toBe(exp.outputText)
+      // Collected only with the output text (a session's turn); a reply without a call has none.
+      expect(record.toolCalls).toEqual(exp.outputText !== undefined ? exp.toolCalls : undefined)
       // TTFO's event: the first answer output, between the write that carried it and the next.
       expect(record.toolCall === true).toBe(exp.toolCall ?? false)
       if (exp.firstAnswerWrite !== undefined)

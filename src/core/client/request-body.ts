@@ -8,6 +8,7 @@ import type {
 } from '../contract/types.ts'
 import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET, takesInputs } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
+import { anthropicMessages, chatMessages, responsesInput } from './conversation-body.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */
 export function endpointPath(api: ApiKind): string {
@@ -109,13 +110,13 @@ export function buildRequestBody(
   const body: Record<string, unknown> = { model: target.model }
   switch (target.api) {
     case 'chat':
-      body.messages = messagesOf(req)
+      body.messages = chatMessages(messagesOf(req))
       break
     case 'completions':
       body.prompt = promptOf(req)
       break
     case 'responses':
-      body.input = messagesOf(req)
+      body.input = responsesInput(messagesOf(req))
       // Nothing kept on the server: a bench's thousands of responses would pile up there (vLLM, OpenAI store by default).
       body.store = false
       break
@@ -123,7 +124,7 @@ export function buildRequestBody(
       const messages = messagesOf(req)
       const system = messages.filter((m) => m.role === 'system').map((m) => m.content)
       if (system.length > 0) body.system = system.join('\n\n')
-      body.messages = messages.filter((m) => m.role !== 'system')
+      body.messages = anthropicMessages(messages)
       break
     }
   }

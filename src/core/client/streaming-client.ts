@@ -117,7 +117,10 @@ export class StreamingClient {
     return handler.send().then((record) => {
       // A reply that called a tool answered with the call, not with text in the format.
       if (record.ok && record.toolCall !== true) record.structuredOutput = checkReply(record.outputText ?? '')
-      if (!keepText) delete record.outputText
+      if (!keepText) {
+        delete record.outputText
+        delete record.toolCalls
+      }
       return record
     })
   }

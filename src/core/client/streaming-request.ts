@@ -36,6 +36,7 @@ import {
 import type { ChunkLike } from './sse-event.ts'
 import { emptyTypedReading, hasTypedEvents, readTypedBody, readTypedEvent } from './typed-event.ts'
 import { readInputsReply } from './inputs-reply.ts'
+import { ToolCallsMade } from './tool-calls-made.ts'
 import { takesInputs } from '../contract/api-kinds.ts'
 import type { TypedEventReading } from './typed-event.ts'
 
@@ -99,6 +100,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
   private toolCall = false
   /** The answer text so far; undefined unless the request asked to keep it (then nothing is decoded or joined). */
   private outputText: string | undefined
+  /** The tool calls the reply made, collected only when the request asked to keep its output (a session's turn). */
+  private readonly toolCallsMade: ToolCallsMade | undefined
   /**
    * Cumulative `usage.completion_tokens` at each output event (continuous usage), aligned with
    * `chunkTimes`; undefined before the first one, null once an output event came without it
@@ -149,6 +152,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.meta = meta
     this.expectedInputTokens = expectedInputTokens
     this.outputText = keepOutputText ? '' : undefined
+    this.toolCallsMade = keepOutputText ? new ToolCallsMade() : undefined
     this.typed = hasTypedEvents(context.api) ? emptyTypedReading() : undefined
     this.inputsSent = takesInputs(context.api) ? (inputsSent ?? 1) : undefined
     this.record = new Promise<RequestRecord>((resolve) => {
@@ -338,7 +342,10 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     const choice = firstChoice(c)
     if (choiceCarriesOutput(choice)) {
       const toolCall = choiceCarriesToolCall(choice)
-      if (toolCall) this.toolCall = true
+      if (toolCall) {
+        this.toolCall = true
+        this.toolCallsMade?.chatDelta((choice as { delta?: unknown }).delta)
+      }
       const answer = choiceCarriesNonReasoningOutput(choice)
       this.outputEvent(now, answer, c.usage)
       if (answer && this.outputText !== undefined) this.outputText += nonReasoningTextOf(choice)
@@ -373,6 +380,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
       this.fail(streamErrorFailure(streamError), now)
       return
     }
+    this.toolCallsMade?.typedEvent(this.context.api, parsed as Record<string, unknown>)
     const reading = this.typed as TypedEventReading
     readTypedEvent(this.context.api, eventName, parsed as Record<string, unknown>, reading)
     if (reading.error !== undefined) {
@@ -469,6 +477,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     }
     if (this.typed !== undefined) {
       const whole = readTypedBody(this.context.api, parsed as Record<string, unknown>)
+      this.toolCallsMade?.typedBody(this.context.api, parsed as Record<string, unknown>)
       this.keepTypedFields(whole.reading)
       if (this.outputText !== undefined) this.outputText = whole.text
       this.toolCall = whole.toolCall
@@ -480,6 +489,7 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     this.finishReason = finishReasonOf(c, undefined)
     const choice = firstChoice(c)
     if (this.outputText !== undefined) this.outputText = completionNonReasoningTextOf(choice)
+    this.toolCallsMade?.chatDelta((choice as { message?: unknown } | undefined)?.message)
     this.toolCall = completionChoiceCarriesToolCall(choice)
     const carries = completionChoiceCarriesOutput(choice)
     this.settle(undefined, now, carries ? 1 : 0)
@@ -538,6 +548,8 @@ export class StreamingRequest implements Dispatcher.DispatchHandler {
     if (this.reasoningChunks > 0) record.reasoningChunks = this.reasoningChunks
     if (this.toolCall) record.toolCall = true
     if (this.outputText !== undefined) record.outputText = this.outputText
+    const toolCalls = this.toolCallsMade?.list()
+    if (toolCalls !== undefined) record.toolCalls = toolCalls
     const reasoningTokens = reasoningTokensOf(this.usage)
     if (reasoningTokens !== undefined) record.reasoningTokens = reasoningTokens
     const chunkTokens = chunkTokensOf(this.chunkUsage, chunkTimes.length)

@@ -432,9 +432,34 @@ export interface Progress {
 }
 
 /** One request to send, as built by a workload. */
+/** A tool call a reply made: what a later `tool` message answers. */
+export interface ToolCallMade {
+  /** The call's id (chat `tool_calls[].id`, Responses `call_id`, Messages `tool_use` `id`). */
+  id: string
+  /** The function called. */
+  name: string
+  /** Its arguments as the model wrote them (JSON text, possibly invalid). */
+  arguments: string
+}
+
+/**
+ * One message of a conversation, in no API's shape (the request body renders it for each): a
+ * system, user or assistant message; an assistant message may carry the tool calls its reply made,
+ * and a `tool` message answers one of them (`toolCallId`).
+ */
+export interface ConversationMessage {
+  /** `system`, `user`, `assistant` or `tool`; a dataset may give others (`developer`), sent as given. */
+  role: string
+  content: string
+  /** Assistant messages: the calls the reply made (`tool_calls`, `function_call` items, `tool_use` blocks). */
+  toolCalls?: ToolCallMade[]
+  /** Tool messages: the id of the call they answer. */
+  toolCallId?: string
+}
+
 export interface PreparedRequest {
   /** The conversation (chat, Responses and Messages APIs). */
-  messages?: Array<{ role: string; content: string }>
+  messages?: ConversationMessage[]
   /** Prompt text (completions API). */
   prompt?: string
   /** The texts of an `embeddings` request (its `input`), or the documents of a `rerank` request. */
@@ -544,6 +569,8 @@ export interface RequestRecord {
    * only when the request asked for it (`PreparedRequest.keepOutputText`).
    */
   outputText?: string
+  /** The tool calls the reply made, in order; only when the request asked to keep its output, and it made some. */
+  toolCalls?: ToolCallMade[]
   /** Reasoning tokens the server reported (`usage.completion_tokens_details.reasoning_tokens`); part of `outputTokens`. Absent when not reported. */
   reasoningTokens?: number
   /**

@@ -1,5 +1,5 @@
-import type { ApiKind, PreparedRequest, RequestRecord, SessionTurnRef } from '../contract/types.ts'
-import { systemHistory, turnRequest, type HistoryMessage, type SessionScript } from '../workload/index.ts'
+import type { ApiKind, ConversationMessage, PreparedRequest, RequestRecord, SessionTurnRef } from '../contract/types.ts'
+import { systemHistory, turnMessages, turnRequest, type SessionScript } from '../workload/index.ts'
 
 /** What running a session needs: how to send one turn. */
 export interface SessionTurnSender {
@@ -71,7 +71,7 @@ export async function runSession(
     lastEndAt: undefined,
     records: [],
   }
-  const history: HistoryMessage[] = systemHistory(script)
+  const history: ConversationMessage[] = systemHistory(script)
   let historyTokens = script.systemTokens
   for (let i = 0; i < script.turns.length; i++) {
     const turn = script.turns[i] as (typeof script.turns)[number]
@@ -87,8 +87,10 @@ export async function runSession(
       signal,
     )
     const reply = record.outputText ?? ''
-    // The text served the history; it does not belong in recorded results.
+    const toolCalls = record.toolCalls
+    // The text and the calls served the history; they do not belong in recorded results.
     delete record.outputText
+    delete record.toolCalls
     outcome.turns++
     outcome.records.push(record)
     outcome.firstSentAt ??= record.sentAt
@@ -97,7 +99,11 @@ export async function runSession(
       outcome.ok = false
       break
     }
-    history.push({ role: 'user', content: turn.content }, { role: 'assistant', content: reply })
+    history.push(...turnMessages(turn, history), {
+      role: 'assistant',
+      content: reply,
+      ...(toolCalls !== undefined ? { toolCalls } : {}),
+    })
     // The server's prompt count already holds the history; without usage, the workload's count.
     historyTokens =
       (record.usageReported ? record.inputTokens : historyTokens + turn.contentTokens) + record.outputTokens

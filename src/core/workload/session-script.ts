@@ -1,10 +1,13 @@
-import type { ApiKind, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind, ConversationMessage, PreparedRequest } from '../contract/types.ts'
 import type { Workload } from './workload.ts'
 import { takesMessages } from '../contract/api-kinds.ts'
 
 /** One turn of a session as the workload scripts it; the history before it is added when it is sent. */
 export interface TurnScript {
-  /** `user`: a user message; `tool`: a tool's result fed back to the model (sent as a user message: see docs/sessions.md). */
+  /**
+   * `user`: a user message; `tool`: a tool's result fed back to the model, sent as the answer to the tool calls the
+   * previous reply made (as a user message when it made none: see docs/sessions.md).
+   */
   readonly role: 'user' | 'tool'
   /** The new message. */
   readonly content: string
@@ -31,12 +34,6 @@ export interface SessionScript {
   readonly turns: readonly TurnScript[]
 }
 
-/** A message of the conversation so far. */
-export interface HistoryMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string
-}
-
 /**
  * A workload whose unit is a session. `next(index)` is the first turn of session `index` alone
  * (the streaming probe and the warm-up send it); `session(index)` the whole script.
@@ -61,14 +58,14 @@ export function isSessionWorkload(workload: Workload): workload is SessionWorklo
 export function turnRequest(
   api: ApiKind,
   script: SessionScript,
-  history: readonly HistoryMessage[],
+  history: readonly ConversationMessage[],
   turn: TurnScript,
   historyTokens: number,
 ): PreparedRequest {
-  const message: HistoryMessage = { role: 'user', content: turn.content }
+  const messages = [...history, ...turnMessages(turn, history)]
   const request: PreparedRequest = takesMessages(api)
-    ? { messages: [...history, message].map((m) => ({ role: m.role, content: m.content })) }
-    : { prompt: [...history, message].map((m) => m.content).join('\n\n') }
+    ? { messages: messages.map((m) => ({ ...m })) }
+    : { prompt: messages.map((m) => m.content).join('\n\n') }
   request.expectedInputTokens = historyTokens + turn.contentTokens
   request.keepOutputText = true
   if (turn.maxTokens !== undefined) request.maxTokens = turn.maxTokens
@@ -85,7 +82,19 @@ export function firstTurnRequest(api: ApiKind, script: SessionScript): PreparedR
   return request
 }
 
+/**
+ * The messages a turn adds to the conversation: a user message; for a `tool` turn after a reply that
+ * called tools, one `tool` message per call, since every call must be answered (the turn's text
+ * answers the first, an empty result the others). A `tool` turn after a reply without a call goes
+ * as a user message: there is no call to answer.
+ */
+export function turnMessages(turn: TurnScript, history: readonly ConversationMessage[]): ConversationMessage[] {
+  const calls = turn.role === 'tool' ? history.at(-1)?.toolCalls : undefined
+  if (calls === undefined || calls.length === 0) return [{ role: 'user', content: turn.content }]
+  return calls.map((call, i) => ({ role: 'tool', content: i === 0 ? turn.content : '', toolCallId: call.id }))
+}
+
 /** The history a session starts with: its system prompt, if any. */
-export function systemHistory(script: SessionScript): HistoryMessage[] {
+export function systemHistory(script: SessionScript): ConversationMessage[] {
   return script.system === undefined ? [] : [{ role: 'system', content: script.system }]
 }
