@@ -64,6 +64,23 @@ function sendError(
   sendJson(res, status, errorBody(status, type, message, param), headers)
 }
 
+/** Notes a fault in a request's schedule entry; `at` also ends it (a stall does not). */
+function markFault(entry: SimulatorScheduleEntry | undefined, fault: string, at?: number): void {
+  if (entry === undefined) return
+  entry.fault = fault
+  if (at !== undefined) entry.finishedAt = at
+}
+
+/** The HTTP error a request drew at arrival (`faults.httpErrorRate`), as vLLM sends them. */
+function sendHttpFault(res: ServerResponse, entry: SimulatorScheduleEntry | undefined, status: 429 | 500): void {
+  markFault(entry, `http-${status}`, performance.now())
+  if (status === 429)
+    sendError(res, 429, 'RateLimitError', 'Too many requests (simulated by faults.httpErrorRate). Retry later.', null, {
+      'retry-after': '1',
+    })
+  else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults.httpErrorRate).')
+}
+
 function readBody(req: IncomingMessage): Promise<{ ok: true; text: string } | { ok: false; tooLarge: boolean }> {
   return new Promise((resolve) => {
     const parts: Buffer[] = []
@@ -209,6 +226,38 @@ class Simulator {
     this.#run(parsed.request, res, arrivedAt)
   }
 
+  /** The schedule entry of a request (`recordSchedule`), added to the log; undefined when none is kept. */
+  #logEntry(
+    id: string,
+    arrivedAt: number,
+    promptTokens: number,
+    completionTokens: number,
+  ): SimulatorScheduleEntry | undefined {
+    if (!this.config.recordSchedule) return undefined
+    const entry: SimulatorScheduleEntry = {
+      id,
+      arrivedAt,
+      tokenTimes: [],
+      chunkTimes: [],
+      promptTokens,
+      completionTokens,
+    }
+    this.schedule.push(entry)
+    return entry
+  }
+
+  /** A response the client cut short frees its slot ('close' also follows a normal end, which frees nothing). */
+  #cancelWhenCut(res: ServerResponse, sequence: BatchSequence, entry: SimulatorScheduleEntry | undefined): void {
+    res.on('close', () => {
+      if (res.writableFinished || entry?.finishedAt !== undefined) return
+      this.scheduler.cancel(sequence)
+      if (entry) {
+        entry.fault ??= 'client-disconnect'
+        entry.finishedAt = performance.now()
+      }
+    })
+  }
+
   /**
    * An embeddings or rerank request: one forward pass over its tokens, scheduled as a sequence with
    * no output (its prefill, then the step it ends in), answered in one JSON body. Faults as for a
@@ -218,16 +267,9 @@ class Simulator {
     const config = this.config
     const fault = drawFault(this.#faultRandom, config.faults)
     const id = this.#nextId(request.api)
-    const entry: SimulatorScheduleEntry | undefined = config.recordSchedule
-      ? { id, arrivedAt, tokenTimes: [], chunkTimes: [], promptTokens: request.promptTokens, completionTokens: 0 }
-      : undefined
-    if (entry) this.schedule.push(entry)
+    const entry = this.#logEntry(id, arrivedAt, request.promptTokens, 0)
     if (fault?.kind === 'http-error') {
-      if (entry) {
-        entry.fault = `http-${fault.status}`
-        entry.finishedAt = performance.now()
-      }
-      sendError(res, fault.status, fault.status === 429 ? 'RateLimitError' : 'InternalServerError', 'Simulated fault.')
+      sendHttpFault(res, entry, fault.status)
       return
     }
     const tracker = this.metrics.track(arrivedAt, request.promptTokens, 'stop')
@@ -246,27 +288,15 @@ class Simulator {
           if (entry) entry.finishedAt = entry.prefillEndedAt = at
           sendJson(res, 200, inputsReplyBody(request, id, config.model, config.seed))
         },
-        stalled: () => {
-          if (entry) entry.fault = 'stall'
-        },
+        stalled: () => markFault(entry, 'stall'),
         failed: (kind, at) => {
-          if (entry) {
-            entry.fault = kind
-            entry.finishedAt = at
-          }
+          markFault(entry, kind, at)
           if (kind === 'drop-connection') res.destroy()
           else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults).')
         },
       },
     }
-    res.on('close', () => {
-      if (res.writableFinished || entry?.finishedAt !== undefined) return
-      this.scheduler.cancel(sequence)
-      if (entry) {
-        entry.fault ??= 'client-disconnect'
-        entry.finishedAt = performance.now()
-      }
-    })
+    this.#cancelWhenCut(res, sequence, entry)
     this.scheduler.submit(sequence)
   }
 
@@ -280,33 +310,9 @@ class Simulator {
       created: Math.floor(Date.now() / 1000),
       model: config.model,
     }
-    const entry: SimulatorScheduleEntry | undefined = config.recordSchedule
-      ? {
-          id: identity.id,
-          arrivedAt,
-          tokenTimes: [],
-          chunkTimes: [],
-          promptTokens: request.promptTokens,
-          completionTokens: plan.completionTokens,
-        }
-      : undefined
-    if (entry) this.schedule.push(entry)
-
+    const entry = this.#logEntry(identity.id, arrivedAt, request.promptTokens, plan.completionTokens)
     if (fault?.kind === 'http-error') {
-      if (entry) {
-        entry.fault = `http-${fault.status}`
-        entry.finishedAt = performance.now()
-      }
-      if (fault.status === 429)
-        sendError(
-          res,
-          429,
-          'RateLimitError',
-          'Too many requests (simulated by faults.httpErrorRate). Retry later.',
-          null,
-          { 'retry-after': '1' },
-        )
-      else sendError(res, 500, 'InternalServerError', 'Internal server error (simulated by faults.httpErrorRate).')
+      sendHttpFault(res, entry, fault.status)
       return
     }
 
@@ -364,27 +370,14 @@ class Simulator {
           }
           responder.tokens(text, count, last, reasoning)
         },
-        stalled: () => {
-          if (entry) entry.fault = 'stall'
-        },
+        stalled: () => markFault(entry, 'stall'),
         failed: (kind, at) => {
-          if (entry) {
-            entry.fault = kind
-            entry.finishedAt = at
-          }
+          markFault(entry, kind, at)
           responder.fail(kind)
         },
       },
     }
-    res.on('close', () => {
-      // 'close' also follows a normal end; only a response cut short frees a slot here.
-      if (res.writableFinished || entry?.finishedAt !== undefined) return
-      this.scheduler.cancel(sequence)
-      if (entry) {
-        entry.fault ??= 'client-disconnect'
-        entry.finishedAt = performance.now()
-      }
-    })
+    this.#cancelWhenCut(res, sequence, entry)
     responder.open()
     this.scheduler.submit(sequence)
   }

@@ -3,13 +3,12 @@
  * over its texts (prefill, then the step it ends in), answered in one JSON body. The client's
  * figures are checked against what the simulator did, request by request.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
+import { startRefusingServer } from '../helpers/refusing-server.ts'
 
 const PREFILL_BASE_MS = 4
 const PREFILL_MS_PER_TOKEN = 0.05
@@ -113,36 +112,17 @@ describe('embeddings and rerank against the simulator', () => {
   })
 
   it('a server that answers 501 (llama-server without --reranking) stops the run before the load, saying how to serve it', async () => {
-    let posts = 0
-    const server = createServer((req, res) => {
-      req.resume()
-      if (req.url === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }))
-        return
-      }
-      if (req.method !== 'POST' || req.url !== '/v1/rerank') {
-        res.writeHead(404).end()
-        return
-      }
-      posts++
-      res.writeHead(501, { 'content-type': 'application/json' })
-      res.end(
-        JSON.stringify({
-          error: {
-            code: 501,
-            message: 'This server does not support reranking. Start it with `--reranking`',
-            type: 'not_supported_error',
-          },
-        }),
-      )
+    const server = await startRefusingServer(501, {
+      error: {
+        code: 501,
+        message: 'This server does not support reranking. Start it with `--reranking`',
+        type: 'not_supported_error',
+      },
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
-      const { port } = server.address() as AddressInfo
       const error = await runBenchmark(
         {
-          target: { baseUrl: `http://127.0.0.1:${port}`, api: 'rerank' },
+          target: { baseUrl: server.baseUrl, api: 'rerank' },
           workload: { kind: 'synthetic', inputTokens: { mean: 8 } },
           load: { concurrency: 2, requests: 20 },
         },
@@ -154,9 +134,9 @@ describe('embeddings and rerank against the simulator', () => {
       expect((error as Error).message).toContain(
         'Use an API the server serves (llama-server serves it when started with `--reranking`; vLLM with a reranking (cross-encoder) model)',
       )
-      expect(posts).toBe(1)
+      expect(server.posts).toBe(1)
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await server.close()
     }
   })
 })

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 import { runBenchmark } from '../../src/core/run.ts'
+import { startRefusingServer } from '../helpers/refusing-server.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { BenchmarkOptions, RequestRecord } from '../../src/core/contract/types.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
@@ -291,24 +292,11 @@ describe('a target with nothing listening', () => {
 describe('a server that does not serve target.api', () => {
   it('stops after the first request with an error naming target.api, and sends nothing more', async () => {
     // Serves the model list (readiness) and nothing else, as a server without /v1/messages does.
-    let posts = 0
-    const server = createServer((req, res) => {
-      req.resume()
-      if (req.url === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }))
-        return
-      }
-      if (req.method === 'POST') posts++
-      res.writeHead(404, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ detail: 'Not Found' }))
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const server = await startRefusingServer(404, { detail: 'Not Found' })
     try {
-      const { port } = server.address() as AddressInfo
       const error = await runBenchmark(
         {
-          target: { baseUrl: `http://127.0.0.1:${port}`, api: 'messages' },
+          target: { baseUrl: server.baseUrl, api: 'messages' },
           workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
           load: { concurrency: 2, requests: 20 },
         },
@@ -316,12 +304,12 @@ describe('a server that does not serve target.api', () => {
       ).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(OptionsError)
       expect((error as OptionsError).option).toBe('target.api')
-      expect((error as Error).message).toContain(`POST http://127.0.0.1:${port}/v1/messages: HTTP 404: Not Found.`)
+      expect((error as Error).message).toContain(`POST ${server.baseUrl}/v1/messages: HTTP 404: Not Found.`)
       expect((error as Error).message).toContain('No request was measured. Use an API the server serves')
       // The probe's first request, and no warm-up or measured request after it.
-      expect(posts).toBe(1)
+      expect(server.posts).toBe(1)
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await server.close()
     }
   })
 })
