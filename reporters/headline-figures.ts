@@ -1,6 +1,6 @@
 import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
-import { formatWithUnit } from './format-figures.ts'
+import { figureOrDash, formatWithUnit } from './format-figures.ts'
 
 /** A headline figure of a result: what the console, CSV, Markdown and dashboards show. */
 export interface HeadlineFigure {
@@ -115,6 +115,25 @@ export const THROUGHPUT_LABELS: ReadonlyArray<{ metric: ThroughputMetric; label:
   { metric: 'requestsPerSec', label: 'requests/s', unit: 'req/s' },
   { metric: 'totalTokensPerSec', label: 'total tokens/s', unit: 'tok/s' },
 ]
+
+/**
+ * The throughput a bench is read by: output tokens/s, or for the embeddings and rerank APIs (no
+ * output) their tokens/s, all input (`totalTokensPerSec`, what their default gates judge).
+ */
+export function mainThroughput(result: BenchmarkResult): {
+  metric: ThroughputMetric
+  label: string
+  value: number
+  /** The figure for an `output tok/s` column: marked `input` for embeddings and rerank. */
+  columnText: string
+} {
+  if (result.throughput.inputsPerSec !== undefined) {
+    const value = result.throughput.totalTokensPerSec
+    return { metric: 'totalTokensPerSec', label: 'input tokens/s', value, columnText: `${figureOrDash(value)} input` }
+  }
+  const value = result.throughput.outputTokensPerSec
+  return { metric: 'outputTokensPerSec', label: 'output tokens/s', value, columnText: figureOrDash(value) }
+}
 
 const LATENCY_IDS: Record<LatencyMetric, string> = { ttftMs: 'ttft', tpotMs: 'tpot', itlMs: 'itl', e2eMs: 'e2e' }
 const THROUGHPUT_IDS: Record<ThroughputMetric, string> = {

@@ -3,7 +3,7 @@ import { interruptionNote } from './interruption.ts'
 import { sampleSizes, type Check } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
-import { checkLabel, checkOf, gpuHeadline, tokenTimingLine } from './headline-figures.ts'
+import { checkLabel, checkOf, gpuHeadline, mainThroughput, tokenTimingLine } from './headline-figures.ts'
 import { configRows, environmentRows } from './inventory.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { runCounts, type RunCounts } from './run-counts.ts'
@@ -55,11 +55,17 @@ function summaryRow(entry: ReportEntry): string[] {
     latency('tpotMs', 'p50'),
     latency('itlMs', 'p50'),
     latency('e2eMs', 'p99'),
-    withDelta(figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+    mainThroughputCell(result, checks),
     withDelta(figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
     `${result.counts.failed}/${result.counts.total}`,
     baselineCell(entry),
   ]
+}
+
+/** The Output tok/s column: output tokens/s, or an embeddings or rerank bench's input tokens/s, marked so. */
+function mainThroughputCell(result: ReportEntry['result'], checks: Parameters<typeof checkOf>[0]): string {
+  const main = mainThroughput(result)
+  return withDelta(main.columnText, checkOf(checks, main.metric, 'value'))
 }
 
 function baselineCell(entry: ReportEntry): string {

@@ -4,7 +4,7 @@ import { sampleSizes, type BaselineEntry, type Check } from '../../src/core/base
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
-import { checkLabel, checkOf, gpuHeadline, reportedLatencies } from '../headline-figures.ts'
+import { checkLabel, checkOf, gpuHeadline, mainThroughput, reportedLatencies } from '../headline-figures.ts'
 import { configRows, environmentRows } from '../inventory.ts'
 import { entryStatus, type ReportEntry, type UnmeasuredBench } from '../report-entry.ts'
 import { runCounts } from '../run-counts.ts'
@@ -82,13 +82,10 @@ function cards(entry: ReportEntry): string {
       )
     }
   }
-  out.push(
-    card(
-      'output tokens/s',
-      figureOrDash(result.throughput.outputTokensPerSec),
-      checkOf(checks, 'outputTokensPerSec', 'value'),
-    ),
-  )
+  const main = mainThroughput(result)
+  out.push(card(main.label, figureOrDash(main.value), checkOf(checks, main.metric, 'value')))
+  if (result.throughput.inputsPerSec !== undefined)
+    out.push(card('texts/s', figureOrDash(result.throughput.inputsPerSec)))
   out.push(
     card('requests/s', figureOrDash(result.throughput.requestsPerSec), checkOf(checks, 'requestsPerSec', 'value')),
   )
@@ -430,7 +427,7 @@ function summaryTable(entries: readonly ReportEntry[]): string {
       latency('ttftMs', 'p99'),
       latency('tpotMs', 'p50'),
       latency('e2eMs', 'p99'),
-      figure(figureOrDash(result.throughput.outputTokensPerSec), checkOf(checks, 'outputTokensPerSec', 'value')),
+      figure(mainThroughput(result).columnText, checkOf(checks, mainThroughput(result).metric, 'value')),
       escapeHtml(figureOrDash(result.throughput.requestsPerSec)),
       escapeHtml(`${result.counts.failed}/${result.counts.total}`),
     ]

@@ -12,6 +12,8 @@ import { defaultRegressionPolicy } from '../../src/core/baseline/index.ts'
 import type { RequestRecord, WorkloadOptions } from '../../src/core/contract/types.ts'
 import { mergeTrials } from '../../src/core/trials/index.ts'
 import { renderConsoleEntry } from '../../reporters/console-table.ts'
+import { renderMarkdown } from '../../reporters/markdown.ts'
+import { renderHtml } from '../../reporters/html/html-report.ts'
 import { makeResult } from '../helpers/baseline-fixtures.ts'
 import { findSaturation } from '../../src/core/sweep/index.ts'
 import { saturationFor } from '../../src/core/sweep/saturation.ts'
@@ -250,5 +252,17 @@ describe('trials and reports of an embeddings bench', () => {
     expect(text).not.toContain('output tokens')
     expect(text).toContain('config  embeddings · synthetic texts of 64 tokens, 4 per request · concurrency 2')
     expect(text).toContain('totals  768 input tokens in 1.0 s')
+  })
+
+  test('markdown and HTML read the bench by its input tokens/s, and the HTML shows texts/s', () => {
+    const result = trial(1000, 12, 600)
+    const entry = { name: 'embeddings', file: 'x.bench.ts', state: 'passed' as const, result }
+    const markdown = renderMarkdown([entry])
+    const row = markdown.split('\n').find((line) => line.includes('| embeddings |'))
+    expect(row).toContain('| 600 input |')
+    const html = renderHtml([entry])
+    expect(html).toContain('input tokens/s')
+    expect(html).toContain('texts/s')
+    expect(html).toContain('600 input')
   })
 })
