@@ -87,11 +87,11 @@ describe('failure messages', () => {
       message: 'HTTP 401: no. Check target.apiKey (or OPENAI_API_KEY).',
     })
     expect(httpFailure(404, '').message).toBe(
-      "HTTP 404: empty body. Check target.baseUrl, target.api (a server may not serve every API: 'chat' (/v1/chat/completions), 'completions' (/v1/completions), 'responses' (/v1/responses) or 'messages' (/v1/messages, Anthropic)) and target.model.",
+      "HTTP 404: empty body. Check target.baseUrl, target.api (a server may not serve every API: 'chat' (/v1/chat/completions), 'completions' (/v1/completions), 'responses' (/v1/responses), 'messages' (/v1/messages, Anthropic), 'embeddings' (/v1/embeddings) or 'rerank' (/v1/rerank)) and target.model.",
     )
     // With the URL, and a server message ending in a period not doubled.
     expect(httpFailure(404, '{"detail":"Not Found."}', 'http://127.0.0.1:8000/v1/completions').message).toBe(
-      "POST http://127.0.0.1:8000/v1/completions: HTTP 404: Not Found. Check target.baseUrl, target.api (a server may not serve every API: 'chat' (/v1/chat/completions), 'completions' (/v1/completions), 'responses' (/v1/responses) or 'messages' (/v1/messages, Anthropic)) and target.model.",
+      "POST http://127.0.0.1:8000/v1/completions: HTTP 404: Not Found. Check target.baseUrl, target.api (a server may not serve every API: 'chat' (/v1/chat/completions), 'completions' (/v1/completions), 'responses' (/v1/responses), 'messages' (/v1/messages, Anthropic), 'embeddings' (/v1/embeddings) or 'rerank' (/v1/rerank)) and target.model.",
     )
   })
 
