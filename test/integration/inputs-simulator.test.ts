@@ -57,6 +57,7 @@ describe('embeddings and rerank against the simulator', () => {
       const entries = sim.schedule.slice(2)
       expect(entries).toHaveLength(12)
       const modelled: number[] = []
+      const served: number[] = []
       records.forEach((record, i) => {
         const entry = entries[i]!
         expect(record.inputs).toBe(4)
@@ -67,15 +68,18 @@ describe('embeddings and rerank against the simulator', () => {
         const serverMs = entry.finishedAt! - entry.arrivedAt
         const passMs = PREFILL_BASE_MS + PREFILL_MS_PER_TOKEN * entry.promptTokens + DECODE_BASE_MS
         modelled.push(passMs)
+        served.push(serverMs)
         expect(serverMs).toBeGreaterThanOrEqual(passMs - 0.5)
         // The client's E2E holds the server's time and a loopback hop each way.
         expect(record.endAt - record.sentAt).toBeGreaterThanOrEqual(serverMs)
       })
       const meanModelled = modelled.reduce((sum, ms) => sum + ms, 0) / modelled.length
-      // A busy host makes timers late, never early: the mean E2E is the modelled pass plus a few ms, unless the
-      // run itself says the client could not keep up.
+      // A busy host makes timers late, never early: the mean E2E exceeds the modelled pass, and the server's own
+      // time (its steps late too, beside two CPU-bound processes: 25.1 ms against a 18.1 ms model) by a few ms of
+      // loopback, unless the run itself says the client could not keep up.
+      const meanServed = served.reduce((sum, ms) => sum + ms, 0) / served.length
       expect(result.metrics.e2eMs.mean).toBeGreaterThan(meanModelled)
-      if (result.client.keptUp) expect(result.metrics.e2eMs.mean).toBeLessThan(meanModelled + 6)
+      if (result.client.keptUp) expect(result.metrics.e2eMs.mean).toBeLessThan(meanServed + 6)
       const inputTokens = records.reduce((sum, r) => sum + r.inputTokens, 0)
       const seconds = result.durationMs / 1000
       expect(result.throughput.inputsPerSec).toBeCloseTo(48 / seconds, 6)
