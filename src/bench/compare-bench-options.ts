@@ -170,8 +170,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     )
   }
   const policy = asParsedPolicy(
-    (options.baseline as RegressionPolicy | undefined) ??
-      defaultRegressionPolicy((options.target as { api?: unknown } | undefined)?.api),
+    (options.baseline as RegressionPolicy | undefined) ?? defaultRegressionPolicy(options.target),
     'baseline',
   )
   const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS

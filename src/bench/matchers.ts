@@ -69,7 +69,7 @@ export const llmBenchMatchers = {
       throw new TypeError(
         'toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.',
       )
-    const gates = policy ?? defaultRegressionPolicy((result.config.target as { api?: unknown } | undefined)?.api)
+    const gates = policy ?? defaultRegressionPolicy(result.config.target)
     const verdict = compare(entry, result, asParsedPolicy(gates, 'toNotRegress(policy)'))
     const pass = verdict.status !== 'fail'
     const table = formatVerdict(verdict)

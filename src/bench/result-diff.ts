@@ -101,7 +101,7 @@ export function diffRuns(
       policy ??
       (bench.verdict && bench.verdict.checks.length > 0
         ? policyOfVerdict(bench.verdict)
-        : defaultRegressionPolicy((bench.result.config.target as { api?: unknown } | undefined)?.api))
+        : defaultRegressionPolicy(bench.result.config.target))
     const verdict = compare(was, bench.result, asParsedPolicy(gates))
     // Named from the launches too (args, env), not only the fingerprint.
     if (changed.length > 0) verdict.changed = changed

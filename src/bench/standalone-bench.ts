@@ -142,7 +142,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   const { trials } = bench
   // Parsed once: the plugin's tolerance here, the bench's own at collection.
   const fromPlugin = bench.policy === undefined && run.policy !== undefined
-  const given = bench.policy ?? run.policy ?? defaultRegressionPolicy(options.target?.api)
+  const given = bench.policy ?? run.policy ?? defaultRegressionPolicy(options.target)
   const policy = given === false ? false : asParsedPolicy(given, fromPlugin ? 'llmBench({ tolerance })' : 'baseline')
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
   // A segment (one host's slice of a load over several machines) measures once and is judged after the merge.

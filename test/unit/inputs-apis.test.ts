@@ -202,8 +202,8 @@ describe('what a run of them measures', () => {
   })
 
   test('their default gates are E2E p50 and tokens per second; the generation APIs keep TTFT, TPOT and output tok/s', () => {
-    expect(defaultRegressionPolicy('embeddings')).toEqual({ e2eMs: { p50: '+10%' }, totalTokensPerSec: '-5%' })
-    expect(defaultRegressionPolicy('rerank')).toEqual(defaultRegressionPolicy('embeddings'))
+    expect(defaultRegressionPolicy({ api: 'embeddings' })).toEqual({ e2eMs: { p50: '+10%' }, totalTokensPerSec: '-5%' })
+    expect(defaultRegressionPolicy({ api: 'rerank' })).toEqual(defaultRegressionPolicy({ api: 'embeddings' }))
     expect(defaultRegressionPolicy(undefined)).toEqual({
       ttftMs: { p50: '+10%' },
       tpotMs: { p50: '+10%' },

@@ -112,8 +112,9 @@ export const DEFAULT_INPUTS_REGRESSION_POLICY: RegressionPolicy = {
   totalTokensPerSec: '-5%',
 }
 
-/** The default gates for a bench of `api` (undefined: `chat`, the default API). */
-export function defaultRegressionPolicy(api: unknown): RegressionPolicy {
+/** The default gates for a bench whose target (options or a result's config) is `target`: by its `api` (none: chat). */
+export function defaultRegressionPolicy(target: unknown): RegressionPolicy {
+  const api = isRecord(target) ? target.api : undefined
   return isApiKind(api) && takesInputs(api) ? DEFAULT_INPUTS_REGRESSION_POLICY : DEFAULT_REGRESSION_POLICY
 }
 

@@ -8,17 +8,12 @@ import type {
 } from '../contract/types.ts'
 import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET, takesInputs } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
+import { promptTextOf } from '../contract/prompt-text.ts'
 import { anthropicMessages, chatMessages, responsesInput } from './conversation-body.ts'
 
 /** Path of the endpoint an API kind posts to, below the server root. */
 export function endpointPath(api: ApiKind): string {
   return API_ENDPOINTS[api]
-}
-
-function promptOf(req: PreparedRequest): string {
-  if (req.prompt !== undefined) return req.prompt
-  // A chat workload driven against /v1/completions: the contents, one per line.
-  return (req.messages ?? []).map((m) => m.content).join('\n')
 }
 
 function messagesOf(req: PreparedRequest): NonNullable<PreparedRequest['messages']> {
@@ -72,7 +67,7 @@ function putResponseFormat(body: Record<string, unknown>, api: ApiKind, format: 
  * a request built for another API (a hand-made one) gives its prompt, or its conversation's contents.
  */
 function inputsOf(req: PreparedRequest): string[] {
-  return req.inputs ?? [promptOf(req)]
+  return req.inputs ?? [promptTextOf(req)]
 }
 
 /**
@@ -113,7 +108,7 @@ export function buildRequestBody(
       body.messages = chatMessages(messagesOf(req))
       break
     case 'completions':
-      body.prompt = promptOf(req)
+      body.prompt = promptTextOf(req)
       break
     case 'responses':
       body.input = responsesInput(messagesOf(req))

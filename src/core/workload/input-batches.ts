@@ -1,6 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { InputsApi, PreparedRequest } from '../contract/types.ts'
 import type { Workload } from './workload.ts'
+import { promptTextOf } from '../contract/prompt-text.ts'
 
 /** `workload.batch` when left out: one text per `embeddings` request, one document per `rerank` request. */
 export const DEFAULT_BATCH = 1
@@ -20,11 +21,6 @@ export function batchOf(value: unknown): number {
   return value
 }
 
-/** The one text of a request the workload built: its prompt, or its conversation's contents, one per line. */
-function textOf(request: PreparedRequest): string {
-  return request.prompt ?? (request.messages ?? []).map((m) => m.content).join('\n')
-}
-
 /**
  * The workload's texts grouped into `embeddings` or `rerank` requests. Request `i` of the result takes
  * the `group` consecutive texts from `i * group` of the inner workload (warm-up's negative indices
@@ -40,7 +36,7 @@ export function batchInputs(inner: Workload, api: InputsApi, batch: number): Wor
       const tokens: Array<number | undefined> = []
       for (let j = 0; j < group; j++) {
         const request = inner.next(index * group + j)
-        texts.push(textOf(request))
+        texts.push(promptTextOf(request))
         tokens.push(request.expectedInputTokens)
       }
       const request: PreparedRequest =
