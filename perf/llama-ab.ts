@@ -5,9 +5,10 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--hogs 2] [--requests 100] [--input-tokens 64] [--save <dir>] [--stored]
+ *     [--hogs 2] [--requests 100] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
  *
- * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
+ * Needs the llama-server build (scripts/llama/build.ts); `--model` serves another GGUF than its tiny model
+ * (`node scripts/llama/small-model.ts` writes a larger one). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
  * `--stored` (the drift run): records a baseline on the quiet machine first (before any hog starts) and
  * commits it with the base; each run then judges the unchanged code against it with `vitest bench`
@@ -36,6 +37,8 @@ const { values } = parseArgs({
     hogs: { type: 'string', default: '0' },
     requests: { type: 'string', default: '100' },
     'input-tokens': { type: 'string', default: '64' },
+    'output-tokens': { type: 'string', default: '32' },
+    model: { type: 'string' },
     'max-pairs': { type: 'string', default: '6' },
     save: { type: 'string' },
     stored: { type: 'boolean', default: false },
@@ -53,8 +56,8 @@ const root = path.resolve(import.meta.dirname, '..')
 const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 'vitest-llm-bench'
 
 bench.llm('llama.cpp chat', {
-  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
-  workload: { kind: 'synthetic', inputTokens: { mean: ${Number(values['input-tokens'])} }, outputTokens: { mean: 32 }, ignoreEos: true },
+  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(values.model ?? manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
+  workload: { kind: 'synthetic', inputTokens: { mean: ${Number(values['input-tokens'])} }, outputTokens: { mean: ${Number(values['output-tokens'])} }, ignoreEos: true },
   load: { concurrency: 4, requests: ${Number(values.requests)} },
   warmup: { requests: 8 },
   seed: 1,
