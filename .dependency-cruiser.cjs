@@ -1,7 +1,7 @@
 /* global module */
 // The import graph's rules (DEVELOPERS.md, "Layout"), checked in CI by `npm run check:imports`.
 // Tiers, lowest first: core/contract and core/platform; the engine's folders (load, client, metrics,
-// workload, telemetry, then server, workers, trials, then baseline, slo); core's run.ts and
+// workload, telemetry, then server, workers, trials, then baseline, slo, history); core's run.ts and
 // the plan (plan/); sweep and scenario; the simulator; bench/ (the runner-neutral harness); reporters;
 // the runner adapters (vitest, bun, deno); the CLI and the root entry. An arrow may only point down.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -46,7 +46,9 @@ module.exports = {
       name: 'engine-below-run',
       severity: 'error',
       comment: 'Below run.ts and the plan nothing imports them, sweeps or scenarios.',
-      from: { path: '^src/core/(load|client|metrics|workload|telemetry|server|sessions|workers|trials|baseline|slo)/' },
+      from: {
+        path: '^src/core/(load|client|metrics|workload|telemetry|server|sessions|workers|trials|baseline|slo|history)/',
+      },
       to: { path: ['^src/core/(run|index)\\.ts$', '^src/core/(plan|sweep|scenario)/'] },
     },
     {

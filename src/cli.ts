@@ -7,6 +7,7 @@ import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
 import { abCommand } from './cli/ab-command.ts'
 import { diffCommand } from './cli/diff-command.ts'
+import { historyCommand } from './cli/history-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
 
@@ -16,6 +17,7 @@ export const cliCommands: Record<string, CliCommand> = {
   merge: mergeCommand,
   ab: abCommand,
   diff: diffCommand,
+  history: historyCommand,
 }
 
 const PROGRAM = 'vitest-llm-bench'

@@ -45,6 +45,50 @@ export interface LineChartOptions {
   formatY?: (value: number) => string
   /** Shown under the title. */
   note?: string
+  /** Vertical lines across the plot at given x values, each labelled at its top. */
+  marks?: readonly ChartMark[]
+}
+
+/** A vertical line across a chart: an event on the x axis (a fingerprint change, a change point). */
+export interface ChartMark {
+  /** Where, in x data units. */
+  x: number
+  /** A few characters written beside the line's top. */
+  label: string
+  /** Tooltip: what the mark means in full. */
+  title: string
+  /** CSS colour. */
+  color: string
+  dashed?: boolean
+}
+
+/** Vertical marks with their labels, each label on the first of three rows where it overlaps no other. */
+function renderMarks(marks: readonly ChartMark[], sx: (x: number) => number, plot: Box): string {
+  const { top, bottom } = plot
+  const rowEnds = [-Infinity, -Infinity, -Infinity]
+  return [...marks]
+    .sort((a, b) => a.x - b.x)
+    .map((mark) => {
+      const x = sx(mark.x)
+      // Mark labels are bold: a wider estimate than LABEL_CHAR_PX.
+      const width = mark.label.length * MARK_LABEL_CHAR_PX
+      // Near the right edge the label goes left of its line rather than out of the plot.
+      const left = x + 3 + width > plot.right + 16 ? x - 3 - width : x + 3
+      const row = Math.max(
+        0,
+        rowEnds.findIndex((end) => end < left),
+      )
+      rowEnds[row] = left + width
+      const tip = `<title>${escapeHtml(mark.title)}</title>`
+      const dash = mark.dashed ? ' stroke-dasharray="4 3"' : ''
+      return (
+        `<line class="mark" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top}" y2="${bottom}" ` +
+        `stroke="${mark.color}"${dash}>${tip}</line>` +
+        `<text class="mark-label" x="${left.toFixed(1)}" y="${top + 10 + row * LABEL_HEIGHT_PX}" ` +
+        `fill="${mark.color}">${escapeHtml(mark.label)}${tip}</text>`
+      )
+    })
+    .join('')
 }
 
 /** Colours that stay apart for colour-blind readers (Okabe–Ito order). */
@@ -124,6 +168,8 @@ interface PlacedLabel {
 
 /** Width of one character of a marker label (11 px sans-serif, see html-style.ts), px: a generous estimate. */
 const LABEL_CHAR_PX = 6.4
+/** Width of one character of a mark's label (11 px bold), px. */
+const MARK_LABEL_CHAR_PX = 7.2
 /** Height of a marker label's box, px. */
 const LABEL_HEIGHT_PX = 12
 /** Gap between a marker's centre and its label, px. */
@@ -263,7 +309,13 @@ export function renderLineChart(series: readonly ChartSeries[], options: LineCha
       return `<span class="legend-item"><svg width="22" height="10" aria-hidden="true"><line x1="0" x2="22" y1="5" y2="5" stroke="${color}" stroke-width="2.5"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/></svg>${escapeHtml(line.name)}</span>`
     })
     .join('')
-  const svg = `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(options.title)}">${grid.join('')}${axes.join('')}${lines.join('')}</svg>`
+  const marks = renderMarks(options.marks ?? [], sx, {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    right: MARGIN.left + plotWidth,
+    bottom: MARGIN.top + plotHeight,
+  })
+  const svg = `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(options.title)}">${grid.join('')}${axes.join('')}${marks}${lines.join('')}</svg>`
   const caption = crowded ? title.replace('</figcaption>', `${crowded}</figcaption>`) : title
   return `<figure class="chart" data-chart="${escapeHtml(options.id)}" data-points="${all.length}">${caption}${svg}<div class="legend">${legend}</div></figure>`
 }

@@ -154,6 +154,12 @@ function studentTCdf(t: number, df: number): number {
   return t >= 0 ? 1 - tail : tail
 }
 
+/** P(|T| >= |t|) for Student's t with `df` degrees of freedom: the two-sided p-value of a t statistic. */
+export function studentTTwoSidedP(t: number, df: number): number {
+  if (!Number.isFinite(t)) return Number.isNaN(t) ? 1 : 0
+  return regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5)
+}
+
 /** The Student t quantile for 0 < p < 1 and df > 0 (bisection on the CDF; the normal one when df is infinite). */
 export function studentTQuantile(p: number, df: number): number {
   if (!Number.isFinite(df)) return normalQuantile(p)
