@@ -87,7 +87,7 @@ export class LlmConsoleReporter implements Reporter {
     // A server falling silent is printed at once; otherwise the first artifact only starts the
     // clock (short benches print no progress at all) and lines come at the interval.
     const newSilence = artifact.silentMs !== undefined && !this.#silent.has(testCase.id)
-    if (!newSilence) {
+    if (!newSilence && artifact.stopping === undefined && artifact.soakWindow === undefined) {
       if (last === undefined) {
         this.#lastProgressAt.set(testCase.id, now)
         return

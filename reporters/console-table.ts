@@ -59,6 +59,8 @@ function baselineText(styles: Styles, entry: ReportEntry): string | undefined {
       return styles.yellow('baseline not judged (machine disturbed)')
     case 'deferred':
       return 'judged later, with the other segments or arms (note below)'
+    case 'stopped early':
+      return styles.yellow('baseline not judged (the load stopped early: stopWhen, below)')
     default:
       return undefined
   }

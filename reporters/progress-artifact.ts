@@ -25,6 +25,10 @@ export interface BenchProgressArtifact extends TestArtifactBase {
   silentMs?: number
   /** With {@link silentMs}: requests waiting. */
   inFlight?: number
+  /** Present once `stopWhen` stopped the load: why (the limits exceeded, with the figures). */
+  stopping?: string
+  /** Present once per closed soak window: its figures in one line. */
+  soakWindow?: string
 }
 
 declare module 'vitest' {

@@ -1,8 +1,12 @@
 import type { BenchProgressArtifact } from './progress-artifact.ts'
 import { figureOrDash, formatSeconds } from './format-figures.ts'
 
-/** The live line of a running bench: its stage (trial, sweep point), requests done/total, elapsed, recent TTFT p50 and output tokens/s, and a silent server. */
+/**
+ * The live line of a running bench: its stage (trial, sweep point), requests done/total, elapsed,
+ * recent TTFT p50 and output tokens/s, a silent server, and a safety stop.
+ */
 export function formatProgressLine(name: string, progress: Omit<BenchProgressArtifact, 'type'>): string {
+  if (progress.soakWindow !== undefined) return `${name}: ${progress.soakWindow}`
   const done = progress.total !== undefined ? `${progress.done}/${progress.total}` : `${progress.done}`
   const tokensPerSec = progress.elapsedMs > 0 ? (progress.outputTokens * 1000) / progress.elapsedMs : 0
   const parts = [
@@ -15,5 +19,6 @@ export function formatProgressLine(name: string, progress: Omit<BenchProgressArt
     parts.push(
       `no byte from the server for ${Math.floor(progress.silentMs / 1000)} s with ${progress.inFlight ?? 0} requests in flight`,
     )
+  if (progress.stopping !== undefined) parts.push(`stopping (stopWhen): ${progress.stopping}`)
   return `${name}${progress.stage !== undefined ? ` [${progress.stage}]` : ''}: ${parts.join(' · ')}`
 }

@@ -60,6 +60,8 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
   if (entry.verdict?.status === 'fail' || entry.sloChecks?.some((check) => check.status === 'fail')) return 'fail'
   if (entry.verdict?.status === 'inconclusive' || entry.sloChecks?.some((check) => check.status === 'inconclusive'))
     return 'inconclusive'
+  // A soak is judged by its trends, not a baseline: an undecided trend is not a pass.
+  if (entry.result.soak?.verdict === 'inconclusive') return 'inconclusive'
   // Neither compared nor written (a disturbed machine lost too many requests): not a pass.
   if (entry.baselineState === NOT_JUDGED) return 'inconclusive'
   // Recorded provisionally on a disturbed machine: nothing was judged, and the entry is not trusted yet.

@@ -2,6 +2,7 @@ import { interruptionNote } from '../interruption.ts'
 import { shownPath } from '../../src/core/platform/shown-path.ts'
 import { sampleSizes, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
+import { soakSection } from './soak-section.ts'
 import type { BenchmarkResult } from '../../src/core/contract/types.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from '../format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, mainThroughput, reportedLatencies } from '../headline-figures.ts'
@@ -120,6 +121,8 @@ function verdictSection(entry: ReportEntry): string {
         'The machine was disturbed and too many requests failed or were cut off: neither compared nor written.',
       deferred:
         'A segment of a split load or an arm of a side-by-side pair: judged with the others, after the merge or by ab.',
+      'stopped early':
+        'stopWhen stopped the load early: neither compared with the baseline nor recorded as one (not with -u either).',
     }
     // As the console names it (relative to the working directory): a report from a CI runner shows none of its paths.
     const path = entry.baselinePath ? shownPath(entry.baselinePath) : undefined
@@ -402,6 +405,7 @@ function benchSection(entry: ReportEntry, index: number, baseline: BaselineEntry
     verdictSection(entry),
     judgeNotes(entry.notes),
     sloSection(entry.sloChecks),
+    soakSection(result),
     charts(entry, baseline),
     serverSection(result),
     inventorySection(result),

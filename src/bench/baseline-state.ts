@@ -16,8 +16,16 @@ export const DEFERRED = 'deferred'
 export const PROVISIONAL = 'provisional'
 
 /**
+ * The baseline state of a run that `stopWhen` ended early: neither compared nor written, on any machine and
+ * under `-u` too (its figures describe a server in trouble and a shortened load).
+ */
+export const STOPPED = 'stopped early'
+
+/**
  * What happened to a bench's baseline entry: the store's match state (`compare`, `written`, `updated`,
  * `missing`, `mismatch`); `provisional`: written or updated as a provisional entry; `not judged`: a run on a disturbed machine that lost too many requests (or whose
- * requests were cut off) to be compared or written; `deferred`: a segment or an arm, judged elsewhere.
+ * requests were cut off) to be compared or written; `deferred`: a segment or an arm, judged elsewhere; `stopped early`:
+ * a load that `stopWhen` ended, never judged against or recorded as a baseline.
  */
-export type BaselineState = BaselineMatch['state'] | typeof PROVISIONAL | typeof NOT_JUDGED | typeof DEFERRED
+export type BaselineState =
+  BaselineMatch['state'] | typeof PROVISIONAL | typeof NOT_JUDGED | typeof DEFERRED | typeof STOPPED

@@ -10,10 +10,10 @@ import {
   type Verdict,
 } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
-import { NOT_JUDGED, PROVISIONAL, type BaselineState } from './baseline-state.ts'
+import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, failureExcess, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult, StopReport } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
 import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
@@ -22,6 +22,8 @@ import { describeRegressions } from './regression-summary.ts'
 import type { SegmentJudge } from './segment-judge.ts'
 import { shownPath } from '../core/platform/shown-path.ts'
 import { disturbancesText } from '../core/contract/disturbances-text.ts'
+import { capitalized, stopText } from '../core/contract/stop-text.ts'
+import { formatSoak } from '../core/soak/index.ts'
 
 /** What one bench's result means against its SLOs and baseline. */
 export interface BenchJudgement {
@@ -79,9 +81,27 @@ function provisionalRecording(input: JudgeInput, entry: BaselineEntry, exists: b
   )
 }
 
-/** Why a run cannot be compared with (or become) a baseline; undefined when it can. */
+/** Why a stopped run is neither compared with nor recorded as a baseline. */
+const STOPPED_NOT_JUDGED =
+  'not judged against the baseline, and no baseline is written (not with -u either): ' +
+  "its figures describe a server in trouble and a load cut short, not the server's performance"
+
+/** Why a bench whose load `stopWhen` stopped, not expecting it, fails: when, why, and what to do. */
+export function stopFailure(stopped: StopReport): string {
+  return (
+    `${capitalized(stopText(stopped))}. The run is ${STOPPED_NOT_JUDGED}. ` +
+    'Check the server (its log, its load from other users), start lower and raise slowly (`load.rampUp`), ' +
+    'or set `stopWhen.expected: true` when finding this limit is what the bench is for.'
+  )
+}
+
+/**
+ * Why a run cannot be compared with (or become) a baseline; undefined when it can, or when an
+ * expected stop passes unjudged.
+ */
 function unjudgeable(input: JudgeInput): string | undefined {
   const { result } = input
+  if (result.stopped) return result.stopped.expected ? undefined : stopFailure(result.stopped)
   if (input.serverEnded) {
     const { name, how, logTail, logPath } = input.serverEnded
     return [
@@ -130,6 +150,17 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     blocks.push(formatSloChecks(sloChecks))
     if (sloChecks.some((check) => check.status === 'fail')) failed = true
   }
+  const { soak } = input.result
+  if (soak) {
+    if (soak.verdict === 'fail') {
+      failed = true
+      blocks.push(formatSoak(soak))
+    } else {
+      notes.push(formatSoak(soak))
+    }
+    // A soak is judged by its trends: its figures pool an hour of a server that may drift, not one comparable run.
+    notes.push('soak: judged by its trends and SLOs; no stored baseline is compared or written')
+  }
   if (input.result.counts.completed === 0) {
     failed = true
     const top = input.result.errors[0]
@@ -147,6 +178,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     cannotJudge !== undefined &&
     input.serverEnded === undefined &&
     input.result.stall === undefined &&
+    input.result.stopped === undefined &&
     disturbed.length > 0 &&
     !serverErrorsBeyondLimit(input)
   ) {
@@ -161,7 +193,14 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     failed = true
     blocks.push(cannotJudge)
   }
-  if (input.policy !== false && input.result.counts.completed > 0 && cannotJudge === undefined) {
+  const { stopped } = input.result
+  if (stopped) {
+    // The safety stop is the server's doing on any machine: a disturbed machine does not excuse it.
+    judgement.baselineState = STOPPED
+    if (stopped.expected)
+      notes.push(`not judged: ${stopText(stopped)} (stopWhen.expected): passes; ${STOPPED_NOT_JUDGED}`)
+  }
+  if (input.policy !== false && input.result.counts.completed > 0 && cannotJudge === undefined && !stopped && !soak) {
     const path = baselinePathFor(input.file, input.provided.baselineDir)
     judgement.baselinePath = path
     const store = await BaselineStore.open(path, {

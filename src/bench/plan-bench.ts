@@ -34,6 +34,8 @@ export const BENCH_LLM_OPTION_KEYS = [
   'timeoutMs',
   'resetPrefixCache',
   'trials',
+  'stopWhen',
+  'soak',
 ] as const satisfies ReadonlyArray<keyof BenchLlmOptions>
 
 const SERVER_KINDS = ['simulator', 'launch', 'connect']
@@ -122,7 +124,10 @@ export function planBench(
       'Use `resetPrefixCache: true` to empty the server prefix cache before the bench.',
     )
   }
-  const trials = resolveTrials(options.trials)
+  if (run.soak && options.trials !== undefined) {
+    throw new OptionsError('trials', 'a soak runs once: its windows are its repeats', 'Leave `trials` out of a soak.')
+  }
+  const trials = resolveTrials(run.soak ? { record: 1, max: 1 } : options.trials)
   const server = options.server
   if (server !== undefined) {
     if (!isRecord(server) || !SERVER_KINDS.includes(server.kind as string)) {
@@ -135,8 +140,17 @@ export function planBench(
     if (server.kind === 'simulator')
       resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
-  const limit = benchLimit((options.timeoutMs as number | undefined) ?? DEFAULT_BENCH_TIMEOUT_MS, trials)
+  const limit = benchLimit((options.timeoutMs as number | undefined) ?? defaultTimeoutMs(run), trials)
   return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm: armFromEnv(env) }
+}
+
+/** Start-up, warm-up and probe time a soak's default time limit allows beside its load, ms. */
+const SOAK_SETUP_MS = 600_000
+
+/** A soak's trial lasts its duration, the drain and the recovery: the default limit is that plus the usual ten minutes. */
+function defaultTimeoutMs(run: RunPlan): number {
+  if (!run.soak) return DEFAULT_BENCH_TIMEOUT_MS
+  return run.soak.durationMs + run.load.drainGraceMs + run.soak.recovery.withinMs + SOAK_SETUP_MS
 }
 
 /** Checks the options of `bench.llm` (see {@link planBench}). Throws {@link OptionsError}. */
@@ -161,7 +175,7 @@ export function warnUndecidableGates(
   warn: (line: string) => void = (line) => console.warn(line),
 ): void {
   // An arm of `ab` is judged by `ab`'s paired gates, not by these.
-  if (plan.policy === false || plan.arm) return
+  if (plan.policy === false || plan.arm || plan.run.soak) return
   const warnings = undecidableGates(plan.policy ?? DEFAULT_PARSED_POLICY, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1')

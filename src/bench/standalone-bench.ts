@@ -30,7 +30,7 @@ import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
 import type { BenchmarkResult, Progress, TargetOptions } from '../core/contract/types.ts'
-import { judgeBench } from './bench-judgement.ts'
+import { judgeBench, stopFailure } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
@@ -192,7 +192,15 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       )
       const disturbed = measured.client.selfCheck?.disturbed ?? []
       // A baseline is recorded from quiet trials: a disturbed one is measured again (a few times at most).
-      if (recording && disturbed.length > 0 && remeasured < MAX_REMEASURED_TRIALS && !acquired.serverEnded()) {
+      // A stopped trial is not measured again: the safety stop is the server's doing on any machine.
+      const stopped = measured.stopped !== undefined
+      if (
+        recording &&
+        disturbed.length > 0 &&
+        !stopped &&
+        remeasured < MAX_REMEASURED_TRIALS &&
+        !acquired.serverEnded()
+      ) {
         remeasured++
         attemptsOfTrial++
         notes.push(
@@ -203,7 +211,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       }
       results.push(resetWarning ? { ...measured, warnings: [...measured.warnings, resetWarning] } : measured)
       attemptsOfTrial = 0
-      if (acquired.serverEnded() || run.signal?.aborted) break
+      // No trial after a safety stop: a server in trouble gets no more load.
+      if (acquired.serverEnded() || run.signal?.aborted || stopped) break
       if (results.length < plan.trials) continue
       if (plan.compareWith === undefined || results.length >= trials.max) break
       // Another trial until every check passes: an undecided check needs more data, and a fail is
@@ -245,7 +254,8 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
       return {
         result,
         judgement: {
-          failure: undefined,
+          // A server in trouble stops `ab` too (the arm fails, and ab with it), unless the stop was expected.
+          failure: result.stopped && !result.stopped.expected ? stopFailure(result.stopped) : undefined,
           sloChecks: [],
           notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`],
           baselineState: DEFERRED,

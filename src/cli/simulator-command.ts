@@ -26,6 +26,7 @@ export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOption
     model: stringFlag(flags, 'model'),
     seed: numberFlag(flags, 'seed'),
     speedFactor: numberFlag(flags, 'speed'),
+    slowdownPerHour: numberFlag(flags, 'slowdown-per-hour'),
     maxRunningSequences: numberFlag(flags, 'max-seqs'),
     prefillBaseMs: numberFlag(flags, 'prefill-ms'),
     prefillMsPerToken: numberFlag(flags, 'prefill-ms-per-token'),
@@ -64,6 +65,12 @@ export const simulatorCommand: CliCommand = {
       type: 'number',
       description: 'Multiplies every modeled delay: 2 = twice as slow, 0.5 = twice as fast, 0 = instant',
       default: d.speedFactor,
+      min: 0,
+    },
+    'slowdown-per-hour': {
+      type: 'number',
+      description: 'A slow leak for soak tests: every modeled delay grows by this share per hour (0.05 = 5 %/h)',
+      default: d.slowdownPerHour,
       min: 0,
     },
     'max-seqs': {

@@ -16,7 +16,7 @@ import {
   startGpuSampler,
   startHostLoad,
 } from './telemetry/index.ts'
-import type { HostLoadWatch } from './telemetry/index.ts'
+import type { GpuSampler, HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { REFUSED_FAIL_MS } from './server/server-spec.ts'
 import {
@@ -26,6 +26,8 @@ import {
   summarizeServerMetrics,
 } from './server/metrics/index.ts'
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
+import { scrapeGauges } from './server/metrics/server-metrics-window.ts'
+import type { MetricsScraper } from './server/metrics/metrics-scraper.ts'
 import type {
   ApiKind,
   InputsApi,
@@ -34,6 +36,8 @@ import type {
   ClientHealth,
   ClientLateness,
   EnvironmentInfo,
+  GpuTelemetry,
+  Progress,
   RequestFailure,
   SegmentInfo,
   SegmentOptions,
@@ -46,6 +50,8 @@ import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
 import type { DelaySummary, MeasuredPhase } from './workers/index.ts'
 import { SIMULATOR_SERVER_NAME } from './contract/simulator-name.ts'
+import { SoakRecorder, type RecoveryProbes } from './soak/index.ts'
+import { capitalized, stopText } from './contract/stop-text.ts'
 
 /** Event-loop delay p99 above this many milliseconds means timestamps were taken late. */
 const EVENT_LOOP_WARN_MS = 20
@@ -143,6 +149,16 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
+  // What other work did beside the load is watched with the server's processes left out (set before the load).
+  let hostOptions: Parameters<typeof startHostLoad>[0] = {}
+  let lastProgress: Progress = { done: 0, total: undefined, elapsedMs: 0, outputTokens: 0 }
+  const soak = run.soak
+    ? new SoakRecorder(
+        run.soak,
+        () => startHostLoad(hostOptions),
+        (line) => options.onProgress?.({ ...lastProgress, soakWindow: line }),
+      )
+    : undefined
   const share = run.segment ? segmentShare(load, run.warmup, seed, workload.timestampsMs, run.segment) : undefined
   // Every host of a segmented run reads the one server's clock, so the merge can put their origins on it.
   const clock = run.segment
@@ -157,15 +173,17 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     // alone where its group is this run's own (a server started in the same job, or in this process).
     const listener = local ? listenerOf(portOf(baseUrl)) : undefined
     const sharesOurGroup = listener !== undefined && listener.pgid === processGroupOf(process.pid)
-    hostLoad = startHostLoad({
+    hostOptions = {
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
       ...(listener && !sharesOurGroup ? { serverPgid: listener.pgid } : {}),
       ...(listener && sharesOurGroup ? { serverPid: listener.pid } : {}),
       localUnknownServer: local && listener === undefined,
-    })
+    }
+    hostLoad = startHostLoad(hostOptions)
     // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
     await scraper?.startWindow()
-    return sampler?.markLoadStart()
+    await sampler?.markLoadStart()
+    soak?.start(performance.now())
   }
 
   try {
@@ -202,8 +220,15 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           timestampsMs: share ? share.timestampsMs : workload.timestampsMs,
           ...(share ? { indexOf: share.indexOf } : {}),
           beforeLoad,
-          onProgress: options.onProgress,
+          onProgress: soak
+            ? (progress, record) => {
+                lastProgress = progress
+                if (record) soak.add(record)
+                options.onProgress?.(progress)
+              }
+            : options.onProgress,
           stallTimeoutMs: clientTarget.stallTimeoutMs,
+          ...(run.stopWhen ? { stopWhen: run.stopWhen } : {}),
         })
       : await runWorkers({
           workers,
@@ -229,6 +254,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const metrics = accumulator.finish({ durationMs, cost: run.cost, serverBuffers: probe.serverBuffers })
     warnings.push(...metrics.warnings)
     if (phase.stall) warnings.push(stallWarning(phase.stall, metrics.counts.completed))
+    if (phase.stopped) warnings.push(`${capitalized(stopText(phase.stopped))}.`)
     // The energy window is the measured window exactly (durationMs), not the sampler's own start and stop.
     const { outputTokensTotal } = metrics
     const gpu = await sampler?.stop({
@@ -265,6 +291,13 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       server = { note: scraperStart.note }
     }
 
+    const soakResult = await soak?.finish({
+      gpu,
+      server: server?.metrics,
+      requests: { total: metrics.counts.total, failed: metrics.counts.failed },
+      probes: recoveryProbes(sampler, gpu, scraper),
+      ...(options.signal ? { signal: options.signal } : {}),
+    })
     const result: BenchmarkResult = {
       schemaVersion: 2,
       startedAt,
@@ -296,13 +329,37 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       ...(phase.sessions ? { sessions: phase.sessions.finish(durationMs) } : {}),
       ...(run.segment ? { segment: segmentInfo(run.segment, seed, outcome.originAt, clock) } : {}),
       ...(phase.stall ? { stall: phase.stall } : {}),
+      ...(soakResult ? { soak: soakResult } : {}),
+      ...(phase.stopped ? { stopped: phase.stopped } : {}),
       warnings,
     }
     return result
   } finally {
+    soak?.stop()
     scraper?.stop()
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
     await client?.close()
+  }
+}
+
+/** How a soak reads GPU memory (the GPUs the run measured, summed) and the server's gauges after its load. */
+function recoveryProbes(
+  sampler: GpuSampler | undefined,
+  gpu: GpuTelemetry | undefined,
+  scraper: MetricsScraper | undefined,
+): RecoveryProbes {
+  const indices = gpu?.gpus.map((g) => g.index) ?? []
+  return {
+    ...(sampler?.available && indices.length > 0
+      ? {
+          readGpuMemoryMiB: async () => {
+            const used = await sampler.memoryUsedNow()
+            const values = indices.map((index) => used.get(index))
+            return values.every((v) => v !== undefined) ? values.reduce((a, b) => a + b, 0) : undefined
+          },
+        }
+      : {}),
+    ...(scraper ? { readGauges: async () => scrapeGauges(await scraper.scrape(), scraper.names) } : {}),
   }
 }
 

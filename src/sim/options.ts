@@ -36,6 +36,13 @@ export interface SimulatorOptions {
   version?: string
   /** Multiplies every modeled delay: 1 = nominal, 2 = twice as slow, 0 = no modeled delay (steps run back to back). Default 1. */
   speedFactor?: number
+  /**
+   * A slow leak for soak tests: every modeled delay grows by this share per hour since the simulator
+   * started (0.05: 5 % slower after an hour, 10 % after two). Time can be compressed honestly by giving
+   * the rate per real hour of the test: 5 % per simulated hour, with a simulated hour every minute, is 3.
+   * Default 0.
+   */
+  slowdownPerHour?: number
   /** Most sequences decoded together (vLLM `--max-num-seqs`); further requests wait in a FIFO queue. Default 32. */
   maxRunningSequences?: number
   /** Fixed prefill cost of one request, ms. Default 8. */
@@ -107,6 +114,7 @@ export interface ResolvedSimulatorOptions {
   seed: number
   version: string | undefined
   speedFactor: number
+  slowdownPerHour: number
   maxRunningSequences: number
   prefillBaseMs: number
   prefillMsPerToken: number
@@ -132,6 +140,7 @@ export const SIMULATOR_DEFAULTS = {
   model: 'sim-model',
   seed: 0,
   speedFactor: 1,
+  slowdownPerHour: 0,
   maxRunningSequences: 32,
   prefillBaseMs: 8,
   prefillMsPerToken: 0.05,
@@ -205,6 +214,7 @@ const SIMULATOR_OPTION_KEYS = [
   'seed',
   'version',
   'speedFactor',
+  'slowdownPerHour',
   'maxRunningSequences',
   'prefillBaseMs',
   'prefillMsPerToken',
@@ -299,6 +309,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     seed,
     version: options.version,
     speedFactor: nonNegative('speedFactor', options.speedFactor, d.speedFactor),
+    slowdownPerHour: nonNegative('slowdownPerHour', options.slowdownPerHour, d.slowdownPerHour),
     maxRunningSequences: positiveInteger('maxRunningSequences', options.maxRunningSequences, d.maxRunningSequences),
     prefillBaseMs: nonNegative('prefillBaseMs', options.prefillBaseMs, d.prefillBaseMs),
     prefillMsPerToken: nonNegative('prefillMsPerToken', options.prefillMsPerToken, d.prefillMsPerToken),

@@ -50,6 +50,8 @@ export interface BatchTimings {
   decodeMsPerSequence: number
   tokensPerChunk: number
   speedFactor: number
+  /** Share by which every modeled delay grows per hour since the scheduler started (a slow leak). Default 0. */
+  slowdownPerHour?: number
   /** Stall length, ms (not scaled). */
   stallMs: number
 }
@@ -132,7 +134,10 @@ export class BatchScheduler {
     this.#timings = { ...timings }
     this.#clock = clock
     this.#kv = kvCache
+    this.#startedAt = clock.now()
   }
+
+  readonly #startedAt: number
 
   /** Queues a sequence; it runs once a slot is free. */
   submit(sequence: BatchSequence): void {
@@ -315,7 +320,8 @@ export class BatchScheduler {
     let prefillMs = 0
     for (const state of admitted)
       prefillMs += t.prefillBaseMs + t.prefillMsPerToken * (state.sequence.promptTokens - state.cachedTokens)
-    const duration = t.speedFactor * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
+    const leak = 1 + ((t.slowdownPerHour ?? 0) * (start - this.#startedAt)) / 3_600_000
+    const duration = t.speedFactor * leak * (prefillMs + t.decodeBaseMs + t.decodeMsPerSequence * members.length)
     const step: Step = { members, end: start + duration, duration }
     this.#step = step
     // At speed 0 the end is already due: the wait still yields to the event loop, so streams interleave.

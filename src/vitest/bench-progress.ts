@@ -51,8 +51,10 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
       const now = performance.now()
       // A server falling silent is said at once, not at the next interval.
       const newSilence = progress.silentMs !== undefined && !silenceSent
-      if (inFlight !== undefined || (now - lastSent < intervalMs && !newSilence && !newStage)) return
-      if (progress.total !== undefined && progress.done >= progress.total) return
+      // A safety stop is said at once too, and even while an earlier artifact is on its way (it comes once).
+      const stopping = progress.stopping !== undefined || progress.soakWindow !== undefined
+      if (!stopping && (inFlight !== undefined || (now - lastSent < intervalMs && !newSilence && !newStage))) return
+      if (!stopping && progress.total !== undefined && progress.done >= progress.total) return
       lastSent = now
       silenceSent = progress.silentMs !== undefined
       const artifact: BenchProgressArtifact = {
@@ -69,11 +71,17 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
         artifact.silentMs = progress.silentMs
         artifact.inFlight = progress.inFlight ?? 0
       }
+      if (progress.stopping !== undefined) artifact.stopping = progress.stopping
+      if (progress.soakWindow !== undefined) artifact.soakWindow = progress.soakWindow
       // Progress is best effort: a reporter channel that fails must not fail the bench.
-      inFlight = vitestApi
-        .recordArtifact(task, artifact)
-        .catch(() => undefined)
-        .finally(() => (inFlight = undefined))
+      // A stop line may go while another is on its way: settle waits for both.
+      const sent: Promise<unknown> = Promise.all([
+        inFlight,
+        vitestApi.recordArtifact(task, artifact).catch(() => undefined),
+      ]).finally(() => {
+        if (inFlight === sent) inFlight = undefined
+      })
+      inFlight = sent
     },
     async settle() {
       await inFlight

@@ -15,7 +15,7 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import { bench, DEFAULT_BENCH_TIMEOUT_MS } from '../../src/vitest/bench-llm.ts'
 import { benchNameOf } from '../../src/vitest/bench-name.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
-import { BENCH_LLM_OPTION_KEYS, validateBenchLlmOptions } from '../../src/bench/plan-bench.ts'
+import { BENCH_LLM_OPTION_KEYS, planBench, validateBenchLlmOptions } from '../../src/bench/plan-bench.ts'
 
 const workload = { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 4 } } as const
 const load = { concurrency: 1, requests: 5 }
@@ -178,6 +178,8 @@ describe('early option validation (at registration, before any server starts)', 
         'server',
         'serverMetrics',
         'slo',
+        'soak',
+        'stopWhen',
         'target',
         'timeoutMs',
         'trials',
@@ -185,6 +187,22 @@ describe('early option validation (at registration, before any server starts)', 
         'workers',
         'workload',
       ].sort(),
+    )
+  })
+
+  test('a soak runs once, with a time limit of its duration, drain and recovery; trials are refused', () => {
+    const options = {
+      workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 8 } },
+      load: { concurrency: 1 },
+      soak: { durationMs: 3_600_000 },
+    }
+    const plan = planBench('soak', options)
+    expect(plan.trials).toMatchObject({ record: 1, max: 1 })
+    expect(plan.run.load.durationMs).toBe(3_600_000)
+    // An hour, the drain's 30 s, the recovery's 60 s and 10 minutes for start-up, per trial.
+    expect(plan.limit.perTrialMs).toBe(3_600_000 + 30_000 + 60_000 + 600_000)
+    expect(() => validateBenchLlmOptions('soak', { ...options, trials: { record: 3 } })).toThrow(
+      /`trials`: a soak runs once: its windows are its repeats/,
     )
   })
 

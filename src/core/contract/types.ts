@@ -411,6 +411,14 @@ export interface BenchmarkOptions {
   workers?: number
   /** Run only this host's segment of the load (several machines, one load). Default: the whole load. */
   segment?: SegmentOptions
+  /**
+   * Ends the load early when the server is overwhelmed (a safety stop for a shared server): see
+   * {@link StopWhenOptions}. The result then has `stopped`; a bench fails unless `stopWhen.expected`.
+   * Not with `workers` > 1 or a segment. Default: none (the load runs to its end whatever the server answers).
+   */
+  stopWhen?: StopWhenOptions
+  /** A soak run: the load runs for `soak.durationMs`, judged per window and by trend. Default: none. */
+  soak?: SoakOptions
 }
 
 /** Progress of a running benchmark. */
@@ -429,6 +437,10 @@ export interface Progress {
   silentMs?: number
   /** With {@link silentMs}: the requests waiting. */
   inFlight?: number
+  /** Set once, when `stopWhen` stops the load: why (the limits exceeded, with the figures). */
+  stopping?: string
+  /** Set once per closed soak window: its figures in one line (a long CI log stays readable). */
+  soakWindow?: string
 }
 
 /** One request to send, as built by a workload. */
@@ -872,6 +884,155 @@ export interface WorkloadFacts {
 }
 
 /** The outcome of {@link runBenchmark}. JSON-serialisable. */
+/**
+ * A trend limit per hour, as text: `'+5%/h'` (relative to the figure's median over the run) or, for GPU
+ * memory, `'+200/h'` (MiB per hour). A latency limit bounds growth, a throughput limit a fall (`'-5%/h'`).
+ */
+export type SoakRateLimit = `${'+' | '-'}${number}%/h` | `+${number}/h`
+
+/** Trend limits of a soak, per hour ({@link SoakRateLimit}). Every key is optional. */
+export interface SoakExpect {
+  ttftMs?: { p50?: SoakRateLimit; p99?: SoakRateLimit }
+  tpotMs?: { p50?: SoakRateLimit; p99?: SoakRateLimit }
+  e2eMs?: { p50?: SoakRateLimit; p99?: SoakRateLimit }
+  /** Output tokens per second of each window: a fall limit such as `'-5%/h'`. */
+  outputTokensPerSec?: SoakRateLimit
+  /** Growth of the GPU memory used (the largest sample of each window, summed over GPUs), MiB per hour: `'+200/h'`. */
+  gpuMemoryMiB?: { growth: SoakRateLimit }
+  /** Failed requests over all measured requests of the soak: at most this share (0..1). */
+  errors?: { maxRate: number }
+}
+
+/** After a soak's load: GPU memory and the server's gauges must come back. */
+export interface SoakRecoveryOptions {
+  /** How long they may take, ms. Default 60000. */
+  withinMs?: number
+  /** GPU memory may stay this many MiB above where it was before the load (summed over GPUs). Default 1024. */
+  gpuMemoryMarginMiB?: number
+}
+
+/** `soak` of {@link BenchmarkOptions}: a long run judged by the trend of its windows. */
+export interface SoakOptions {
+  /** How long the load runs, ms (it becomes `load.durationMs`; `load.requests` must be left out). At least 4 windows. */
+  durationMs: number
+  /** Length of one window, ms, at least 1000. Default 60000. */
+  windowMs?: number
+  /** Trend limits; without them the trends are reported, not judged. */
+  expect?: SoakExpect
+  /** The recovery check after the load (GPU memory where nvidia-smi answers; server gauges where scraped). */
+  recovery?: SoakRecoveryOptions
+}
+
+/** Percentiles of one window, ms; null when no request of the window had the figure. */
+export interface SoakWindowLatency {
+  p50: number
+  p99: number
+}
+
+/** One window of a soak: the requests that finished in it, and what the machine did meanwhile. */
+export interface SoakWindow {
+  /** Start and end from the first measured dispatch, ms. */
+  startMs: number
+  endMs: number
+  completed: number
+  failed: number
+  outputTokensPerSec: number
+  ttftMs: SoakWindowLatency | null
+  tpotMs: SoakWindowLatency | null
+  e2eMs: SoakWindowLatency | null
+  /** p99 of how late the client read its requests' events, ms; absent where not measured. */
+  clientLateMsP99?: number
+  /** Cores other processes used (not this process, not the launched server); absent where `/proc` cannot say. */
+  otherCores?: number
+  /** Share of CPU time the hypervisor took (steal), 0..1. */
+  stealShare?: number
+  /** Largest GPU memory used in the window, MiB, summed over GPUs. */
+  gpuMemoryMiB?: number
+  /** Mean GPU power in the window, W, summed over GPUs. */
+  gpuPowerW?: number
+  /** Largest KV-cache usage the server reported in the window, 0..1. */
+  kvCacheUsage?: number
+  /** Largest queue (requests waiting) the server reported in the window. */
+  requestsWaiting?: number
+}
+
+/** Names of the figures a soak follows over its windows. */
+export type SoakFigure =
+  | 'ttftMs.p50'
+  | 'ttftMs.p99'
+  | 'tpotMs.p50'
+  | 'tpotMs.p99'
+  | 'e2eMs.p50'
+  | 'e2eMs.p99'
+  | 'outputTokensPerSec'
+  | 'gpuMemoryMiB'
+
+/**
+ * The trend of one figure over the windows: Theil-Sen's slope (the median of the slopes between every
+ * two windows) with Sen's distribution-free interval, per hour. `unit` `'%/h'`: relative to the figure's
+ * median over the windows; `'MiB/h'` for GPU memory.
+ */
+export interface SoakTrend {
+  figure: SoakFigure
+  unit: '%/h' | 'MiB/h'
+  /** Windows with the figure. */
+  windows: number
+  /** Median of the figure over the windows (ms, tok/s or MiB). */
+  median: number
+  slopePerHour: number
+  /** The interval's bounds; null where too few windows give one. */
+  ciLow: number | null
+  ciHigh: number | null
+  /** Confidence of the interval, e.g. 0.95. */
+  level: number
+}
+
+/** One soak limit judged: pass when the whole interval is within it, fail when the whole interval is beyond. */
+export interface SoakCheck {
+  /** The figure (a {@link SoakFigure}, or `errors.rate`). */
+  figure: SoakFigure | 'errors.rate'
+  /** The limit as given. */
+  limit: string
+  verdict: 'pass' | 'fail' | 'inconclusive'
+  /** One line: the measured trend and interval against the limit, and why a fail was not called. */
+  reason: string
+}
+
+/** What came back after a soak's load. */
+export interface SoakRecovery {
+  /** GPU memory before the load, at its end, and when last read after it, MiB (summed over GPUs). */
+  gpuMemoryBeforeMiB?: number
+  gpuMemoryEndMiB?: number
+  gpuMemoryAfterMiB?: number
+  /** Time after the load until GPU memory was back within the margin, ms; null: it did not come back. */
+  gpuMemoryReturnedAfterMs?: number | null
+  /** The server's running and waiting requests and KV-cache usage when last scraped after the load. */
+  requestsRunning?: number
+  requestsWaiting?: number
+  kvCacheUsage?: number
+  /** Time after the load until the server's gauges were idle, ms; null: they were not. */
+  gaugesReturnedAfterMs?: number | null
+  withinMs: number
+  gpuMemoryMarginMiB: number
+  verdict: 'pass' | 'fail'
+  /** Why it failed, one line each. */
+  failures: string[]
+}
+
+/** The soak part of a {@link BenchmarkResult}. */
+export interface SoakResult {
+  durationMs: number
+  windowMs: number
+  windows: SoakWindow[]
+  trends: SoakTrend[]
+  checks: SoakCheck[]
+  recovery?: SoakRecovery
+  /** Set when other work on the machine changed between the soak's halves: a trend fail is then inconclusive. */
+  machineChange?: string
+  /** Fail when a check or the recovery failed, inconclusive when a check was, else pass. */
+  verdict: 'pass' | 'fail' | 'inconclusive'
+}
+
 export interface BenchmarkResult {
   /** 2 since `server` (server-side metrics); readers accept 1, which lacks it. */
   schemaVersion: 2
@@ -929,8 +1090,64 @@ export interface BenchmarkResult {
    * as usual, and the bench fails on any machine.
    */
   stall?: StallReport
+  /**
+   * Present when `stopWhen` ended the load early: when, why, and what was cancelled. Never recorded
+   * as a baseline; the bench fails unless the stop was expected.
+   */
+  stopped?: StopReport
+  /** A soak run's windows, trends and verdict (`soak` option). */
+  soak?: SoakResult
   /** Warnings for humans (early stop, client lag, estimated counts). */
   warnings: string[]
+}
+
+/** Latency limits of {@link StopWhenOptions}, ms, read over the trailing window. */
+export interface StopWhenLatency {
+  /** The median of the window's requests above this, ms. */
+  p50?: number
+  /** The 99th percentile (nearest rank) of the window's requests above this, ms. */
+  p99?: number
+}
+
+/**
+ * When to stop the load early: any limit exceeded over the trailing `windowMs`, continuously for
+ * `forMs`. Read from the measured requests as they finish and on a timer; while no request finishes
+ * (a server that stopped answering) the last figures stand. At least one limit must be given.
+ */
+export interface StopWhenOptions {
+  /** Share (0..1, exclusive of 1) of the requests finished in the window that failed above which the load stops. */
+  errorRate?: number
+  /** TTFT limits over the window's requests that produced a token, ms. */
+  ttftMs?: StopWhenLatency
+  /** End-to-end latency limits over the window's completed requests, ms. */
+  e2eMs?: StopWhenLatency
+  /** How long the condition must hold before the load stops, ms. Default 5000. */
+  forMs?: number
+  /** The trailing window the figures are read over, ms. Default 1000. */
+  windowMs?: number
+  /** The stop is what the bench is for (a probe meant to find the limit): it passes with a note. Default false. */
+  expected?: boolean
+}
+
+/** {@link StopWhenOptions} with its defaults applied by the plan. */
+export interface ResolvedStopWhen extends Omit<StopWhenOptions, 'forMs' | 'windowMs' | 'expected'> {
+  forMs: number
+  windowMs: number
+  expected: boolean
+}
+
+/** A load that `stopWhen` ended early (see {@link BenchmarkResult.stopped}); times from the first measured dispatch, ms. */
+export interface StopReport {
+  /** When the load stopped sending, ms after the first measured dispatch. */
+  atMs: number
+  /** Since when the condition held without a break, ms after the first measured dispatch. */
+  conditionSinceMs: number
+  /** The limits exceeded at the stop, with the figures, e.g. `error rate 100 % > 50 % (12 of 12 requests in the last 1 s)`. */
+  reason: string
+  /** Measured requests in flight at the stop, cancelled (they count in `counts.failed` as `cancelled` errors). */
+  inFlightCancelled: number
+  /** `stopWhen.expected`: the stop was the point of the run. */
+  expected: boolean
 }
 
 /** A server that stopped answering mid-run (see {@link BenchmarkResult.stall}). */

@@ -8,6 +8,7 @@ import { summarizeLag } from './schedule-lag.ts'
 import type { ScheduleLag } from './schedule-lag.ts'
 import { driveScheduledSends, type SendLags } from './scheduled-sends.ts'
 import type { StopReason } from './send-loop.ts'
+import { StopWhenStop } from './stop-when.ts'
 
 export type { DispatchRequest }
 
@@ -114,7 +115,8 @@ export async function runLoad(options: LoadRunOptions): Promise<LoadRunOutcome> 
   if (run.failure) throw run.failure.error
 
   const { cancelled } = run
-  if (cancelled > 0) {
+  // A safety stop's own line (the run's) says what it cancelled, counted from the requests' records.
+  if (cancelled > 0 && !(signal?.reason instanceof StopWhenStop)) {
     warnings.push(
       stoppedBy === 'signal' || signal?.aborted
         ? `${cancelled} in-flight requests were cancelled because the run was aborted.`

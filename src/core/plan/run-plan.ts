@@ -7,6 +7,7 @@ import type {
   LoadOptions,
   RequestShape,
   ResolvedLoad,
+  ResolvedStopWhen,
   SegmentOptions,
   ServerMetricsOptions,
   WarmupOptions,
@@ -22,6 +23,13 @@ import { resolveRequestShape } from '../workload/request-shape.ts'
 import { validateWorkers } from '../workers/index.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { resolveLoad } from './resolve-load.ts'
+import { planSoak, type ResolvedSoak } from '../soak/soak-options.ts'
+import { resolveStopWhen } from './resolve-stop-when.ts'
+
+/** `workers` as given when it is a number (validateWorkers checks it later), else the default of one thread. */
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback
+}
 
 /**
  * What a run needs apart from its target, every option checked once ({@link planRun}) and every
@@ -50,6 +58,10 @@ export interface RunPlan {
   readonly recordRequests: boolean
   /** This host's segment of a load split over machines, checked; undefined: the whole load. */
   readonly segment: SegmentOptions | undefined
+  /** The safety stop, checked, its defaults applied; undefined: the load runs to its end. */
+  readonly stopWhen: ResolvedStopWhen | undefined
+  /** The soak, checked and defaulted; undefined: not a soak. */
+  readonly soak: ResolvedSoak | undefined
 }
 
 const whole = (value: unknown, min: number): value is number =>
@@ -133,8 +145,17 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   }
   const sessions = SESSION_WORKLOAD_KINDS.includes(workload.kind as string)
   const trace = workload.kind === 'trace' || workload.kind === 'agentic-trace'
-  validateLoad(load, { trace, sessions })
-  const workers = validateWorkers(options.workers, load)
+  const soak = planSoak(options.soak, load as unknown as LoadOptions, numberOr(options.workers, 1))
+  if (soak && trace) {
+    throw new OptionsError('soak', 'cannot replay a trace: its timestamps set every send', 'Use another workload.')
+  }
+  if (soak && options.segment !== undefined) {
+    throw new OptionsError('soak', 'cannot be split over hosts', 'Run a soak on one host: leave LLM_BENCH_SEGMENT out.')
+  }
+  // A soak runs for its duration: the load is bounded by it.
+  const measuredLoad: Record<string, unknown> = soak ? { ...load, durationMs: soak.durationMs } : load
+  validateLoad(measuredLoad, { trace, sessions })
+  const workers = validateWorkers(options.workers, measuredLoad)
   if (sessions && workers > 1) {
     throw new OptionsError(
       'workers',
@@ -160,7 +181,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
     workload: workload as unknown as WorkloadOptions,
     requestShape,
     // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
-    load: resolveLoad(load as unknown as LoadOptions, load.rate !== undefined && !trace),
+    load: resolveLoad(measuredLoad as unknown as LoadOptions, load.rate !== undefined && !trace),
     warmup: warmup as WarmupOptions | undefined,
     seed: (seed as number | undefined) ?? 0,
     goodput: goodputLimits,
@@ -168,6 +189,8 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
     serverMetrics: serverMetrics as ServerMetricsOptions | false | undefined,
     workers,
     recordRequests: options.recordRequests === true,
-    segment: checkSegment(options.segment, load as unknown as LoadOptions, workers),
+    segment: checkSegment(options.segment, measuredLoad as unknown as LoadOptions, workers),
+    soak,
+    stopWhen: resolveStopWhen(options.stopWhen, { workers, segmented: options.segment !== undefined }),
   }
 }

@@ -49,6 +49,8 @@ export interface GpuSampler {
   readonly sampleCount: number
   /** Marks the start of the measured phase (default: now) and records memory used before it. */
   markLoadStart(at?: number): Promise<void>
+  /** GPU memory used now per GPU index, MiB, from a one-shot query (after the load: has it come back?); empty when it failed. */
+  memoryUsedNow(): Promise<Map<number, number>>
   /**
    * Ends the window, stops nvidia-smi (after one more sample, so the window's end is covered),
    * records memory used after the load, and summarises. When the sampler was unavailable, `gpus` and
@@ -172,6 +174,7 @@ export async function startGpuSampler(options: GpuSamplerOptions = {}): Promise<
     get sampleCount() {
       return samples.length
     },
+    memoryUsedNow: () => queryMemoryUsed(query),
     async markLoadStart(at?: number): Promise<void> {
       loadStartAt = at ?? performance.now()
       memoryBefore = await queryMemoryUsed(query)
@@ -249,6 +252,7 @@ function unavailableSampler(intervalMs: number, note: string): GpuSampler {
     note,
     sampleCount: 0,
     markLoadStart: () => Promise.resolve(),
+    memoryUsedNow: () => Promise.resolve(new Map()),
     stop: () => Promise.resolve({ intervalMs, gpus: [], samples: [], note }),
   }
 }

@@ -1,8 +1,8 @@
-import { timeToFirstTokenMs } from '../metrics/request-latency.ts'
+import { endToEndMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LatenessMonitor, readTicksSoFar } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
-import { runLoad, runWarmup, startStallWatch, warmupConcurrency } from '../load/index.ts'
+import { runLoad, runWarmup, startStallWatch, StopWhenStop, StopWhenWatch, warmupConcurrency } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
 import { MetricsAccumulator, SessionsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
 import { runSession, type SessionTurnSender } from '../sessions/index.ts'
@@ -13,8 +13,10 @@ import type {
   PreparedRequest,
   Progress,
   RequestRecord,
+  ResolvedStopWhen,
   SessionTurnRef,
   StallReport,
+  StopReport,
   Timeline,
   WarmupOptions,
 } from '../contract/types.ts'
@@ -65,6 +67,8 @@ export interface MeasuredPhaseOptions {
   onProgress?: (progress: Progress, record?: RequestRecord) => void
   /** Silence with requests in flight (warm-up included) after which the phase stops, ms: the target's `stallTimeoutMs`. */
   stallTimeoutMs: number
+  /** The safety stop: the measured load stops (in-flight requests cancelled) when its condition held for `forMs`. */
+  stopWhen?: ResolvedStopWhen
 }
 
 /** The outcome of {@link runMeasuredPhase}, times on this thread's `performance.now()` clock. */
@@ -78,6 +82,8 @@ export interface MeasuredPhase {
   sessions?: SessionsAccumulator
   /** Set when the server stopped answering and the phase was stopped (see `startStallWatch`). */
   stall?: StallReport
+  /** Set when `stopWhen` stopped the load. */
+  stopped?: StopReport
 }
 
 /** Resolution of the event-loop delay monitor, ms: also the floor of what it reports. */
@@ -112,7 +118,13 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
   const indexOf = options.indexOf ?? identity
   // A server that stops answering stops the phase (warm-up included); what finished before it is kept.
   const stopOnStall = new AbortController()
-  const signal = options.signal ? AbortSignal.any([options.signal, stopOnStall.signal]) : stopOnStall.signal
+  // A safety stop (stopWhen) ends the measured load the same way: nothing more is sent, in-flight requests are cancelled.
+  const stopOnCondition = new AbortController()
+  const signal = AbortSignal.any([
+    stopOnStall.signal,
+    stopOnCondition.signal,
+    ...(options.signal ? [options.signal] : []),
+  ])
   let inFlight = 0
   let settled = 0
   const counted = async <T>(send: () => Promise<T>): Promise<T> => {
@@ -162,6 +174,17 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     const lateness = new LatenessMonitor()
     let timeline: TimelineAccumulator | undefined
     const timelineStart = await options.beforeLoad?.()
+    let cancelledAtStop = 0
+    const stopWatch = options.stopWhen
+      ? new StopWhenWatch({
+          stopWhen: options.stopWhen,
+          origin: () => firstDispatch,
+          onStop: (trigger) => {
+            options.onProgress?.({ ...progressNow(undefined), stopping: trigger.reason })
+            stopOnCondition.abort(new StopWhenStop(trigger.reason))
+          },
+        })
+      : undefined
     eventLoop?.enable()
     lateness.start()
     // Turns of a session workload are numbered in the order they are sent.
@@ -187,6 +210,16 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
       }
       accumulator.add(record)
       timeline.finished(record)
+      if (stopWatch?.trigger) {
+        if (record.error?.kind === 'cancelled') cancelledAtStop++
+      } else {
+        stopWatch?.add({
+          endAt: record.endAt,
+          ok: record.ok,
+          ttftMs: timeToFirstTokenMs(record),
+          e2eMs: record.ok ? endToEndMs(record) : undefined,
+        })
+      }
       done++
       outputTokens += record.outputTokens
       options.onProgress?.(progressNow(record.ok ? timeToFirstTokenMs(record) : undefined), record)
@@ -218,12 +251,17 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     } finally {
       eventLoop?.disable()
       lateness.stop()
+      stopWatch?.stop()
     }
     const eventLoopDelayMs =
       eventLoop && eventLoop.count > 0
         ? { p50: eventLoop.percentile(50) / 1e6, p99: eventLoop.percentile(99) / 1e6, max: eventLoop.max / 1e6 }
         : undefined
     const { stall } = watch
+    const trigger = stopWatch?.trigger
+    const stopped: StopReport | undefined = trigger
+      ? { ...trigger, inFlightCancelled: cancelledAtStop, expected: options.stopWhen?.expected === true }
+      : undefined
     return {
       accumulator,
       outcome,
@@ -231,6 +269,7 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
       eventLoopDelayMs,
       ...(sessions ? { sessions } : {}),
       ...(stall ? { stall } : {}),
+      ...(stopped ? { stopped } : {}),
     }
   } finally {
     watch.stop()

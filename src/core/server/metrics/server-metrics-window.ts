@@ -71,6 +71,22 @@ function gaugeValue(
   return null
 }
 
+/** The gauges of one scrape: requests running and waiting (summed over engines), KV-cache usage (mean); absent where the server has none. */
+export function scrapeGauges(
+  scrape: ServerMetricsScrape,
+  names: DialectNames,
+): { requestsRunning?: number; requestsWaiting?: number; kvCacheUsage?: number } | undefined {
+  if (!scrape.exposition) return undefined
+  const running = gaugeValue(scrape.exposition, names.requestsRunning, 'sum')
+  const waiting = gaugeValue(scrape.exposition, names.requestsWaiting, 'sum')
+  const kv = gaugeValue(scrape.exposition, names.kvCacheUsage, 'mean')
+  return {
+    ...(running !== null ? { requestsRunning: running } : {}),
+    ...(waiting !== null ? { requestsWaiting: waiting } : {}),
+    ...(kv !== null ? { kvCacheUsage: kv } : {}),
+  }
+}
+
 interface HistogramState {
   /** Cumulative count per upper bound (seconds), summed over series. */
   buckets: Map<number, number>
