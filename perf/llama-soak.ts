@@ -77,7 +77,7 @@ let hogsAt: number | undefined
 const onData = (chunk: Buffer) => {
   const text = chunk.toString()
   for (const line of text.split('\n'))
-    if (/soak window|Soak:|FAIL|ok  |\?\?  |note:|trends/.test(line))
+    if (/soak window|Soak:|FAIL|ok {2}|\?\? {2}|note:|trends/.test(line))
       console.log(`[${at().toFixed(0)} s] ${line.trim()}`)
   // The hogs start relative to the first window line's run, i.e. to the load's start (first window line minus one window).
   if (hogsAt === undefined && Number(values.hogs) > 0 && /soak window 1\//.test(text)) {
