@@ -15,6 +15,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { formatSoak } from '../src/core/soak/index.ts'
+import { llamaBuild } from './lib/llama-bench-run.ts'
 import { renderHtml, type ReportEntry } from '../reporters/index.ts'
 import { writeFileSync } from 'node:fs'
 
@@ -28,13 +29,7 @@ const { values } = parseArgs({
     'server-args': { type: 'string', default: '' },
   },
 })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const manifest = llamaBuild()
 const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-soak-')), 'report.json')
 

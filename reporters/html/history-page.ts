@@ -17,7 +17,7 @@ import {
   shortDate,
 } from '../history-wording.ts'
 import { escapeHtml } from './escape-html.ts'
-import { HTML_REPORT_STYLE } from './html-style.ts'
+import { htmlDocument } from './html-style.ts'
 import { htmlTable } from './html-table.ts'
 import { niceTicks, renderLineChart, SERIES_PALETTE, type ChartMark, type ChartSeries } from './svg-chart.ts'
 
@@ -232,23 +232,11 @@ export function renderHistoryPage(analyses: readonly HistoryAnalysis[], options:
     `Fingerprint changes (<span style="color:${FINGERPRINT_COLOR}">` +
     '⚑</span>, dashed): another GPU, driver, CPU or runtime, server version, model, launch or bench configuration; ' +
     'shown, never taken for a regression.</p>'
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${title}</title>
-<style>${HTML_REPORT_STYLE}${PAGE_STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${title}</h1>
-<p class="subtitle">${escapeHtml(subtitle)}</p>
-${legend}
-${analyses.map(historySection).join('\n')}
-</main>
-</body>
-</html>
-`
+  const body = [
+    `<h1>${title}</h1>`,
+    `<p class="subtitle">${escapeHtml(subtitle)}</p>`,
+    legend,
+    analyses.map(historySection).join('\n'),
+  ].join('\n')
+  return htmlDocument(title, body, PAGE_STYLE)
 }

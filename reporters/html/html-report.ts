@@ -28,7 +28,7 @@ import {
   sweepGroups,
   type SweepGroup,
 } from './sweep-section.ts'
-import { HTML_REPORT_STYLE } from './html-style.ts'
+import { htmlDocument } from './html-style.ts'
 import { renderCurveChart, renderLineChart, SERIES_PALETTE, type ChartSeries, type CurveSpec } from './svg-chart.ts'
 
 /** Options of {@link renderHtml}. */
@@ -508,20 +508,5 @@ export function renderHtml(entries: readonly ReportEntry[], options: HtmlReportO
         `<section class="bench" data-status="fail"><h2><span class="badge fail">fail</span>${escapeHtml(bench.name)}: no result</h2><p class="facts"><span class="file">${escapeHtml(bench.file)}</span></p><pre class="failure">${escapeHtml(bench.failure)}</pre></section>`,
     ),
   ].join('\n')
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(title)}</title>
-<style>${HTML_REPORT_STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`
+  return htmlDocument(escapeHtml(title), body)
 }

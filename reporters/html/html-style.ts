@@ -60,3 +60,26 @@ h2 .kind { color: var(--muted); font-size: 13px; font-weight: 400; }
 .answer-mark { color: #0969da; font-weight: 600; white-space: nowrap; }
 .missed { color: var(--fail); font-size: 12px; white-space: nowrap; }
 `
+
+/**
+ * A whole page of the HTML reports: one self-contained file (no script, no outside resource, as its
+ * Content-Security-Policy says), `body` inside `<main>`. `title` is text (escaped by the caller).
+ */
+export function htmlDocument(title: string, body: string, extraStyle: string = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${title}</title>
+<style>${HTML_REPORT_STYLE}${extraStyle}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`
+}

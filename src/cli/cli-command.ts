@@ -111,3 +111,14 @@ export function parseCliFlags(
   }
   return values
 }
+
+/** The `-t` filter of a command: bench names matching the pattern as a regular expression (as Vitest's `-t`); all without one. */
+export function nameFilterOf(pattern: unknown, command: string): (name: string) => boolean {
+  if (typeof pattern !== 'string') return () => true
+  try {
+    const regex = new RegExp(pattern)
+    return (name) => regex.test(name)
+  } catch (error) {
+    throw new CliUsageError(`Invalid value for -t: ${error instanceof Error ? error.message : String(error)}.`, command)
+  }
+}

@@ -6,6 +6,7 @@ import { isRecord } from '../core/contract/is-record.ts'
 import type { BenchmarkResult } from '../core/contract/types.ts'
 import { diffRuns, type BenchDiff, type SavedBench } from '../bench/result-diff.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
+import { nameFilterOf } from './cli-command.ts'
 
 const COMMAND = 'diff'
 
@@ -38,16 +39,6 @@ async function readSavedRun(path: string): Promise<SavedBench[]> {
     if (isRecord(bench.verdict)) saved.verdict = bench.verdict as unknown as SavedBench['verdict'] & object
     return [saved]
   })
-}
-
-function nameFilter(pattern: unknown): (name: string) => boolean {
-  if (typeof pattern !== 'string') return () => true
-  try {
-    const regex = new RegExp(pattern)
-    return (name) => regex.test(name)
-  } catch (error) {
-    throw new CliUsageError(`Invalid value for -t: ${error instanceof Error ? error.message : String(error)}.`, COMMAND)
-  }
 }
 
 function statusOf(diff: BenchDiff): string {
@@ -92,7 +83,7 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
       COMMAND,
     )
   }
-  const keep = nameFilter(flags.name)
+  const keep = nameFilterOf(flags.name, COMMAND)
   const [first, second] = operands.map((path) => resolve(path)) as [string, string]
   const [before, after] = await Promise.all([readSavedRun(first), readSavedRun(second)])
   const diffs = diffRuns(

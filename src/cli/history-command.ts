@@ -2,7 +2,6 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { historyTable } from '../../reporters/history-table.ts'
 import { renderHistoryPage } from '../../reporters/html/history-page.ts'
-import { CliUsageError } from '../core/contract/errors.ts'
 import { benchFileOf, historiesOfBaselines, withKeptResults } from '../core/history/bench-histories.ts'
 import { CHANGE_POINT_METHOD, DEFAULT_MAX_P_VALUE, DEFAULT_WINDOW_LENGTH } from '../core/history/change-points.ts'
 import { baselineFileHistory, repositoryRoot, trackedBaselineFiles } from '../core/history/git-baselines.ts'
@@ -11,21 +10,12 @@ import { analyseHistory } from '../core/history/history-analysis.ts'
 import { readKeptResults } from '../core/history/results-folder.ts'
 import type { BenchHistory } from '../core/history/history-point.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
+import { nameFilterOf } from './cli-command.ts'
 
 const COMMAND = 'history'
 
 /** The history page's file name inside `--out`. */
 const PAGE_NAME = 'history.html'
-
-function nameFilter(pattern: unknown): (name: string) => boolean {
-  if (typeof pattern !== 'string') return () => true
-  try {
-    const regex = new RegExp(pattern)
-    return (name) => regex.test(name)
-  } catch (error) {
-    throw new CliUsageError(`Invalid value for -t: ${error instanceof Error ? error.message : String(error)}.`, COMMAND)
-  }
-}
 
 /** Keeps a path that contains an operand as given or as a path from the repository root (as Vitest's file filters). */
 function fileFilter(operands: readonly string[], cwd: string, root: string): (path: string) => boolean {
@@ -41,7 +31,7 @@ function fileFilter(operands: readonly string[], cwd: string, root: string): (pa
  */
 async function runHistory(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number> {
   const cwd = process.cwd()
-  const keepName = nameFilter(flags.name)
+  const keepName = nameFilterOf(flags.name, COMMAND)
   const root = await repositoryRoot(cwd)
   const keepFile = fileFilter(operands, cwd, root)
   const paths = await trackedBaselineFiles(root)

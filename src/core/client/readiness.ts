@@ -1,5 +1,6 @@
 import { errorCodeOf } from './failure.ts'
 import { httpGet } from './http-get.ts'
+import { abortableSleep } from '../platform/abortable-sleep.ts'
 
 /** Options of {@link waitForServerReady}. */
 export interface ReadinessOptions {
@@ -87,7 +88,7 @@ export async function waitForServerReady(options: ReadinessOptions): Promise<Rea
       // Not an OpenAI model listing (e.g. a custom server): it is up, the model stays as given.
       if (answer.status === 404) return { ready: true, model: options.model }
     }
-    await sleep(Math.min(pause, Math.max(0, deadline - performance.now())), options.signal)
+    await abortableSleep(Math.min(pause, Math.max(0, deadline - performance.now())), options.signal)
     pause = Math.min(2000, pause * 1.5)
   }
 }
@@ -110,16 +111,4 @@ const PROBE_MIN_MS = 250
 
 function isOk(status: number): boolean {
   return status >= 200 && status < 300
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }

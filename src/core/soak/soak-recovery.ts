@@ -1,5 +1,6 @@
 import type { SoakRecovery } from '../contract/types.ts'
 import type { ResolvedSoak } from './soak-options.ts'
+import { abortableSleep } from '../platform/abortable-sleep.ts'
 
 /** The server's gauges as one scrape read them; undefined where the server has no such gauge. */
 export interface ServerGauges {
@@ -30,18 +31,6 @@ function idle(gauges: ServerGauges): boolean {
     (gauges.requestsWaiting ?? 0) === 0 &&
     (gauges.kvCacheUsage ?? 0) <= IDLE_KV_USAGE
   )
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }
 
 /**
@@ -77,7 +66,7 @@ export async function waitForRecovery(
     const memoryDone = !memoryProbe || memoryBackAt !== undefined
     const gaugesDone = !gaugeProbe || gaugesBackAt !== undefined
     if ((memoryDone && gaugesDone) || elapsed >= withinMs || signal?.aborted) break
-    await sleep(Math.min(POLL_MS, Math.max(0, withinMs - elapsed)), signal)
+    await abortableSleep(Math.min(POLL_MS, Math.max(0, withinMs - elapsed)), signal)
   }
   const failures: string[] = []
   const seconds = `${(withinMs / 1000).toFixed(0)} s`
