@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { SoakWindow } from '../../src/core/contract/types.ts'
+import type { RequestRecord, SoakWindow } from '../../src/core/contract/types.ts'
+import { SoakWindows } from '../../src/core/soak/soak-windows.ts'
 import { planSoak } from '../../src/core/soak/soak-options.ts'
 import { waitForRecovery } from '../../src/core/soak/soak-recovery.ts'
 import { judgeSoak, soakMachineChange, soakTrends } from '../../src/core/soak/soak-verdict.ts'
@@ -227,5 +228,39 @@ describe('the HTML report of a soak', () => {
       expect(html).toContain(`data-chart="${id}"`)
     // No GPU in this soak: no GPU memory chart.
     expect(html).not.toContain('data-chart="soak-gpu-memory"')
+  })
+})
+
+describe('SoakWindows', () => {
+  const record = (endAt: number, ttftMs: number, ok = true): RequestRecord => ({
+    index: 0,
+    plannedAt: undefined,
+    headersAt: undefined,
+    usageReported: true,
+    streamed: true,
+    readInOneBurst: false,
+    sentAt: endAt - ttftMs - 10,
+    firstTokenAt: endAt - 10,
+    endAt,
+    outputTokens: 2,
+    inputTokens: 8,
+    chunkTimes: [endAt - 10, endAt],
+    ok,
+    ...(ok ? {} : { error: { kind: 'http', message: 'HTTP 500' } }),
+  })
+
+  test('each window keeps its percentiles after its histograms are let go; the drain is in none', () => {
+    const windows = new SoakWindows(1000, 4)
+    windows.start(0)
+    for (let w = 0; w < 4; w++) for (let i = 1; i <= 9; i++) windows.add(record(w * 1000 + i * 100, 10 * (w + 1) + i))
+    windows.add(record(2500, 50, false))
+    // After the last whole window: the drain.
+    windows.add(record(4200, 999))
+    const done = windows.finish()
+    // HDR percentiles read the top of their bucket: within 0.1 %.
+    expect(done.map((w) => Math.round(w.ttftMs!.p50))).toEqual([15, 25, 35, 45])
+    expect(done.map((w) => w.completed)).toEqual([9, 9, 9, 9])
+    expect(done.map((w) => w.failed)).toEqual([0, 0, 1, 0])
+    expect(done[0]!.outputTokensPerSec).toBe(18)
   })
 })

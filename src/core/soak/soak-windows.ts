@@ -9,21 +9,41 @@ export interface WindowHostLoad {
   stealShare?: number
 }
 
-/** One window while the soak runs: latencies in histograms, so memory is bounded by the windows, not the requests. */
-interface OpenWindow {
-  completed: number
-  failed: number
-  outputTokens: number
+/** Latencies of a window still open to late records, in histograms (3 digits, as every figure of a run). */
+interface OpenLatencies {
   ttft: Histogram
   tpot: Histogram
   e2e: Histogram
   late: Histogram
+}
+
+/** One window: its counts, and its latencies while open (then only their percentiles). */
+interface WindowState {
+  completed: number
+  failed: number
+  outputTokens: number
+  open: OpenLatencies | undefined
+  ttftMs: SoakWindowLatency | null
+  tpotMs: SoakWindowLatency | null
+  e2eMs: SoakWindowLatency | null
+  clientLateMsP99: number | undefined
   host?: WindowHostLoad
 }
 
-function openWindow(): OpenWindow {
-  const latency = () => createHistogram(LATENCY_HIGHEST_TRACKABLE_US)
-  return { completed: 0, failed: 0, outputTokens: 0, ttft: latency(), tpot: latency(), e2e: latency(), late: latency() }
+/** Windows behind the newest that still take records: a record is handed over after its end, never long after. */
+const OPEN_BEHIND = 1
+
+function windowState(): WindowState {
+  return {
+    completed: 0,
+    failed: 0,
+    outputTokens: 0,
+    open: undefined,
+    ttftMs: null,
+    tpotMs: null,
+    e2eMs: null,
+    clientLateMsP99: undefined,
+  }
 }
 
 function recordMs(histogram: Histogram, ms: number | undefined): void {
@@ -38,21 +58,35 @@ function percentiles(histogram: Histogram): SoakWindowLatency | null {
   }
 }
 
+/** Writes the open histograms' percentiles into the window (they stay open for late records). */
+function summarize(window: WindowState): void {
+  const open = window.open
+  if (!open) return
+  window.ttftMs = percentiles(open.ttft)
+  window.tpotMs = percentiles(open.tpot)
+  window.e2eMs = percentiles(open.e2e)
+  window.clientLateMsP99 = percentiles(open.late)?.p99
+}
+
 /**
  * The windows of a soak as its requests finish: a request belongs to the window it ended in, as
  * output tokens per second count where they were produced. Requests that end after the last whole
  * window (the drain) are measured in the run's totals but in no window: the drain's falling
- * concurrency would otherwise read as a trend.
+ * concurrency would otherwise read as a trend. Only the newest two windows hold histograms (four
+ * of about 95 KB each); older ones keep their percentiles, so a day-long soak in one-minute windows
+ * holds under a megabyte of histograms, not half a gigabyte.
  */
 export class SoakWindows {
   readonly #windowMs: number
-  readonly #windows: OpenWindow[]
+  readonly #windows: WindowState[]
   #origin: number | undefined
+  /** Windows below this index are closed: their histograms are gone. */
+  #closedBelow = 0
 
   /** @param windowCount Whole windows in the soak's duration. */
   constructor(windowMs: number, windowCount: number) {
     this.#windowMs = windowMs
-    this.#windows = Array.from({ length: windowCount }, openWindow)
+    this.#windows = Array.from({ length: windowCount }, windowState)
   }
 
   /** The first measured dispatch, `performance.now()` ms: windows count from it. */
@@ -67,18 +101,31 @@ export class SoakWindows {
   /** A measured request finished (ok or not). */
   add(record: RequestRecord): void {
     if (this.#origin === undefined) return
-    const window = this.#windows[Math.floor((record.endAt - this.#origin) / this.#windowMs)]
-    if (window === undefined) return
+    const index = Math.floor((record.endAt - this.#origin) / this.#windowMs)
+    const window = this.#windows[index]
+    if (window === undefined || index < this.#closedBelow) return
+    this.#closeBelow(index - OPEN_BEHIND)
     if (!record.ok) {
       window.failed++
       return
     }
     window.completed++
     window.outputTokens += record.outputTokens
-    recordMs(window.ttft, timeToFirstTokenMs(record))
-    recordMs(window.tpot, timePerOutputTokenMs(record))
-    recordMs(window.e2e, endToEndMs(record))
-    recordMs(window.late, record.clientLateMs)
+    const latency = () => createHistogram(LATENCY_HIGHEST_TRACKABLE_US)
+    window.open ??= { ttft: latency(), tpot: latency(), e2e: latency(), late: latency() }
+    recordMs(window.open.ttft, timeToFirstTokenMs(record))
+    recordMs(window.open.tpot, timePerOutputTokenMs(record))
+    recordMs(window.open.e2e, endToEndMs(record))
+    recordMs(window.open.late, record.clientLateMs)
+  }
+
+  /** Keeps only the percentiles of the windows below `index`. */
+  #closeBelow(index: number): void {
+    for (; this.#closedBelow < Math.min(index, this.#windows.length); this.#closedBelow++) {
+      const window = this.#windows[this.#closedBelow]!
+      summarize(window)
+      window.open = undefined
+    }
   }
 
   /** What other work did over window `index` (taken when the window closed). */
@@ -89,32 +136,31 @@ export class SoakWindows {
 
   /** The figures of window `index` so far (complete once it closed); undefined past the last. */
   windowAt(index: number): SoakWindow | undefined {
-    const w = this.#windows[index]
-    return w && this.#figures(w, index)
+    const window = this.#windows[index]
+    if (!window) return undefined
+    summarize(window)
+    return this.#figures(window, index)
   }
 
   /** The windows' figures; GPU and server gauges are added from their own series ({@link soakWindowsWithGauges}). */
   finish(): SoakWindow[] {
+    this.#closeBelow(this.#windows.length)
     return this.#windows.map((w, index) => this.#figures(w, index))
   }
 
-  #figures(w: OpenWindow, index: number): SoakWindow {
-    {
-      const late = percentiles(w.late)
-      const window: SoakWindow = {
-        startMs: index * this.#windowMs,
-        endMs: (index + 1) * this.#windowMs,
-        completed: w.completed,
-        failed: w.failed,
-        outputTokensPerSec: w.outputTokens / (this.#windowMs / 1000),
-        ttftMs: percentiles(w.ttft),
-        tpotMs: percentiles(w.tpot),
-        e2eMs: percentiles(w.e2e),
-        ...(late ? { clientLateMsP99: late.p99 } : {}),
-        ...(w.host?.otherCores !== undefined ? { otherCores: w.host.otherCores } : {}),
-        ...(w.host?.stealShare !== undefined ? { stealShare: w.host.stealShare } : {}),
-      }
-      return window
+  #figures(w: WindowState, index: number): SoakWindow {
+    return {
+      startMs: index * this.#windowMs,
+      endMs: (index + 1) * this.#windowMs,
+      completed: w.completed,
+      failed: w.failed,
+      outputTokensPerSec: w.outputTokens / (this.#windowMs / 1000),
+      ttftMs: w.ttftMs,
+      tpotMs: w.tpotMs,
+      e2eMs: w.e2eMs,
+      ...(w.clientLateMsP99 !== undefined ? { clientLateMsP99: w.clientLateMsP99 } : {}),
+      ...(w.host?.otherCores !== undefined ? { otherCores: w.host.otherCores } : {}),
+      ...(w.host?.stealShare !== undefined ? { stealShare: w.host.stealShare } : {}),
     }
   }
 }
