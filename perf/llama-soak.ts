@@ -8,14 +8,14 @@
  *
  * Needs the llama-server build (scripts/llama/build.ts).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { formatSoak } from '../src/core/soak/index.ts'
-import { llamaBuild } from './lib/llama-bench-run.ts'
+import { llamaBuild, llamaServerPids } from './lib/llama-bench-run.ts'
 import { renderHtml, type ReportEntry } from '../reporters/index.ts'
 import { writeFileSync } from 'node:fs'
 
@@ -32,18 +32,6 @@ const { values } = parseArgs({
 const manifest = llamaBuild()
 const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-soak-')), 'report.json')
-
-function llamaServers(): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
-  }
-}
 
 const started = performance.now()
 const at = () => (performance.now() - started) / 1000
@@ -89,7 +77,7 @@ child.stderr.on('data', onData)
 const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))
 for (const hog of hogs) hog.kill('SIGKILL')
 await new Promise((resolve) => setTimeout(resolve, 1000))
-const left = llamaServers()
+const left = llamaServerPids(manifest.serverPath)
 for (const pid of left) process.kill(pid, 'SIGKILL')
 
 const benches = (

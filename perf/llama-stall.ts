@@ -7,11 +7,12 @@
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside it.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { llamaBuild, llamaServerPids } from './lib/llama-bench-run.ts'
 
 const { values } = parseArgs({
   options: {
@@ -21,29 +22,11 @@ const { values } = parseArgs({
   },
 })
 const stallTimeoutMs = Number(values['stall-timeout-ms'])
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const manifest = llamaBuild()
 const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-stall-')), 'report.json')
 
 /** PIDs of the llama-servers this build runs, from /proc. */
-function llamaServers(): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', manifest.serverPath], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
-  }
-}
-
 const hogs = Array.from({ length: Number(values.hogs) }, () =>
   spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
 )
@@ -79,7 +62,7 @@ const onData = (chunk: Buffer) => {
   // Stop the server a few seconds into the measurement (the first progress line means requests complete).
   if (stoppedAt === undefined && /\d+\/2000 requests/.test(text)) {
     setTimeout(() => {
-      for (const pid of llamaServers()) process.kill(pid, 'SIGSTOP')
+      for (const pid of llamaServerPids(manifest.serverPath)) process.kill(pid, 'SIGSTOP')
       stoppedAt = at()
       console.log(`SIGSTOP at ${stoppedAt.toFixed(1)} s`)
     }, Number(values['stop-after-ms']))
@@ -91,7 +74,7 @@ const code = await new Promise<number | null>((resolve) => child.on('exit', (c) 
 const endedAt = at()
 for (const hog of hogs) hog.kill('SIGKILL')
 await new Promise((resolve) => setTimeout(resolve, 1000))
-const left = llamaServers()
+const left = llamaServerPids(manifest.serverPath)
 for (const pid of left) process.kill(pid, 'SIGKILL')
 
 const bench = (

@@ -1,6 +1,6 @@
 // One `vitest bench` run of a perf bench file on the project's llama-server build (perf/llama-bench.config.ts),
 // optionally beside CPU-bound processes: what perf/llama-slo.ts and perf/llama-sweep.ts share.
-import { spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -65,5 +65,18 @@ export function runLlamaBench(file: string, env: Record<string, string>, hogs: n
     return { code: status, report: JSON.parse(readFileSync(report, 'utf8')) as unknown, seconds, steal }
   } finally {
     for (const hog of busy) hog.kill('SIGKILL')
+  }
+}
+
+/** PIDs of the processes running `serverPath` (llama-servers of this build), from pgrep; none when it finds none. */
+export function llamaServerPids(serverPath: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', serverPath], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+  } catch {
+    return []
   }
 }
