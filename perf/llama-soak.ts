@@ -15,7 +15,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
 import { formatSoak } from '../src/core/soak/index.ts'
-import { llamaBuild, llamaServerPids } from './lib/llama-bench-run.ts'
+import { llamaBuild, llamaServerPids, spawnLlamaBench } from './lib/llama-bench-run.ts'
 import { renderHtml, type ReportEntry } from '../reporters/index.ts'
 import { writeFileSync } from 'node:fs'
 
@@ -30,31 +30,22 @@ const { values } = parseArgs({
   },
 })
 const manifest = llamaBuild()
-const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-soak-')), 'report.json')
 
 const started = performance.now()
 const at = () => (performance.now() - started) / 1000
 const hogs: ChildProcess[] = []
-const child = spawn(
-  process.execPath,
-  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
+const child = spawnLlamaBench(
+  'perf/llama-soak/soak.bench-llama.ts',
   {
-    cwd: root,
-    env: {
-      ...process.env,
-      CI: '',
-      LLAMA_SOAK_SERVER: manifest.serverPath,
-      LLAMA_SOAK_MODEL: manifest.modelPath,
-      LLAMA_SOAK_DURATION_MS: values['duration-ms'],
-      LLAMA_SOAK_WINDOW_MS: values['window-ms'],
-      LLAMA_SOAK_LIMIT: values.limit,
-      LLAMA_SOAK_ARGS: values['server-args'],
-      LLAMA_BENCH_FILE: 'perf/llama-soak/soak.bench-llama.ts',
-      LLAMA_BENCH_REPORT: report,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    LLAMA_SOAK_SERVER: manifest.serverPath,
+    LLAMA_SOAK_MODEL: manifest.modelPath,
+    LLAMA_SOAK_DURATION_MS: values['duration-ms'],
+    LLAMA_SOAK_WINDOW_MS: values['window-ms'],
+    LLAMA_SOAK_LIMIT: values.limit,
+    LLAMA_SOAK_ARGS: values['server-args'],
   },
+  report,
 )
 let hogsAt: number | undefined
 const onData = (chunk: Buffer) => {

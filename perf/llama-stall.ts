@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { llamaBuild, llamaServerPids } from './lib/llama-bench-run.ts'
+import { llamaBuild, llamaServerPids, spawnLlamaBench } from './lib/llama-bench-run.ts'
 
 const { values } = parseArgs({
   options: {
@@ -23,31 +23,21 @@ const { values } = parseArgs({
 })
 const stallTimeoutMs = Number(values['stall-timeout-ms'])
 const manifest = llamaBuild()
-const root = path.resolve(import.meta.dirname, '..')
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), 'llama-stall-')), 'report.json')
 
-/** PIDs of the llama-servers this build runs, from /proc. */
 const hogs = Array.from({ length: Number(values.hogs) }, () =>
   spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
 )
 const started = performance.now()
 const at = () => (performance.now() - started) / 1000
-const child = spawn(
-  process.execPath,
-  [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
+const child = spawnLlamaBench(
+  'perf/llama-stall/stall.bench-llama.ts',
   {
-    cwd: root,
-    env: {
-      ...process.env,
-      CI: '',
-      LLAMA_STALL_SERVER: manifest.serverPath,
-      LLAMA_STALL_MODEL: manifest.modelPath,
-      LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs),
-      LLAMA_BENCH_FILE: 'perf/llama-stall/stall.bench-llama.ts',
-      LLAMA_BENCH_REPORT: report,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    LLAMA_STALL_SERVER: manifest.serverPath,
+    LLAMA_STALL_MODEL: manifest.modelPath,
+    LLAMA_STALL_TIMEOUT_MS: String(stallTimeoutMs),
   },
+  report,
 )
 let stoppedAt: number | undefined
 let noticedAt: number | undefined

@@ -1,6 +1,7 @@
 // One `vitest bench` run of a perf bench file on the project's llama-server build (perf/llama-bench.config.ts),
 // optionally beside CPU-bound processes: what perf/llama-slo.ts and perf/llama-sweep.ts share.
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -79,4 +80,25 @@ export function llamaServerPids(serverPath: string): number[] {
   } catch {
     return []
   }
+}
+
+/**
+ * Starts `vitest bench` on `file` (not under CI) with `env` on top of this process's and its output
+ * piped, for scripts that act while it runs (stop the server, start hogs); the JSON report goes to `report`.
+ */
+export function spawnLlamaBench(
+  file: string,
+  env: Record<string, string>,
+  report: string,
+): ChildProcessByStdio<null, Readable, Readable> {
+  const root = path.resolve(import.meta.dirname, '../..')
+  return spawn(
+    process.execPath,
+    [path.join(root, 'node_modules/vitest/vitest.mjs'), 'bench', '--run', '--config', 'perf/llama-bench.config.ts'],
+    {
+      cwd: root,
+      env: { ...process.env, CI: '', ...env, LLAMA_BENCH_FILE: file, LLAMA_BENCH_REPORT: report },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
 }
