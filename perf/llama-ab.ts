@@ -5,7 +5,7 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--hogs 2] [--requests 100] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
+ *     [--hogs 2] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
  *
  * Needs the llama-server build (scripts/llama/build.ts); `--model` serves another GGUF than its tiny model
  * (`node scripts/llama/small-model.ts` writes a larger one). `--hogs N` runs N busy loops beside the
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     'head-args': { type: 'string', default: '' },
     hogs: { type: 'string', default: '0' },
     requests: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '4' },
     'input-tokens': { type: 'string', default: '64' },
     'output-tokens': { type: 'string', default: '32' },
     model: { type: 'string' },
@@ -58,7 +59,7 @@ const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 
 bench.llm('llama.cpp chat', {
   server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(values.model ?? manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
   workload: { kind: 'synthetic', inputTokens: { mean: ${Number(values['input-tokens'])} }, outputTokens: { mean: ${Number(values['output-tokens'])} }, ignoreEos: true },
-  load: { concurrency: 4, requests: ${Number(values.requests)} },
+  load: { concurrency: ${Number(values.concurrency)}, requests: ${Number(values.requests)} },
   warmup: { requests: 8 },
   seed: 1,
 })
@@ -114,6 +115,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 const cli = `import { runCli } from ${JSON.stringify(path.join(root, 'src', 'cli.ts'))}; process.exitCode = await runCli(process.argv.slice(1))`
 const tally = { fail: 0, pass: 0, inconclusive: 0, error: 0, pairs: 0, seconds: 0 }
+/** Per gate (`ttftMs p50`), how often it passed, failed or stayed inconclusive over the runs. */
+const gates = new Map<string, Record<string, number>>()
 try {
   for (let run = 1; run <= Number(values.runs); run++) {
     if (values.stored) {
@@ -144,12 +147,20 @@ try {
     try {
       const report = JSON.parse(readFileSync(path.join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
         order: unknown[]
-        verdicts: Array<{ status: string }>
+        verdicts: Array<{
+          status: string
+          paired?: { checks: Array<{ metric: string; statistic: string; status: string }> }
+        }>
         trials: Array<{ arm: string; result: { client: { selfCheck?: { stealShare?: number; disturbed: string[] } } } }>
       }
       const verdict = report.verdicts[0]?.status
       if (verdict === 'fail' || verdict === 'pass' || verdict === 'inconclusive') status = verdict
       tally.pairs += report.order.length
+      for (const check of report.verdicts[0]?.paired?.checks ?? []) {
+        const counts = gates.get(`${check.metric} ${check.statistic}`) ?? {}
+        counts[check.status] = (counts[check.status] ?? 0) + 1
+        gates.set(`${check.metric} ${check.statistic}`, counts)
+      }
       const shares = report.trials.map((trial) => (trial.result.client.selfCheck?.stealShare ?? 0) * 100)
       const disturbed = report.trials.filter(
         (trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0,
@@ -176,6 +187,12 @@ try {
   rmSync(project, { recursive: true, force: true })
 }
 const runs = Number(values.runs)
+for (const [gate, counts] of gates)
+  console.log(
+    `  ${gate}: ${Object.entries(counts)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(', ')}`,
+  )
 console.log(
   `base args "${values['base-args']}", head args "${values['head-args'] || 'none (head = base)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive, ${tally.error} error of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
 )
