@@ -61,12 +61,16 @@ module.exports = {
     {
       name: 'verdict-judges-numbers',
       severity: 'error',
-      comment: 'The paired verdict judges ratios it is given: no telemetry, server, load or run imports (DESIGN.md).',
+      comment:
+        'The verdict (the paired verdict, the downgrade rules of bench and sweep verdicts) judges figures and result ' +
+        'fields it is given: no telemetry, server, trials, load or run imports, and no baseline storage (DESIGN.md).',
       from: { path: '^src/core/verdict/' },
       to: {
         path: [
-          '^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan)/',
+          '^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan|slo|history)/',
           '^src/core/(run|index)\\.ts$',
+          '^src/core/baseline/(index|baseline-store|baseline-file|baseline-path|baseline-environment)\\.ts$',
+          '^src/core/baseline/(node-baseline-environment|machine-entries|update-mode|compare)\\.ts$',
         ],
       },
     },

@@ -211,7 +211,7 @@ export function renderConsoleSweep(sweep: SweepSummary, options: ConsoleTableOpt
   ]
   for (const headline of sweep.headlines) lines.push(`  ${headline}`)
   for (const check of sweep.checks) {
-    const style = check.status === 'pass' ? styles.green : check.status === 'fail' ? styles.red : styles.dim
+    const style = check.status === 'skip' ? styles.dim : statusStyle(styles, check.status)
     lines.push(`  ${style(check.status)} ${check.name}: ${check.message}`)
   }
   for (const warning of sweep.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)

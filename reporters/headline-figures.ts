@@ -1,5 +1,12 @@
 import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
+import {
+  LATENCIES,
+  METRIC_CATALOG,
+  THROUGHPUTS,
+  type LatencyName,
+  type ThroughputName,
+} from '../src/core/contract/metric-catalog.ts'
 import { figureOrDash, formatWithUnit } from './format-figures.ts'
 
 /** A headline figure of a result: what the console, CSV, Markdown and dashboards show. */
@@ -18,45 +25,26 @@ export interface HeadlineFigure {
   check?: { metric: LatencyMetric | ThroughputMetric; statistic: Check['statistic'] }
 }
 
-/** Latency metrics in report order, with their display names. */
-export const LATENCY_LABELS: ReadonlyArray<{ metric: LatencyMetric; label: string }> = [
-  { metric: 'ttftMs', label: 'TTFT' },
-  { metric: 'tpotMs', label: 'TPOT' },
-  { metric: 'itlMs', label: 'ITL' },
-  { metric: 'e2eMs', label: 'E2E' },
-]
-
-/** Latencies a result has only where measured, each shown after the metric it refines; no baseline judges them. */
-const MEASURED_LATENCY_LABELS: ReadonlyArray<{
-  metric: 'ttfoMs' | 'itlPerTokenMs'
-  label: string
-  after: LatencyMetric
-}> = [
-  // Streams with reasoning: time to the first answer token.
-  { metric: 'ttfoMs', label: 'TTFO', after: 'ttftMs' },
-  // Usage in every chunk: exact tokens per chunk.
-  { metric: 'itlPerTokenMs', label: 'ITL per token', after: 'itlMs' },
-]
-
 /** One latency a result reports (count > 0), with its label; `judged` when a baseline can check it. */
 export interface ReportedLatency {
-  metric: LatencyMetric | 'ttfoMs' | 'itlPerTokenMs'
+  metric: LatencyName
   label: string
   summary: MetricSummary
   judged: boolean
 }
 
-/** Every latency the result reports, in report order: TTFT, TTFO, TPOT, ITL, ITL per token, E2E (those measured). */
+/**
+ * Every latency the result reports, in the catalog's order: TTFT, TTFO, TPOT, ITL, ITL per token, E2E (those
+ * measured). ITL per token only where it says more than ITL.
+ */
 export function reportedLatencies(result: BenchmarkResult): ReportedLatency[] {
   const out: ReportedLatency[] = []
-  for (const { metric, label } of LATENCY_LABELS) {
+  for (const metric of LATENCIES) {
     const summary = result.metrics[metric]
-    if (summary.count > 0) out.push({ metric, label, summary, judged: true })
-    for (const extra of MEASURED_LATENCY_LABELS) {
-      const measured = extra.after === metric ? result.metrics[extra.metric] : undefined
-      if (measured !== undefined && measured.count > 0 && (extra.metric !== 'itlPerTokenMs' || perTokenDiffers(result)))
-        out.push({ metric: extra.metric, label: extra.label, summary: measured, judged: false })
-    }
+    if (summary === undefined || summary.count === 0) continue
+    if (metric === 'itlPerTokenMs' && !perTokenDiffers(result)) continue
+    const { label, gateable } = METRIC_CATALOG[metric]
+    out.push({ metric, label, summary, judged: gateable })
   }
   return out
 }
@@ -110,11 +98,8 @@ export function tokenTimingLine(result: BenchmarkResult): string | undefined {
 }
 
 /** Throughputs in report order, with their display names and units. */
-export const THROUGHPUT_LABELS: ReadonlyArray<{ metric: ThroughputMetric; label: string; unit: string }> = [
-  { metric: 'outputTokensPerSec', label: 'output tokens/s', unit: 'tok/s' },
-  { metric: 'requestsPerSec', label: 'requests/s', unit: 'req/s' },
-  { metric: 'totalTokensPerSec', label: 'total tokens/s', unit: 'tok/s' },
-]
+export const THROUGHPUT_LABELS: ReadonlyArray<{ metric: ThroughputName; label: string; unit: string }> =
+  THROUGHPUTS.map((metric) => ({ metric, label: METRIC_CATALOG[metric].label, unit: METRIC_CATALOG[metric].unit }))
 
 /**
  * The throughput a bench is read by: output tokens/s, or for the embeddings and rerank APIs (no
@@ -135,25 +120,18 @@ export function mainThroughput(result: BenchmarkResult): {
   return { metric: 'outputTokensPerSec', label: 'output tokens/s', value, columnText: figureOrDash(value) }
 }
 
-const LATENCY_IDS: Record<LatencyMetric, string> = { ttftMs: 'ttft', tpotMs: 'tpot', itlMs: 'itl', e2eMs: 'e2e' }
-const THROUGHPUT_IDS: Record<ThroughputMetric, string> = {
-  outputTokensPerSec: 'output_tokens_per_s',
-  requestsPerSec: 'requests_per_s',
-  totalTokensPerSec: 'total_tokens_per_s',
-}
-
-function latencyFigure(
-  metric: LatencyMetric,
-  label: string,
-  statistic: 'p50' | 'p90' | 'p99' | 'mean',
-): HeadlineFigure {
+function latencyFigure(metric: LatencyName, statistic: 'p50' | 'p90' | 'p99' | 'mean'): HeadlineFigure {
+  const { id, label, gateable } = METRIC_CATALOG[metric]
   return {
-    id: `${LATENCY_IDS[metric]}_${statistic}_ms`,
+    id: `${id}_${statistic}_ms`,
     label: `${label} ${statistic}`,
     unit: 'ms',
     better: 'smaller',
-    value: (result) => (result.metrics[metric].count > 0 ? result.metrics[metric][statistic] : undefined),
-    check: { metric, statistic },
+    value: (result) => {
+      const summary = result.metrics[metric]
+      return summary !== undefined && summary.count > 0 ? summary[statistic] : undefined
+    },
+    ...(gateable ? { check: { metric, statistic } } : {}),
   }
 }
 
@@ -178,17 +156,21 @@ function energyPerToken(result: BenchmarkResult): number | undefined {
 
 /** Every headline figure, in the order the CSV and dashboards list them. */
 export const HEADLINE_FIGURES: readonly HeadlineFigure[] = [
-  ...LATENCY_LABELS.flatMap(({ metric, label }) =>
-    (['p50', 'p90', 'p99', 'mean'] as const).map((statistic) => latencyFigure(metric, label, statistic)),
+  // The latencies every result reports (those reported only where measured would leave columns empty).
+  ...LATENCIES.filter((metric) => METRIC_CATALOG[metric].reported === 'always').flatMap((metric) =>
+    (['p50', 'p90', 'p99', 'mean'] as const).map((statistic) => latencyFigure(metric, statistic)),
   ),
-  ...THROUGHPUT_LABELS.map(({ metric, label, unit }): HeadlineFigure => ({
-    id: THROUGHPUT_IDS[metric],
-    label,
-    unit,
-    better: 'bigger',
-    value: (result) => result.throughput[metric],
-    check: { metric, statistic: 'value' },
-  })),
+  ...THROUGHPUTS.map((metric): HeadlineFigure => {
+    const { id, label, unit, gateable } = METRIC_CATALOG[metric]
+    return {
+      id,
+      label,
+      unit,
+      better: 'bigger',
+      value: (result) => result.throughput[metric],
+      ...(gateable ? { check: { metric, statistic: 'value' as const } } : {}),
+    }
+  }),
   // The embeddings and rerank APIs (undefined for the generation APIs).
   {
     id: 'inputs_per_s',
@@ -258,9 +240,6 @@ export function gpuHeadline(result: BenchmarkResult): {
 
 /** Label of a verdict check for tables: `TTFT p99`, `output tokens/s`. */
 export function checkLabel(check: Pick<Check, 'metric' | 'statistic'>): string {
-  const latency = LATENCY_LABELS.find((candidate) => candidate.metric === check.metric)
-  if (latency) return check.statistic === 'value' ? latency.label : `${latency.label} ${check.statistic}`
-  const throughput = THROUGHPUT_LABELS.find((candidate) => candidate.metric === check.metric)
-  const label = throughput?.label ?? check.metric
+  const { label } = METRIC_CATALOG[check.metric]
   return check.statistic === 'value' ? label : `${label} ${check.statistic}`
 }

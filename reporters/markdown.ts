@@ -147,9 +147,7 @@ function sweepSection(sweep: SweepSummary, points: readonly ReportEntry[], share
   const lines = [`### ${ICON[status]} ${sweep.name} (${sweep.kind} over ${sweep.axis})`, '', `\`${sweep.file}\``, '']
   for (const headline of sweep.headlines) lines.push(`- ${headline}`)
   for (const check of sweep.checks)
-    lines.push(
-      `- ${check.status === 'pass' ? ICON.pass : check.status === 'fail' ? ICON.fail : ICON.skipped} ${check.name}: ${check.message}`,
-    )
+    lines.push(`- ${check.status === 'skip' ? ICON.skipped : ICON[check.status]} ${check.name}: ${check.message}`)
   // The sweep's warnings hold its points' already, each text once with the values that gave it
   // (pointWarnings); only why a point's server gave no metrics is said here, the same way.
   for (const warning of sweep.warnings) if (!shared.has(warning)) lines.push(`- ${ICON.inconclusive} ${warning}`)

@@ -10,7 +10,7 @@ import type { CurveSpec } from './html/svg-chart.ts'
 import type { BenchTestState, ReportEntry, TestCaseLike } from './report-entry.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
-import { PROVISIONAL } from '../src/bench/baseline-state.ts'
+import { NOT_JUDGED, PROVISIONAL } from '../src/bench/baseline-state.ts'
 
 /** What a sweep found, for the reports: its headlines (knee, capacity, scenario), checks and curve table. */
 export interface SweepSummary {
@@ -52,8 +52,9 @@ export type SweepStatus = 'pass' | 'fail' | 'inconclusive' | 'skipped'
 export function sweepStatus(sweep: Pick<SweepSummary, 'state' | 'checks' | 'baselineState'>): SweepStatus {
   if (sweep.state === 'skipped' || sweep.state === 'pending') return 'skipped'
   if (sweep.state === 'failed' || sweep.checks.some((check) => check.status === 'fail')) return 'fail'
-  // Recorded provisionally on a disturbed machine, as a bench would be: nothing judged, the entry not trusted yet.
-  return sweep.baselineState === PROVISIONAL ? 'inconclusive' : 'pass'
+  // As a bench: a check the run cannot support, a curve not judged or recorded provisionally on a disturbed machine.
+  if (sweep.checks.some((check) => check.status === 'inconclusive')) return 'inconclusive'
+  return sweep.baselineState === PROVISIONAL || sweep.baselineState === NOT_JUDGED ? 'inconclusive' : 'pass'
 }
 
 /** A sweep (`bench.llm.sweep`) as reporters see it: one entry per point, and its curve. */

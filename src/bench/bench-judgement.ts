@@ -12,7 +12,7 @@ import {
 import { canonicalConfig } from '../core/plan/index.ts'
 import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
-import { evaluateSlo, failureExcess, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
+import { evaluateSlo, failureRuling, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult, StopReport } from '../core/contract/types.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import type { ServerEnded } from './bench-target.ts'
@@ -95,40 +95,48 @@ export function stopFailure(stopped: StopReport): string {
   )
 }
 
+/** Why a run cannot be compared with (or become) a baseline, and what excuses it from failing. */
+interface Unjudgeable {
+  text: string
+  /** The disturbances that excuse the run's failed requests (see {@link failureRuling}); absent: it fails. */
+  excusedBy?: readonly string[]
+}
+
 /**
  * Why a run cannot be compared with (or become) a baseline; undefined when it can, or when an
  * expected stop passes unjudged.
  */
-function unjudgeable(input: JudgeInput): string | undefined {
+function unjudgeable(input: JudgeInput): Unjudgeable | undefined {
   const { result } = input
-  if (result.stopped) return result.stopped.expected ? undefined : stopFailure(result.stopped)
+  if (result.stopped) return result.stopped.expected ? undefined : { text: stopFailure(result.stopped) }
   if (input.serverEnded) {
     const { name, how, logTail, logPath } = input.serverEnded
-    return [
+    const text = [
       `${name} ${how} during the run: ${result.counts.failed} of ${result.counts.total} requests failed. The run is not judged and no baseline is written.`,
       ...(logTail.length > 0
         ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)]
         : []),
     ].join('\n')
+    return { text }
   }
   if (result.stall) {
     const { inFlight, silentMs, stallTimeoutMs } = result.stall
-    return (
-      `The server stopped answering: no byte from any of the ${inFlight} requests in flight for ${Math.round(silentMs / 1000)} s (target.stallTimeoutMs: ${stallTimeoutMs} ms), and the run was stopped. ` +
-      `The run is not judged and no baseline is written; the ${result.counts.completed} requests that completed before are in the reports. ` +
-      'Check the server (its log; nvidia-smi for a hung GPU), or raise `target.stallTimeoutMs` if it may rightly send nothing that long (a long prompt before its first token).'
-    )
+    return {
+      text:
+        `The server stopped answering: no byte from any of the ${inFlight} requests in flight for ${Math.round(silentMs / 1000)} s (target.stallTimeoutMs: ${stallTimeoutMs} ms), and the run was stopped. ` +
+        `The run is not judged and no baseline is written; the ${result.counts.completed} requests that completed before are in the reports. ` +
+        'Check the server (its log; nvidia-smi for a hung GPU), or raise `target.stallTimeoutMs` if it may rightly send nothing that long (a long prompt before its first token).',
+    }
   }
-  const excess =
-    input.slo?.errors === undefined ? failureExcess(result, 'a run may lose and still be judged') : undefined
-  if (excess !== undefined)
-    return `${excess.text}. No baseline is compared or written. Fix the failures, or set \`slo: { errors: { maxRate } }\` to judge runs with more.`
-  return undefined
-}
-
-/** More of the server's own failures than a run may have, whatever the machine was doing. */
-function serverErrorsBeyondLimit(input: JudgeInput): boolean {
-  return input.slo?.errors === undefined && failureExcess(input.result, '')?.byServer === true
+  // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
+  // a server that sent nothing for stallTimeoutMs (above) is the server's on any machine.
+  const ruling =
+    input.slo?.errors === undefined ? failureRuling(result, 'a run may lose and still be judged') : undefined
+  if (ruling === undefined) return undefined
+  return {
+    text: `${ruling.text}. No baseline is compared or written. Fix the failures, or set \`slo: { errors: { maxRate } }\` to judge runs with more.`,
+    ...(ruling.status === 'excused' ? { excusedBy: ruling.disturbed } : {}),
+  }
 }
 
 function headline(input: JudgeInput): string {
@@ -173,25 +181,15 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
 
   const judgement: BenchJudgement = { failure: undefined, sloChecks, notes }
   const cannotJudge = unjudgeable(input)
-  const disturbed = input.result.client.selfCheck?.disturbed ?? []
-  if (
-    cannotJudge !== undefined &&
-    input.serverEnded === undefined &&
-    input.result.stall === undefined &&
-    input.result.stopped === undefined &&
-    disturbed.length > 0 &&
-    !serverErrorsBeyondLimit(input)
-  ) {
-    // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
-    // a server that sent nothing for stallTimeoutMs is the server's on any machine.
+  if (cannotJudge?.excusedBy !== undefined) {
     notes.push(
-      `not judged: ${cannotJudge} Not failed either: the machine was disturbed (${disturbancesText(disturbed)}).`,
+      `not judged: ${cannotJudge.text} Not failed either: the machine was disturbed (${disturbancesText(cannotJudge.excusedBy)}).`,
     )
     // Reports show it as inconclusive, never as a pass.
     judgement.baselineState = NOT_JUDGED
   } else if (cannotJudge !== undefined) {
     failed = true
-    blocks.push(cannotJudge)
+    blocks.push(cannotJudge.text)
   }
   const { stopped } = input.result
   if (stopped) {

@@ -1,25 +1,15 @@
 import { dirname } from 'node:path'
 import type { Progress } from '../core/contract/types.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
-import { canonicalConfig } from '../core/plan/index.ts'
-import { BaselineStore, baselinePathFor } from '../core/baseline/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import type { RunContext } from '../core/run.ts'
 import { runScenario, type ScenarioSpec } from '../core/scenario/index.ts'
 import { withServerArg, type LaunchSpec } from '../core/server/index.ts'
 import {
   axisOf,
-  checkSweep,
-  sweepFailureChecks,
-  formatSweepHeadlines,
-  formatSweepTable,
   runSweep,
   searchCapacity,
-  sweepBaselineEntryOf,
-  sweepCurveOf,
-  type SweepBaselineCurve,
   type PointTarget,
-  type SweepCheck,
   type SweepPointLoad,
   type SweepPointStart,
   type SweptValues,
@@ -27,12 +17,8 @@ import {
 } from '../core/sweep/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
 import type { LlmBenchProvided } from './provided.ts'
-import { FORCE_BASELINE_ENV } from './bench-judgement.ts'
 import type { BenchSweepOptions } from './sweep-bench-options.ts'
-import type { LlmBenchSweepTaskMeta } from './sweep-meta.ts'
-import { shownPath } from '../core/platform/shown-path.ts'
-import { disturbancesText } from '../core/contract/disturbances-text.ts'
-import { PROVISIONAL } from './baseline-state.ts'
+import { judgeSweep, type SweepJudgement } from './sweep-judgement.ts'
 
 /**
  * The target of each point and how to let go of it: one server for the whole sweep, a fresh one per point under
@@ -112,14 +98,11 @@ export interface SweepBenchRun {
 }
 
 /** What a sweep bench measured and concluded; `failure` is the assertion text when it failed. */
-export interface SweepBenchOutcome {
-  meta: LlmBenchSweepTaskMeta
-  failure?: string
-}
+export type SweepBenchOutcome = SweepJudgement
 
 /**
- * Runs a sweep bench: acquires the target, runs the sweep, search or scenario, records and
- * compares the baseline, and checks the curve. The failure text names every failed check.
+ * Runs a sweep bench: acquires the target, runs the sweep, search or scenario, and judges it ({@link judgeSweep}:
+ * records or compares the baseline, checks the curve). The failure text names every failed check.
  */
 export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchOutcome> {
   const { options, provided: shared, name } = run
@@ -172,80 +155,12 @@ export async function runSweepBenchmark(run: SweepBenchRun): Promise<SweepBenchO
     await targets.release()
   }
 
-  const blocks: string[] = []
-  const meta: LlmBenchSweepTaskMeta = { result, checks: [] }
-  let baselineCurve: SweepBaselineCurve | undefined
-  let provisionalBaseline: string[] | undefined
-  const recording: SweepCheck[] = []
-  // A curve of a failing server is neither compared nor recorded, as a bench.llm run is not.
-  const serverFailing = sweepFailureChecks(result).some((check) => check.status === 'fail')
-  if (serverFailing && options.baseline !== false)
-    recording.push({ name: 'baseline', status: 'skip', message: 'not compared or written: points lost requests' })
-  if (
-    options.baseline !== false &&
-    !serverFailing &&
-    result.points.some((point) => point.result.counts.completed > 0)
-  ) {
-    const path = baselinePathFor(run.file, shared.baselineDir)
-    meta.baselinePath = path
-    const store = await BaselineStore.open(path, {
-      updateMode: shared.update,
-      ci: shared.ci,
-      identity: canonicalConfig,
-    })
-    const entry = sweepBaselineEntryOf(result)
-    if (entry) {
-      const forced = process.env[FORCE_BASELINE_ENV] === '1'
-      if (forced) delete entry.provisional
-      const match = store.match(name, entry)
-      meta.baselineState = match.state
-      if ((match.state === 'written' || match.state === 'updated') && entry.provisional !== undefined) {
-        // As a bench's: not a pass in the reports.
-        meta.baselineState = PROVISIONAL
-        const shown = disturbancesText(entry.provisional)
-        recording.push({
-          name: 'baseline',
-          status: 'skip',
-          message: `recorded provisionally: the machine was disturbed (${shown}); no check passes against it until a quiet run replaces it (\`vitest bench\`, or \`-u\`)`,
-        })
-      }
-      if (match.state === 'compare') {
-        provisionalBaseline = match.entry.provisional
-        baselineCurve = sweepCurveOf(match.entry)
-        if (!baselineCurve)
-          blocks.push(
-            `The baseline entry for '${name}' in ${path} holds no sweep curve (it was recorded by bench.llm?): run \`vitest bench -u\` and commit ${shownPath(path)}.`,
-          )
-      } else if (match.state === 'missing' || match.state === 'mismatch') {
-        blocks.push(match.error.message)
-      }
-      await store.save()
-    }
-  }
-  const checks: SweepCheck[] = [...recording, ...checkSweep(result, options.expect, baselineCurve)]
-  if (provisionalBaseline !== undefined) {
-    // One rule with bench.llm: against a baseline recorded while the machine was disturbed nothing passes.
-    for (const [i, check] of checks.entries()) {
-      if (check.status === 'pass' && check.name.endsWith('vs baseline')) {
-        checks[i] = {
-          ...check,
-          status: 'skip',
-          message: `${check.message}; not a pass: the baseline was recorded while the machine was disturbed (${provisionalBaseline[0] ?? ''}), record it again on a quiet machine`,
-        }
-      }
-    }
-  }
-  meta.checks = checks
-  const failed = checks.filter((check) => check.status === 'fail')
-  if (failed.length === 0 && blocks.length === 0) return { meta }
-  const headline = `${name}: ${result.points.length} points in ${(result.durationMs / 1000).toFixed(1)} s`
-  const failures = failed.map((check) => `${check.name}: ${check.message}`).join('\n')
-  const parts = [
-    headline,
-    ...(failures ? [failures] : []),
-    formatSweepHeadlines(result).join('\n'),
-    formatSweepTable(result),
-    ...blocks,
-  ]
-  return { meta, failure: parts.filter((part) => part !== '').join('\n\n') }
+  return judgeSweep({
+    name,
+    file: run.file,
+    result,
+    expect: options.expect,
+    baseline: options.baseline !== false,
+    provided: shared,
+  })
 }

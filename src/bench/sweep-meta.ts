@@ -8,7 +8,10 @@ export interface LlmBenchSweepTaskMeta {
   checks: SweepCheck[]
   /** Baseline file, when baselines are on. */
   baselinePath?: string
-  /** `compare`, `written`, `updated`, `missing`, `mismatch`, or `provisional` (written on a disturbed machine). */
+  /**
+   * `compare`, `written`, `updated`, `missing`, `mismatch`, `provisional` (written on a disturbed machine), or
+   * `not judged` (points lost requests on a disturbed machine: neither compared nor written).
+   */
   baselineState?: string
 }
 

@@ -76,6 +76,10 @@ export interface ResultSpec {
   ttftMs?: number[]
   tpotMs?: number[]
   e2eMs?: number[]
+  /** Time to first output, ms: given, the result reports `ttfoMs` (as a run whose streams carried reasoning). */
+  ttfoMs?: number[]
+  /** Per-token ITL, ms: given, the result reports `itlPerTokenMs` (as a run with usage in every chunk). */
+  itlPerTokenMs?: number[]
   throughput?: Partial<BenchmarkResult['throughput']>
   counts?: Partial<BenchmarkResult['counts']>
   environment?: EnvironmentInfo
@@ -101,6 +105,9 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
   if (ttft.length > 0) histograms.ttftUs = encodedHistogramOf(ttft)
   if (tpot.length > 0) histograms.tpotUs = encodedHistogramOf(tpot)
   if (e2e.length > 0) histograms.e2eUs = encodedHistogramOf(e2e)
+  if (spec.ttfoMs !== undefined && spec.ttfoMs.length > 0) histograms.ttfoUs = encodedHistogramOf(spec.ttfoMs)
+  if (spec.itlPerTokenMs !== undefined && spec.itlPerTokenMs.length > 0)
+    histograms.itlPerTokenUs = encodedHistogramOf(spec.itlPerTokenMs)
   return {
     schemaVersion: 2,
     startedAt: '2025-01-01T00:00:00.000Z',
@@ -113,6 +120,8 @@ export function makeResult(spec: ResultSpec = {}): BenchmarkResult {
       e2eMs: summaryOf(e2e),
       outputTokens: summaryOf(ttft.map(() => 128)),
       inputTokens: summaryOf(ttft.map(() => 512)),
+      ...(spec.ttfoMs !== undefined ? { ttfoMs: summaryOf(spec.ttfoMs) } : {}),
+      ...(spec.itlPerTokenMs !== undefined ? { itlPerTokenMs: summaryOf(spec.itlPerTokenMs) } : {}),
     },
     throughput: { requestsPerSec: 8.333, outputTokensPerSec: 1066.7, totalTokensPerSec: 5333.3, ...spec.throughput },
     errors: [],

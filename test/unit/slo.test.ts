@@ -178,7 +178,7 @@ describe('validateSloOptions', () => {
 
   test('names the option and lists the valid choices', () => {
     expect(optionError({ ttft: { p99: 500 } }).message).toBe(
-      'Invalid option `slo.ttft`: is not an option of `slo`. Did you mean `slo.ttftMs`? Options: ttftMs, tpotMs, itlMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput, confidence.',
+      'Invalid option `slo.ttft`: is not an option of `slo`. Did you mean `slo.ttftMs`? Options: ttftMs, ttfoMs, tpotMs, itlMs, itlPerTokenMs, e2eMs, outputTokens, inputTokens, outputTokensPerSec, requestsPerSec, totalTokensPerSec, errors, gpu, server, goodput, confidence.',
     )
     expect(optionError({ ttftMs: { p98: 500 } }).message).toContain(
       'Options: p50, p90, p95, p99, p999, mean, min, max.',

@@ -290,7 +290,7 @@ describe('policy', () => {
     expect(optionError({ outputTokensPerSec: '-100%' }).option).toBe('baseline.outputTokensPerSec')
     expect(optionError({ ttftMs: { p98: '+10%' } }).message).toContain('Use one of: p50, p90, p95, p99, p999, mean')
     expect(optionError({ ttft: { p99: '+10%' } }).message).toContain(
-      'Use one of: ttftMs, tpotMs, itlMs, e2eMs, outputTokensPerSec',
+      'Use one of: ttftMs, ttfoMs, tpotMs, itlMs, itlPerTokenMs, e2eMs, outputTokensPerSec',
     )
     expect(optionError({ ttftMs: '+10%' }).message).toContain("ttftMs: { p99: '+10%' }")
     expect(optionError({ confidence: 95 }).option).toBe('baseline.confidence')

@@ -1,5 +1,14 @@
 import { launchOf, type StoredLaunch } from './software-changes.ts'
 import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../contract/types.ts'
+import {
+  GATEABLE_LATENCIES,
+  GATEABLE_THROUGHPUTS,
+  METRIC_CATALOG,
+  type GateableLatency,
+  type GateableThroughput,
+  type HistogramKey,
+  type PerMetric,
+} from '../contract/metric-catalog.ts'
 import { trialsOf } from '../trials/index.ts'
 import type { BaselineConfig } from './config-hash.ts'
 import { baselineConfigOf, hashConfig } from './config-hash.ts'
@@ -12,24 +21,11 @@ import type { ServerContext } from './server-context.ts'
 import type { ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 
-/** Latency metrics a baseline keeps (milliseconds). */
-export const LATENCY_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const
-export type LatencyMetric = (typeof LATENCY_METRICS)[number]
+/** Latency metrics a baseline keeps and a regression policy gates, ms (`METRIC_CATALOG`'s gateable latencies). */
+export type LatencyMetric = GateableLatency
 
-/** Throughputs a baseline keeps (per second). */
-export const THROUGHPUT_METRICS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
-export type ThroughputMetric = (typeof THROUGHPUT_METRICS)[number]
-
-/** Where each latency metric's histogram lives in `BenchmarkResult.histograms` (microseconds). */
-export const HISTOGRAM_KEY: Record<
-  LatencyMetric,
-  keyof BaselineEntry['histograms'] & keyof BenchmarkResult['histograms']
-> = {
-  ttftMs: 'ttftUs',
-  tpotMs: 'tpotUs',
-  itlMs: 'itlUs',
-  e2eMs: 'e2eUs',
-}
+/** Throughputs a baseline keeps and a regression policy gates, per second. */
+export type ThroughputMetric = GateableThroughput
 
 /** Summary of one latency distribution in a baseline, milliseconds (count in samples). */
 export interface LatencyBaseline {
@@ -69,10 +65,11 @@ export interface BaselineEntry {
   counts: { completed: number; failed: number }
   /** Measured duration, milliseconds. */
   durationMs: number
-  metrics: Record<LatencyMetric, LatencyBaseline>
+  /** Each gateable latency the run reported (one reported only where measured, such as `ttfoMs`, may be absent). */
+  metrics: PerMetric<LatencyMetric, LatencyBaseline>
   throughput: Record<ThroughputMetric, ThroughputBaseline>
-  /** Compressed base64 HDR histograms in microseconds, as in `BenchmarkResult.histograms`. */
-  histograms: { ttftUs?: string; tpotUs?: string; itlUs?: string; e2eUs?: string }
+  /** Compressed base64 HDR histograms in microseconds, as in `BenchmarkResult.histograms` (gateable latencies). */
+  histograms: Partial<Record<HistogramKey, string>>
   /** Each recorded trial's figures (at most 10): the between-run spread a verdict allows for. Absent in entries of older versions. */
   trials?: TrialFigures[]
   /** The self-check of the run the entry came from: was the client or the machine disturbed while it was measured? */
@@ -126,7 +123,7 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
   const series = options.throughputSeries ?? throughputSeriesOf(result)
   const noise = series ? throughputNoiseOfSeries(series) : {}
   const throughput = {} as Record<ThroughputMetric, ThroughputBaseline>
-  for (const metric of THROUGHPUT_METRICS) {
+  for (const metric of GATEABLE_THROUGHPUTS) {
     const figure: ThroughputBaseline = { value: result.throughput[metric] }
     const estimate = noise[metric]
     if (estimate) {
@@ -136,11 +133,13 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     }
     throughput[metric] = figure
   }
-  const metrics = {} as Record<LatencyMetric, LatencyBaseline>
-  for (const metric of LATENCY_METRICS) metrics[metric] = latencyOf(result.metrics[metric])
+  const metrics: Partial<Record<LatencyMetric, LatencyBaseline>> = {}
   const histograms: BaselineEntry['histograms'] = {}
-  for (const metric of LATENCY_METRICS) {
-    const key = HISTOGRAM_KEY[metric]
+  for (const metric of GATEABLE_LATENCIES) {
+    const summary = result.metrics[metric]
+    if (summary === undefined) continue
+    metrics[metric] = latencyOf(summary)
+    const key = METRIC_CATALOG[metric].histogram
     const encoded = result.histograms[key]
     if (encoded !== undefined) histograms[key] = encoded
   }
@@ -150,7 +149,8 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     fingerprint: fingerprintOf(result.environment),
     counts: { completed: result.counts.completed, failed: result.counts.failed },
     durationMs: result.durationMs,
-    metrics,
+    // Every latency reported always is there (the result has it): only those reported where measured may be missing.
+    metrics: metrics as BaselineEntry['metrics'],
     throughput,
     histograms,
     trials: trialsOf(result),

@@ -3,9 +3,10 @@ import { launchChanges, launchOf } from './software-changes.ts'
 import { diffSoftware, fingerprintOf } from './fingerprint.ts'
 import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
+import { emptySummary } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult } from '../contract/types.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
-import { HISTOGRAM_KEY } from './baseline-entry.ts'
+import { METRIC_CATALOG, whyAbsent } from '../contract/metric-catalog.ts'
 import type { DiscreteDistribution } from './quantile-bootstrap.ts'
 import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
 import { ratioInterval } from './ratio-interval.ts'
@@ -16,10 +17,10 @@ import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
 import { trialsOf } from '../trials/index.ts'
-import { machineSpeedChange, STEAL_LIMIT, STEAL_NOTICE, STEAL_SLOWDOWN_PER_SHARE } from '../telemetry/self-check.ts'
+import { machineSpeedChange } from '../telemetry/self-check.ts'
+import { adjustChecks, type JudgedRun } from '../verdict/verdict-adjusters.ts'
 import type { TrialFigure } from './trial-interval.ts'
 import { figuresOf, trialInterval } from './trial-interval.ts'
-import { disturbancesText } from '../contract/disturbances-text.ts'
 
 /** Options of {@link compare}. */
 export interface CompareOptions {
@@ -39,6 +40,9 @@ const QUANTILE: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0
 
 const percent = (fraction: number): string => `${Number((fraction * 100).toPrecision(4))}%`
 const fixed = (value: number): string => value.toFixed(3)
+
+/** The figures of a latency one side did not report (one reported only where measured). */
+const NOT_MEASURED = emptySummary()
 
 function finiteOrNull(value: number): number | null {
   return Number.isFinite(value) ? value : null
@@ -69,8 +73,9 @@ function latencyCheck(
   confidence: number,
   distributions: Map<string, DiscreteDistribution | undefined>,
 ): Check {
-  const before = baseline.metrics[rule.metric]
-  const after = result.metrics[rule.metric]
+  // A latency reported only where measured (TTFO) may be missing on either side: no samples there.
+  const before = baseline.metrics[rule.metric] ?? NOT_MEASURED
+  const after = result.metrics[rule.metric] ?? NOT_MEASURED
   const check: Check = {
     metric: rule.metric,
     statistic: rule.statistic,
@@ -86,8 +91,9 @@ function latencyCheck(
   }
   const inconclusive = (reason: string): Check => ({ ...check, status: 'inconclusive', reason })
   if (before.count === 0 || after.count === 0) {
-    const side = before.count === 0 ? 'the baseline' : 'this run'
-    return inconclusive(`no ${rule.metric} samples in ${side}`)
+    const [side, empty] = before.count === 0 ? ['the baseline', before] : ['this run', after]
+    const why = empty === NOT_MEASURED ? ` (${whyAbsent(rule.metric)})` : ''
+    return inconclusive(`no ${rule.metric} samples in ${side}${why}`)
   }
   if (!(before[rule.statistic] > 0)) return inconclusive(`the baseline ${rule.statistic} is 0: no ratio to compare`)
   const limit = 1 + rule.tolerance
@@ -114,14 +120,14 @@ function latencyCheck(
       `${rule.statistic} needs at least ${needed} samples for a ${percent(confidence)} interval, got ${Math.min(before.count, after.count)} (baseline ${before.count}, current ${after.count})`,
     )
   }
-  const key = HISTOGRAM_KEY[rule.metric]
+  const { histogram: key, unitsPerValue } = METRIC_CATALOG[rule.metric]
   const distributionOf = (
     side: 'baseline' | 'current',
     encoded: string | undefined,
   ): DiscreteDistribution | undefined => {
     const cacheKey = `${side}/${rule.metric}/${rule.statistic}`
     if (!distributions.has(cacheKey)) {
-      const buckets = encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), 1000)
+      const buckets = encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), unitsPerValue)
       distributions.set(
         cacheKey,
         buckets && buckets.total > 0 ? bootstrapQuantileDistribution(buckets, quantile) : undefined,
@@ -266,12 +272,34 @@ function ungatedTails(
   const shown = metrics.flatMap((metric) => {
     const before = baseline.metrics[metric]
     const now = result.metrics[metric]
-    if (before.count === 0 || now.count === 0 || before.p99 <= 0) return []
+    if (!before || !now || before.count === 0 || now.count === 0 || before.p99 <= 0) return []
     const ratio = now.p99 / before.p99
     return [`${metric} p99 ${ratio.toFixed(2)}x (${formatFigure(before.p99)} -> ${formatFigure(now.p99)} ms)`]
   })
   if (shown.length === 0) return undefined
   return `Tails, shown and not gated: ${shown.join(', ')}. A p99 between two runs moves tens of percent on its own; limit it with an SLO (\`slo: { ttftMs: { p99: <ms> } }\`), decided on its bound within the run.`
+}
+
+/**
+ * What the verdict's downgrade rules read of a run judged against `baseline`: its client's health and self-check,
+ * a machine slower than when the baseline was recorded (as a disturbance), and whether the baseline is provisional.
+ */
+export function judgedRunOf(
+  result: Pick<BenchmarkResult, 'client'>,
+  baseline: Pick<BaselineEntry, 'selfCheck' | 'provisional'>,
+): JudgedRun {
+  const { client } = result
+  const speed = machineSpeedChange(baseline.selfCheck, client.selfCheck)
+  const why = client.keptUp === false ? client.warnings[0] : undefined
+  const steal = client.selfCheck?.stealShare
+  return {
+    keptUp: client.keptUp !== false,
+    ...(why !== undefined ? { keptUpWarning: why } : {}),
+    ...(client.lateness ? { lateness: client.lateness } : {}),
+    ...(steal !== undefined ? { stealShare: steal } : {}),
+    disturbed: [...(client.selfCheck?.disturbed ?? []), ...(speed ? [speed] : [])],
+    ...(baseline.provisional !== undefined ? { baselineProvisional: baseline.provisional } : {}),
+  }
 }
 
 /**
@@ -311,78 +339,10 @@ export function compare(
       checks.push(withTrials(check, { metric: rule.metric, statistic: 'value' }, baseline, result, parsed.confidence))
     }
   }
-  const notes: string[] = []
-  if (result.client.keptUp === false) {
-    const why = result.client.warnings[0]
-    notes.push(
-      `The client could not keep up with the planned load${why ? ` (${why})` : ''}: the server saw another load than the baseline did, so failures are reported as inconclusive.`,
-    )
-    for (const [i, check] of checks.entries()) {
-      if (check.status === 'fail') {
-        checks[i] = {
-          ...check,
-          status: 'inconclusive',
-          reason: ['the client could not keep up', check.reason].filter(Boolean).join('; '),
-        }
-      }
-    }
-  }
-  const late = result.client.lateness
-  if (late && late.lateRequests > 0) {
-    for (const [i, check] of checks.entries()) {
-      const change = Math.abs(check.current - check.baseline)
-      // A latency change no larger than how late the client read is not the server's to answer for:
-      // a median against the median lateness, a tail statistic against the tail.
-      const [label, bound] = check.statistic === 'p50' ? ['p50', late.p50Ms] : ['p99', late.p99Ms]
-      if (check.unit !== 'ms' || check.status !== 'fail' || change > bound) continue
-      const reason = `the change (${change.toFixed(2)} ms) is within the client's measured lateness (${label} ${bound.toFixed(2)} ms, ${late.lateRequests} of ${late.watchedRequests} requests read more than ${late.thresholdMs} ms late)`
-      checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
-    }
-  }
-  const steal = result.client.selfCheck?.stealShare
-  if (steal !== undefined && steal > STEAL_NOTICE && steal <= STEAL_LIMIT) {
-    // Below the disturbance limit steal still costs latency; a fail stands only beyond what it can explain.
-    const allowance = STEAL_SLOWDOWN_PER_SHARE * steal
-    const shown = `${(steal * 100).toFixed(1)} %`
-    for (const [i, check] of checks.entries()) {
-      if (check.status !== 'fail' || check.ciLow === null || check.ciHigh === null) continue
-      const latency = check.tolerance >= 0
-      // A slowdown by (1 + allowance) lengthens a latency by that factor and divides a throughput by it.
-      const explained = latency
-        ? check.ciLow <= 1 + check.tolerance + allowance
-        : check.ciHigh >= (1 + check.tolerance) / (1 + allowance)
-      if (!explained) continue
-      const move = latency ? `+${Math.round(allowance * 100)}` : `-${Math.round((1 - 1 / (1 + allowance)) * 100)}`
-      const reason = `the hypervisor took ${shown} of the CPU (steal), which can move this by ${move} % (${STEAL_SLOWDOWN_PER_SHARE}x its share); the interval [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}] is not beyond that`
-      checks[i] = { ...check, status: 'inconclusive', reason: [reason, check.reason].filter(Boolean).join('; ') }
-    }
-  }
-  const speed = machineSpeedChange(baseline.selfCheck, result.client.selfCheck)
-  const disturbed = [...(result.client.selfCheck?.disturbed ?? []), ...(speed ? [speed] : [])]
-  if (disturbed.length > 0) {
-    const why = `the machine was disturbed while this run measured (${disturbancesText(disturbed)})`
-    notes.push(
-      `${why[0]?.toUpperCase()}${why.slice(1)}: failures are reported as inconclusive. Run it again on a quiet machine.`,
-    )
-    for (const [i, check] of checks.entries()) {
-      if (check.status !== 'pass')
-        checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
-    }
-  }
-  if (baseline.provisional !== undefined) {
-    // A baseline measured on a disturbed machine is slower than the server was: a fail against it
-    // stands (the run is slower still), a pass cannot (the slowed baseline can hide a slowdown).
-    const why = `the baseline was recorded while the machine was disturbed (${disturbancesText(baseline.provisional)}) and can hide a slowdown`
-    notes.push(
-      `${why[0]?.toUpperCase()}${why.slice(1)}: no check passes against it. Run the bench on a quiet machine to replace it (\`vitest bench\` replaces a provisional entry, \`-u\` any).`,
-    )
-    for (const [i, check] of checks.entries()) {
-      if (check.status === 'pass')
-        checks[i] = { ...check, status: 'inconclusive', reason: [why, check.reason].filter(Boolean).join('; ') }
-    }
-  }
+  const adjusted = adjustChecks(checks, judgedRunOf(result, baseline))
+  const notes = adjusted.notes
   const overhead = result.server?.metrics?.clientOverheadTtftMs
-  const ttftGate = checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
+  const ttftGate = adjusted.checks.find((check) => check.metric === 'ttftMs' && check.statistic === 'p50')
   const overheadLine =
     overhead && ttftGate ? overheadNote(overhead, result.metrics.ttftMs.p50, ttftGate.tolerance) : undefined
   if (overheadLine && ttftGate) {
@@ -401,8 +361,8 @@ export function compare(
       : launchChanges(serving.name ?? serving.startedAs ?? 'server', baseline.launch, launchOf(result))
   const changed = [...diffSoftware(baseline.fingerprint, fingerprintOf(result.environment)), ...launch]
   return {
-    status: overallStatus(checks),
-    checks,
+    status: overallStatus(adjusted.checks),
+    checks: adjusted.checks,
     confidence: parsed.confidence,
     notes,
     ...(server ? { server } : {}),

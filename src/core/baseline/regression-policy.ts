@@ -1,6 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
-import { LATENCY_METRICS, THROUGHPUT_METRICS } from './baseline-entry.ts'
+import { GATEABLE_LATENCIES, GATEABLE_THROUGHPUTS, type OptionPerMetric } from '../contract/metric-catalog.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { isApiKind, takesInputs } from '../contract/api-kinds.ts'
 
@@ -17,27 +17,20 @@ export type ThroughputTolerance = `-${number}%` | number
 /** Tolerances for one latency metric, per statistic, e.g. `{ p50: '+5%', p99: '+10%' }`. */
 export type LatencyPolicy = Partial<Record<LatencyStatistic, LatencyTolerance>>
 
+/** Tolerances per gateable latency (`METRIC_CATALOG`), e.g. `ttftMs: { p50: '+10%' }`. */
+type LatencyGates = OptionPerMetric<LatencyMetric, LatencyPolicy>
+
+/** Tolerances per gateable throughput (run level), e.g. `outputTokensPerSec: '-5%'`. */
+type ThroughputGates = OptionPerMetric<ThroughputMetric, ThroughputTolerance>
+
 /**
  * What counts as a regression against the stored baseline (the `baseline` option of `bench.llm`).
- * Only the metrics and statistics named are checked.
+ * Only the metrics and statistics named are checked. Each metric `METRIC_CATALOG` marks gateable is a
+ * key: a latency takes tolerances per statistic, a throughput one tolerance.
  *
  * @example { ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }
  */
-export interface RegressionPolicy {
-  /** Time to first token. */
-  ttftMs?: LatencyPolicy
-  /** Time per output token. */
-  tpotMs?: LatencyPolicy
-  /** Inter-token latency. */
-  itlMs?: LatencyPolicy
-  /** End-to-end latency. */
-  e2eMs?: LatencyPolicy
-  /** Output tokens per second (run level). */
-  outputTokensPerSec?: ThroughputTolerance
-  /** Completed requests per second (run level). */
-  requestsPerSec?: ThroughputTolerance
-  /** Input plus output tokens per second (run level). */
-  totalTokensPerSec?: ThroughputTolerance
+export interface RegressionPolicy extends LatencyGates, ThroughputGates {
   /** Level of the confidence intervals, 0.5 to 0.999. Default 0.95. */
   confidence?: number
   /**
@@ -119,7 +112,7 @@ export function defaultRegressionPolicy(target: unknown): RegressionPolicy {
 }
 
 const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor'] as const
-const VALID_KEYS: readonly string[] = [...LATENCY_METRICS, ...THROUGHPUT_METRICS, ...SETTINGS]
+const VALID_KEYS: readonly string[] = [...GATEABLE_LATENCIES, ...GATEABLE_THROUGHPUTS, ...SETTINGS]
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : String(value)
@@ -237,7 +230,7 @@ export function parseRegressionPolicy(
         `Use one of: ${VALID_KEYS.join(', ')}.`,
       )
     }
-    if ((LATENCY_METRICS as readonly string[]).includes(key)) {
+    if ((GATEABLE_LATENCIES as readonly string[]).includes(key)) {
       const metric = key as LatencyMetric
       if (!isRecord(value)) {
         throw new OptionsError(
@@ -261,7 +254,7 @@ export function parseRegressionPolicy(
           tolerance: parseTolerance(tolerance, '+', `${optionPath}.${key}.${statistic}`),
         })
       }
-    } else if ((THROUGHPUT_METRICS as readonly string[]).includes(key)) {
+    } else if ((GATEABLE_THROUGHPUTS as readonly string[]).includes(key)) {
       parsed.throughput.push({
         metric: key as ThroughputMetric,
         tolerance: parseTolerance(value, '-', `${optionPath}.${key}`),
@@ -271,10 +264,10 @@ export function parseRegressionPolicy(
   // A fixed order, whatever order the options were written in, keeps verdict tables stable.
   parsed.latency.sort(
     (a, b) =>
-      LATENCY_METRICS.indexOf(a.metric) - LATENCY_METRICS.indexOf(b.metric) ||
+      GATEABLE_LATENCIES.indexOf(a.metric) - GATEABLE_LATENCIES.indexOf(b.metric) ||
       LATENCY_STATISTICS.indexOf(a.statistic) - LATENCY_STATISTICS.indexOf(b.statistic),
   )
-  parsed.throughput.sort((a, b) => THROUGHPUT_METRICS.indexOf(a.metric) - THROUGHPUT_METRICS.indexOf(b.metric))
+  parsed.throughput.sort((a, b) => GATEABLE_THROUGHPUTS.indexOf(a.metric) - GATEABLE_THROUGHPUTS.indexOf(b.metric))
   return brandParsedPolicy(parsed)
 }
 

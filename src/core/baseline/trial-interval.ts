@@ -9,13 +9,12 @@ export type TrialFigure =
 
 /** The figure of each trial (skipping trials where it is missing or not > 0). */
 export function figuresOf(trials: readonly TrialFigures[], figure: TrialFigure): number[] {
-  const values = trials.map((trial) =>
-    figure.statistic === 'value'
-      ? trial.throughput[figure.metric as ThroughputMetric]
-      : trial.latency[figure.metric as LatencyMetric].count > 0
-        ? trial.latency[figure.metric as LatencyMetric][figure.statistic]
-        : Number.NaN,
-  )
+  const values = trials.map((trial) => {
+    if (figure.statistic === 'value') return trial.throughput[figure.metric as ThroughputMetric]
+    // A latency reported only where measured (TTFO) is absent from trials that could not measure it.
+    const latency = trial.latency[figure.metric as LatencyMetric]
+    return latency !== undefined && latency.count > 0 ? latency[figure.statistic] : Number.NaN
+  })
   return values.filter((value) => Number.isFinite(value) && value > 0)
 }
 

@@ -1,3 +1,9 @@
+/**
+ * Hypervisor steal above this share (0..1) disturbs a measurement: the self-check names it in `SelfCheck.disturbed`.
+ * Below it, a verdict grades a fail by how much that steal can slow a server (`verdict/verdict-adjusters.ts`).
+ */
+export const STEAL_LIMIT = 0.05
+
 /** How many disturbances a recording's note names before it counts the rest. */
 const NAMED = 2
 

@@ -6,6 +6,8 @@
  * length in tokens, every rate per second.
  */
 
+import type { GateableLatency, HistogramKey, PerMetric } from './metric-catalog.ts'
+
 /**
  * Which endpoint is driven: OpenAI's Chat Completions (`chat`), Completions (`completions`) or
  * Responses (`responses`) API, or Anthropic's Messages API (`messages`), as vLLM and llama.cpp
@@ -857,11 +859,11 @@ export interface ClientHealth {
 export interface TrialFigures {
   /** Measured duration of the trial, ms. */
   durationMs: number
-  /** Per latency metric: sample count and statistics, ms. */
-  latency: Record<
-    'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs',
-    Pick<MetricSummary, 'count' | 'mean' | 'p50' | 'p90' | 'p95' | 'p99' | 'p999'>
-  >
+  /**
+   * Per gateable latency (`METRIC_CATALOG`): sample count and statistics, ms. One reported only where
+   * measured (`ttfoMs`) is absent from a trial that could not measure it.
+   */
+  latency: PerMetric<GateableLatency, Pick<MetricSummary, 'count' | 'mean' | 'p50' | 'p90' | 'p95' | 'p99' | 'p999'>>
   /** Run-level throughputs of the trial, per second. */
   throughput: Throughput
 }
@@ -1058,15 +1060,11 @@ export interface BenchmarkResult {
   environment: EnvironmentInfo
   /** The resolved options (secrets removed). */
   config: Record<string, unknown>
-  /** Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in microseconds. */
-  histograms: {
-    ttftUs?: string
-    tpotUs?: string
-    itlUs?: string
-    e2eUs?: string
-    ttfoUs?: string
-    itlPerTokenUs?: string
-  }
+  /**
+   * Encoded HDR histograms (base64, hdr-histogram-js `encodeIntoCompressedBase64`) of the latency metrics, in
+   * microseconds, keyed as `METRIC_CATALOG` says (`ttftUs` for `ttftMs`); one per latency with samples.
+   */
+  histograms: Partial<Record<HistogramKey, string>>
   /** The run cut into windows of equal length (throughput noise, charts over time). */
   timeline?: Timeline
   /** GPU telemetry from nvidia-smi; absent when no NVIDIA driver was found. */

@@ -2,22 +2,42 @@
  * One measured point of a bench's history, from a committed baseline entry or from a results.json
  * a CI run kept, and the figures a history follows.
  */
-import type { BaselineEntry } from '../baseline/baseline-entry.ts'
+import type { BaselineEntry, LatencyMetric } from '../baseline/baseline-entry.ts'
+import { METRIC_CATALOG } from '../contract/metric-catalog.ts'
 import { baselineConfigOf, hashConfig, type BaselineConfig } from '../baseline/config-hash.ts'
 import { fingerprintOf, type Fingerprint } from '../baseline/fingerprint.ts'
 import { launchOf, type StoredLaunch } from '../baseline/software-changes.ts'
 import type { BenchmarkResult } from '../contract/types.ts'
 
-/** The figures a history follows: the latencies and throughputs the default gates judge. */
+/** A followed latency statistic, labelled and unitised as the catalog says (`TTFT p50`, ms). */
+function latencyFigure<
+  const Key extends string,
+  const Metric extends LatencyMetric,
+  const Statistic extends 'p50' | 'p99',
+>(key: Key, metric: Metric, statistic: Statistic) {
+  const { label, unit } = METRIC_CATALOG[metric]
+  return { key, label: `${label} ${statistic}`, unit, metric, statistic }
+}
+
+/** A followed run-level throughput, labelled and unitised as the catalog says. */
+function throughputFigure<const Name extends 'outputTokensPerSec' | 'requestsPerSec'>(name: Name) {
+  const { label, unit } = METRIC_CATALOG[name]
+  return { key: name, label, unit, throughput: name }
+}
+
+/**
+ * The figures a history follows: the latencies and throughputs the default gates judge, and the tails
+ * beside them. A selection: a metric added to the catalog gets no history series until it is named here.
+ */
 export const HISTORY_FIGURES = [
-  { key: 'ttftP50', label: 'TTFT p50', unit: 'ms', metric: 'ttftMs', statistic: 'p50' },
-  { key: 'ttftP99', label: 'TTFT p99', unit: 'ms', metric: 'ttftMs', statistic: 'p99' },
-  { key: 'tpotP50', label: 'TPOT p50', unit: 'ms', metric: 'tpotMs', statistic: 'p50' },
-  { key: 'itlP50', label: 'ITL p50', unit: 'ms', metric: 'itlMs', statistic: 'p50' },
-  { key: 'e2eP50', label: 'E2E p50', unit: 'ms', metric: 'e2eMs', statistic: 'p50' },
-  { key: 'e2eP99', label: 'E2E p99', unit: 'ms', metric: 'e2eMs', statistic: 'p99' },
-  { key: 'outputTokensPerSec', label: 'output tok/s', unit: 'tok/s', throughput: 'outputTokensPerSec' },
-  { key: 'requestsPerSec', label: 'requests/s', unit: 'req/s', throughput: 'requestsPerSec' },
+  latencyFigure('ttftP50', 'ttftMs', 'p50'),
+  latencyFigure('ttftP99', 'ttftMs', 'p99'),
+  latencyFigure('tpotP50', 'tpotMs', 'p50'),
+  latencyFigure('itlP50', 'itlMs', 'p50'),
+  latencyFigure('e2eP50', 'e2eMs', 'p50'),
+  latencyFigure('e2eP99', 'e2eMs', 'p99'),
+  throughputFigure('outputTokensPerSec'),
+  throughputFigure('requestsPerSec'),
 ] as const
 
 /** One followed figure's key, e.g. `ttftP50`. */
@@ -62,7 +82,7 @@ export interface BenchHistory {
 type Figures = HistoryPoint['figures']
 
 function figuresOf(
-  latency: (metric: 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs') => { count: number; p50: number; p99: number },
+  latency: (metric: LatencyMetric) => { count: number; p50: number; p99: number } | undefined,
   throughput: (name: 'outputTokensPerSec' | 'requestsPerSec') => number | undefined,
 ): Figures {
   const figures: Figures = {}
@@ -70,7 +90,7 @@ function figuresOf(
     if ('metric' in figure) {
       const summary = latency(figure.metric)
       // A metric with no sample (ITL of one-token answers) is no figure, not a zero.
-      if (summary.count > 0) figures[figure.key] = summary[figure.statistic]
+      if (summary !== undefined && summary.count > 0) figures[figure.key] = summary[figure.statistic]
     } else {
       const value = throughput(figure.throughput)
       if (value !== undefined && Number.isFinite(value)) figures[figure.key] = value

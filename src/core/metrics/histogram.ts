@@ -8,8 +8,8 @@ import { MetricsDataError } from '../contract/errors.ts'
  */
 export const HISTOGRAM_SIGNIFICANT_DIGITS = 3
 
-/** Latencies are recorded in integer microseconds, so 1 µs is the finest step. */
-export const LATENCY_UNITS_PER_MS = 1000
+// Latencies are recorded in integer microseconds: the catalog's scale, the one every latency histogram uses.
+export { LATENCY_UNITS_PER_MS } from '../contract/metric-catalog.ts'
 
 /**
  * Initial top of a latency histogram: one hour in microseconds, far above the default request

@@ -16,6 +16,12 @@ import type { DistributionSnapshot } from './distribution.ts'
 import { ErrorTable, OTHER_MESSAGES } from './error-table.ts'
 import { meetsGoodputLimits, sameGoodputLimits } from './goodput.ts'
 import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'
+import {
+  LATENCIES,
+  METRIC_CATALOG,
+  TOKEN_COUNTS,
+  type DistributionName as CatalogDistribution,
+} from '../contract/metric-catalog.ts'
 import { emptySummary } from './summarize-histogram.ts'
 import {
   endToEndMs,
@@ -50,17 +56,8 @@ export interface MetricsOutcome extends Pick<
   requests?: RequestRecord[]
 }
 
-type DistributionName =
-  | 'ttftMs'
-  | 'ttfoMs'
-  | 'tpotMs'
-  | 'itlMs'
-  | 'itlPerTokenMs'
-  | 'e2eMs'
-  | 'inputTokens'
-  | 'outputTokens'
-  | 'reasoningTokens'
-  | 'clientLateMs'
+/** The catalog's per-request distributions, and how late the client read each request (ms). */
+type DistributionName = CatalogDistribution | 'clientLateMs'
 
 /** Version of {@link MetricsSnapshot}; bumped when its shape changes. */
 export const METRICS_SNAPSHOT_VERSION = 5
@@ -145,15 +142,13 @@ const COUNTER_NAMES = [
 type CounterName = (typeof COUNTER_NAMES)[number]
 
 const DISTRIBUTION_SCALES: Record<DistributionName, { unitsPerValue: number; highestTrackable: number }> = {
-  ttftMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  ttfoMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  tpotMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  itlMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  itlPerTokenMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  e2eMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
-  inputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
-  outputTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
-  reasoningTokens: { unitsPerValue: 1, highestTrackable: TOKENS_HIGHEST_TRACKABLE },
+  ...(Object.fromEntries(
+    [...LATENCIES, ...TOKEN_COUNTS].map((name) => {
+      const { kind, unitsPerValue } = METRIC_CATALOG[name]
+      const highestTrackable = kind === 'latency' ? LATENCY_HIGHEST_TRACKABLE_US : TOKENS_HIGHEST_TRACKABLE
+      return [name, { unitsPerValue, highestTrackable }]
+    }),
+  ) as Record<CatalogDistribution, { unitsPerValue: number; highestTrackable: number }>),
   clientLateMs: { unitsPerValue: LATENCY_UNITS_PER_MS, highestTrackable: LATENCY_HIGHEST_TRACKABLE_US },
 }
 
@@ -538,20 +533,13 @@ export class MetricsAccumulator {
     if (perToken) metrics.itlPerTokenMs = d.itlPerTokenMs.summary()
     if (this.reasoningReportedRequests > 0) metrics.reasoningTokens = d.reasoningTokens.summary()
 
+    // Each latency reported with samples keeps its histogram (a verdict's and an SLO's intervals read it);
+    // one left empty (TTFT of a run that did not stream) or not reported keeps none.
     const histograms: BenchmarkResult['histograms'] = {}
-    const e2eUs = d.e2eMs.encodedHistogram()
-    if (e2eUs !== undefined) histograms.e2eUs = e2eUs
-    if (streamed) {
-      const ttftUs = d.ttftMs.encodedHistogram()
-      const tpotUs = d.tpotMs.encodedHistogram()
-      const itlUs = d.itlMs.encodedHistogram()
-      if (ttftUs !== undefined) histograms.ttftUs = ttftUs
-      if (tpotUs !== undefined) histograms.tpotUs = tpotUs
-      if (itlUs !== undefined) histograms.itlUs = itlUs
-      const ttfoUs = ttfo ? d.ttfoMs.encodedHistogram() : undefined
-      const itlPerTokenUs = perToken ? d.itlPerTokenMs.encodedHistogram() : undefined
-      if (ttfoUs !== undefined) histograms.ttfoUs = ttfoUs
-      if (itlPerTokenUs !== undefined) histograms.itlPerTokenUs = itlPerTokenUs
+    for (const metric of LATENCIES) {
+      if ((metrics[metric]?.count ?? 0) === 0) continue
+      const encoded = d[metric].encodedHistogram()
+      if (encoded !== undefined) histograms[METRIC_CATALOG[metric].histogram] = encoded
     }
 
     const late = d.clientLateMs.summary()

@@ -5,14 +5,18 @@ import type { SloGpuField, SloOptions } from './slo-options.ts'
 import {
   DEFAULT_SLO_CONFIDENCE,
   SLO_GPU_FIELDS,
-  SLO_METRICS,
   SLO_SERVER_FIELDS,
   SLO_STATISTICS,
-  SLO_THROUGHPUTS,
   validateSloOptions,
 } from './slo-options.ts'
+import {
+  METRIC_CATALOG,
+  SLO_DISTRIBUTIONS,
+  SLO_THROUGHPUTS,
+  whyAbsent,
+  type SloDistribution,
+} from '../contract/metric-catalog.ts'
 import { formatFigure as figure } from '../platform/format-figure.ts'
-import { HISTOGRAM_KEY } from '../baseline/baseline-entry.ts'
 import { bucketsOf, type HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import { judgeQuantile } from './percentile-bound.ts'
@@ -100,7 +104,8 @@ function percentileCheck(
 /**
  * Checks a run against absolute limits, one {@link SloCheck} per limit, in a fixed order
  * (distributions, throughputs, errors, goodput, GPU). Distribution statistics are maxima; an
- * empty distribution fails (an SLO cannot be met without measurements). GPU limits compare the
+ * empty distribution fails (an SLO cannot be met without measurements), and one reported only where
+ * measured (`ttfoMs`, `itlPerTokenMs`) that the run could not measure is inconclusive. GPU limits compare the
  * largest value over GPUs with a `max` and the smallest with a `min`, except energy, which is
  * summed over GPUs; without telemetry they are inconclusive.
  *
@@ -115,21 +120,31 @@ export function checkSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
 export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[] {
   const checks: SloCheck[] = []
   const confidence = slo.confidence ?? DEFAULT_SLO_CONFIDENCE
-  // A latency's samples, from its histogram (microseconds, read in ms); undefined for token counts and results without one.
-  const bucketsFor = (metric: string): HistogramBuckets | undefined => {
-    const key = (HISTOGRAM_KEY as Record<string, keyof BenchmarkResult['histograms']>)[metric]
-    const encoded = key === undefined ? undefined : result.histograms[key]
-    return encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), 1000)
+  // A latency's samples, from its histogram (read in ms); undefined for token counts and results without one.
+  const bucketsFor = (metric: SloDistribution): HistogramBuckets | undefined => {
+    const { histogram, unitsPerValue } = METRIC_CATALOG[metric]
+    const encoded = histogram === null ? undefined : result.histograms[histogram]
+    return encoded === undefined ? undefined : bucketsOf(decodeHistogram(encoded), unitsPerValue)
   }
-  for (const metric of SLO_METRICS) {
+  for (const metric of SLO_DISTRIBUTIONS) {
     const limits = slo[metric]
     if (!limits) continue
+    const { unit, samples } = METRIC_CATALOG[metric]
     const summary = result.metrics[metric]
-    const unit = metric.endsWith('Ms') ? 'ms' : 'tokens'
     for (const statistic of SLO_STATISTICS) {
       const limit = limits[statistic]
       if (limit === undefined) continue
-      const base = { metric, statistic, bound: 'max' as const, limit, unit, n: summary.count }
+      const base = { metric, statistic, bound: 'max' as const, limit, unit, n: summary?.count ?? 0 }
+      if (summary === undefined) {
+        // Reported only where measured: a run that could not measure it shows nothing either way.
+        checks.push({
+          ...base,
+          measured: null,
+          status: 'inconclusive',
+          message: `${metric} ${statistic}: not measured (${whyAbsent(metric)})`,
+        })
+        continue
+      }
       if (summary.count === 0) {
         const why = result.streaming.note ? ` (${result.streaming.note})` : ''
         checks.push({
@@ -144,15 +159,7 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
       const quantile = QUANTILES[statistic]
       const buckets = quantile === undefined ? undefined : bucketsFor(metric)
       if (quantile !== undefined && buckets !== undefined) {
-        checks.push(
-          percentileCheck(
-            { ...base, measured },
-            buckets,
-            quantile,
-            confidence,
-            metric === 'itlMs' ? 'gaps' : 'requests',
-          ),
-        )
+        checks.push(percentileCheck({ ...base, measured }, buckets, quantile, confidence, samples))
         continue
       }
       const status = judge(measured, 'max', limit)
@@ -167,7 +174,7 @@ export function evaluateSlo(result: BenchmarkResult, slo: SloOptions): SloCheck[
   for (const metric of SLO_THROUGHPUTS) {
     const bounds = slo[metric]
     if (!bounds) continue
-    const unit = metric === 'requestsPerSec' ? 'req/s' : 'tok/s'
+    const { unit } = METRIC_CATALOG[metric]
     const measured = result.throughput[metric]
     for (const bound of ['min', 'max'] as const) {
       const limit = bounds[bound]

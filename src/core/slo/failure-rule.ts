@@ -44,3 +44,28 @@ export function failureExcess(
       `${top ? `; most often ${top.count} x ${top.kind}: ${top.message}` : ''}`,
   }
 }
+
+/** The failure rule's ruling on a run (or sweep point) that lost more requests than it allows. */
+export interface FailureRuling extends FailureExcess {
+  /**
+   * `fail`: the server's own failures are beyond the rule, or the machine was quiet. `excused`: only timeouts and
+   * drained requests went beyond it on a disturbed machine: not judged, and not failed either.
+   */
+  status: 'fail' | 'excused'
+  /** What disturbed the machine (`client.selfCheck.disturbed`); empty when nothing did. */
+  disturbed: readonly string[]
+}
+
+/**
+ * The failure rule with the disturbed-machine exception, one ruling for `bench.llm` runs and sweep points:
+ * undefined when the run is within {@link DEFAULT_MAX_ERROR_RATE} (see {@link failureExcess}).
+ */
+export function failureRuling(
+  result: Pick<BenchmarkResult, 'counts' | 'errors' | 'client'>,
+  allowed: string,
+): FailureRuling | undefined {
+  const excess = failureExcess(result, allowed)
+  if (excess === undefined) return undefined
+  const disturbed = result.client.selfCheck?.disturbed ?? []
+  return { ...excess, status: !excess.byServer && disturbed.length > 0 ? 'excused' : 'fail', disturbed }
+}

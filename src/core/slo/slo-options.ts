@@ -2,16 +2,17 @@ import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-
-/** Distributions an SLO can limit (units as the names say; token counts in tokens). */
-export const SLO_METRICS = ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs', 'outputTokens', 'inputTokens'] as const
+import {
+  SLO_DISTRIBUTIONS,
+  SLO_THROUGHPUTS,
+  type OptionPerMetric,
+  type SloDistribution,
+  type SloThroughput,
+} from '../contract/metric-catalog.ts'
 
 /** Statistics of a distribution an SLO can limit. */
 export const SLO_STATISTICS = ['p50', 'p90', 'p95', 'p99', 'p999', 'mean', 'min', 'max'] as const
 export type SloStatistic = (typeof SLO_STATISTICS)[number]
-
-/** Throughputs an SLO can bound. */
-export const SLO_THROUGHPUTS = ['outputTokensPerSec', 'requestsPerSec', 'totalTokensPerSec'] as const
 
 /** Per-GPU telemetry fields an SLO can bound (see `GpuStats`). */
 export const SLO_GPU_FIELDS = [
@@ -75,28 +76,20 @@ export interface GpuFieldSlo {
 /** Bounds on GPU telemetry; units as the field names say (MiB, W, %, J). */
 export type GpuSlo = Partial<Record<SloGpuField, GpuFieldSlo>>
 
+/** Limits per distribution `METRIC_CATALOG` marks SLO-able (latencies in ms, token counts in tokens). */
+type DistributionSlos = OptionPerMetric<SloDistribution, MetricSlo>
+
+/** Bounds per throughput `METRIC_CATALOG` marks SLO-able, per second. */
+type ThroughputSlos = OptionPerMetric<SloThroughput, ThroughputSlo>
+
 /**
  * Absolute service-level objectives (the `slo` option of `bench.llm`): limits a run must meet
  * whatever any baseline says. Limits are inclusive (a p99 of exactly 500 meets `{ p99: 500 }`).
+ * Each distribution and throughput `METRIC_CATALOG` marks SLO-able is a key.
  *
  * @example { ttftMs: { p99: 500 }, outputTokensPerSec: { min: 1500 }, errors: { maxRate: 0.01 } }
  */
-export interface SloOptions {
-  /** Time to first token, ms. */
-  ttftMs?: MetricSlo
-  /** Time per output token, ms. */
-  tpotMs?: MetricSlo
-  /** Inter-token latency, ms. */
-  itlMs?: MetricSlo
-  /** End-to-end latency, ms. */
-  e2eMs?: MetricSlo
-  /** Output tokens per request. */
-  outputTokens?: MetricSlo
-  /** Input tokens per request. */
-  inputTokens?: MetricSlo
-  outputTokensPerSec?: ThroughputSlo
-  requestsPerSec?: ThroughputSlo
-  totalTokensPerSec?: ThroughputSlo
+export interface SloOptions extends DistributionSlos, ThroughputSlos {
   errors?: ErrorSlo
   /** Needs GPU telemetry (nvidia-smi on the machine running the bench); inconclusive without it. */
   gpu?: GpuSlo
@@ -116,7 +109,7 @@ export interface SloOptions {
 export const DEFAULT_SLO_CONFIDENCE = 0.95
 
 const TOP_LEVEL: readonly string[] = [
-  ...SLO_METRICS,
+  ...SLO_DISTRIBUTIONS,
   ...SLO_THROUGHPUTS,
   'errors',
   'gpu',
@@ -166,7 +159,7 @@ export function validateSloOptions(slo: SloOptions, optionPath: string = 'slo'):
           `${show(value)} is not a confidence from 0.5 to 0.999`,
           'e.g. `confidence: 0.95`, or leave it out for 0.95.',
         )
-    } else if ((SLO_METRICS as readonly string[]).includes(key)) {
+    } else if ((SLO_DISTRIBUTIONS as readonly string[]).includes(key)) {
       const limits = checkKeys(value, option, SLO_STATISTICS, '{ p99: 500 }')
       for (const [statistic, limit] of Object.entries(limits)) checkLimit(limit, `${option}.${statistic}`)
     } else if ((SLO_THROUGHPUTS as readonly string[]).includes(key)) {

@@ -5,15 +5,18 @@ import type { SweepBaselineCurve } from './sweep-baseline.ts'
 import type { SweepExpectations } from './sweep-expectations.ts'
 import { axisLabelOf, type SweepCurvePoint, type SweepResult } from './sweep-result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
-import { failureExcess } from '../slo/index.ts'
+import { failureRuling } from '../slo/index.ts'
 import { disturbancesText } from '../contract/disturbances-text.ts'
 
 /** The outcome of one assertion on a sweep. */
 export interface SweepCheck {
   /** What was checked, e.g. `output tokens/s at concurrency 64 vs baseline`. */
   name: string
-  /** `skip`: nothing to compare against (no baseline yet, a value the sweep did not reach). */
-  status: 'pass' | 'fail' | 'skip'
+  /**
+   * `skip`: nothing to compare against (no baseline yet, a value the sweep did not reach). `inconclusive`: as a
+   * bench's check, a pass or fail the run cannot support (a disturbed machine, a provisional baseline).
+   */
+  status: 'pass' | 'fail' | 'inconclusive' | 'skip'
   /** Expected, measured and, where relevant, baseline and ratio, for humans. */
   message: string
 }
@@ -49,23 +52,27 @@ const EXPECTATION_KEYS = {
 } as const
 
 /**
- * The rule of `bench.llm` for failed requests, per point of a curve (a search or a scenario judges its points'
- * failures itself): a point that lost more than 1 % of its requests fails the sweep when the server caused them
- * (status codes, error events, cut streams), on any machine; timeouts and drained requests on a disturbed machine
- * are the machine's, named and not failed. Points that completed nothing are checked apart.
+ * The rule of `bench.llm` for failed requests ({@link failureRuling}), per point of a curve (a search or a scenario
+ * judges its points' failures itself): a point that lost more than 1 % of its requests fails the sweep when the
+ * server caused them (status codes, error events, cut streams), on any machine; timeouts and drained requests on a
+ * disturbed machine are the machine's: inconclusive, as such a bench is not judged and not failed. Points that
+ * completed nothing are checked apart.
  */
 export function sweepFailureChecks(result: SweepResult): SweepCheck[] {
   if (result.kind !== 'sweep') return []
   const axis = axisLabelOf(result)
   const checks: SweepCheck[] = []
   for (const point of result.points) {
-    const excess = failureExcess(point.result, 'a point may lose')
-    if (excess === undefined) continue
+    const ruling = failureRuling(point.result, 'a point may lose')
+    if (ruling === undefined) continue
     const name = `failed requests at ${axis} ${point.value}`
-    const disturbed = point.result.client.selfCheck?.disturbed ?? []
-    if (!excess.byServer && disturbed.length > 0)
-      checks.push(skip(name, `${excess.text}; not failed: the machine was disturbed (${disturbancesText(disturbed)})`))
-    else checks.push(check(name, false, `${excess.text}. The point describes a failing server: fix the failures.`))
+    if (ruling.status === 'excused')
+      checks.push({
+        name,
+        status: 'inconclusive',
+        message: `${ruling.text}; not failed: the machine was disturbed (${disturbancesText(ruling.disturbed)})`,
+      })
+    else checks.push(check(name, false, `${ruling.text}. The point describes a failing server: fix the failures.`))
   }
   return checks
 }

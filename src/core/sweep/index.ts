@@ -43,6 +43,7 @@ export type { SweepBaselineCurve, SweepBaselineEntry } from './sweep-baseline.ts
 export type { LatencyExpectation, SweepExpectations, ThroughputExpectation } from './sweep-expectations.ts'
 export { checkSweep, sweepFailureChecks, validateSweepExpectations } from './check-sweep.ts'
 export type { SweepCheck } from './check-sweep.ts'
+export { adjustSweepChecks, judgedSweepOf } from './sweep-verdict.ts'
 export { formatSweepHeadlines, formatSweepTable, shownTailOf } from './format-sweep.ts'
 export { axisOf, validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
 export type { SweptValues } from './validate-sweep.ts'

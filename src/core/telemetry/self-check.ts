@@ -1,22 +1,11 @@
 import type { ClientHealth, SelfCheck } from '../contract/types.ts'
 import type { HostLoad } from './host-load.ts'
+import { STEAL_LIMIT } from '../contract/disturbances-text.ts'
+
+export { STEAL_LIMIT }
 
 /** Other processes using more than this many cores disturb a measurement. */
 export const OTHER_CORES_LIMIT = 0.5
-/** Hypervisor steal above this share disturbs a measurement (below it, see {@link STEAL_SLOWDOWN_PER_SHARE}). */
-export const STEAL_LIMIT = 0.05
-
-/**
- * Steal from this share up (and below {@link STEAL_LIMIT}) still moves latency: a fail is kept only
- * beyond what that much steal can cost. On llama-server (-t 2, 2 vCPUs, 2026-12-01) quiet runs had
- * 0.02-0.23 % steal; unchanged code at 0.67-3.0 % steal failed 5 of 14 runs with TTFT p50
- * 1.25-1.46x, its intervals' lower bounds up to 23x the steal share above 1 (a server whose
- * threads meet at a barrier waits for the one the hypervisor took).
- */
-export const STEAL_NOTICE = 0.005
-
-/** The latency ratio that steal of share s can explain is 1 + this × s (about twice the worst seen). */
-export const STEAL_SLOWDOWN_PER_SHARE = 40
 /** Event-loop delay p99 above this many milliseconds: timestamps were taken late. */
 export const EVENT_LOOP_P99_LIMIT_MS = 30
 const pct = (share: number): string => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`

@@ -1,6 +1,7 @@
 import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult, MetricSummary, StreamingInfo } from '../contract/types.ts'
+import { LATENCIES, METRIC_CATALOG, TOKEN_COUNTS } from '../contract/metric-catalog.ts'
 
 /** Count, min, max, mean and population stddev of several summaries together, exactly (pooled sums). */
 export function pooled(
@@ -37,20 +38,10 @@ export function mergedLatency(
   }
 }
 
-const LATENCY = [
-  ['ttftMs', 'ttftUs'],
-  ['tpotMs', 'tpotUs'],
-  ['itlMs', 'itlUs'],
-  ['e2eMs', 'e2eUs'],
-  // Reported only where measured: merged over the results that have them.
-  ['ttfoMs', 'ttfoUs'],
-  ['itlPerTokenMs', 'itlPerTokenUs'],
-] as const
-
 /**
  * The metrics of several results as one (trials of a bench, or segments of one load): latencies
  * from their summed histograms, token counts pooled exactly with `base`'s percentiles (a token
- * count's histogram is not kept), reasoning tokens pooled where reported.
+ * count's histogram is not kept); a metric reported only where measured, over the results that have it.
  */
 export function mergeMetrics(
   results: readonly BenchmarkResult[],
@@ -58,7 +49,8 @@ export function mergeMetrics(
 ): Pick<BenchmarkResult, 'metrics' | 'histograms'> {
   const metrics = { ...base.metrics }
   const histograms: BenchmarkResult['histograms'] = {}
-  for (const [metric, key] of LATENCY) {
+  for (const metric of LATENCIES) {
+    const key = METRIC_CATALOG[metric].histogram
     const parts = results.map((r) => r.metrics[metric]).filter((m): m is MetricSummary => m !== undefined)
     if (parts.length === 0) continue
     const merged = mergedLatency(
@@ -68,14 +60,11 @@ export function mergeMetrics(
     metrics[metric] = merged.summary
     if (merged.histogram !== undefined) histograms[key] = merged.histogram
   }
-  for (const metric of ['inputTokens', 'outputTokens'] as const)
-    metrics[metric] = { ...base.metrics[metric], ...pooled(results.map((r) => r.metrics[metric])) }
-  const reasoning = results.map((r) => r.metrics.reasoningTokens).filter((m): m is MetricSummary => m !== undefined)
-  if (reasoning.length > 0)
-    metrics.reasoningTokens = {
-      ...(base.metrics.reasoningTokens ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }),
-      ...pooled(reasoning),
-    }
+  for (const metric of TOKEN_COUNTS) {
+    const parts = results.map((r) => r.metrics[metric]).filter((m): m is MetricSummary => m !== undefined)
+    if (parts.length === 0) continue
+    metrics[metric] = { ...(base.metrics[metric] ?? { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 }), ...pooled(parts) }
+  }
   return { metrics, histograms }
 }
 

@@ -1,19 +1,23 @@
 import type { BenchmarkResult, TrialFigures } from '../contract/types.ts'
+import { GATEABLE_LATENCIES, type GateableLatency } from '../contract/metric-catalog.ts'
 
 /** Trials a baseline entry and a result keep at most (the most recent ones). */
 export const MAX_KEPT_TRIALS = 10
 
 /** The figures of one trial that a verdict compares across trials. */
 export function trialFiguresOf(result: BenchmarkResult): TrialFigures {
-  const latency = {} as TrialFigures['latency']
-  for (const metric of ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs'] as const) {
-    const { count, mean, p50, p90, p95, p99, p999 } = result.metrics[metric]
+  const latency: Partial<Record<GateableLatency, TrialFigures['latency']['ttftMs']>> = {}
+  for (const metric of GATEABLE_LATENCIES) {
+    const summary = result.metrics[metric]
+    if (summary === undefined) continue
+    const { count, mean, p50, p90, p95, p99, p999 } = summary
     latency[metric] = { count, mean, p50, p90, p95, p99, p999 }
   }
   const { outputTokensPerSec, requestsPerSec, totalTokensPerSec } = result.throughput
   return {
     durationMs: result.durationMs,
-    latency,
+    // Each latency every result reports is there: only those reported where measured may be missing.
+    latency: latency as TrialFigures['latency'],
     throughput: { outputTokensPerSec, requestsPerSec, totalTokensPerSec },
   }
 }
