@@ -2,7 +2,8 @@ import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
 import type { RunningServer, ServerSpec } from '../core/server/index.ts'
 import type { TargetOptions } from '../core/contract/types.ts'
-import { startSimulator } from '../sim/index.ts'
+import { startResolvedSimulator } from '../sim/server.ts'
+import { resolveSimulatorOptions, type ResolvedSimulatorOptions } from '../sim/options.ts'
 import type { BenchServer } from './bench-options.ts'
 import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
 
@@ -47,14 +48,20 @@ export async function acquireTarget(
   server: BenchServer | undefined,
   target: Partial<TargetOptions> | undefined,
   shared: { url?: string; server?: RunContext['server'] } | undefined,
-  options: { fresh?: boolean } = {},
+  options: {
+    fresh?: boolean
+    /** The simulator's options as the bench's plan resolved them; resolved here from `server` when not given. */
+    simulator?: ResolvedSimulatorOptions
+  } = {},
 ): Promise<AcquiredTarget> {
   const noop = async () => {}
   if (target?.baseUrl) {
     return { target: { ...target, baseUrl: target.baseUrl }, context: {}, serverEnded: stillRunning, release: noop }
   }
   if (server?.kind === 'simulator' || (server === undefined && !shared?.url)) {
-    const sim = await startSimulator(server?.kind === 'simulator' ? server.options : {})
+    const sim = await startResolvedSimulator(
+      options.simulator ?? resolveSimulatorOptions(server?.kind === 'simulator' ? server.options : {}),
+    )
     return {
       target: { ...target, baseUrl: sim.url },
       context: { skipGpu: true, server: { name: SIMULATOR_SERVER_NAME } },

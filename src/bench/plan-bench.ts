@@ -12,6 +12,7 @@ import { armFromEnv, type ArmRun } from './arm-env.ts'
 import { segmentFromEnv } from './segment-env.ts'
 import { validateSloOptions, type SloOptions } from '../core/slo/index.ts'
 import { resolveSimulatorOptions } from '../sim/options.ts'
+import type { ResolvedSimulatorOptions, SimulatorOptions } from '../sim/options.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from './bench-options.ts'
 import { benchLimit, resolveTrials, type BenchLimit, type ResolvedTrials } from './bench-trials.ts'
 import { isRecord } from '../core/contract/is-record.ts'
@@ -54,6 +55,11 @@ export interface BenchPlan {
   readonly limit: BenchLimit
   /** The arm of an `ab` run this process measures (one trial, written for `ab` to judge); undefined: a bench run as usual. */
   readonly arm: ArmRun | undefined
+  /**
+   * The simulator's options, resolved: those of `server: simulator({...})`, or the defaults when the bench names no
+   * server (it runs on a simulator of its own unless the plugin shares a server); undefined for another server.
+   */
+  readonly simulator: ResolvedSimulatorOptions | undefined
 }
 
 /**
@@ -137,11 +143,13 @@ export function planBench(
         'Use vllm({ model }), sglang(...), llamaCpp(...), command(...), connect(url) or simulator({...}).',
       )
     }
-    if (server.kind === 'simulator')
-      resolveSimulatorOptions(server.options as Parameters<typeof resolveSimulatorOptions>[0])
   }
+  const simulator =
+    server === undefined || server.kind === 'simulator'
+      ? resolveSimulatorOptions(server?.options as SimulatorOptions | undefined)
+      : undefined
   const limit = benchLimit((options.timeoutMs as number | undefined) ?? defaultTimeoutMs(run), trials)
-  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm: armFromEnv(env) }
+  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm: armFromEnv(env), simulator }
 }
 
 /** Start-up, warm-up and probe time a soak's default time limit allows beside its load, ms. */

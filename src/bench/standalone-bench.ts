@@ -150,7 +150,7 @@ export async function runStandaloneBench(run: StandaloneBenchRun): Promise<Stand
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
   const store = policy === false || segment || arm ? undefined : await openBaselines(run)
-  let acquired = await acquireTarget(options.server, options.target, run.shared)
+  let acquired = await acquireTarget(options.server, options.target, run.shared, { simulator: bench.simulator })
   try {
     // The machine is known before the first request: a baseline from another GPU fails now, not after a trial.
     const plan =

@@ -385,7 +385,11 @@ class Simulator {
 
 /** Starts the simulator; resolves once it listens. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const config = resolveSimulatorOptions(options)
+  return startResolvedSimulator(resolveSimulatorOptions(options))
+}
+
+/** Starts the simulator from options resolved once, at a bench's collection ({@link resolveSimulatorOptions}). */
+export async function startResolvedSimulator(config: ResolvedSimulatorOptions): Promise<RunningSimulator> {
   const simulator = new Simulator(config)
   const server = createServer((req, res) => simulator.handle(req, res))
   // Clients keep pooled connections open; a short timeout would cut them between benchmark phases.

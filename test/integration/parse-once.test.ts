@@ -2,7 +2,8 @@
  * Options are parsed once: every option group's parser is a spy (the real function, counted), and a
  * bench with every group set runs through the runner-neutral harness (`bench.llm` outside Vitest)
  * against the simulator: recorded from 2 trials, then compared over up to 2 trials. Each group
- * must be parsed exactly once per bench, at collection, however many trials follow.
+ * must be parsed exactly once per bench, at collection, however many trials follow: the simulator's options too,
+ * though each trial starts a simulator of its own.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -27,6 +28,7 @@ vi.mock('../../src/core/baseline/regression-policy.ts', (io) => spied(io, 'parse
 vi.mock('../../src/core/workers/split-load.ts', (io) => spied(io, 'validateWorkers'))
 vi.mock('../../src/bench/bench-trials.ts', (io) => spied(io, 'resolveTrials'))
 vi.mock('../../src/core/plan/run-plan.ts', (io) => spied(io, 'planRun'))
+vi.mock('../../src/sim/options.ts', (io) => spied(io, 'resolveSimulatorOptions'))
 vi.mock('../../src/core/plan/resolve-benchmark.ts', (io) => spied(io, 'checkTarget', 'resolveBenchmark'))
 
 const { validateLoad } = await import('../../src/core/load/validate-load.ts')
@@ -39,6 +41,7 @@ const { parseRegressionPolicy } = await import('../../src/core/baseline/regressi
 const { validateWorkers } = await import('../../src/core/workers/split-load.ts')
 const { resolveTrials } = await import('../../src/bench/bench-trials.ts')
 const { planRun } = await import('../../src/core/plan/run-plan.ts')
+const { resolveSimulatorOptions } = await import('../../src/sim/options.ts')
 const { checkTarget, resolveBenchmark } = await import('../../src/core/plan/resolve-benchmark.ts')
 const { createStandaloneBenchLlm } = await import('../../src/bench/standalone-bench.ts')
 const { simulator } = await import('../../src/bench/bench-options.ts')
@@ -57,6 +60,7 @@ const parsers = {
   validateWorkers,
   resolveTrials,
   planRun,
+  resolveSimulatorOptions,
 }
 const counts = (): Record<string, number> =>
   Object.fromEntries(Object.entries(parsers).map(([name, fn]) => [name, vi.mocked(fn).mock.calls.length]))
@@ -133,6 +137,8 @@ describe('each option group is parsed once', () => {
       checkServerMetricsOptions: 1,
       validateWorkers: 1,
       planRun: 1,
+      // startSimulator's own.
+      resolveSimulatorOptions: 1,
     })
   })
 
@@ -161,6 +167,7 @@ describe('each option group is parsed once', () => {
       checkServerMetricsOptions: 3,
       validateWorkers: 3,
       planRun: 3,
+      resolveSimulatorOptions: 1,
     })
   })
 })
