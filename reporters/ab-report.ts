@@ -6,7 +6,7 @@
  */
 import type { AbBenchVerdict } from '../src/bench/ab-verdict.ts'
 import type { ArmFile, SkippedInArm } from '../src/bench/arm-file.ts'
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { formatFigure } from '../src/core/platform/format-figure.ts'
 import { mergeTrials } from '../src/core/trials/index.ts'
 import type { PairedCheck } from '../src/core/verdict/paired-verdict.ts'

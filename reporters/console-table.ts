@@ -1,5 +1,5 @@
 import type { Check } from '../src/core/baseline/index.ts'
-import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
+import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkOf, gpuHeadline, reportedLatencies } from './headline-figures.ts'

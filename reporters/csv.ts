@@ -1,4 +1,4 @@
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { HEADLINE_FIGURES } from './headline-figures.ts'
 import { configSummary } from './inventory.ts'
 import { entryStatus, type ReportEntry } from './report-entry.ts'

@@ -1,5 +1,5 @@
 import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
-import type { BenchmarkResult, MetricSummary } from '../src/core/contract/types.ts'
+import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import {
   LATENCIES,
   METRIC_CATALOG,

@@ -1,4 +1,4 @@
-import type { EnvironmentInfo } from '../src/core/contract/types.ts'
+import type { EnvironmentInfo } from '../src/core/contract/result.ts'
 import { formatBytes, figureOrDash } from './format-figures.ts'
 import { isRecord } from '../src/core/contract/is-record.ts'
 

@@ -1,4 +1,5 @@
-import type { BenchmarkResult, RequestRecord } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
+import type { RequestRecord } from '../src/core/contract/request-record.ts'
 import { entryStatus, type EntryStatus, type ReportEntry, type UnmeasuredBench } from './report-entry.ts'
 import { sweepStatus, type SweepStatus, type SweepSummary } from './sweep-entry.ts'
 

@@ -1,6 +1,6 @@
 import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'
 import { DEFERRED, NOT_JUDGED, PROVISIONAL, type BaselineState } from '../src/bench/baseline-state.ts'
 import type { LlmBenchTaskMeta } from '../src/bench/provided.ts'

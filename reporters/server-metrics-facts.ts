@@ -1,4 +1,5 @@
-import type { BenchmarkResult, ServerGaugeSummary, ServerMetricsDialect } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
+import type { ServerGaugeSummary, ServerMetricsDialect } from '../src/core/contract/server-metrics.ts'
 import { outputTokenTotal } from '../src/core/metrics/index.ts'
 import { figureOrDash, formatShare, formatWithUnit } from './format-figures.ts'
 import { SIMULATOR_SERVER_NAME } from '../src/core/contract/simulator-name.ts'

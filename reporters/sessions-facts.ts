@@ -1,4 +1,4 @@
-import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 
 /** Turn numbers listed by name in one line; the rest are summarised by the last one shown. */

@@ -1,5 +1,6 @@
 import { decodeHistogram, LATENCY_UNITS_PER_MS } from '../../src/core/metrics/index.ts'
-import type { GpuSample, ServerMetrics, Timeline } from '../../src/core/contract/types.ts'
+import type { GpuSample, Timeline } from '../../src/core/contract/result.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 import type { ChartPoint } from './svg-chart.ts'
 
 /** Percentiles (0..100) at which a CDF is drawn: every half percent, finer in the tail. */

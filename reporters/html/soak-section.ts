@@ -1,4 +1,4 @@
-import type { BenchmarkResult, SoakResult, SoakWindow } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, SoakResult, SoakWindow } from '../../src/core/contract/result.ts'
 import { formatTrend, soakFigureLabel } from '../../src/core/soak/index.ts'
 import { escapeHtml } from './escape-html.ts'
 import { htmlTable } from './html-table.ts'

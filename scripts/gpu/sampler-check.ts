@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util'
 import { runBenchmark } from '../../src/core/run.ts'
 import { queryGpuInventory, startGpuSampler } from '../../src/core/telemetry/index.ts'
 import { INVENTORY_FIELDS, SAMPLE_FIELDS } from '../../src/core/telemetry/nvidia-smi-csv.ts'
-import type { GpuSample, GpuTelemetry } from '../../src/core/contract/types.ts'
+import type { GpuSample, GpuTelemetry } from '../../src/core/contract/result.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 
 const { values } = parseArgs({

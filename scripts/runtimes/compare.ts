@@ -14,13 +14,9 @@ import { planArrivals } from '../../src/core/load/index.ts'
 import { resolveLoad } from '../../src/core/plan/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { defaultHttpTransport, detectRuntime } from '../../src/core/platform/runtime.ts'
-import type {
-  BenchmarkOptions,
-  BenchmarkResult,
-  LoadOptions,
-  MetricSummary,
-  RequestRecord,
-} from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions, LoadOptions } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult, MetricSummary } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 

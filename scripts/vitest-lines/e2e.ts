@@ -4,7 +4,8 @@
  * must accept it without --legacy-peer-deps), record, an unchanged rerun passes, a 2x slower
  * simulator exits 1 with a regression, `-u` for one file leaves the other byte-identical, `CI=true`
  * with a missing baseline fails; on 4.1 also Vitest's own bench() files still run, a file mixing
- * both fails and says why, and bench files without the plugin fail at collection. Then a Vitest 3.2
+ * both fails and says why, and bench files without the plugin fail at collection; `vitest-llm-bench ab` with a
+ * 2x slower head exits 1 (the base revision a git worktree, measured in pairs). Then a Vitest 3.2
  * project gets the plugin's version error, not a silent pass.
  *
  *   npm exec -- node scripts/vitest-lines/e2e.ts [--tarball path.tgz] [--lines "~4.1,^5"] [--out dir]
@@ -275,8 +276,54 @@ function line(range: string, tarball: string): void {
       `rc ${noPlugin.rc}; ${tail(noPlugin.output)}`,
     )
   }
+  abRun(tag, dir, times)
   console.log(`vitest ${version} (${range}): ${times.join(', ')}`)
   rmSync(dir, { recursive: true, force: true })
+}
+
+/** A bench whose simulator is `speed` times slower, for `ab`: base commits speed 1, head's working tree 2. */
+const abBench = (speed: number): string => `import { bench, simulator } from 'vitest-llm-bench'
+
+bench.llm('side by side', {
+  server: simulator({ prefillBaseMs: 20, decodeBaseMs: 2, speedFactor: ${speed} }),
+  workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 8 } },
+  load: { concurrency: 2, requests: 30 },
+})
+`
+
+/**
+ * `npx vitest-llm-bench ab --base HEAD` in the line's project: the committed bench against a working tree
+ * whose simulator is twice as slow, 3 pairs, through this Vitest line.
+ */
+function abRun(tag: string, dir: string, times: string[]): void {
+  const git = (...args: string[]) =>
+    run(dir, `${tag}-git`, 'git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args])
+  writeFileSync(join(dir, '.gitignore'), 'node_modules\nllm-bench-ab\nllm-bench-report\n')
+  writeFileSync(join(dir, 'benches/ab.bench.ts'), abBench(1))
+  const committed = [git('init', '-q'), git('add', '-A'), git('commit', '-qm', 'base')].every((ran) => ran.rc === 0)
+  writeFileSync(join(dir, 'benches/ab.bench.ts'), abBench(2))
+  const ab = run(dir, `${tag}-ab`, 'npx', [
+    'vitest-llm-bench',
+    'ab',
+    '--base',
+    'HEAD',
+    'benches/ab.bench.ts',
+    '--min-pairs',
+    '3',
+    '--max-pairs',
+    '3',
+  ])
+  times.push(`ab ${ab.seconds.toFixed(0)} s`)
+  // As the slowed check above: on a disturbed host a gate may stay undecided, and the verdict names why.
+  const undecided = ab.rc === 0 && /left out: only|both arms disturbed|disturbed/.test(ab.output)
+  check(
+    `${tag}: \`vitest-llm-bench ab --base HEAD\` with a 2x slower head exits 1, 3 pairs${undecided ? ' (undecided: disturbed, named)' : ''}`,
+    committed &&
+      ((ab.rc === 1 && /benches\/ab\.bench\.ts > side by side: fail/.test(ab.output)) || undecided) &&
+      /3 pairs/.test(ab.output) &&
+      existsSync(join(dir, 'llm-bench-ab/comment.md')),
+    `rc ${ab.rc}; ${tail(ab.output)}`,
+  )
 }
 
 function unsupported(range: string, tarball: string): void {

@@ -1,7 +1,7 @@
 import type { RegressionPolicy } from '../core/baseline/index.ts'
 import type { ServerSpec } from '../core/server/index.ts'
 import type { SloOptions } from '../core/slo/index.ts'
-import type { BenchmarkOptions, TargetOptions } from '../core/contract/types.ts'
+import type { BenchmarkOptions, TargetOptions } from '../core/contract/options.ts'
 import type { SimulatorOptions } from '../sim/index.ts'
 import type { TrialOptions } from './bench-trials.ts'
 

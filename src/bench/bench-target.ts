@@ -1,7 +1,7 @@
 import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
 import type { RunningServer, ServerSpec } from '../core/server/index.ts'
-import type { TargetOptions } from '../core/contract/types.ts'
+import type { TargetOptions } from '../core/contract/options.ts'
 import { startResolvedSimulator } from '../sim/server.ts'
 import { resolveSimulatorOptions, type ResolvedSimulatorOptions } from '../sim/options.ts'
 import type { BenchServer } from './bench-options.ts'

@@ -1,6 +1,6 @@
 import { DISTURBED_REMEASURES, type BenchLimit } from './bench-trials.ts'
 import { formatDurationMs } from '../core/platform/format-figure.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 
 /**
  * Time a runner's own test timeout is given beyond a bench's, ms: after the bench's limit the run

@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path'
 import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { checkTarget } from '../core/plan/index.ts'
 import { runPlan, type RunContext } from '../core/run.ts'

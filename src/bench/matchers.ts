@@ -8,7 +8,7 @@ import {
   type RegressionPolicy,
 } from '../core/baseline/index.ts'
 import { checkSlo, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import { describeRegressions } from './regression-summary.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { isBenchmarkResult } from '../core/contract/result-guard.ts'

@@ -1,6 +1,6 @@
 import type { RegressionPolicy, UpdateMode, Verdict } from '../core/baseline/index.ts'
 import type { SloCheck } from '../core/slo/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { BaselineState } from './baseline-state.ts'
 import type { SegmentJudge } from './segment-judge.ts'
 

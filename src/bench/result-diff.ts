@@ -8,7 +8,7 @@ import {
   softwareChanges,
 } from '../core/baseline/index.ts'
 import type { BaselineEntry, RegressionPolicy, Verdict } from '../core/baseline/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 
 /** One bench of a saved run, as a JSON report holds it. */

@@ -1,5 +1,5 @@
 import { OptionsError } from '../core/contract/errors.ts'
-import type { SegmentOptions } from '../core/contract/types.ts'
+import type { SegmentOptions } from '../core/contract/options.ts'
 
 /** `i/N`: this host's segment (1-based) of N. */
 export const SEGMENT_ENV = 'LLM_BENCH_SEGMENT'

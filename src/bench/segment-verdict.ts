@@ -1,5 +1,5 @@
 import { restoreParsedPolicy } from '../core/baseline/index.ts'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import { mergeSegments } from '../core/trials/index.ts'
 import { judgeBench, type BenchJudgement } from './bench-judgement.ts'
 import type { LlmBenchProvided } from './provided.ts'

@@ -1,6 +1,6 @@
 import { OptionsError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
-import type { LoadOptions } from '../core/contract/types.ts'
+import type { LoadOptions } from '../core/contract/options.ts'
 import { validateScenario, type ScenarioSpec } from '../core/scenario/index.ts'
 import {
   axisOf,

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path'
-import type { Progress } from '../core/contract/types.ts'
+import type { Progress } from '../core/contract/options.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import type { RunContext } from '../core/run.ts'

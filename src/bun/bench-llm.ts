@@ -1,6 +1,6 @@
 import { test } from 'bun:test'
-import { createStandaloneBenchLlm } from '../bench/standalone-bench.ts'
-import type { StandaloneBenchLlm } from '../bench/standalone-bench.ts'
+import { createStandaloneBenchLlm } from '../bench/standalone-bench-llm.ts'
+import type { StandaloneBenchLlm } from '../bench/standalone-bench-llm.ts'
 
 /**
  * `bench.llm(name, options)` for `bun test`: registers a `bun:test` test that runs the benchmark

@@ -10,7 +10,7 @@ export type {
   StandaloneCompareFn,
   StandaloneSweep,
   StandaloneSweepFn,
-} from '../bench/standalone-bench.ts'
+} from '../bench/standalone-bench-llm.ts'
 export type { BenchSweepOptions } from '../bench/sweep-bench-options.ts'
 export type { BenchCompareOptions } from '../bench/compare-bench-options.ts'
 export { command, connect, llamaCpp, sglang, vllm } from '../core/server/index.ts'

@@ -28,23 +28,20 @@ import {
 import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
 import { scrapeGauges } from './server/metrics/server-metrics-window.ts'
 import type { MetricsScraper } from './server/metrics/metrics-scraper.ts'
+import type { ApiKind, InputsApi } from './contract/api-kinds.ts'
+import type { BenchmarkOptions, Progress, SegmentOptions } from './contract/options.ts'
 import type {
-  ApiKind,
-  InputsApi,
-  BenchmarkOptions,
   BenchmarkResult,
   ClientHealth,
   ClientLateness,
   EnvironmentInfo,
   GpuTelemetry,
-  Progress,
-  RequestFailure,
   SegmentInfo,
-  SegmentOptions,
-  ServerSide,
   StallReport,
   WorkloadFacts,
-} from './contract/types.ts'
+} from './contract/result.ts'
+import type { RequestFailure } from './contract/request-record.ts'
+import type { ServerSide } from './contract/server-metrics.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'

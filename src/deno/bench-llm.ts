@@ -1,5 +1,5 @@
-import { createStandaloneBenchLlm } from '../bench/standalone-bench.ts'
-import type { RegisterTest, StandaloneBenchLlm } from '../bench/standalone-bench.ts'
+import { createStandaloneBenchLlm } from '../bench/standalone-bench-llm.ts'
+import type { RegisterTest, StandaloneBenchLlm } from '../bench/standalone-bench-llm.ts'
 
 /** The part of `Deno.test` the adapter uses (Deno's types are not a dependency of this package). */
 interface DenoTestDefinition {

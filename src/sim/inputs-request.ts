@@ -1,5 +1,5 @@
 import { isRecord } from '../core/contract/is-record.ts'
-import type { InputsApi } from '../core/contract/types.ts'
+import type { InputsApi } from '../core/contract/api-kinds.ts'
 import { countSimulatorTokens } from './tokens.ts'
 import type { RequestLimits, RequestProblem } from './request.ts'
 

@@ -336,7 +336,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
   }
 }
 
-/** Validates a speed factor given after start. */
-export function checkSpeedFactor(value: number): number {
+/** A speed factor given after start, checked (a number >= 0), or the default when it is left out. */
+export function resolveSpeedFactor(value: number): number {
   return nonNegative('speedFactor', value, SIMULATOR_DEFAULTS.speedFactor)
 }

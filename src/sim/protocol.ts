@@ -1,4 +1,4 @@
-import type { ApiKind } from '../core/contract/types.ts'
+import type { ApiKind } from '../core/contract/api-kinds.ts'
 
 /**
  * The JSON shapes of vLLM's OpenAI-compatible server (v0.6 to v0.11), field for field where a

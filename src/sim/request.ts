@@ -1,4 +1,4 @@
-import type { ApiKind, GenerationApi } from '../core/contract/types.ts'
+import type { ApiKind, GenerationApi } from '../core/contract/api-kinds.ts'
 import { countSimulatorTokens, splitSimulatorTokens } from './tokens.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ApiKind } from '../core/contract/types.ts'
+import type { ApiKind } from '../core/contract/api-kinds.ts'
 import { drawFault, faultChunkIndex } from './faults.ts'
-import { checkSpeedFactor, resolveSimulatorOptions } from './options.ts'
+import { resolveSpeedFactor, resolveSimulatorOptions } from './options.ts'
 import type { ResolvedSimulatorOptions, SimulatorOptions } from './options.ts'
 import { planOutput } from './output-plan.ts'
 import { errorBody, modelList } from './protocol.ts'
@@ -24,8 +24,14 @@ import type { BatchSequence } from './scheduler.ts'
 import { SimulatorServerMetrics } from './server-metrics.ts'
 import { createTokenTextSource } from './tokens.ts'
 import type { RunningSimulator, SimulatorScheduleEntry } from './types.ts'
-import { packageVersion } from './version.ts'
+import { toolVersion } from '../core/telemetry/tool-version.ts'
 import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
+
+/** This package's version (see {@link toolVersion}); `0.0.0` when it cannot be read. */
+function packageVersion(): string {
+  const version = toolVersion()
+  return version === 'unknown' ? '0.0.0' : version
+}
 
 /** Request bodies above this size get a 413. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -410,7 +416,7 @@ export async function startResolvedSimulator(config: ResolvedSimulatorOptions): 
     schedule: simulator.schedule,
     stats: () => simulator.scheduler.stats(),
     metrics: () => simulator.metrics.snapshot(),
-    setSpeedFactor: (speedFactor) => simulator.scheduler.setSpeedFactor(checkSpeedFactor(speedFactor)),
+    setSpeedFactor: (speedFactor) => simulator.scheduler.setSpeedFactor(resolveSpeedFactor(speedFactor)),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         simulator.scheduler.close()

@@ -1,5 +1,5 @@
 import type { TestContext } from 'vitest'
-import { assertionError } from '../bench/standalone-bench.ts'
+import { assertionError } from '../bench/run-bench.ts'
 import { planCompare, type BenchCompareOptions, type ComparePlan } from '../bench/compare-bench-options.ts'
 import { runCompareBench, type CompareResult } from '../bench/compare-bench.ts'
 import { benchNameOf } from './bench-name.ts'

@@ -1,7 +1,7 @@
 import type { TestContext } from 'vitest'
-import type { BenchmarkResult } from '../core/contract/types.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
 import { DEFAULT_BENCH_TIMEOUT_MS, type BenchLlmOptions } from '../bench/bench-options.ts'
-import { assertionError, FailedAfterMeasuringError, runStandaloneBench } from '../bench/standalone-bench.ts'
+import { assertionError, FailedAfterMeasuringError, runBench } from '../bench/run-bench.ts'
 import { benchNameOf } from './bench-name.ts'
 import { injectProvided } from './inject-provided.ts'
 import { forwardProgress } from './bench-progress.ts'
@@ -20,7 +20,8 @@ function reported(result: BenchmarkResult, options: BenchLlmOptions): BenchmarkR
   return options.recordRequests ? result : { ...result, requests: undefined }
 }
 
-async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchPlan): Promise<void> {
+/** The Vitest test of one bench: runs it ({@link runBench}), hands the reporters its result, throws its failure. */
+async function runBenchTest(ctx: TestContext, options: BenchLlmOptions, plan: BenchPlan): Promise<void> {
   const shared = injectProvided()
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
@@ -29,7 +30,7 @@ async function runBench(ctx: TestContext, options: BenchLlmOptions, plan: BenchP
   const deadline = AbortSignal.timeout(limit.ms)
   deadline.addEventListener('abort', () => controller.abort(deadline.reason), { once: true })
   const progress = shared.progress ? forwardProgress(ctx.task) : undefined
-  const { result, judgement } = await runStandaloneBench({
+  const { result, judgement } = await runBench({
     name: benchNameOf(ctx.task),
     file: ctx.task.file.filepath,
     options,
@@ -72,7 +73,7 @@ const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
     warnUndecidableGates(name, plan)
     return plan
   },
-  run: runBench,
+  run: runBenchTest,
   defaultTimeoutMs: DEFAULT_BENCH_TIMEOUT_MS,
   wholeTimeoutMs: (plan) => runnerTimeoutMs(plan.limit.ms),
 })

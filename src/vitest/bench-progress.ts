@@ -2,7 +2,7 @@
 // package from loading on Vitest 3 before the plugin can say which Vitest it needs.
 import * as vitestApi from 'vitest'
 import type { RunnerTestCase } from 'vitest'
-import type { Progress } from '../core/contract/types.ts'
+import type { Progress } from '../core/contract/options.ts'
 import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
 
 /** Default interval between two progress artifacts of one bench, milliseconds. */

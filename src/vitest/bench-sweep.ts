@@ -1,5 +1,5 @@
 import type { TestContext } from 'vitest'
-import { assertionError } from '../bench/standalone-bench.ts'
+import { assertionError } from '../bench/run-bench.ts'
 import {
   DEFAULT_SWEEP_TIMEOUT_MS,
   validateBenchSweepOptions,

@@ -1,7 +1,7 @@
 // compareLlamaTimings on hand-made records (no server): what is paired, skipped and computed.
 import { describe, expect, test } from 'vitest'
 import { compareLlamaTimings, llamaTimingPairs } from '../../src/core/server/llama-timings.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 
 function record(
   index: number,

@@ -3,7 +3,8 @@
 import { baselineEntryFrom, type RegressionPolicy, type Verdict } from '../../src/core/baseline/index.ts'
 import { compare } from './compare-given.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { startSimulator, type SimulatorOptions } from '../../src/sim/index.ts'
 
 /** Settings of one A/A experiment. */

@@ -4,7 +4,7 @@
  * complete BenchmarkResult around them.
  */
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js'
-import type { BenchmarkResult, EnvironmentInfo, MetricSummary } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, EnvironmentInfo, MetricSummary } from '../../src/core/contract/result.ts'
 
 export { seededRandom } from './metrics-fixtures.ts'
 

@@ -1,4 +1,4 @@
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 
 /**
  * A slowed server must fail against a stored baseline, except on a disturbed machine, where the

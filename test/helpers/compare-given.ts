@@ -5,7 +5,7 @@ import {
   type RegressionPolicy,
   type Verdict,
 } from '../../src/core/baseline/index.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 
 /**
  * The verdict on a policy as a bench writes it: parsed first, as a bench's plan parses it once

@@ -1,5 +1,5 @@
 import { createRandom } from '../../src/core/platform/random.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 
 /** A completed, streamed request with usage; override any field. */
 export function okRecord(fields: Partial<RequestRecord> & Pick<RequestRecord, 'sentAt' | 'endAt'>): RequestRecord {

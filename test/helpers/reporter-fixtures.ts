@@ -7,7 +7,7 @@
 import { baselineEntryFrom, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
 import type { TestCase, TestModule } from 'vitest/node'
 import type { SloCheck } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult, GpuSample, Timeline } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, GpuSample, Timeline } from '../../src/core/contract/result.ts'
 import type { ReportEntry } from '../../reporters/index.ts'
 import { environment, lognormalSamples, makeResult, seededRandom } from './baseline-fixtures.ts'
 

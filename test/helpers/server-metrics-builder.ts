@@ -1,4 +1,4 @@
-import type { ServerMetrics } from '../../src/core/contract/types.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 
 /** A vLLM `ServerMetrics` with the scrape facts filled in and no figures: a test adds the figures it asserts on. */
 export function serverMetricsOf(figures: Partial<ServerMetrics>): ServerMetrics {

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { simulator } from '../../src/bench/bench-options.ts'
 import type { BenchLlmOptions } from '../../src/bench/bench-options.ts'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import { baselineConfigOf, hashConfig } from '../../src/core/baseline/index.ts'
-import type { LoadOptions, WorkloadOptions } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
+import type { WorkloadOptions } from '../../src/core/contract/workload-options.ts'
 import { canonicalConfig } from '../../src/core/plan/index.ts'
 import { expectRecorded } from '../helpers/busy-machine.ts'
 
@@ -84,7 +85,7 @@ describe('one baseline entry however the defaults are spelled', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'identity.bench.ts')
     const run = (load: LoadOptions, update: 'all' | 'none') =>
-      runStandaloneBench({
+      runBench({
         name: 'open',
         file,
         options: bench(synthetic, load),
@@ -118,7 +119,7 @@ describe('one baseline entry however the defaults are spelled', () => {
     // The fixture was recorded by the code before this change (raw configs, their hashes) on another
     // machine: give it this machine's fingerprint, which is not what is tested here.
     const probe = join(dir, 'probe.bench.ts')
-    await runStandaloneBench({
+    await runBench({
       name: 'probe',
       file: probe,
       options: bench(synthetic, { concurrency: 2, requests: 10 }),
@@ -135,7 +136,7 @@ describe('one baseline entry however the defaults are spelled', () => {
     for (const entry of Object.values(old.entries)) entry.fingerprint = here.entries.probe.fingerprint
     await writeFile(path, JSON.stringify(old))
     const compared = (name: string, workload: WorkloadOptions, load: LoadOptions) =>
-      runStandaloneBench({ name, file, options: bench(workload, load), provided: { update: 'none', ci: true } })
+      runBench({ name, file, options: bench(workload, load), provided: { update: 'none', ci: true } })
 
     // Recorded as { rate: 50, requests: 30 }: now spelled with its defaults.
     const open = await compared(

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 import { startRefusingServer } from '../helpers/refusing-server.ts'
 

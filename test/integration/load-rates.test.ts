@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { LoadOptions, RequestRecord } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 

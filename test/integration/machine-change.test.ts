@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
 import { BaselineMismatchError } from '../../src/core/contract/errors.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
@@ -28,7 +28,7 @@ describe('a baseline from another GPU', () => {
     vi.stubEnv('LLM_BENCH_NVIDIA_SMI', fakeNvidiaSmi)
     const file = join(dir, 'gpu.bench.ts')
     const run = (ci: boolean) =>
-      runStandaloneBench({
+      runBench({
         name: 'chat',
         file,
         options: {

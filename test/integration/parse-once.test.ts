@@ -20,12 +20,12 @@ const spied = async (importOriginal: () => Promise<Module>, ...names: string[]):
 
 vi.mock('../../src/core/load/validate-load.ts', (io) => spied(io, 'validateLoad'))
 vi.mock('../../src/core/load/run-warmup.ts', (io) => spied(io, 'validateWarmupOptions'))
-vi.mock('../../src/core/metrics/goodput.ts', (io) => spied(io, 'validateGoodputLimits'))
+vi.mock('../../src/core/metrics/goodput.ts', (io) => spied(io, 'resolveGoodputLimits'))
 vi.mock('../../src/core/metrics/cost.ts', (io) => spied(io, 'validateCostOptions'))
-vi.mock('../../src/core/server/metrics/server-metrics-options.ts', (io) => spied(io, 'checkServerMetricsOptions'))
+vi.mock('../../src/core/server/metrics/server-metrics-options.ts', (io) => spied(io, 'validateServerMetricsOptions'))
 vi.mock('../../src/core/slo/slo-options.ts', (io) => spied(io, 'validateSloOptions'))
 vi.mock('../../src/core/baseline/regression-policy.ts', (io) => spied(io, 'parseRegressionPolicy'))
-vi.mock('../../src/core/workers/split-load.ts', (io) => spied(io, 'validateWorkers'))
+vi.mock('../../src/core/workers/split-load.ts', (io) => spied(io, 'resolveWorkers'))
 vi.mock('../../src/bench/bench-trials.ts', (io) => spied(io, 'resolveTrials'))
 vi.mock('../../src/core/plan/run-plan.ts', (io) => spied(io, 'planRun'))
 vi.mock('../../src/sim/options.ts', (io) => spied(io, 'resolveSimulatorOptions'))
@@ -33,17 +33,17 @@ vi.mock('../../src/core/plan/resolve-benchmark.ts', (io) => spied(io, 'checkTarg
 
 const { validateLoad } = await import('../../src/core/load/validate-load.ts')
 const { validateWarmupOptions } = await import('../../src/core/load/run-warmup.ts')
-const { validateGoodputLimits } = await import('../../src/core/metrics/goodput.ts')
+const { resolveGoodputLimits } = await import('../../src/core/metrics/goodput.ts')
 const { validateCostOptions } = await import('../../src/core/metrics/cost.ts')
-const { checkServerMetricsOptions } = await import('../../src/core/server/metrics/server-metrics-options.ts')
+const { validateServerMetricsOptions } = await import('../../src/core/server/metrics/server-metrics-options.ts')
 const { validateSloOptions } = await import('../../src/core/slo/slo-options.ts')
 const { parseRegressionPolicy } = await import('../../src/core/baseline/regression-policy.ts')
-const { validateWorkers } = await import('../../src/core/workers/split-load.ts')
+const { resolveWorkers } = await import('../../src/core/workers/split-load.ts')
 const { resolveTrials } = await import('../../src/bench/bench-trials.ts')
 const { planRun } = await import('../../src/core/plan/run-plan.ts')
 const { resolveSimulatorOptions } = await import('../../src/sim/options.ts')
 const { checkTarget, resolveBenchmark } = await import('../../src/core/plan/resolve-benchmark.ts')
-const { createStandaloneBenchLlm } = await import('../../src/bench/standalone-bench.ts')
+const { createStandaloneBenchLlm } = await import('../../src/bench/standalone-bench-llm.ts')
 const { simulator } = await import('../../src/bench/bench-options.ts')
 const { runBenchmark } = await import('../../src/core/run.ts')
 const { startSimulator } = await import('../../src/sim/index.ts')
@@ -52,12 +52,12 @@ const { runSweep } = await import('../../src/core/sweep/index.ts')
 const parsers = {
   validateLoad,
   validateWarmupOptions,
-  validateGoodputLimits,
+  resolveGoodputLimits,
   validateCostOptions,
-  checkServerMetricsOptions,
+  validateServerMetricsOptions,
   validateSloOptions,
   parseRegressionPolicy,
-  validateWorkers,
+  resolveWorkers,
   resolveTrials,
   planRun,
   resolveSimulatorOptions,
@@ -132,10 +132,10 @@ describe('each option group is parsed once', () => {
     expect(run).toEqual({
       validateLoad: 1,
       validateWarmupOptions: 1,
-      validateGoodputLimits: 1,
+      resolveGoodputLimits: 1,
       validateCostOptions: 1,
-      checkServerMetricsOptions: 1,
-      validateWorkers: 1,
+      validateServerMetricsOptions: 1,
+      resolveWorkers: 1,
       planRun: 1,
       // startSimulator's own.
       resolveSimulatorOptions: 1,
@@ -162,10 +162,10 @@ describe('each option group is parsed once', () => {
     expect(run).toEqual({
       validateLoad: 4,
       validateWarmupOptions: 3,
-      validateGoodputLimits: 3,
+      resolveGoodputLimits: 3,
       validateCostOptions: 3,
-      checkServerMetricsOptions: 3,
-      validateWorkers: 3,
+      validateServerMetricsOptions: 3,
+      resolveWorkers: 3,
       planRun: 3,
       resolveSimulatorOptions: 1,
     })

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 
 const REASONING_TOKENS = 8

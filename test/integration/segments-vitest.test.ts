@@ -18,7 +18,7 @@ import {
   JsonSchemaValidator,
 } from '../../src/core/contract/json-schema/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import type { SimulatorOptions } from '../../src/sim/index.ts'
 
 /** The simulator on its own event loop (a worker thread), so blocking this one does not slow it. */

@@ -3,7 +3,8 @@
 // token counters equal the client's counts, and client TTFT is compared with the server's.
 import { afterEach, describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { BenchmarkOptions, BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 import { buildSimulatorText } from '../../src/sim/tokens.ts'
 

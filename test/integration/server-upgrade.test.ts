@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import { BaselineMismatchError } from '../../src/core/contract/errors.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { AA_SIMULATOR } from '../helpers/aa-experiment.ts'
@@ -36,7 +36,7 @@ async function benchOn(version: string, speedFactor: number, update: 'all' | 'no
 async function benchOnce(version: string, speedFactor: number, update: 'all' | 'none', model?: string) {
   const sim = await startSimulator({ ...AA_SIMULATOR, version, speedFactor, ...(model ? { model } : {}) })
   try {
-    return await runStandaloneBench({
+    return await runBench({
       name: model ? 'quantization' : 'upgrade',
       file,
       options: {

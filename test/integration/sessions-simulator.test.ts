@@ -9,7 +9,9 @@ import {
   BENCHMARK_RESULT_SCHEMA_ID,
   JsonSchemaValidator,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/sim/index.ts'
 import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 

@@ -4,14 +4,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
 import {
   BENCHMARK_RESULT_SCHEMA,
   BENCHMARK_RESULT_SCHEMA_ID,
   JsonSchemaValidator,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, Progress } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions, Progress } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 
@@ -101,7 +102,7 @@ describe('soak against the simulator', () => {
       const sim = await startSimulator({ seed: 3 })
       const file = join(dir, 'leak.bench.ts')
       try {
-        const { judgement, result } = await runStandaloneBench({
+        const { judgement, result } = await runBench({
           name: 'soak with a leak',
           file,
           options: {

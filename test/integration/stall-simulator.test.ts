@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { Progress } from '../../src/core/contract/types.ts'
+import type { Progress } from '../../src/core/contract/options.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 
 describe('a server that stops answering mid-run', () => {

@@ -10,10 +10,11 @@ import {
   BENCHMARK_RESULT_SCHEMA_ID,
   JsonSchemaValidator,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkOptions, BenchmarkResult, LoadOptions, Progress } from '../../src/core/contract/types.ts'
+import type { BenchmarkOptions, LoadOptions, Progress } from '../../src/core/contract/options.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import type { BenchLlmOptions } from '../../src/bench/bench-options.ts'
 
 /**
@@ -258,7 +259,7 @@ describe('a bench that stopWhen stopped', () => {
 
   test('fails with the reason and writes no baseline under -u; expected: true passes and records nothing', async () => {
     // A healthy run recorded with -u: the entry a stopped run must leave alone.
-    const recorded = await runStandaloneBench({
+    const recorded = await runBench({
       name: 'safety',
       file,
       options: bench(Infinity, { errorRate: 0.5, forMs: 1_000 }),
@@ -269,7 +270,7 @@ describe('a bench that stopWhen stopped', () => {
     const before = readFileSync(baselineFile, 'utf8')
 
     // The server fails from its 100th request on; the bench runs under -u.
-    const stopped = await runStandaloneBench({
+    const stopped = await runBench({
       name: 'safety',
       file,
       options: bench(100, { errorRate: 0.5, forMs: 1_000 }),
@@ -290,7 +291,7 @@ describe('a bench that stopWhen stopped', () => {
 
     // The same stop, expected: a pass with a note, and still nothing recorded, with -u or without.
     for (const update of ['all', 'none'] as const) {
-      const probe = await runStandaloneBench({
+      const probe = await runBench({
         name: 'safety',
         file,
         options: bench(100, { errorRate: 0.5, forMs: 1_000, expected: true }),
@@ -310,7 +311,7 @@ describe('a bench that stopWhen stopped', () => {
 
   test('a stopped bench with no stored entry writes none', async () => {
     const fresh = join(dir, 'fresh.bench.ts')
-    const outcome = await runStandaloneBench({
+    const outcome = await runBench({
       name: 'fresh',
       file: fresh,
       options: bench(60, { errorRate: 0.5, forMs: 500 }),

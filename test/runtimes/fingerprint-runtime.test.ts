@@ -6,7 +6,7 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { diffMachine, fingerprintOf } from '../../src/core/baseline/index.ts'
 import { collectEnvironment } from '../../src/core/telemetry/index.ts'
 import { detectRuntime } from '../../src/core/platform/runtime.ts'
-import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/result.ts'
 import { judgeBench } from '../../src/bench/bench-judgement.ts'
 import { environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 

@@ -6,14 +6,14 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
 import type { BenchLlmOptions } from '../../src/bench/bench-options.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import {
   callerFileOf,
   createStandaloneBenchLlm,
-  runStandaloneBench,
   standaloneProvided,
   updateModeFromEnv,
-} from '../../src/bench/standalone-bench.ts'
-import type { RegisterTest } from '../../src/bench/standalone-bench.ts'
+} from '../../src/bench/standalone-bench-llm.ts'
+import type { RegisterTest } from '../../src/bench/standalone-bench-llm.ts'
 import { disturbanceNamed } from '../helpers/busy-machine.ts'
 import { expectRecorded } from '../helpers/busy-machine.ts'
 
@@ -46,26 +46,26 @@ describe('LLM_BENCH_UPDATE', () => {
 })
 
 describe('callerFileOf: the bench file from the stack of a bench.llm call', () => {
-  const own = (file: string) => /[\\/]src[\\/](bun|deno)[\\/]/.test(file) || /standalone-bench\.[jt]s$/.test(file)
+  const own = (file: string) => /[\\/]src[\\/](bun|deno)[\\/]/.test(file) || /standalone-bench-llm\.[jt]s$/.test(file)
   test.each([
     [
       'Bun',
-      'Error\n    at registerIn (/repo/src/bench/standalone-bench.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7',
+      'Error\n    at registerIn (/repo/src/bench/standalone-bench-llm.ts:150:20)\n    at /repo/src/bun/bench-llm.ts:10:3\n    at /home/me/app/benches/chat.bench.ts:4:7',
       '/home/me/app/benches/chat.bench.ts',
     ],
     [
       'Bun, named frame',
-      'Error\n    at <anonymous> (/repo/src/bench/standalone-bench.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)',
+      'Error\n    at <anonymous> (/repo/src/bench/standalone-bench-llm.ts:150:20)\n    at <anonymous> (/home/me/app/chat.bench.ts:4:7)',
       '/home/me/app/chat.bench.ts',
     ],
     [
       'Deno',
-      'Error\n    at registerIn (file:///repo/src/bench/standalone-bench.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7',
+      'Error\n    at registerIn (file:///repo/src/bench/standalone-bench-llm.ts:150:20)\n    at file:///home/me/app/b%20c/chat.bench.ts:4:7',
       '/home/me/app/b c/chat.bench.ts',
     ],
     [
       'Node',
-      'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)',
+      'Error\n    at registerIn (/repo/dist/src/bench/standalone-bench-llm.js:1:1)\n    at Object.<anonymous> (/home/me/app/chat.bench.ts:4:7)',
       '/home/me/app/chat.bench.ts',
     ],
   ])('%s', (_runtime, stack, file) => {
@@ -180,7 +180,7 @@ describe('createStandaloneBenchLlm', () => {
   })
 
   test('resetPrefixCache asks the target to empty its cache; a server without the endpoint gets a warning, not a failure', async () => {
-    const reset = await runStandaloneBench({
+    const reset = await runBench({
       name: 'reset',
       file: '/tmp/reset.bench.ts',
       options: { ...options(1), baseline: false, resetPrefixCache: true },
@@ -192,7 +192,7 @@ describe('createStandaloneBenchLlm', () => {
         /^resetPrefixCache: http:\/\/127\.0\.0\.1:\d+ offers neither POST \/reset_prefix_cache \(vLLM with VLLM_SERVER_DEV_MODE=1\) nor POST \/flush_cache \(SGLang\)/,
       ),
     ])
-    const plain = await runStandaloneBench({
+    const plain = await runBench({
       name: 'plain',
       file: '/tmp/reset.bench.ts',
       options: { ...options(1), baseline: false },
@@ -206,7 +206,7 @@ describe('createStandaloneBenchLlm', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const file = join(dir, 'trials.bench.ts')
     const withTrials = (speed: number): BenchLlmOptions => ({ ...options(speed), trials: { record: 3, max: 3 } })
-    const recorded = await runStandaloneBench({
+    const recorded = await runBench({
       name: 'trials',
       file,
       options: withTrials(1),
@@ -223,7 +223,7 @@ describe('createStandaloneBenchLlm', () => {
     }
     expect(stored.entries.trials?.trials).toHaveLength(3)
 
-    const same = await runStandaloneBench({
+    const same = await runBench({
       name: 'trials',
       file,
       options: withTrials(1),
@@ -233,7 +233,7 @@ describe('createStandaloneBenchLlm', () => {
     expect(same.result.trials?.length).toBeGreaterThanOrEqual(1)
     expect(same.judgement.verdict?.checks[0]?.trials?.baseline).toBe(3)
 
-    const slow = await runStandaloneBench({
+    const slow = await runBench({
       name: 'trials',
       file,
       options: withTrials(3),
@@ -250,7 +250,7 @@ describe('createStandaloneBenchLlm', () => {
       expect(slow.result.trials).toHaveLength(3)
       expect(slow.judgement.verdict?.checks[0]?.trials).toEqual({ baseline: 3, current: 3 })
     }
-    const once = await runStandaloneBench({
+    const once = await runBench({
       name: 'trials',
       file,
       options: { ...options(3), trials: { max: 1 } },
@@ -283,7 +283,7 @@ describe('createStandaloneBenchLlm', () => {
     }
     expect(Object.keys(stored.entries)).toEqual(['chat steady'])
 
-    const { result, judgement } = await runStandaloneBench({
+    const { result, judgement } = await runBench({
       name: 'chat steady',
       file,
       options: options(3),
@@ -318,7 +318,7 @@ describe('a provisional baseline outside Vitest', () => {
       baseline: { tpotMs: { p50: '+20%' } },
       trials: { record: 2, max: 3 },
     }
-    await runStandaloneBench({ name: 'chat', file, options, provided: { update: 'all', ci: false } })
+    await runBench({ name: 'chat', file, options, provided: { update: 'all', ci: false } })
     // The stored entry as if it had been recorded on a disturbed machine.
     const path = join(dir, '__llm_baselines__', 'chat.bench.ts.json')
     const stored = JSON.parse(await readFile(path, 'utf8')) as { entries: Record<string, { provisional?: string[] }> }
@@ -326,7 +326,7 @@ describe('a provisional baseline outside Vitest', () => {
     if (entry === undefined) throw new Error('no entry written')
     entry.provisional = ['the hypervisor took 9.0 % of the CPU (steal)']
     await writeFile(path, JSON.stringify(stored))
-    const { result, judgement } = await runStandaloneBench({
+    const { result, judgement } = await runBench({
       name: 'chat',
       file,
       options,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { skipWhenDisturbed } from '../helpers/busy-machine.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { detectRuntime } from '../../src/core/platform/runtime.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 
 const quantile = (values: number[], q: number): number => {

@@ -6,7 +6,7 @@ import { afterAll, expect, test } from 'vitest'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
 import { BaselineFileError } from '../../src/core/contract/errors.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
-import { FailedAfterMeasuringError, runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { FailedAfterMeasuringError, runBench } from '../../src/bench/run-bench.ts'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'llm-after-measuring-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -15,7 +15,7 @@ test('a baseline file broken while the load ran: the error names the file and ca
   const file = path.join(dir, 'chat.bench.ts')
   const baseline = baselinePathFor(file)
   let broken = false
-  const error = await runStandaloneBench({
+  const error = await runBench({
     name: 'breaks mid-run',
     file,
     options: {

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
-import type { ApiKind, PreparedRequest, RequestRecord } from '../../src/core/contract/types.ts'
+import type { ApiKind } from '../../src/core/contract/api-kinds.ts'
+import type { PreparedRequest, RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedServer, ScriptedWrite } from '../fixtures/sse/scripted-server.ts'
 

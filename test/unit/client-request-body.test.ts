@@ -7,7 +7,8 @@ import {
   withServerName,
 } from '../../src/core/client/index.ts'
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
-import type { ApiKind, RequestShape } from '../../src/core/contract/types.ts'
+import type { ApiKind } from '../../src/core/contract/api-kinds.ts'
+import type { RequestShape } from '../../src/core/contract/workload-options.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 
 const chat: ResolvedTarget = {

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { loadSseFixture } from '../fixtures/sse/fixture-file.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedServer } from '../fixtures/sse/scripted-server.ts'

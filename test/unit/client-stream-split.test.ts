@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startScriptedServer } from '../fixtures/sse/scripted-server.ts'
 import type { ScriptedServer } from '../fixtures/sse/scripted-server.ts'
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { judgeVariant, type CompareTrial } from '../../src/bench/compare-bench.ts'
 import { planCompare } from '../../src/bench/compare-bench-options.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { lognormalSamples, makeResult } from '../helpers/baseline-fixtures.ts'
 import { seededRandom } from '../helpers/metrics-fixtures.ts'
 

@@ -3,7 +3,7 @@
 // `function_call_output` items, Messages `tool_use` / `tool_result` blocks).
 import { describe, expect, test } from 'vitest'
 import { anthropicMessages, chatMessages, responsesInput } from '../../src/core/client/conversation-body.ts'
-import type { ConversationMessage } from '../../src/core/contract/types.ts'
+import type { ConversationMessage } from '../../src/core/contract/request-record.ts'
 import { turnMessages } from '../../src/core/workload/index.ts'
 
 const calls = [

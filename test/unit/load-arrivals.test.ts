@@ -6,7 +6,7 @@ import {
   plannedArrivalCount as countResolved,
 } from '../../src/core/load/index.ts'
 import { resolveLoad } from '../../src/core/plan/index.ts'
-import type { LoadOptions } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
 
 // The loads below are written as a user writes them; the plan resolves them before the load stages see them.
 const planArrivals = (load: LoadOptions, seed: number, count: number): number[] =>

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { runLoad as runResolved, runWarmup, warmupConcurrency } from '../../src/core/load/index.ts'
+import { runLoad as runResolved, runWarmup } from '../../src/core/load/index.ts'
 import { resolveLoad } from '../../src/core/plan/index.ts'
-import type { LoadOptions } from '../../src/core/contract/types.ts'
-import { validateOptions } from '../../src/core/plan/index.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
+import { planRun, validateOptions } from '../../src/core/plan/index.ts'
 import type { DispatchRequest } from '../../src/core/load/index.ts'
 
 // The loads below are written as a user writes them; the plan resolves them before the load stages see them.
 type RunOptions = Parameters<typeof runResolved>[0]
 const runLoad = (options: Omit<RunOptions, 'load'> & { load: LoadOptions }): ReturnType<typeof runResolved> =>
-  // A trace's timestamps set the sends: no arrival process is named for it (as planRun resolves it).
+  // A trace's timestamps set the sends: no arrival process is named for it and no cap (as planRun resolves it).
   runResolved({
     ...options,
-    load: resolveLoad(options.load, options.load.rate !== undefined && options.timestampsMs === undefined),
+    load: resolveLoad(
+      options.load,
+      options.timestampsMs !== undefined ? 'trace' : options.load.rate !== undefined ? 'open' : 'closed',
+    ),
   })
 
 /** A fake server: each request takes `latencyMs(index)`, tracks what is in flight, and stops early on abort. */
@@ -240,7 +243,8 @@ describe('runLoad, open loop', () => {
 describe('runWarmup', () => {
   it('sends warm-up requests with negative indices at the given concurrency and waits for them', async () => {
     const { state, dispatch } = fakeServer(() => 5)
-    const outcome = await runWarmup({ requests: 10 }, (index, signal) => dispatch(index, undefined, signal), 3)
+    const warmup = { requests: 10, durationMs: 0, concurrency: 3 }
+    const outcome = await runWarmup(warmup, (index, signal) => dispatch(index, undefined, signal))
     expect(outcome.requests).toBe(10)
     expect(state.sends.map((s) => s.index)).toEqual([-1, -2, -3, -4, -5, -6, -7, -8, -9, -10])
     expect(state.maxInFlight).toBe(3)
@@ -250,10 +254,12 @@ describe('runWarmup', () => {
 
   it('warms up for a duration and skips an empty warm-up', async () => {
     const { state, dispatch } = fakeServer(() => 10)
-    const outcome = await runWarmup({ durationMs: 60 }, (index, signal) => dispatch(index, undefined, signal), 2)
+    const warmup = { requests: 0, durationMs: 60, concurrency: 2 }
+    const outcome = await runWarmup(warmup, (index, signal) => dispatch(index, undefined, signal))
     expect(outcome.requests).toBeGreaterThan(2)
     expect(state.completed).toHaveLength(outcome.requests)
-    expect(await runWarmup({}, () => Promise.resolve(), 1)).toEqual({ requests: 0, durationMs: 0 })
+    const none = { requests: 0, durationMs: 0, concurrency: 1 }
+    expect(await runWarmup(none, () => Promise.resolve())).toEqual({ requests: 0, durationMs: 0 })
   })
 
   it('one warm-up rule, in the plan: 0 skips, a negative or endless one is refused before anything is sent', async () => {
@@ -263,7 +269,9 @@ describe('runWarmup', () => {
       load: { concurrency: 1, requests: 1 },
     } as const
     expect(() => validateOptions({ ...base, warmup: { durationMs: 0 } })).not.toThrow()
-    expect(await runWarmup({ durationMs: 0 }, () => Promise.reject(new Error('sent')), 1)).toEqual({
+    expect(planRun({ ...base, warmup: { durationMs: 0 } }).warmup).toBeUndefined()
+    const none = { requests: 0, durationMs: 0, concurrency: 1 }
+    expect(await runWarmup(none, () => Promise.reject(new Error('sent')))).toEqual({
       requests: 0,
       durationMs: 0,
     })
@@ -271,13 +279,6 @@ describe('runWarmup', () => {
       expect(() => validateOptions({ ...base, warmup })).toThrow(/warmup\.(durationMs|requests)/)
     }
     expect(() => validateOptions({ ...base, warmup: 5 as never })).toThrow(/warmup.*must be an object/)
-  })
-
-  it('picks the load concurrency, or all at once for an uncapped open loop', () => {
-    expect(warmupConcurrency({ concurrency: 8, requests: 1 }, { requests: 20 })).toBe(8)
-    expect(warmupConcurrency({ rate: 5, concurrency: 2, requests: 1 }, { requests: 20 })).toBe(2)
-    expect(warmupConcurrency({ rate: 5, requests: 1 }, { requests: 20 })).toBe(20)
-    expect(warmupConcurrency({ rate: 5, requests: 1 }, { durationMs: 1000 })).toBe(1)
   })
 })
 

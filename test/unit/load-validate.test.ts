@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { validateLoad } from '../../src/core/load/index.ts'
-import type { LoadOptions } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
 
 const bad = (load: unknown, context?: { trace?: boolean }): OptionsError => {
   try {

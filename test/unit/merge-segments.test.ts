@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { mergeSegments, SEGMENT_START_LAG_LIMIT_MS } from '../../src/core/trials/merge-segments.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
-import type { BenchmarkResult, RequestRecord, SegmentInfo } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, SegmentInfo } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { createRandom } from '../../src/core/platform/random.ts'
 import { okRecord } from '../helpers/metrics-fixtures.ts'
 

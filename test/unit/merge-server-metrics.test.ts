@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { mergeServerSides } from '../../src/core/server/metrics/index.ts'
 import { mergeTrials } from '../../src/core/trials/merge-trials.ts'
-import type { ServerMetrics } from '../../src/core/contract/types.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 import { makeResult } from '../helpers/baseline-fixtures.ts'
 import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 

@@ -21,7 +21,7 @@ import {
   type ThroughputName,
 } from '../../src/core/contract/metric-catalog.ts'
 import { BENCHMARK_RESULT_SCHEMA, REPORT_SCHEMA } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkMetrics, BenchmarkResult, Throughput } from '../../src/core/contract/types.ts'
+import type { BenchmarkMetrics, BenchmarkResult, Throughput } from '../../src/core/contract/result.ts'
 import { checkSlo, validateSloOptions } from '../../src/core/slo/index.ts'
 import { trialsOf } from '../../src/core/trials/index.ts'
 import { lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'

@@ -9,7 +9,7 @@ import {
 } from '../../src/core/metrics/index.ts'
 import { validateCostOptions } from '../../src/core/metrics/cost.ts'
 import type { MetricsOutcome } from '../../src/core/metrics/index.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { failedRecord, okRecord, randomRecord, seededRandom, threeRecords } from '../helpers/metrics-fixtures.ts'
 
 /** Equal to 3 significant digits (relative error below 0.1 %). */

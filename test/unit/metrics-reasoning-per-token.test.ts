@@ -6,7 +6,8 @@ import { describe, expect, test } from 'vitest'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { forEachPerTokenInterTokenLatencyMs, timeToFirstOutputMs } from '../../src/core/metrics/request-latency.ts'
 import { mergeTrials } from '../../src/core/trials/merge-trials.ts'
-import type { BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { okRecord, threeRecords } from '../helpers/metrics-fixtures.ts'
 
 /**

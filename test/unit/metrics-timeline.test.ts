@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TimelineAccumulator } from '../../src/core/metrics/index.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 
 function record(sentAt: number, chunkTimes: number[], outputTokens: number, ok = true): RequestRecord {
   return {

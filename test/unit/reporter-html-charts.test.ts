@@ -8,7 +8,8 @@ import { renderCurveChart, type ChartPoint } from '../../reporters/html/svg-char
 import { sweepStatus, type SweepSummary } from '../../reporters/sweep-entry.ts'
 import { renderConsoleSweep } from '../../reporters/console-table.ts'
 import { runCounts, runTallyLine } from '../../reporters/run-counts.ts'
-import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 import { reportEntries } from '../helpers/reporter-fixtures.ts'
 
 /** The `<figure>` of chart `id` in `html`. */

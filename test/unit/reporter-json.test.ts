@@ -18,7 +18,7 @@ import {
   REPORT_SCHEMA,
   REPORT_SCHEMA_ID,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { moduleOf, reportEntries } from '../helpers/reporter-fixtures.ts'
 import { configSummary, environmentSummary } from '../../reporters/inventory.ts'

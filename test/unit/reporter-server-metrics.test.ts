@@ -13,7 +13,8 @@ import {
   REPORT_SCHEMA,
   REPORT_SCHEMA_ID,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkResult, ServerMetrics, ServerSide } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { ServerMetrics, ServerSide } from '../../src/core/contract/server-metrics.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { SIMULATOR_SERVER_NAME } from '../../src/core/contract/simulator-name.ts'
 

@@ -7,7 +7,7 @@ import { isBenchProgressArtifact } from '../../reporters/progress-artifact.ts'
 import { entryStatus, type ReportEntry } from '../../reporters/report-entry.ts'
 import { forwardProgress } from '../../src/vitest/bench-progress.ts'
 import { capitalized, stopText } from '../../src/core/contract/stop-text.ts'
-import type { StopReport } from '../../src/core/contract/types.ts'
+import type { StopReport } from '../../src/core/contract/result.ts'
 import { reportEntries } from '../helpers/reporter-fixtures.ts'
 import {
   BENCHMARK_RESULT_SCHEMA,

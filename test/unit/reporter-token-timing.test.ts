@@ -14,7 +14,8 @@ import {
   JsonSchemaValidator,
   REPORT_SCHEMA,
 } from '../../src/core/contract/json-schema/index.ts'
-import type { BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { startSimulator } from '../../src/sim/index.ts'
 import { reportEntries } from '../helpers/reporter-fixtures.ts'
 

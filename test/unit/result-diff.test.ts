@@ -7,7 +7,7 @@ import type { CliIo } from '../../src/cli/cli-command.ts'
 import { diffRuns, policyOfVerdict, type SavedBench } from '../../src/bench/result-diff.ts'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import {
   DEFAULT_CONFIG,
   environment,

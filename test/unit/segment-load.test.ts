@@ -4,7 +4,7 @@ import { segmentShare as shareOfResolved } from '../../src/core/workers/segment-
 import { resolveLoad } from '../../src/core/plan/index.ts'
 import { segmentFromEnv } from '../../src/bench/segment-env.ts'
 import { planRun } from '../../src/core/plan/run-plan.ts'
-import type { LoadOptions } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
 
 // The loads below are written as a user writes them; the plan resolves them before the stages see them.
 const planArrivals = (load: LoadOptions, seed: number, count: number): number[] =>
@@ -31,9 +31,18 @@ describe('segmentShare: disjoint slices of one global plan', () => {
     const slices = union(load, 4)
     expect(slices.map(([index]) => index)).toEqual(Array.from({ length: 103 }, (_, i) => i))
     expect(slices.map(([, offset]) => offset)).toEqual(global)
-    const second = segmentShare(load, { requests: 6 }, 9, undefined, { index: 2, count: 4 })
-    expect(second.load).toEqual({ concurrency: 2, drainGraceMs: 30_000 }) // the rate became planned offsets; the cap is shared
-    expect(second.warmup).toEqual({ requests: 2 })
+    const warmup = { requests: 6, durationMs: 0, concurrency: 8 }
+    const second = segmentShare(load, warmup, 9, undefined, { index: 2, count: 4 })
+    // The rate became planned offsets; the cap is shared, the warm-up's too.
+    expect(second.load).toEqual({ concurrency: 2, drainGraceMs: 30_000, maxInFlight: 2 })
+    expect(second.warmup).toEqual({ requests: 2, durationMs: 0, concurrency: 2 })
+    // Without a cap, every share of an open loop is uncapped; a warm-up of all its requests at once sends its share so.
+    const uncapped = segmentShare({ rate: 20, requests: 103 }, { ...warmup, concurrency: 6 }, 9, undefined, {
+      index: 4,
+      count: 4,
+    })
+    expect(uncapped.load.maxInFlight).toBe(Infinity)
+    expect(uncapped.warmup).toEqual({ requests: 1, durationMs: 0, concurrency: 1 })
     expect(second.indexOf(0)).toBe(1)
     expect(second.indexOf(3)).toBe(13)
   })
@@ -46,15 +55,15 @@ describe('segmentShare: disjoint slices of one global plan', () => {
   it('closed loop: concurrency and requests split into whole shares; sessions of a session load likewise', () => {
     expect(
       segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 1, count: 4 }).load,
-    ).toEqual({ concurrency: 3, requests: 26, drainGraceMs: 30_000 })
+    ).toEqual({ concurrency: 3, requests: 26, drainGraceMs: 30_000, maxInFlight: 3 })
     expect(
       segmentShare({ concurrency: 10, requests: 101 }, undefined, 9, undefined, { index: 4, count: 4 }).load,
-    ).toEqual({ concurrency: 2, requests: 25, drainGraceMs: 30_000 })
+    ).toEqual({ concurrency: 2, requests: 25, drainGraceMs: 30_000, maxInFlight: 2 })
     expect(union({ concurrency: 10, requests: 101 }, 4).map(([index]) => index)).toEqual(
       Array.from({ length: 101 }, (_, i) => i),
     )
     expect(segmentShare({ concurrency: 4, sessions: 9 }, undefined, 9, undefined, { index: 2, count: 2 }).load).toEqual(
-      { concurrency: 2, sessions: 4, drainGraceMs: 30_000 },
+      { concurrency: 2, sessions: 4, drainGraceMs: 30_000, maxInFlight: 2 },
     )
   })
 
@@ -62,6 +71,7 @@ describe('segmentShare: disjoint slices of one global plan', () => {
     for (const index of [1, 2, 3, 4]) {
       const share = segmentShare({ requests: 100 }, undefined, 9, undefined, { index, count: 4 })
       expect(share.load.concurrency).toBeUndefined()
+      expect(share.load.maxInFlight).toBe(1)
       expect(share.load.requests).toBe(25)
     }
   })

@@ -8,7 +8,8 @@ import {
   serverContextOf,
 } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
-import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 

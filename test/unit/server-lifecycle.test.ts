@@ -11,7 +11,7 @@ import type { ServerSpec } from '../../src/core/server/server-spec.ts'
 import { ServerPool } from '../../src/core/server/server-pool.ts'
 import { stopTrackedServers, trackedServerCount } from '../../src/core/server/shutdown-hooks.ts'
 import { startServer, withServer } from '../../src/core/server/start-server.ts'
-import { runStandaloneBench } from '../../src/bench/standalone-bench.ts'
+import { runBench } from '../../src/bench/run-bench.ts'
 import { expectNoProcessesWith, killProcessesWith, processesWith } from '../helpers/processes.ts'
 
 const fakeVllm = fileURLToPath(new URL('../fixtures/bin/vllm', import.meta.url))
@@ -78,7 +78,7 @@ async function startFailure(promise: Promise<unknown>): Promise<ServerStartError
 
 describe('launching a server', () => {
   test('a bench against a launched server: the launch command is in the result, its secrets are not', async () => {
-    const { result, judgement } = await runStandaloneBench({
+    const { result, judgement } = await runBench({
       name: 'launched',
       file: path.join(logDir, 'launched.bench.ts'),
       options: {
@@ -103,7 +103,7 @@ describe('launching a server', () => {
   test('a vLLM launched through command([...]) or connected to is named vllm, started as such, and asked for per-chunk usage', async () => {
     const file = path.join(logDir, 'named.bench.ts')
     const bench = (server: ServerSpec, name: string) =>
-      runStandaloneBench({
+      runBench({
         name,
         file,
         options: {
@@ -144,7 +144,7 @@ describe('launching a server', () => {
 
   test('a launched server killed during the run fails the bench with its exit and last log lines; no baseline is written', async () => {
     const file = path.join(logDir, 'killed.bench.ts')
-    const { result, judgement } = await runStandaloneBench({
+    const { result, judgement } = await runBench({
       name: 'killed',
       file,
       options: {
@@ -166,7 +166,7 @@ describe('launching a server', () => {
   })
 
   test('a launched server that buffers its stream (whole output in one write) is found by the idle probe: no TTFT reported', async () => {
-    const { result } = await runStandaloneBench({
+    const { result } = await runBench({
       name: 'buffered',
       file: path.join(logDir, 'buffered.bench.ts'),
       options: {

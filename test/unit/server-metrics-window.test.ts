@@ -6,7 +6,7 @@ import {
   DIALECTS,
 } from '../../src/core/server/metrics/index.ts'
 import type { ServerMetricsScrape } from '../../src/core/server/metrics/index.ts'
-import type { MetricSummary } from '../../src/core/contract/types.ts'
+import type { MetricSummary } from '../../src/core/contract/result.ts'
 
 const VLLM = DIALECTS.find((d) => d.dialect === 'vllm')!
 

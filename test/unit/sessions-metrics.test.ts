@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { SessionsAccumulator, TURN_ENTRIES } from '../../src/core/metrics/sessions-accumulator.ts'
 import { mergeSessions } from '../../src/core/trials/merge-sessions.ts'
-import type { BenchmarkResult, RequestRecord } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { createRandom } from '../../src/core/platform/random.ts'
 import { failedRecord, okRecord } from '../helpers/metrics-fixtures.ts'
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSimulator } from '../../src/sim/index.ts'
 import type { RunningSimulator } from '../../src/sim/index.ts'
 import { StreamingClient, resolveTarget } from '../../src/core/client/index.ts'
-import type { ApiKind, RequestRecord } from '../../src/core/contract/types.ts'
+import type { ApiKind } from '../../src/core/contract/api-kinds.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 
 interface NamedEvent {
   name: string | undefined

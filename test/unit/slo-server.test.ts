@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { checkSlo, validateSloOptions } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult, ServerMetrics } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
+import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'
 import { makeResult } from '../helpers/baseline-fixtures.ts'
 import { serverMetricsOf } from '../helpers/server-metrics-builder.ts'
 

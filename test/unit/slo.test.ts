@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { SloOptions } from '../../src/core/slo/index.ts'
 import { checkSlo, formatSloChecks, validateSloOptions } from '../../src/core/slo/index.ts'
-import type { BenchmarkResult, GpuStats } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, GpuStats } from '../../src/core/contract/result.ts'
 import { lognormalSamples, makeResult, seededRandom, summaryOf } from '../helpers/baseline-fixtures.ts'
 
 const samples = lognormalSamples(seededRandom(5), 400, 300, 0.3)

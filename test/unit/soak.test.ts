@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { RequestRecord, SoakWindow } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
+import type { SoakWindow } from '../../src/core/contract/result.ts'
 import { SoakWindows } from '../../src/core/soak/soak-windows.ts'
 import { planSoak } from '../../src/core/soak/soak-options.ts'
 import { waitForRecovery } from '../../src/core/soak/soak-recovery.ts'

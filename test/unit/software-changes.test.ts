@@ -8,7 +8,7 @@ import {
 } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
-import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/result.ts'
 import {
   DEFAULT_CONFIG,
   environment,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { startStallWatch } from '../../src/core/load/stall-watch.ts'
-import type { StallReport } from '../../src/core/contract/types.ts'
+import type { StallReport } from '../../src/core/contract/result.ts'
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] })

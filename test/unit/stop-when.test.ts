@@ -10,7 +10,7 @@ import { resolveLoad } from '../../src/core/plan/resolve-load.ts'
 import { resolveStopWhen, STOP_WHEN_DEFAULTS } from '../../src/core/plan/resolve-stop-when.ts'
 import { planRun } from '../../src/core/plan/run-plan.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { ResolvedStopWhen } from '../../src/core/contract/types.ts'
+import type { ResolvedStopWhen } from '../../src/core/contract/options.ts'
 
 const ORIGIN = 10_000
 

@@ -7,7 +7,7 @@ import { StreamingClient, buildRequestBody, resolveTarget } from '../../src/core
 import type { ResolvedTarget } from '../../src/core/client/index.ts'
 import { replyCheckOf } from '../../src/core/contract/reply-schema.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { RequestShape, WorkloadOptions } from '../../src/core/contract/types.ts'
+import type { RequestShape, WorkloadOptions } from '../../src/core/contract/workload-options.ts'
 import { MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { resolveRequestShape } from '../../src/core/workload/request-shape.ts'
 import { createWorkload, ignoreEosOf } from '../../src/core/workload/index.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkLatencyLimits, describeLimits } from '../../src/core/sweep/latency-limits.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 
 /** A completed request: planned at `planned`, sent `lag` ms later, first token after `ttft` ms, `tokens` tokens `tpot` ms apart. */
 function record(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { computeGpuStats, integrateEnergyJ } from '../../src/core/telemetry/gpu-stats.ts'
-import type { GpuSample } from '../../src/core/contract/types.ts'
+import type { GpuSample } from '../../src/core/contract/result.ts'
 
 const gpu0 = { index: 0, name: 'NVIDIA H200', uuid: 'GPU-a', memoryTotalMiB: 143771 }
 const all = { startAt: Number.NEGATIVE_INFINITY, endAt: Number.POSITIVE_INFINITY }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 function withSteal(result: BenchmarkResult, stealShare: number): BenchmarkResult {

@@ -11,7 +11,7 @@ import {
 } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { mergeTrials, trialFiguresOf } from '../../src/core/trials/index.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { decodeHistogram } from '../../src/core/metrics/histogram.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
@@ -23,7 +23,7 @@ function trial(seed: number, median: number, outputTokensPerSec = 1000): Benchma
   })
 }
 
-/** Several trials as one result, as runStandaloneBench hands them to the judge. */
+/** Several trials as one result, as runBench hands them to the judge. */
 function trials(seed: number, medians: readonly number[]): BenchmarkResult {
   return mergeTrials(medians.map((median, i) => trial(seed + i, median, 1000 * (100 / median))))
 }

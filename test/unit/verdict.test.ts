@@ -12,7 +12,7 @@ import {
 } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { RequestRecord } from '../../src/core/contract/types.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const TRIALS = 50

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
-import type { BenchmarkResult } from '../../src/core/contract/types.ts'
+import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { installMatchers, llmBenchMatchers } from '../../src/vitest/matchers.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { decodeHistogram, MetricsAccumulator } from '../../src/core/metrics/index.ts'
 import { runBenchmark } from '../../src/core/run.ts'
-import type { LoadOptions, RequestRecord, Timeline } from '../../src/core/contract/types.ts'
+import type { LoadOptions } from '../../src/core/contract/options.ts'
+import type { RequestRecord } from '../../src/core/contract/request-record.ts'
+import type { Timeline } from '../../src/core/contract/result.ts'
 import {
   globalIndexOf,
   mergeDelaySummaries,
@@ -14,7 +16,7 @@ import {
   shareOfCount,
   segmentShare,
   shareOfTimestamps,
-  validateWorkers,
+  resolveWorkers,
 } from '../../src/core/workers/index.ts'
 import { planArrivals, plannedArrivalCount } from '../../src/core/load/index.ts'
 import { resolveLoad } from '../../src/core/plan/index.ts'
@@ -140,11 +142,16 @@ describe('threads and segments: slices of one global schedule', () => {
   test('a closed loop shares concurrency, requests, warm-up and a ramp start into whole parts', () => {
     const load: LoadOptions = { concurrency: 7, requests: 1001, rampUp: { from: 6, durationMs: 100 } }
     const shares = [1, 2, 3].map((index) =>
-      segmentShare(resolveLoad(load), { requests: 5 }, 42, undefined, { index, count: 3 }),
+      segmentShare(resolveLoad(load), { requests: 5, durationMs: 0, concurrency: 7 }, 42, undefined, {
+        index,
+        count: 3,
+      }),
     )
     expect(shares.map((s) => s.load.concurrency)).toEqual([3, 2, 2])
     expect(shares.map((s) => s.load.requests)).toEqual([334, 334, 333])
     expect(shares.map((s) => s.warmup?.requests)).toEqual([2, 2, 1])
+    expect(shares.map((s) => s.warmup?.concurrency)).toEqual([3, 2, 2])
+    expect(shares.map((s) => s.load.maxInFlight)).toEqual([3, 2, 2])
     for (const share of shares) expect(share.load.rampUp?.from).toBe(2)
     // The caller's options are not changed.
     expect(load.concurrency).toBe(7)
@@ -165,13 +172,13 @@ describe('threads and segments: slices of one global schedule', () => {
     share.forEach((offset, local) => expect(offset).toBe(offsets[globalIndexOf(local, 1, 3)]))
   })
 
-  test('validateWorkers refuses a thread count the load cannot feed', () => {
-    expect(validateWorkers(undefined, { concurrency: 1, requests: 1 })).toBe(1)
-    expect(validateWorkers(2, { concurrency: 2, requests: 10 })).toBe(2)
-    expect(() => validateWorkers(0, { concurrency: 4 })).toThrow(OptionsError)
-    expect(() => validateWorkers(1.5, { concurrency: 4 })).toThrow(/whole number/)
-    expect(() => validateWorkers(3, { concurrency: 2, requests: 10 })).toThrow(/load.concurrency = 2/)
-    expect(() => validateWorkers(3, { rate: 5, requests: 2 })).toThrow(/load.requests = 2/)
+  test('resolveWorkers refuses a thread count the load cannot feed', () => {
+    expect(resolveWorkers(undefined, { concurrency: 1, requests: 1 })).toBe(1)
+    expect(resolveWorkers(2, { concurrency: 2, requests: 10 })).toBe(2)
+    expect(() => resolveWorkers(0, { concurrency: 4 })).toThrow(OptionsError)
+    expect(() => resolveWorkers(1.5, { concurrency: 4 })).toThrow(/whole number/)
+    expect(() => resolveWorkers(3, { concurrency: 2, requests: 10 })).toThrow(/load.concurrency = 2/)
+    expect(() => resolveWorkers(3, { rate: 5, requests: 2 })).toThrow(/load.requests = 2/)
   })
 })
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createWorkload } from '../../src/core/workload/create-workload.ts'
 import { isSessionWorkload, turnRequest, type SessionWorkload } from '../../src/core/workload/session-script.ts'
-import type { WorkloadOptions } from '../../src/core/contract/types.ts'
+import type { WorkloadOptions } from '../../src/core/contract/workload-options.ts'
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/sessions/${name}`, import.meta.url))
 const words = (text: string) => text.split(' ').length

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { OptionsError, WorkloadError } from '../../src/core/contract/errors.ts'
-import type { SyntheticWorkload } from '../../src/core/contract/types.ts'
+import type { SyntheticWorkload } from '../../src/core/contract/workload-options.ts'
 import { createWorkload, estimateTokens, loadTokenizerCounter } from '../../src/core/workload/index.ts'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/datasets/${name}`, import.meta.url))

@@ -1,5 +1,5 @@
 import { launchOf, type StoredLaunch } from './software-changes.ts'
-import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../contract/types.ts'
+import type { BenchmarkResult, MetricSummary, SelfCheck, TrialFigures } from '../contract/result.ts'
 import {
   GATEABLE_LATENCIES,
   GATEABLE_THROUGHPUTS,

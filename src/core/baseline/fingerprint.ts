@@ -1,4 +1,4 @@
-import type { EnvironmentInfo } from '../contract/types.ts'
+import type { EnvironmentInfo } from '../contract/result.ts'
 
 /**
  * What a baseline was measured on, in two parts: the machine (GPU, driver, runtime, CPU: a change

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
 import { minSamplesForQuantile } from './quantile-bootstrap.ts'
 import type { ParsedRegressionPolicy } from './regression-policy.ts'
 

@@ -1,4 +1,5 @@
-import type { BenchmarkResult, ServerMetricsDialect } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
+import type { ServerMetricsDialect } from '../contract/server-metrics.ts'
 import { readServerFigure, SERVER_FIGURES, type ServerFigure } from '../server/metrics/server-figures.ts'
 
 /** Server-side figures a baseline keeps beside the client's, to explain a verdict (never judged). */

@@ -3,7 +3,7 @@
  * `ab`, the variants of `bench.llm.compare`): the server, its version and model as they answered,
  * and how it was launched (command, arguments, the environment the launch set).
  */
-import type { BenchmarkResult, EnvironmentInfo } from '../contract/types.ts'
+import type { BenchmarkResult, EnvironmentInfo } from '../contract/result.ts'
 import { diffSoftware, fingerprintOf } from './fingerprint.ts'
 
 type Launch = NonNullable<EnvironmentInfo['server']['launch']>

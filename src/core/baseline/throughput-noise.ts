@@ -1,4 +1,5 @@
-import type { BenchmarkResult, RequestRecord } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 
 /**
  * A run's throughput cut into consecutive windows of equal length: what was completed in each.

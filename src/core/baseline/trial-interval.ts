@@ -1,4 +1,4 @@
-import type { TrialFigures } from '../contract/types.ts'
+import type { TrialFigures } from '../contract/result.ts'
 import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
 import type { LatencyStatistic } from './regression-policy.ts'
 import { studentTQuantile } from './special-functions.ts'

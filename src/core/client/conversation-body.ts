@@ -10,7 +10,7 @@
  * - Messages: `tool_use` blocks (`id`, `name`, `input`) in the assistant's content, then one user
  *   message whose `tool_result` blocks answer every call of that reply.
  */
-import type { ConversationMessage, ToolCallMade } from '../contract/types.ts'
+import type { ConversationMessage, ToolCallMade } from '../contract/request-record.ts'
 import { isRecord } from '../contract/is-record.ts'
 
 const plain = (m: ConversationMessage): { role: string; content: string } => ({ role: m.role, content: m.content })

@@ -3,7 +3,7 @@
  * so the errors table groups them, and they say what to do next.
  */
 import { redactSecret } from '../platform/redact.ts'
-import type { RequestFailure } from '../contract/types.ts'
+import type { RequestFailure } from '../contract/request-record.ts'
 import { API_CHOICES } from '../contract/api-kinds.ts'
 
 /** Longest excerpt of a server body quoted in a message, in characters. */

@@ -1,4 +1,5 @@
-import type { InputsApi, RequestFailure } from '../contract/types.ts'
+import type { InputsApi } from '../contract/api-kinds.ts'
+import type { RequestFailure } from '../contract/request-record.ts'
 import { isRecord } from '../contract/is-record.ts'
 
 /** What the one JSON body of an `embeddings` or `rerank` reply says. */

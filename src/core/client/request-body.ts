@@ -1,11 +1,6 @@
-import type {
-  ApiKind,
-  ChatTool,
-  PreparedRequest,
-  RequestShape,
-  ResolvedResponseFormat,
-  ToolChoice,
-} from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { ChatTool, RequestShape, ResolvedResponseFormat, ToolChoice } from '../contract/workload-options.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
 import { API_ENDPOINTS, MESSAGES_MAX_TOKENS_WHEN_UNSET, takesInputs } from '../contract/api-kinds.ts'
 import type { ResolvedTarget } from './target.ts'
 import { promptTextOf } from '../contract/prompt-text.ts'

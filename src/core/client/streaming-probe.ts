@@ -1,4 +1,4 @@
-import type { RequestFailure, RequestRecord } from '../contract/types.ts'
+import type { RequestFailure, RequestRecord } from '../contract/request-record.ts'
 
 /** Probe requests sent at most: one more each time the whole output arrived in one read. */
 export const STREAMING_PROBE_TRIES = 3

@@ -3,7 +3,8 @@ import { createParser } from 'eventsource-parser'
 import type { EventSourceMessage, EventSourceParser, ParseError } from 'eventsource-parser'
 import type { Dispatcher } from 'undici'
 import type { StreamDispatcher } from '../platform/runtime-http.ts'
-import type { ApiKind, InputsApi, RequestFailure, RequestRecord } from '../contract/types.ts'
+import type { ApiKind, InputsApi } from '../contract/api-kinds.ts'
+import type { RequestFailure, RequestRecord } from '../contract/request-record.ts'
 import {
   cancelledFailure,
   errorCodeOf,

@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { ApiKind, TargetOptions } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { TargetOptions } from '../contract/options.ts'
 import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
 import { SIMULATOR_SERVER_NAME } from '../contract/simulator-name.ts'
 

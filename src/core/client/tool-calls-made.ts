@@ -10,7 +10,8 @@
  * - Messages: `content_block_start` opens a `tool_use` block (`id`, `name`) at an `index`,
  *   `content_block_delta` with `input_json_delta` appends `partial_json` there.
  */
-import type { ApiKind, ToolCallMade } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { ToolCallMade } from '../contract/request-record.ts'
 import { isRecord } from '../contract/is-record.ts'
 
 type Json = Record<string, unknown>

@@ -10,7 +10,7 @@
  * (`reasoning_text`, `reasoning_summary_text` / `thinking_delta`; TTFT counts it, TTFO does not).
  * Events that only open or close an item, a part or a block carry no output.
  */
-import type { ApiKind } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
 
 /** What an event carries: nothing, answer output (text or tool-call arguments) or reasoning. */
 export type TypedOutput = 'none' | 'answer' | 'reasoning'

@@ -1,4 +1,14 @@
-import type { ApiKind, InputsApi } from './types.ts'
+/**
+ * The API a target drives: the streamed generation APIs (`chat`, `completions`, `responses`,
+ * `messages`), or the one-body input APIs (`embeddings`, `rerank`: no stream, no output tokens).
+ */
+export type ApiKind = 'chat' | 'completions' | 'responses' | 'messages' | 'embeddings' | 'rerank'
+
+/** The APIs that take texts and answer them in one JSON body, with no output tokens. */
+export type InputsApi = 'embeddings' | 'rerank'
+
+/** The APIs that generate a streamed reply. */
+export type GenerationApi = Exclude<ApiKind, InputsApi>
 
 /** The path each API posts to, below the server root. */
 export const API_ENDPOINTS: Readonly<Record<ApiKind, string>> = {

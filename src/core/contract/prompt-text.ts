@@ -1,4 +1,4 @@
-import type { PreparedRequest } from './types.ts'
+import type { PreparedRequest } from './request-record.ts'
 
 /**
  * A request's text as one string: its prompt, or its conversation's contents one per line (a chat

@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv'
-import type { ResolvedResponseFormat, StructuredOutputCheck } from './types.ts'
+import type { ResolvedResponseFormat } from './workload-options.ts'
+import type { StructuredOutputCheck } from './request-record.ts'
 
 /**
  * JSON Schema (draft 2020-12) of a reply format, compiled by Ajv: the schemas servers take for

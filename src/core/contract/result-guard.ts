@@ -1,5 +1,5 @@
 import { isRecord } from './is-record.ts'
-import type { BenchmarkResult } from './types.ts'
+import type { BenchmarkResult } from './result.ts'
 
 /** Result schema versions this version reads: 1 lacks only `server`, which is optional. */
 const READABLE_SCHEMA_VERSIONS: readonly unknown[] = [1, 2]

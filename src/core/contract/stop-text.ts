@@ -1,4 +1,4 @@
-import type { StopReport } from './types.ts'
+import type { StopReport } from './result.ts'
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`

@@ -7,7 +7,7 @@ import { METRIC_CATALOG } from '../contract/metric-catalog.ts'
 import { baselineConfigOf, hashConfig, type BaselineConfig } from '../baseline/config-hash.ts'
 import { fingerprintOf, type Fingerprint } from '../baseline/fingerprint.ts'
 import { launchOf, type StoredLaunch } from '../baseline/software-changes.ts'
-import type { BenchmarkResult } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
 
 /** A followed latency statistic, labelled and unitised as the catalog says (`TTFT p50`, ms). */
 function latencyFigure<

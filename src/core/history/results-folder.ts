@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { isRecord } from '../contract/is-record.ts'
-import type { BenchmarkResult } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
 import { HistoryError } from './history-error.ts'
 
 /** One bench's result in a kept report. */

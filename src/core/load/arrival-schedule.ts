@@ -1,4 +1,4 @@
-import type { ResolvedLoad } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/options.ts'
 import { planArrivals, plannedArrivalCount } from './plan-arrivals.ts'
 import { rampOf, type Ramp } from './ramp.ts'
 
@@ -49,15 +49,15 @@ export function arrivalScheduleOf(
     return {
       kind: 'trace',
       limit: Math.min(load.requests ?? Infinity, timestampsMs.length),
-      cap: load.concurrency ?? Infinity,
+      cap: load.maxInFlight,
       offsets: timestampsMs,
     }
   }
   if (load.rate !== undefined && !(load.rate === Infinity && load.requests === undefined)) {
     const limit = plannedArrivalCount(load)
-    return { kind: 'open', limit, cap: load.concurrency ?? Infinity, offsets: planArrivals(load, seed, limit) }
+    return { kind: 'open', limit, cap: load.maxInFlight, offsets: planArrivals(load, seed, limit) }
   }
-  // Neither `rate` nor `concurrency`: one request in flight, in each thread or host too (each runs its own loop).
-  const cap = load.concurrency ?? 1
+  // Without `concurrency` the plan's cap is 1: one request in flight, in each thread or host (each runs its own loop).
+  const cap = load.maxInFlight
   return { kind: 'closed', limit: load.requests ?? Infinity, cap, ramp: rampOf(load, cap) }
 }

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
 
 /** Upper bound of pooled connections when the load gives no concurrency (open loop). */
 const MAX_OPEN_LOOP_CONNECTIONS = 4096

@@ -1,6 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import type { ResolvedLoad } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/options.ts'
 import { arrivalTimeOf, expectedArrivals, rampOf } from './ramp.ts'
 
 /** Stream label so the schedule and the workload draw independent numbers from one seed. */

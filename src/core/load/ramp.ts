@@ -1,4 +1,4 @@
-import type { ResolvedLoad } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/options.ts'
 
 /** A ramp from `from` to `to` over `durationMs`, then flat at `to`. */
 export interface Ramp {

@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { ResolvedLoad } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/options.ts'
 import { arrivalScheduleOf } from './arrival-schedule.ts'
 import { driveClosedLoop } from './closed-loop.ts'
 import { drain } from './drain.ts'

@@ -1,6 +1,6 @@
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import { OptionsError } from '../contract/errors.ts'
-import type { LoadOptions, ResolvedLoad, WarmupOptions } from '../contract/types.ts'
+import type { ResolvedLoad, ResolvedWarmup, WarmupOptions } from '../contract/options.ts'
 import { runLoad } from './run-load.ts'
 
 /** Sends warm-up request `index` (-1, -2, ...); resolves when it finished. The signal aborts it. */
@@ -11,16 +11,6 @@ export interface WarmupOutcome {
   requests: number
   /** First send to last completion, ms. */
   durationMs: number
-}
-
-/**
- * The concurrency warm-up runs at: `load.concurrency` when set (the closed-loop target, or the
- * open-loop cap), so the server sees the batch sizes it will see in the measurement. An open loop
- * without a cap sends every warm-up request at once, as vLLM `bench serve --num-warmups` does; a
- * duration-only warm-up of such a loop runs one request at a time.
- */
-export function warmupConcurrency(load: LoadOptions, warmup: WarmupOptions): number {
-  return load.concurrency ?? warmup.requests ?? 1
 }
 
 const WARMUP_KEYS = ['requests', 'durationMs'] as const satisfies ReadonlyArray<keyof WarmupOptions>
@@ -60,29 +50,22 @@ export function validateWarmupOptions(warmup: unknown): asserts warmup is Warmup
 }
 
 /**
- * Sends warm-up requests as a closed loop at `concurrency` until `warmup.requests` were sent or
- * `warmup.durationMs` passed (whichever first), then waits for all of them to finish: they are
- * real requests and cutting them short would leave the server busy when measurement starts.
+ * Sends warm-up requests as a closed loop at `warmup.concurrency` until `warmup.requests` were sent or
+ * `warmup.durationMs` passed (whichever first; 0 bounds nothing), then waits for all of them to finish:
+ * they are real requests and cutting them short would leave the server busy when measurement starts.
  * Indices are negative (-1, -2, ...), as {@link RequestRecord} expects; results are the caller's
  * to discard.
  */
 export async function runWarmup(
-  warmup: WarmupOptions,
+  warmup: ResolvedWarmup,
   dispatch: DispatchWarmupRequest,
-  concurrency: number,
   signal?: AbortSignal,
 ): Promise<WarmupOutcome> {
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new OptionsError(
-      'warmup concurrency',
-      `must be a whole number >= 1, got ${String(concurrency)}`,
-      'Pass warmupConcurrency(load, warmup).',
-    )
-  }
-  if (!warmup.requests && !warmup.durationMs) return { requests: 0, durationMs: 0 }
-  const load: ResolvedLoad = { concurrency, drainGraceMs: Infinity }
-  if (warmup.requests) load.requests = warmup.requests
-  if (warmup.durationMs) load.durationMs = warmup.durationMs
+  if (warmup.requests === 0 && warmup.durationMs === 0) return { requests: 0, durationMs: 0 }
+  const { concurrency } = warmup
+  const load: ResolvedLoad = { concurrency, maxInFlight: concurrency, drainGraceMs: Infinity }
+  if (warmup.requests > 0) load.requests = warmup.requests
+  if (warmup.durationMs > 0) load.durationMs = warmup.durationMs
   const options: Parameters<typeof runLoad>[0] = {
     load,
     seed: 0,

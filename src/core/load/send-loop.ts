@@ -1,4 +1,4 @@
-import type { ResolvedLoad } from '../contract/types.ts'
+import type { ResolvedLoad } from '../contract/options.ts'
 import type { ArrivalSchedule } from './arrival-schedule.ts'
 import type { InFlightRequests } from './in-flight.ts'
 

@@ -1,4 +1,4 @@
-import type { StallReport } from '../contract/types.ts'
+import type { StallReport } from '../contract/result.ts'
 
 /** Silence after which progress says the server stopped sending, ms (or half the stall timeout when that is shorter). */
 export const STALL_NOTICE_MS = 5_000

@@ -1,4 +1,4 @@
-import type { LoadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
 
 /** What a load's stop count counts: requests, or the sessions of a session workload (`load.sessions`; the plan allows only one of the two). */
 export interface StopCount {

@@ -1,4 +1,4 @@
-import type { ResolvedStopWhen, StopWhenLatency } from '../contract/types.ts'
+import type { ResolvedStopWhen, StopWhenLatency } from '../contract/options.ts'
 
 /**
  * How often the watch reads the window when no request finishes, ms:

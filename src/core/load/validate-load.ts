@@ -1,6 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-import type { LoadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
 
 const LOAD_KEYS = [
   'concurrency',

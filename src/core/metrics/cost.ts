@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { CostOptions, CostResult } from '../contract/types.ts'
+import type { CostOptions } from '../contract/options.ts'
+import type { CostResult } from '../contract/result.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
 
 /**

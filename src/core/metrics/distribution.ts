@@ -1,5 +1,5 @@
 import type { Histogram } from 'hdr-histogram-js'
-import type { MetricSummary } from '../contract/types.ts'
+import type { MetricSummary } from '../contract/result.ts'
 import { createHistogram, decodeHistogram, encodeHistogram } from './histogram.ts'
 import { emptySummary, histogramPercentiles } from './summarize-histogram.ts'
 

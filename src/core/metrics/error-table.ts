@@ -1,4 +1,5 @@
-import type { ErrorCount, FailureKind } from '../contract/types.ts'
+import type { ErrorCount } from '../contract/result.ts'
+import type { FailureKind } from '../contract/request-record.ts'
 
 /** Distinct (kind, message) pairs kept by default; further messages are counted per kind under {@link OTHER_MESSAGES}. */
 export const DEFAULT_DISTINCT_ERROR_MESSAGES = 50

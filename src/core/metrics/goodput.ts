@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { GoodputLimits, RequestRecord } from '../contract/types.ts'
+import type { GoodputLimits } from '../contract/options.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from './request-latency.ts'
 
 const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const
@@ -9,7 +10,7 @@ const LIMIT_NAMES = ['ttftMs', 'tpotMs', 'e2eMs'] as const
  *
  * @throws {OptionsError} when a limit is not a finite number > 0, or no limit is given.
  */
-export function validateGoodputLimits(limits: GoodputLimits): GoodputLimits {
+export function resolveGoodputLimits(limits: GoodputLimits): GoodputLimits {
   const checked: GoodputLimits = {}
   for (const name of LIMIT_NAMES) {
     const value = limits[name]

@@ -3,13 +3,12 @@ import type {
   BenchmarkMetrics,
   BenchmarkResult,
   ClientLateness,
-  CostOptions,
   ErrorCount,
-  GoodputLimits,
-  RequestRecord,
   StreamingInfo,
   Throughput,
-} from '../contract/types.ts'
+} from '../contract/result.ts'
+import type { CostOptions, GoodputLimits } from '../contract/options.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import { costPerMillionOutputTokens } from './cost.ts'
 import { Distribution } from './distribution.ts'
 import type { DistributionSnapshot } from './distribution.ts'
@@ -36,7 +35,7 @@ import {
 export interface MetricsAccumulatorOptions {
   /** Keep every record and return them from `finish()` (memory grows with the run). Default false: only histograms and running sums are kept. */
   recordRequests?: boolean
-  /** Goodput limits in milliseconds, checked when the options were planned (`validateGoodputLimits`); goodput is reported only when given. */
+  /** Goodput limits in milliseconds, checked when the options were planned (`resolveGoodputLimits`); goodput is reported only when given. */
   goodput?: GoodputLimits
 }
 

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 
 /*
  * Per-request latency definitions (DESIGN.md "Metric definitions"). All in milliseconds on the

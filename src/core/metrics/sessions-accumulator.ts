@@ -1,4 +1,6 @@
-import type { GoodputLimits, RequestRecord, SessionsResult, TurnMetrics } from '../contract/types.ts'
+import type { GoodputLimits } from '../contract/options.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
+import type { SessionsResult, TurnMetrics } from '../contract/result.ts'
 import { Distribution } from './distribution.ts'
 import { meetsGoodputLimits } from './goodput.ts'
 import { LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS, TOKENS_HIGHEST_TRACKABLE } from './histogram.ts'

@@ -1,5 +1,5 @@
 import type { Histogram } from 'hdr-histogram-js'
-import type { MetricSummary } from '../contract/types.ts'
+import type { MetricSummary } from '../contract/result.ts'
 
 /** The percentiles every {@link MetricSummary} carries, in percent. */
 export const SUMMARY_PERCENTILES = { p50: 50, p90: 90, p95: 95, p99: 99, p999: 99.9 } as const

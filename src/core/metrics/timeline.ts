@@ -1,4 +1,5 @@
-import type { RequestRecord, Timeline } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
+import type { Timeline } from '../contract/result.ts'
 
 /** Default window length of a {@link Timeline}, milliseconds. */
 export const TIMELINE_WINDOW_MS = 1000

@@ -1,5 +1,6 @@
 import { isRecord } from '../contract/is-record.ts'
-import type { LoadOptions, WorkloadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
+import type { WorkloadOptions } from '../contract/workload-options.ts'
 import { resolveLoad } from './resolve-load.ts'
 import type { BaselineConfig } from '../baseline/index.ts'
 import {
@@ -80,12 +81,15 @@ export function canonicalConfig(config: BaselineConfig): BaselineConfig {
     // A rate sweep or capacity search leaves `rate` out of its load: the swept axis makes it open.
     const sweptRate = (isRecord(config.sweep) && config.sweep.rate !== undefined) || config.capacity !== undefined
     // The load as the run applies it (resolveLoad): one definition of its defaults for the run and the identity.
-    if (isRecord(config.load))
-      out.load = resolveLoad(
+    if (isRecord(config.load)) {
+      const { maxInFlight: _cap, ...load } = resolveLoad(
         config.load as LoadOptions,
         // Shaped by its rate alone, a trace's too: the identity stored baselines were keyed by (some keep only a hash).
-        config.load.rate !== undefined || sweptRate,
-      ) as unknown as Json
+        config.load.rate !== undefined || sweptRate ? 'open' : 'closed',
+      )
+      // The cap follows from `concurrency` and the schedule: the identity keeps what was given.
+      out.load = load as unknown as Json
+    }
     if (isRecord(config.workload)) out.workload = canonicalWorkload(config.workload)
     // The model (and so its quantization) is software under test, compared and named like a server version:
     // another model is the same workload served by other software, not another baseline.

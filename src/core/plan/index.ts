@@ -1,6 +1,6 @@
 export { checkTarget, resolveBenchmark, TARGET_KEYS, validateOptions } from './resolve-benchmark.ts'
 export type { BenchmarkPlan } from './resolve-benchmark.ts'
 export { canonicalConfig } from './canonical-config.ts'
-export { LOAD_DEFAULTS, resolveLoad } from './resolve-load.ts'
+export { LOAD_DEFAULTS, resolveLoad, resolveWarmup } from './resolve-load.ts'
 export { planRun } from './run-plan.ts'
 export type { RunPlan } from './run-plan.ts'

@@ -1,7 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-import type { BenchmarkOptions, TargetOptions } from '../contract/types.ts'
+import type { BenchmarkOptions, TargetOptions } from '../contract/options.ts'
 import { planTarget, type PlannedTarget } from '../client/target.ts'
 import { planRun, type RunPlan } from './run-plan.ts'
 import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'

@@ -1,7 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-import type { ResolvedStopWhen, StopWhenLatency, StopWhenOptions } from '../contract/types.ts'
+import type { ResolvedStopWhen, StopWhenLatency, StopWhenOptions } from '../contract/options.ts'
 
 /** The defaults of `stopWhen`: the one place the code holds them (`StopWhenOptions`' docs state them). */
 export const STOP_WHEN_DEFAULTS = {

@@ -5,28 +5,28 @@ import type {
   CostOptions,
   GoodputLimits,
   LoadOptions,
-  RequestShape,
   ResolvedLoad,
   ResolvedStopWhen,
+  ResolvedWarmup,
   SegmentOptions,
   ServerMetricsOptions,
   WarmupOptions,
-  WorkloadOptions,
-} from '../contract/types.ts'
+} from '../contract/options.ts'
+import type { RequestShape, WorkloadOptions } from '../contract/workload-options.ts'
 import { stopCountOf, validateLoad, validateWarmupOptions } from '../load/index.ts'
 import { validateCostOptions } from '../metrics/cost.ts'
-import { validateGoodputLimits } from '../metrics/goodput.ts'
-import { checkServerMetricsOptions } from '../server/metrics/index.ts'
+import { resolveGoodputLimits } from '../metrics/goodput.ts'
+import { validateServerMetricsOptions } from '../server/metrics/index.ts'
 import { SESSION_WORKLOAD_KINDS, WORKLOAD_KINDS } from '../workload/create-workload.ts'
 import { rejectUnknownWorkloadKeys } from '../workload/workload-keys.ts'
 import { resolveRequestShape } from '../workload/request-shape.ts'
-import { validateWorkers } from '../workers/index.ts'
+import { resolveWorkers } from '../workers/index.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-import { resolveLoad } from './resolve-load.ts'
+import { resolveLoad, resolveWarmup } from './resolve-load.ts'
 import { planSoak, type ResolvedSoak } from '../soak/soak-options.ts'
 import { resolveStopWhen } from './resolve-stop-when.ts'
 
-/** `workers` as given when it is a number (validateWorkers checks it later), else the default of one thread. */
+/** `workers` as given when it is a number (resolveWorkers checks it later), else the default of one thread. */
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' ? value : fallback
 }
@@ -42,8 +42,8 @@ export interface RunPlan {
   readonly requestShape: RequestShape | undefined
   /** The load, checked and resolved (a trace workload lets it leave out `requests` and `durationMs`). */
   readonly load: ResolvedLoad
-  /** The warm-up, checked; undefined: none. */
-  readonly warmup: WarmupOptions | undefined
+  /** The warm-up, checked and resolved against the load; undefined: none (left out, or 0 requests and 0 ms). */
+  readonly warmup: ResolvedWarmup | undefined
   /** Seed of every random choice (arrivals, prompts, lengths). Default 0. */
   readonly seed: number
   /** Goodput limits in milliseconds, checked; undefined: goodput is not reported. */
@@ -155,7 +155,7 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
   // A soak runs for its duration: the load is bounded by it.
   const measuredLoad: Record<string, unknown> = soak ? { ...load, durationMs: soak.durationMs } : load
   validateLoad(measuredLoad, { trace, sessions })
-  const workers = validateWorkers(options.workers, measuredLoad)
+  const workers = resolveWorkers(options.workers, measuredLoad)
   if (sessions && workers > 1) {
     throw new OptionsError(
       'workers',
@@ -173,16 +173,18 @@ export function planRun(options: Omit<BenchmarkOptions, 'target'>): RunPlan {
     if (!isRecord(goodput))
       throw new OptionsError('goodput', 'must be an object', 'e.g. `goodput: { ttftMs: 500, tpotMs: 50 }`.')
     rejectUnknownKeys(goodput, ['ttftMs', 'tpotMs', 'e2eMs'], 'goodput')
-    goodputLimits = validateGoodputLimits(goodput)
+    goodputLimits = resolveGoodputLimits(goodput)
   }
   if (cost !== undefined) validateCostOptions(cost)
-  checkServerMetricsOptions(serverMetrics)
+  validateServerMetricsOptions(serverMetrics)
+  // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
+  const schedule = trace ? 'trace' : load.rate !== undefined ? 'open' : 'closed'
+  const resolvedLoad = resolveLoad(measuredLoad as unknown as LoadOptions, schedule)
   return {
     workload: workload as unknown as WorkloadOptions,
     requestShape,
-    // A trace's timestamps set every send: its load is no open loop, whatever `rate` says (the run warns).
-    load: resolveLoad(measuredLoad as unknown as LoadOptions, load.rate !== undefined && !trace),
-    warmup: warmup as WarmupOptions | undefined,
+    load: resolvedLoad,
+    warmup: warmup === undefined ? undefined : resolveWarmup(warmup as WarmupOptions, resolvedLoad),
     seed: (seed as number | undefined) ?? 0,
     goodput: goodputLimits,
     cost: cost as CostOptions | undefined,

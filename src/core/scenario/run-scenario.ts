@@ -1,6 +1,6 @@
 import { endToEndMs } from '../metrics/request-latency.ts'
 import type { RunContext } from '../run.ts'
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import { searchCapacity } from '../sweep/capacity-search.ts'
 import { curvePointOf } from '../sweep/curve-point.ts'
 import { earlyStoppingEstimate, LOADGEN_CONFIDENCE } from '../sweep/early-stopping.ts'

@@ -1,5 +1,5 @@
 import { timePerOutputTokenMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 
 /**
  * One request seen from both ends: the client's clock and the `timings` object llama-server puts

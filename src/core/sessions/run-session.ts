@@ -1,4 +1,5 @@
-import type { ApiKind, ConversationMessage, PreparedRequest, RequestRecord, SessionTurnRef } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { ConversationMessage, PreparedRequest, RequestRecord, SessionTurnRef } from '../contract/request-record.ts'
 import { systemHistory, turnMessages, turnRequest, type SessionScript } from '../workload/index.ts'
 
 /** What running a session needs: how to send one turn. */

@@ -1,4 +1,4 @@
-import type { BenchmarkResult, GpuStats } from '../contract/types.ts'
+import type { BenchmarkResult, GpuStats } from '../contract/result.ts'
 import { readServerFigure, SERVER_FIGURES } from '../server/metrics/server-figures.ts'
 import type { SloCheck, SloStatus } from './slo-check.ts'
 import type { SloGpuField, SloOptions } from './slo-options.ts'

@@ -1,4 +1,4 @@
-import type { BenchmarkResult } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
 
 /**
  * Share of failed requests above which a run is not judged (and never becomes a baseline) unless the bench sets

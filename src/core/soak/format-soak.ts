@@ -1,4 +1,4 @@
-import type { SoakResult, SoakWindow } from '../contract/types.ts'
+import type { SoakResult, SoakWindow } from '../contract/result.ts'
 import { formatTrend, soakFigureLabel } from './soak-verdict.ts'
 
 const MARK = { pass: 'ok  ', fail: 'FAIL', inconclusive: '??  ' } as const

@@ -1,7 +1,8 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { rejectUnknownKeys } from '../contract/known-keys.ts'
-import type { LoadOptions, SoakFigure, SoakOptions } from '../contract/types.ts'
+import type { LoadOptions, SoakOptions } from '../contract/options.ts'
+import type { SoakFigure } from '../contract/result.ts'
 
 /** The soak's defaults: the one place the code holds them (`SoakOptions`' docs state them). */
 export const SOAK_DEFAULTS = {

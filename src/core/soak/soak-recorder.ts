@@ -1,4 +1,6 @@
-import type { GpuTelemetry, RequestRecord, ServerMetrics, SoakResult, SoakWindow } from '../contract/types.ts'
+import type { GpuTelemetry, SoakResult, SoakWindow } from '../contract/result.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
+import type { ServerMetrics } from '../contract/server-metrics.ts'
 import type { HostLoadWatch } from '../telemetry/index.ts'
 import type { ResolvedSoak } from './soak-options.ts'
 import { waitForRecovery, type RecoveryProbes } from './soak-recovery.ts'

@@ -1,4 +1,4 @@
-import type { SoakRecovery } from '../contract/types.ts'
+import type { SoakRecovery } from '../contract/result.ts'
 import type { ResolvedSoak } from './soak-options.ts'
 import { abortableSleep } from '../platform/abortable-sleep.ts'
 

@@ -1,4 +1,4 @@
-import type { SoakCheck, SoakFigure, SoakRecovery, SoakResult, SoakTrend, SoakWindow } from '../contract/types.ts'
+import type { SoakCheck, SoakFigure, SoakRecovery, SoakResult, SoakTrend, SoakWindow } from '../contract/result.ts'
 import type { ResolvedSoak, SoakLimit } from './soak-options.ts'
 import { theilSen } from './theil-sen.ts'
 

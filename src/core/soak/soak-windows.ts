@@ -1,5 +1,6 @@
 import type { Histogram } from 'hdr-histogram-js'
-import type { RequestRecord, SoakWindow, SoakWindowLatency } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
+import type { SoakWindow, SoakWindowLatency } from '../contract/result.ts'
 import { createHistogram, LATENCY_HIGHEST_TRACKABLE_US, LATENCY_UNITS_PER_MS } from '../metrics/histogram.ts'
 import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
 

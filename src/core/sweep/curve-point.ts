@@ -1,4 +1,4 @@
-import type { BenchmarkResult, MetricSummary } from '../contract/types.ts'
+import type { BenchmarkResult, MetricSummary } from '../contract/result.ts'
 import type { CurveLatency, SweepCurvePoint } from './sweep-result.ts'
 
 function latency(summary: MetricSummary): CurveLatency {

@@ -1,5 +1,5 @@
 import { endToEndMs, timePerOutputTokenMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import { loadgenPercentile, serverEarlyStopping, type ServerEarlyStopping } from './early-stopping.ts'
 import type { CapacityLimits } from './sweep-result.ts'
 

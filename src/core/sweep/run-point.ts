@@ -1,13 +1,8 @@
 import { runBenchmark, type RunContext } from '../run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../server/index.ts'
-import type {
-  BenchmarkOptions,
-  BenchmarkResult,
-  LoadOptions,
-  Progress,
-  RequestRecord,
-  TargetOptions,
-} from '../contract/types.ts'
+import type { BenchmarkOptions, LoadOptions, Progress, TargetOptions } from '../contract/options.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import type { SweepAxisName } from './sweep-axis.ts'
 import type { SweepOptions, SweepPointLoad } from './sweep-options.ts'
 import type { SweepPoint } from './sweep-result.ts'

@@ -1,5 +1,5 @@
 import type { SweepThroughputMetric } from './sweep-axis.ts'
-import type { ApiKind } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
 import { takesInputs } from '../contract/api-kinds.ts'
 import type { SaturationOptions } from './sweep-options.ts'
 import type { SaturationPoint } from './sweep-result.ts'

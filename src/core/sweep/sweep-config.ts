@@ -1,5 +1,5 @@
 import { baselineConfigOf } from '../baseline/index.ts'
-import type { BenchmarkResult } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
 import { canonicalConfig } from '../plan/index.ts'
 import type { SweepPointLoad } from './sweep-options.ts'
 

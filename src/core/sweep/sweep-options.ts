@@ -1,4 +1,4 @@
-import type { BenchmarkOptions, LoadOptions, Progress, TargetOptions } from '../contract/types.ts'
+import type { BenchmarkOptions, LoadOptions, Progress, TargetOptions } from '../contract/options.ts'
 import type { RunContext } from '../run.ts'
 import type { SweepPoint } from './sweep-result.ts'
 import type { SweepAxis, SweepThroughputMetric } from './sweep-axis.ts'

@@ -1,4 +1,4 @@
-import type { BenchmarkResult } from '../contract/types.ts'
+import type { BenchmarkResult } from '../contract/result.ts'
 import type { SweepAxisName, SweepThroughputMetric } from './sweep-axis.ts'
 
 /** Version of the {@link SweepResult} shape. */

@@ -1,5 +1,5 @@
 import { detectRuntime } from '../platform/runtime.ts'
-import type { EnvironmentInfo } from '../contract/types.ts'
+import type { EnvironmentInfo } from '../contract/result.ts'
 import { queryGpuInventory } from './gpu-inventory.ts'
 import type { GpuSelection } from './gpu-selection.ts'
 import { collectHostInfo } from './host-info.ts'

@@ -1,4 +1,4 @@
-import type { EnvironmentInfo } from '../contract/types.ts'
+import type { EnvironmentInfo } from '../contract/result.ts'
 import { parseGpuSelection, selectGpus, type GpuSelection } from './gpu-selection.ts'
 import { INVENTORY_FIELDS, parseCudaVersion, parseInventoryRow } from './nvidia-smi-csv.ts'
 import { runNvidiaSmi } from './nvidia-smi.ts'

@@ -1,5 +1,5 @@
 import { execa } from 'execa'
-import type { GpuSample, GpuStats, GpuTelemetry } from '../contract/types.ts'
+import type { GpuSample, GpuStats, GpuTelemetry } from '../contract/result.ts'
 import { computeGpuStats, type GpuIdentity } from './gpu-stats.ts'
 import { parseGpuSelection, selectGpus, type GpuSelection } from './gpu-selection.ts'
 import { LineBuffer } from './line-buffer.ts'

@@ -1,4 +1,4 @@
-import type { GpuSample, GpuStats } from '../contract/types.ts'
+import type { GpuSample, GpuStats } from '../contract/result.ts'
 
 /** The measured phase on the monotonic clock, in milliseconds; infinite bounds take every sample. */
 export interface TimeWindow {

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import type { EnvironmentInfo } from '../contract/types.ts'
+import type { EnvironmentInfo } from '../contract/result.ts'
 
 /** Options of {@link collectHostInfo}. */
 export interface HostInfoOptions {

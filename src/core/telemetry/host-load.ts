@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
-import type { SelfCheck } from '../contract/types.ts'
+import type { SelfCheck } from '../contract/result.ts'
 import { procStatFields } from '../platform/proc-stat.ts'
 
 /** Clock ticks per second of `/proc` CPU times (USER_HZ: 100 on every mainstream Linux architecture). */

@@ -1,4 +1,4 @@
-import type { ClientHealth, SelfCheck } from '../contract/types.ts'
+import type { ClientHealth, SelfCheck } from '../contract/result.ts'
 import type { HostLoad } from './host-load.ts'
 import { STEAL_LIMIT } from '../contract/disturbances-text.ts'
 

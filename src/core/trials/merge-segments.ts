@@ -1,5 +1,5 @@
 import { pooledThroughput } from './pooled-throughput.ts'
-import type { BenchmarkResult, SegmentInfo, Timeline } from '../contract/types.ts'
+import type { BenchmarkResult, SegmentInfo, Timeline } from '../contract/result.ts'
 import { formatFigure } from '../platform/format-figure.ts'
 import { stableStringify } from '../platform/stable-stringify.ts'
 import { mergeErrors } from './merge-trials.ts'

@@ -1,4 +1,4 @@
-import type { BenchmarkResult, MetricSummary, SessionsResult, TurnMetrics } from '../contract/types.ts'
+import type { BenchmarkResult, MetricSummary, SessionsResult, TurnMetrics } from '../contract/result.ts'
 import { mergedLatency, pooled } from './pooled-summary.ts'
 
 /** Counts and pooled statistics of a count-valued summary; its percentiles are the last trial's (as token counts elsewhere). */

@@ -1,5 +1,5 @@
 import { pooledThroughput } from './pooled-throughput.ts'
-import type { BenchmarkResult, ErrorCount, SelfCheck } from '../contract/types.ts'
+import type { BenchmarkResult, ErrorCount, SelfCheck } from '../contract/result.ts'
 import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
 import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
 import { mergeSessions } from './merge-sessions.ts'

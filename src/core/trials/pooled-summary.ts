@@ -1,6 +1,6 @@
 import { decodeHistogram, encodeHistogram } from '../metrics/histogram.ts'
 import { histogramPercentiles } from '../metrics/summarize-histogram.ts'
-import type { BenchmarkResult, MetricSummary, StreamingInfo } from '../contract/types.ts'
+import type { BenchmarkResult, MetricSummary, StreamingInfo } from '../contract/result.ts'
 import { LATENCIES, METRIC_CATALOG, TOKEN_COUNTS } from '../contract/metric-catalog.ts'
 
 /** Count, min, max, mean and population stddev of several summaries together, exactly (pooled sums). */

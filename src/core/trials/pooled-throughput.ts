@@ -1,4 +1,4 @@
-import type { BenchmarkResult, Throughput } from '../contract/types.ts'
+import type { BenchmarkResult, Throughput } from '../contract/result.ts'
 
 /**
  * The throughputs of several results (trials, segments) over `durationMs`: what each completed (its

@@ -1,4 +1,4 @@
-import type { BenchmarkResult, TrialFigures } from '../contract/types.ts'
+import type { BenchmarkResult, TrialFigures } from '../contract/result.ts'
 import { GATEABLE_LATENCIES, type GateableLatency } from '../contract/metric-catalog.ts'
 
 /** Trials a baseline entry and a result keep at most (the most recent ones). */

@@ -1,4 +1,4 @@
-import type { ClientLateness } from '../contract/types.ts'
+import type { ClientLateness } from '../contract/result.ts'
 import { disturbancesText, STEAL_LIMIT } from '../contract/disturbances-text.ts'
 import type { VerdictStatus } from '../baseline/verdict.ts'
 

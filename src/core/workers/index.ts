@@ -1,7 +1,7 @@
 export { runWorkers } from './run-workers.ts'
 export { runMeasuredPhase, EVENT_LOOP_RESOLUTION_MS } from './measured-phase.ts'
 export type { DelaySummary, MeasuredPhase } from './measured-phase.ts'
-export { globalIndexOf, shareOfCount, shareOfTimestamps, validateWorkers } from './split-load.ts'
+export { globalIndexOf, shareOfCount, shareOfTimestamps, resolveWorkers } from './split-load.ts'
 export { mergeDelaySummaries, mergePhases, mergeTimelines, mergeWarnings } from './merge-phases.ts'
 export type { WorkerPhase } from './worker-messages.ts'
 export { segmentShare, waitForStart } from './segment-load.ts'

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { StreamingClient } from '../client/index.ts'
-import type { RequestRecord } from '../contract/types.ts'
+import type { RequestRecord } from '../contract/request-record.ts'
 import { createWorkload } from '../workload/index.ts'
 import { runMeasuredPhase } from './measured-phase.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'

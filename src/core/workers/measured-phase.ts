@@ -2,24 +2,14 @@ import { endToEndMs, timeToFirstTokenMs } from '../metrics/request-latency.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { LatenessMonitor, readTicksSoFar } from '../client/index.ts'
 import type { StreamingClient } from '../client/index.ts'
-import { runLoad, runWarmup, startStallWatch, StopWhenStop, StopWhenWatch, warmupConcurrency } from '../load/index.ts'
+import { runLoad, runWarmup, startStallWatch, StopWhenStop, StopWhenWatch } from '../load/index.ts'
 import type { LoadRunOutcome } from '../load/index.ts'
 import { MetricsAccumulator, SessionsAccumulator, TimelineAccumulator } from '../metrics/index.ts'
 import { runSession, type SessionTurnSender } from '../sessions/index.ts'
-import type {
-  ApiKind,
-  GoodputLimits,
-  ResolvedLoad,
-  PreparedRequest,
-  Progress,
-  RequestRecord,
-  ResolvedStopWhen,
-  SessionTurnRef,
-  StallReport,
-  StopReport,
-  Timeline,
-  WarmupOptions,
-} from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { GoodputLimits, ResolvedLoad, Progress, ResolvedStopWhen, ResolvedWarmup } from '../contract/options.ts'
+import type { PreparedRequest, RequestRecord, SessionTurnRef } from '../contract/request-record.ts'
+import type { StallReport, StopReport, Timeline } from '../contract/result.ts'
 import { isSessionWorkload, type SessionWorkload, type Workload } from '../workload/index.ts'
 
 /** p50, p99 and max of a delay, milliseconds. */
@@ -39,8 +29,8 @@ export interface MeasuredPhaseOptions {
   load: ResolvedLoad
   /** Seed of this thread's arrival schedule. */
   seed: number
-  /** This thread's warm-up requests, sent before the measurement at the load's concurrency. */
-  warmup?: WarmupOptions
+  /** This thread's warm-up, sent before the measurement (its concurrency resolved by the plan). */
+  warmup?: ResolvedWarmup
   /** Trace replay: this thread's planned offsets, ms. */
   timestampsMs?: number[]
   signal?: AbortSignal
@@ -155,8 +145,9 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
     onStall: () => stopOnStall.abort(new Error('the server stopped answering')),
   })
   try {
-    if (options.warmup && ((options.warmup.requests ?? 0) > 0 || options.warmup.durationMs)) {
-      const warmup = options.warmup
+    const { warmup } = options
+    // A thread's or host's share of a warm-up may hold nothing (fewer warm-up requests than shares).
+    if (warmup && (warmup.requests > 0 || warmup.durationMs > 0)) {
       await runWarmup(
         warmup,
         async (index, requestSignal) => {
@@ -164,7 +155,6 @@ export async function runMeasuredPhase(options: MeasuredPhaseOptions): Promise<M
           const global = -(indexOf(-index - 1) + 1)
           await counted(() => client.send(workload.next(global), { index: global, signal: requestSignal }))
         },
-        warmupConcurrency(load, warmup),
         signal,
       )
     }

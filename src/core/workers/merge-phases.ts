@@ -1,6 +1,6 @@
 import type { LoadRunOutcome, ScheduleLag } from '../load/index.ts'
 import { MetricsAccumulator } from '../metrics/index.ts'
-import type { StallReport, Timeline } from '../contract/types.ts'
+import type { StallReport, Timeline } from '../contract/result.ts'
 import type { DelaySummary, MeasuredPhase } from './measured-phase.ts'
 import type { WorkerPhase } from './worker-messages.ts'
 

@@ -1,14 +1,8 @@
 import { Worker } from 'node:worker_threads'
 import type { ResolvedTarget } from '../client/index.ts'
 import { WorkerError } from '../contract/errors.ts'
-import type {
-  GoodputLimits,
-  ResolvedLoad,
-  Progress,
-  RequestShape,
-  WarmupOptions,
-  WorkloadOptions,
-} from '../contract/types.ts'
+import type { GoodputLimits, ResolvedLoad, Progress, ResolvedWarmup } from '../contract/options.ts'
+import type { RequestShape, WorkloadOptions } from '../contract/workload-options.ts'
 import type { MeasuredPhase } from './measured-phase.ts'
 import { mergePhases } from './merge-phases.ts'
 import { clockOffsetMs } from './monotonic-clock.ts'
@@ -16,7 +10,7 @@ import type { CoordinatorMessage, LoadWorkerData, WorkerMessage, WorkerPhase } f
 
 /** Options of {@link runWorkers}: the run's options, already validated and resolved. */
 export interface RunWorkersOptions {
-  /** Threads, >= 2 (validated by validateWorkers). */
+  /** Threads, >= 2 (validated by resolveWorkers). */
   workers: number
   target: ResolvedTarget
   workload: WorkloadOptions
@@ -25,7 +19,7 @@ export interface RunWorkersOptions {
   /** The coordinator's workload salt (`workload.describe().salt`), so threads send the prompts one thread would. */
   salt: string | undefined
   load: ResolvedLoad
-  warmup?: WarmupOptions
+  warmup?: ResolvedWarmup
   seed: number
   /** Keep every request record. */
   recordRequests: boolean

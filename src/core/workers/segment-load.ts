@@ -1,4 +1,4 @@
-import type { ResolvedLoad, SegmentOptions, WarmupOptions } from '../contract/types.ts'
+import type { ResolvedLoad, SegmentOptions, ResolvedWarmup } from '../contract/options.ts'
 import { planArrivals, plannedArrivalCount, stopCountOf } from '../load/index.ts'
 import { globalIndexOf, shareOfCount, shareOfTimestamps } from './split-load.ts'
 
@@ -7,7 +7,7 @@ export interface SegmentShare {
   /** This host's load as the load driver takes it (a planned slice carries its own offsets in `timestampsMs`). */
   load: ResolvedLoad
   /** This host's warm-up (its share of the warm-up requests). */
-  warmup: WarmupOptions | undefined
+  warmup: ResolvedWarmup | undefined
   /** Planned send offsets of this host's dispatches, ms from the shared start: open loops and traces; undefined for a closed loop. */
   timestampsMs: number[] | undefined
   /** The global index (workload item, session) of this host's dispatch `local`: `local × count + (index − 1)`. */
@@ -25,7 +25,7 @@ export interface SegmentShare {
  */
 export function segmentShare(
   load: ResolvedLoad,
-  warmup: WarmupOptions | undefined,
+  warmup: ResolvedWarmup | undefined,
   seed: number,
   workloadTimestamps: number[] | undefined,
   segment: SegmentOptions,
@@ -34,18 +34,23 @@ export function segmentShare(
   const { count } = segment
   // The unit's stop count: requests, or sessions of a session workload.
   const { count: total, unit: countKey } = stopCountOf(load)
-  const warmupShare =
+  // The warm-up's concurrency is shared like the load's (or like its requests, when it sends them all at once).
+  const warmupShare: ResolvedWarmup | undefined =
     warmup === undefined
       ? undefined
       : {
           ...warmup,
-          ...(warmup.requests !== undefined ? { requests: shareOfCount(warmup.requests, slot, count) } : {}),
+          requests: shareOfCount(warmup.requests, slot, count),
+          concurrency: Math.max(1, shareOfCount(warmup.concurrency, slot, count)),
         }
   const indexOf = (local: number): number => globalIndexOf(local, slot, count)
   const kept = (from: ResolvedLoad): ResolvedLoad => {
-    const out: ResolvedLoad = { drainGraceMs: from.drainGraceMs }
+    const out: ResolvedLoad = { drainGraceMs: from.drainGraceMs, maxInFlight: from.maxInFlight }
     if (from.durationMs !== undefined) out.durationMs = from.durationMs
-    if (from.concurrency !== undefined) out.concurrency = Math.max(1, shareOfCount(from.concurrency, slot, count))
+    if (from.concurrency !== undefined) {
+      out.concurrency = Math.max(1, shareOfCount(from.concurrency, slot, count))
+      out.maxInFlight = out.concurrency
+    }
     return out
   }
 
@@ -63,7 +68,11 @@ export function segmentShare(
     return { load: kept(load), warmup: warmupShare, timestampsMs: shareOfTimestamps(global, slot, count), indexOf }
   }
   const share: ResolvedLoad = { ...load }
-  if (load.concurrency !== undefined) share.concurrency = shareOfCount(load.concurrency, slot, count)
+  // A closed loop without `concurrency` keeps its cap of 1: one in flight in each share.
+  if (load.concurrency !== undefined) {
+    share.concurrency = shareOfCount(load.concurrency, slot, count)
+    share.maxInFlight = share.concurrency
+  }
   if (total !== undefined) share[countKey] = shareOfCount(total, slot, count)
   if (load.rampUp !== undefined) share.rampUp = { ...load.rampUp, from: load.rampUp.from / count }
   return { load: share, warmup: warmupShare, timestampsMs: undefined, indexOf }

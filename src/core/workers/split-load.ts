@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { LoadOptions } from '../contract/types.ts'
+import type { LoadOptions } from '../contract/options.ts'
 
 /** Part `thread` of `total` split into `threads` nearly equal whole parts (the first ones get the remainder). */
 export function shareOfCount(total: number, thread: number, threads: number): number {
@@ -19,10 +19,10 @@ export function shareOfTimestamps(timestampsMs: number[], thread: number, thread
 }
 
 /**
- * Validates `workers` (a whole number >= 1) against the load. Throws {@link OptionsError} when a
- * thread would get nothing to do: fewer concurrent requests, or fewer requests, than threads.
+ * `workers` checked (a whole number >= 1) against the load, or 1 when it is left out. Throws {@link OptionsError}
+ * when a thread would get nothing to do: fewer concurrent requests, or fewer requests, than threads.
  */
-export function validateWorkers(workers: unknown, load: LoadOptions): number {
+export function resolveWorkers(workers: unknown, load: LoadOptions): number {
   if (workers === undefined) return 1
   if (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1) {
     throw new OptionsError(

@@ -1,15 +1,9 @@
 import type { ResolvedTarget } from '../client/index.ts'
 import type { ScheduleLag } from '../load/index.ts'
 import type { MetricsSnapshot } from '../metrics/index.ts'
-import type {
-  GoodputLimits,
-  ResolvedLoad,
-  StallReport,
-  Timeline,
-  WarmupOptions,
-  RequestShape,
-  WorkloadOptions,
-} from '../contract/types.ts'
+import type { GoodputLimits, ResolvedLoad, ResolvedWarmup } from '../contract/options.ts'
+import type { StallReport, Timeline } from '../contract/result.ts'
+import type { RequestShape, WorkloadOptions } from '../contract/workload-options.ts'
 import type { DelaySummary } from './measured-phase.ts'
 
 /** What a load worker gets at start (`workerData`): plain data only, no functions or signals. */
@@ -26,7 +20,7 @@ export interface LoadWorkerData {
   threads: number
   /** The whole load and warm-up, as one thread would run them (each thread takes its slice: `segmentShare`). */
   load: ResolvedLoad
-  warmup: WarmupOptions | undefined
+  warmup: ResolvedWarmup | undefined
   recordRequests: boolean
   goodput: GoodputLimits | undefined
   /** Shared monotonic clock minus the coordinator's `performance.now()`, ms: how the worker converts times. */

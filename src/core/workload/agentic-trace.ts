@@ -1,5 +1,5 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
-import type { AgenticTraceWorkload } from '../contract/types.ts'
+import type { AgenticTraceWorkload } from '../contract/workload-options.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
 import { readJsonObjectLines, type DatasetFileFacts } from './dataset-file.ts'
 import type { SessionScript, TurnScript } from './session-script.ts'

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { OptionsError } from '../contract/errors.ts'
-import type { WorkloadOptions } from '../contract/types.ts'
+import type { WorkloadOptions } from '../contract/workload-options.ts'
 import { createJsonlWorkload } from './jsonl-workload.ts'
 import { createPromptsWorkload } from './prompts-workload.ts'
 import { createShareGptWorkload } from './sharegpt-workload.ts'

@@ -1,5 +1,5 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
-import type { JsonlSessionSource, ShareGptSessionSource } from '../contract/types.ts'
+import type { JsonlSessionSource, ShareGptSessionSource } from '../contract/workload-options.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
 import { readJsonArrayElements, readJsonObjectLines, type DatasetFileFacts } from './dataset-file.ts'
 import type { CountTokens } from './workload.ts'

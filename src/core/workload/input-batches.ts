@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { InputsApi, PreparedRequest } from '../contract/types.ts'
+import type { InputsApi } from '../contract/api-kinds.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
 import type { Workload } from './workload.ts'
 import { promptTextOf } from '../contract/prompt-text.ts'
 

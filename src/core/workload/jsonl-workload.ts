@@ -1,5 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
-import type { ApiKind, JsonlWorkload, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { JsonlWorkload } from '../contract/workload-options.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
 import { readDatasetLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'

@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { NumberDistribution } from '../contract/types.ts'
+import type { NumberDistribution } from '../contract/workload-options.ts'
 import type { Random } from '../platform/random.ts'
 
 /** A {@link NumberDistribution} with its defaults filled in. */

@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { PreparedRequest, PromptsWorkload } from '../contract/types.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { PromptsWorkload } from '../contract/workload-options.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'
 import type { Workload, WorkloadContext } from './workload.ts'

@@ -1,6 +1,12 @@
 import { OptionsError } from '../contract/errors.ts'
 import { isRecord } from '../contract/is-record.ts'
-import type { ChatTool, RequestShape, ResolvedResponseFormat, ToolChoice, WorkloadOptions } from '../contract/types.ts'
+import type {
+  ChatTool,
+  RequestShape,
+  ResolvedResponseFormat,
+  ToolChoice,
+  WorkloadOptions,
+} from '../contract/workload-options.ts'
 import { compileReplySchema } from '../contract/reply-schema.ts'
 
 const CHOICES = ['auto', 'required', 'none']

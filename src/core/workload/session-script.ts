@@ -1,4 +1,5 @@
-import type { ApiKind, ConversationMessage, PreparedRequest } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { ConversationMessage, PreparedRequest } from '../contract/request-record.ts'
 import type { Workload } from './workload.ts'
 import { takesMessages } from '../contract/api-kinds.ts'
 

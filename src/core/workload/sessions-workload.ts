@@ -1,5 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { AgenticTraceWorkload, SessionsWorkload, WorkloadFacts } from '../contract/types.ts'
+import type { AgenticTraceWorkload, SessionsWorkload } from '../contract/workload-options.ts'
+import type { WorkloadFacts } from '../contract/result.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
 import { readAgenticTrace } from './agentic-trace.ts'

@@ -1,6 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import type { PreparedRequest, ShareGptWorkload } from '../contract/types.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { ShareGptWorkload } from '../contract/workload-options.ts'
 import { readJsonArrayElements } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { ignoreEosOf, promptRequest } from './to-prepared-request.ts'

@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { SyntheticSessionSource } from '../contract/types.ts'
+import type { SyntheticSessionSource } from '../contract/workload-options.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
 import { resolveNumberDistribution, sampleNumber, type ResolvedNumberDistribution } from './number-distribution.ts'
 import type { SessionScript, TurnScript } from './session-script.ts'

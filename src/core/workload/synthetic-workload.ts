@@ -1,6 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import type { PreparedRequest, SyntheticWorkload } from '../contract/types.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { SyntheticWorkload } from '../contract/workload-options.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { newRunSalt } from './run-salt.ts'
 import { ignoreEosOf } from './to-prepared-request.ts'

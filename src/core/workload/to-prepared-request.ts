@@ -1,6 +1,8 @@
 import { OptionsError } from '../contract/errors.ts'
 import { takesMessages } from '../contract/api-kinds.ts'
-import type { ApiKind, PreparedRequest, WorkloadOptions } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { WorkloadOptions } from '../contract/workload-options.ts'
 
 /** A single-turn request: `messages` with one user turn for an API that takes a conversation, `prompt` for completions. */
 export function promptRequest(api: ApiKind, text: string): PreparedRequest {

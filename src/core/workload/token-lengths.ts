@@ -1,6 +1,6 @@
 import { OptionsError } from '../contract/errors.ts'
 import type { Random } from '../platform/random.ts'
-import type { TokenLengthDistribution } from '../contract/types.ts'
+import type { TokenLengthDistribution } from '../contract/workload-options.ts'
 
 /** A {@link TokenLengthDistribution} with its defaults filled in. */
 export interface ResolvedLengthDistribution {

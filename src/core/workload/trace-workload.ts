@@ -1,6 +1,7 @@
 import { OptionsError, WorkloadError } from '../contract/errors.ts'
 import { createRandom, deriveSeed } from '../platform/random.ts'
-import type { PreparedRequest, TraceWorkload } from '../contract/types.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { TraceWorkload } from '../contract/workload-options.ts'
 import { readJsonObjectLines } from './dataset-file.ts'
 import { estimateTokens } from './estimate-tokens.ts'
 import { newRunSalt } from './run-salt.ts'

@@ -13,7 +13,7 @@ import type {
   TraceWorkload,
   WorkloadOptions,
   WorkloadRequestOptions,
-} from '../contract/types.ts'
+} from '../contract/workload-options.ts'
 
 /** The keys every workload kind takes about what each request carries besides its conversation. */
 const REQUEST_KEYS = ['tools', 'toolChoice', 'responseFormat', 'batch'] as const satisfies ReadonlyArray<

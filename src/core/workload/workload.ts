@@ -1,4 +1,6 @@
-import type { ApiKind, PreparedRequest, WorkloadFacts } from '../contract/types.ts'
+import type { ApiKind } from '../contract/api-kinds.ts'
+import type { PreparedRequest } from '../contract/request-record.ts'
+import type { WorkloadFacts } from '../contract/result.ts'
 
 /** What is sent: one {@link PreparedRequest} per measured index, deterministic given the seed. */
 export interface Workload {

@@ -1,7 +1,11 @@
 export { parsePrometheusText } from './prometheus-text.ts'
 export { DIALECTS, detectDialect } from './server-metric-names.ts'
 export { mergeServerSides } from './merge-server-metrics.ts'
-export { SERVER_NOTE_PREFIX } from './server-note-prefix.ts'
-export { bucketQuantile, summarizeServerMetrics, type ServerMetricsScrape } from './server-metrics-window.ts'
+export {
+  bucketQuantile,
+  SERVER_NOTE_PREFIX,
+  summarizeServerMetrics,
+  type ServerMetricsScrape,
+} from './server-metrics-window.ts'
 export { startMetricsScraper } from './metrics-scraper.ts'
-export { checkServerMetricsOptions, resolveServerMetricsOptions } from './server-metrics-options.ts'
+export { validateServerMetricsOptions, resolveServerMetricsOptions } from './server-metrics-options.ts'

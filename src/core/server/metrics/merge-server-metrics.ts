@@ -1,11 +1,11 @@
+import type { MetricSummary } from '../../contract/result.ts'
 import type {
-  MetricSummary,
   ServerGaugeSummary,
   ServerHistogramSummary,
   ServerMetrics,
   ServerSide,
   SpecDecodeSummary,
-} from '../../contract/types.ts'
+} from '../../contract/server-metrics.ts'
 import {
   bucketQuantile,
   clientOverhead,

@@ -1,4 +1,4 @@
-import type { ServerGaugeSummary, ServerMetrics } from '../../contract/types.ts'
+import type { ServerGaugeSummary, ServerMetrics } from '../../contract/server-metrics.ts'
 
 const standardError = (gauge: ServerGaugeSummary | undefined): number | undefined =>
   gauge === undefined || typeof gauge.stddev !== 'number' || gauge.samples < 2

@@ -1,4 +1,4 @@
-import type { ServerMetricsDialect } from '../../contract/types.ts'
+import type { ServerMetricsDialect } from '../../contract/server-metrics.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { OptionsError } from '../../contract/errors.ts'
 import { isRecord } from '../../contract/is-record.ts'
-import type { ServerMetricsOptions } from '../../contract/types.ts'
+import type { ServerMetricsOptions } from '../../contract/options.ts'
 import type { ScraperSettings } from './metrics-scraper.ts'
 import { rejectUnknownKeys } from '../../contract/known-keys.ts'
 
@@ -21,7 +21,9 @@ const hasAuthorization = (headers: Record<string, string>): boolean =>
  *
  * @throws {OptionsError} naming the field and what to write instead.
  */
-export function checkServerMetricsOptions(value: unknown): asserts value is ServerMetricsOptions | false | undefined {
+export function validateServerMetricsOptions(
+  value: unknown,
+): asserts value is ServerMetricsOptions | false | undefined {
   if (value === undefined || value === false) return
   if (!isRecord(value))
     throw new OptionsError(

@@ -1,13 +1,16 @@
 import type {
   ClientServerTtft,
-  MetricSummary,
   ServerGaugeSummary,
   ServerHistogramSummary,
   ServerMetrics,
   SpecDecodeSummary,
-} from '../../contract/types.ts'
+} from '../../contract/server-metrics.ts'
+import type { MetricSummary } from '../../contract/result.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 import type { CounterRef, DialectNames } from './server-metric-names.ts'
+
+/** How a server-metrics note begins when it is copied into `BenchmarkResult.warnings`. */
+export const SERVER_NOTE_PREFIX = 'Server metrics: '
 
 /** One scrape: when it was taken and what it returned. */
 export interface ServerMetricsScrape {
