@@ -135,6 +135,22 @@ export interface StandaloneBenchLlmOptions {
 }
 
 /**
+ * The bench file that registers `what` (`bench.llm`, `.sweep`, `.compare`): the settings' file, else the first caller
+ * outside the adapters on the stack. Throws {@link OptionsError} when a call is not made from a bench file's top level.
+ */
+function benchFileOf(given: string | undefined, what: string, name: string): string {
+  const file = given ?? callerFileOf(new Error().stack, isAdapterFile)
+  if (file === undefined) {
+    throw new OptionsError(
+      'bench file',
+      `cannot tell which file called ${what}('${name}')`,
+      `Call ${what} at the top level of a bench file.`,
+    )
+  }
+  return file
+}
+
+/**
  * Builds `bench.llm` on a runner's `register`: validates the options when the file is loaded,
  * remembers the calling file (for the baseline path), and registers a test that runs the bench,
  * prints its notes and throws an `LlmBenchAssertionError` with the verdict when it fails.
@@ -148,14 +164,7 @@ export function createStandaloneBenchLlm(
     (mode: 'run' | 'skip' | 'only'): StandaloneBenchFn =>
     (name, options) => {
       const plan = planBench(name, options)
-      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
-      if (file === undefined) {
-        throw new OptionsError(
-          'bench file',
-          `cannot tell which file called bench.llm('${name}')`,
-          'Call bench.llm at the top level of a bench file.',
-        )
-      }
+      const file = benchFileOf(settings.file, 'bench.llm', name)
       const { limit } = plan
       register(
         mode,
@@ -192,14 +201,7 @@ export function createStandaloneBenchLlm(
     (name, options) => {
       const mode = inArm(given)
       validateBenchSweepOptions(name, options)
-      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
-      if (file === undefined) {
-        throw new OptionsError(
-          'bench file',
-          `cannot tell which file called bench.llm.sweep('${name}')`,
-          'Call bench.llm.sweep at the top level of a bench file.',
-        )
-      }
+      const file = benchFileOf(settings.file, 'bench.llm.sweep', name)
       const timeoutMs = options.timeoutMs ?? DEFAULT_SWEEP_TIMEOUT_MS
       register(
         mode,
@@ -227,14 +229,7 @@ export function createStandaloneBenchLlm(
     (name, options) => {
       const mode = inArm(given)
       const plan = planCompare(name, options)
-      const file = settings.file ?? callerFileOf(new Error().stack, isAdapterFile)
-      if (file === undefined) {
-        throw new OptionsError(
-          'bench file',
-          `cannot tell which file called bench.llm.compare('${name}')`,
-          'Call bench.llm.compare at the top level of a bench file.',
-        )
-      }
+      const file = benchFileOf(settings.file, 'bench.llm.compare', name)
       register(
         mode,
         name,

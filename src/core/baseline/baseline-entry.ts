@@ -27,18 +27,8 @@ export type LatencyMetric = GateableLatency
 /** Throughputs a baseline keeps and a regression policy gates, per second. */
 export type ThroughputMetric = GateableThroughput
 
-/** Summary of one latency distribution in a baseline, milliseconds (count in samples). */
-export interface LatencyBaseline {
-  count: number
-  mean: number
-  /** Population standard deviation. */
-  stddev: number
-  p50: number
-  p90: number
-  p95: number
-  p99: number
-  p999: number
-}
+/** Summary of one latency distribution in a baseline, milliseconds (count in samples): a summary without min and max. */
+export type LatencyBaseline = Omit<MetricSummary, 'min' | 'max'>
 
 /** One run-level throughput in a baseline, with its noise when the run allowed an estimate. */
 export interface ThroughputBaseline {
