@@ -315,7 +315,11 @@ function abRun(tag: string, dir: string, times: string[]): void {
   ])
   times.push(`ab ${ab.seconds.toFixed(0)} s`)
   // As the slowed check above: on a disturbed host a gate may stay undecided, and the verdict names why.
-  const undecided = ab.rc === 0 && /left out: only|both arms disturbed|disturbed/.test(ab.output)
+  const undecided =
+    ab.rc === 0 &&
+    /left out: only (base|head) was measured on a disturbed machine|both arms (were measured on a )?disturbed/.test(
+      ab.output,
+    )
   check(
     `${tag}: \`vitest-llm-bench ab --base HEAD\` with a 2x slower head exits 1, 3 pairs${undecided ? ' (undecided: disturbed, named)' : ''}`,
     committed &&
