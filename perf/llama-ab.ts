@@ -5,11 +5,12 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--hogs 2] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
+ *     [--hogs 2] [--pin] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
  *
  * Needs the llama-server build (scripts/llama/build.ts); `--model` serves another GGUF than its tiny model
  * (`node scripts/llama/small-model.ts` writes a larger one). `--hogs N` runs N busy loops beside the
- * runs (killed by their PIDs afterwards); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
+ * runs (killed by their PIDs afterwards); `--pin` runs llama-server on CPU 1 alone and the ab process (its
+ * client) on CPU 0 (with `taskset`; pair it with `--base-args="-t 1 …"`); `--save <dir>` keeps each run's ab.json there (run-N.ab.json).
  * `--stored` (the drift run): records a baseline on the quiet machine first (before any hog starts) and
  * commits it with the base; each run then judges the unchanged code against it with `vitest bench`
  * (`CI=true`) before `ab` measures both arms, and both verdicts are printed.
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     'max-pairs': { type: 'string', default: '6' },
     save: { type: 'string' },
     stored: { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
   },
 })
 const cache =
@@ -54,10 +56,18 @@ const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manif
 }
 const root = path.resolve(import.meta.dirname, '..')
 
+const project = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-llama-ab-'))
+/** With `--pin`, llama-server runs on CPU 1 alone (through `taskset`), the ab process and its client on CPU 0. */
+const serverBin = values.pin ? path.join(project, 'llama-server-on-cpu1') : manifest.serverPath
+if (values.pin)
+  writeFileSync(serverBin, `#!/bin/sh\nexec taskset -c 1 ${JSON.stringify(manifest.serverPath)} "$@"\n`, {
+    mode: 0o755,
+  })
+
 const benchFile = (extra: string[]): string => `import { bench, llamaCpp } from 'vitest-llm-bench'
 
 bench.llm('llama.cpp chat', {
-  server: llamaCpp({ bin: ${JSON.stringify(manifest.serverPath)}, modelPath: ${JSON.stringify(values.model ?? manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
+  server: llamaCpp({ bin: ${JSON.stringify(serverBin)}, modelPath: ${JSON.stringify(values.model ?? manifest.modelPath)}, args: ${JSON.stringify([...values['base-args'].split(' ').filter(Boolean), ...extra])} }),
   workload: { kind: 'synthetic', inputTokens: { mean: ${Number(values['input-tokens'])} }, outputTokens: { mean: ${Number(values['output-tokens'])} }, ignoreEos: true },
   load: { concurrency: ${Number(values.concurrency)}, requests: ${Number(values.requests)} },
   warmup: { requests: 8 },
@@ -65,7 +75,6 @@ bench.llm('llama.cpp chat', {
 })
 `
 
-const project = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-llama-ab-'))
 const git = (...args: string[]) =>
   spawnSync('git', ['-c', 'user.email=ab@example.com', '-c', 'user.name=ab', ...args], {
     cwd: project,
@@ -80,7 +89,10 @@ writeFileSync(
   path.join(project, 'vitest.config.ts'),
   `import { defineConfig } from 'vitest/config'\nimport { llmBench } from '${entry}'\nexport default defineConfig({ plugins: [llmBench()], resolve: { alias: { 'vitest-llm-bench': '${entry}' } } })\n`,
 )
-writeFileSync(path.join(project, '.gitignore'), 'node_modules\nllm-bench-ab\nllm-bench-report\n.llm-bench\n')
+writeFileSync(
+  path.join(project, '.gitignore'),
+  'node_modules\nllm-bench-ab\nllm-bench-report\n.llm-bench\nllama-server-on-cpu1\n',
+)
 writeFileSync(path.join(project, 'llama.bench.ts'), benchFile([]))
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs')
 /** The console's tally line and the lines of each relative check, of one `vitest bench` in the project. */
@@ -131,9 +143,10 @@ try {
       for (const line of benchLines(`${judged.stdout}\n${judged.stderr}`)) console.log(`  ${line}`)
     }
     const started = performance.now()
+    const abArgs = ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']]
     const out = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']],
+      values.pin ? 'taskset' : process.execPath,
+      values.pin ? ['-c', '0', process.execPath, ...abArgs] : abArgs,
       {
         cwd: project,
         encoding: 'utf8',
