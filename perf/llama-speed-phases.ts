@@ -4,7 +4,9 @@
  * (64 tokens out, `ignore_eos`, not streamed). Prints, for one launch kept up `--hold` seconds, the
  * median request time of every 2-second window, then the median of each of `--launches` short launches
  * (`--each` seconds apart), and beside each window the CPU calibration of the self-check measured on
- * the client's core (whether it sees the move).
+ * the client's core (whether it sees the move). Last, two launches up at once on that core, loaded in turn
+ * (`--each` seconds each, A B, B A, …): the spread of a pair that is two slices seconds apart, against
+ * a pair that is two launches in a row.
  *
  *   npm exec -- node perf/llama-speed-phases.ts [--hold 90] [--launches 15] [--each 3]
  *
@@ -44,47 +46,64 @@ const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manif
 const WINDOW_MS = 2000
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
+/** llama-server on CPU 1 alone, ready; `stop` kills it. */
+async function startLlama(): Promise<{ baseUrl: string; stop: () => void }> {
+  const port = await getFreePort()
+  const args = ['-m', manifest.modelPath, '-t', '1', '-np', '1', '-c', '2048', '--host', '127.0.0.1']
+  const server = spawn('taskset', ['-c', '1', manifest.serverPath, ...args, '--port', String(port)], {
+    stdio: 'ignore',
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  try {
+    await waitForReady(baseUrl, { timeoutMs: 60_000, intervalMs: 100 })
+  } catch (error) {
+    server.kill('SIGKILL')
+    throw error
+  }
+  return { baseUrl, stop: () => server.kill('SIGKILL') }
+}
+
+/** Requests one at a time for `ms`: their median time (ms). */
+async function medianRequestMs(baseUrl: string, ms: number): Promise<number> {
+  const times: number[] = []
+  const started = performance.now()
+  while (performance.now() - started < ms) {
+    const sent = performance.now()
+    const response = await fetch(`${baseUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'the quick brown fox', max_tokens: 64, ignore_eos: true, temperature: 0 }),
+    })
+    await response.json()
+    times.push(performance.now() - sent)
+  }
+  return median(times)
+}
+
 /** One launch kept up `seconds`: the median request time (ms) and the client core's CPU calibration (ms) per window. */
 async function launch(seconds: number): Promise<Array<{ requestMs: number; calibrationMs: number }>> {
-  const port = await getFreePort()
-  const server = spawn(
-    'taskset',
-    ['-c', '1', manifest.serverPath, '-m', manifest.modelPath, '-t', '1', '-np', '1', '-c', '2048'].concat([
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-    ]),
-    { stdio: 'ignore' },
-  )
+  const server = await startLlama()
   try {
-    const baseUrl = `http://127.0.0.1:${port}`
-    await waitForReady(baseUrl, { timeoutMs: 60_000, intervalMs: 100 })
     const windows: Array<{ requestMs: number; calibrationMs: number }> = []
     const started = performance.now()
-    while (performance.now() - started < seconds * 1000) {
-      const times: number[] = []
-      const windowStarted = performance.now()
-      while (performance.now() - windowStarted < WINDOW_MS) {
-        const sent = performance.now()
-        const response = await fetch(`${baseUrl}/v1/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ prompt: 'the quick brown fox', max_tokens: 64, ignore_eos: true, temperature: 0 }),
-        })
-        await response.json()
-        times.push(performance.now() - sent)
-      }
-      windows.push({ requestMs: median(times), calibrationMs: calibrateCpu() })
-    }
+    while (performance.now() - started < seconds * 1000)
+      windows.push({ requestMs: await medianRequestMs(server.baseUrl, WINDOW_MS), calibrationMs: calibrateCpu() })
     return windows
   } finally {
-    server.kill('SIGKILL')
+    server.stop()
   }
 }
 
 const spread = (xs: number[]): string =>
   `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)} ms (${(Math.max(...xs) / Math.min(...xs)).toFixed(2)}x)`
+/** The sd of the log-ratios of pairs (second / first), in %. */
+const pairSd = (pairs: Array<[number, number]>): string => {
+  const logs = pairs.map(([a, b]) => Math.log(b / a))
+  const mean = logs.reduce((sum, x) => sum + x, 0) / logs.length
+  const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (logs.length - 1))
+  return `${(sd * 100).toFixed(1)} % over ${pairs.length} pairs`
+}
+
 const held = await launch(Number(values.hold))
 console.log(`one launch, ${values.hold} s, median request time per 2 s window (ms) / CPU calibration (ms):`)
 console.log(`  ${held.map((w) => `${w.requestMs.toFixed(1)}/${w.calibrationMs.toFixed(0)}`).join(' ')}`)
@@ -98,4 +117,28 @@ for (let i = 0; i < Number(values.launches); i++) {
 }
 console.log(`${values.launches} launches of ${values.each} s, median request time of each (ms):`)
 console.log(`  ${launches.map((ms) => ms.toFixed(1)).join(' ')}`)
-console.log(`  launches: ${spread(launches)}`)
+const launchPairs = launches.flatMap((ms, i): Array<[number, number]> => {
+  const next = launches[i + 1]
+  return i % 2 === 0 && next !== undefined ? [[ms, next]] : []
+})
+console.log(`  launches: ${spread(launches)}; two launches in a row as a pair: sd of log-ratio ${pairSd(launchPairs)}`)
+
+// Two launches up at once, on the same core, loaded in turn for `--each` seconds (A B B A …): a pair
+// is two slices a few seconds apart, whatever the launches.
+const [a, b] = [await startLlama(), await startLlama()]
+try {
+  const slices: Array<[number, number]> = []
+  for (let i = 0; i < Number(values.launches); i++) {
+    const first = i % 2 === 0 ? a : b
+    const second = i % 2 === 0 ? b : a
+    const x = await medianRequestMs(first.baseUrl, Number(values.each) * 1000)
+    const y = await medianRequestMs(second.baseUrl, Number(values.each) * 1000)
+    slices.push(i % 2 === 0 ? [x, y] : [y, x])
+  }
+  console.log(`two launches up at once, ${values.launches} pairs of ${values.each} s slices (A B, B A, …), B / A:`)
+  console.log(`  ${slices.map(([x, y]) => (y / x).toFixed(3)).join(' ')}`)
+  console.log(`  slices: ${spread(slices.flat())}; sd of log-ratio ${pairSd(slices)}`)
+} finally {
+  a.stop()
+  b.stop()
+}

@@ -10,7 +10,10 @@ const PASSES = 4
  * in milliseconds: how fast this machine is now. A server sharing the machine slows down with it
  * (a throttled or shared host, a noisy neighbour), which no steal counter shows: on the 2-core
  * development machine, llama-server ran 25 % slower for minutes with steal near 0. Comparing this
- * figure with the baseline's tells such a machine from a regression. Cost: about 0.2 s.
+ * figure with the baseline's tells such a machine from a regression. It does not see every such
+ * move: measured on the client's core, it stayed at 32-37 ms while llama-server on the other core
+ * ran 1.68x slower for 40 s (perf/llama-speed-phases.ts, 2026-12-07); only measuring both arms side
+ * by side cancels that. Cost: about 0.2 s.
  */
 export function calibrateCpu(): number {
   const words = new Float64Array(WORDS)
