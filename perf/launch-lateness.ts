@@ -6,21 +6,17 @@
  *   npm exec -- node perf/launch-lateness.ts [rounds]
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { runBenchmark } from '../src/core/run.ts'
 import { getFreePort, llamaCpp, startServer } from '../src/core/server/index.ts'
 import { waitForReady } from '../src/core/client/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/types.ts'
+import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
 const args = ['-t', '2', '-np', '4', '-c', '4096']
 const rounds = Number(process.argv[2] ?? 1)
 

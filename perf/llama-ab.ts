@@ -29,6 +29,7 @@ import {
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs, stripVTControlCharacters } from 'node:util'
+import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 
 const { values } = parseArgs({
   options: {
@@ -47,13 +48,9 @@ const { values } = parseArgs({
     pin: { type: 'boolean', default: false },
   },
 })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
 const root = path.resolve(import.meta.dirname, '..')
 
 const project = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-llama-ab-'))

@@ -10,10 +10,9 @@
  * runs (killed by their PIDs afterwards).
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { parseArgs, stripVTControlCharacters } from 'node:util'
+import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 
 const { values } = parseArgs({
   options: {
@@ -23,13 +22,9 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '150' },
   },
 })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
 const root = path.resolve(import.meta.dirname, '..')
 const hogs = Array.from({ length: Number(values.hogs) }, () =>
   spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),

@@ -8,11 +8,11 @@
  * Prints the model's path; pass it to `perf/llama-ab.ts --model`. Needs the llama-server build
  * (scripts/llama/build.ts) for its vocabulary file.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import os from 'node:os'
+import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { writeTinyLlamaModel } from '../scripts/llama/tiny-model.ts'
+import { findLlamaArtifacts, llamaDir } from '../scripts/llama/llama-cache.ts'
 
 const { values } = parseArgs({
   options: {
@@ -22,11 +22,10 @@ const { values } = parseArgs({
     ff: { type: 'string', default: '768' },
   },
 })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const dir = path.join(cache, 'llama-v0.4.0')
-const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { modelPath: string }
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
+const dir = llamaDir()
 const [embd, layers, heads, ff] = [values.embd, values.layers, values.heads, values.ff].map(Number) as [
   number,
   number,

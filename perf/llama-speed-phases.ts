@@ -13,13 +13,11 @@
  * Needs the llama-server build (scripts/llama/build.ts) and `taskset`.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { getFreePort } from '../src/core/server/index.ts'
 import { waitForReady } from '../src/core/client/index.ts'
 import { calibrateCpu } from '../src/core/telemetry/cpu-calibration.ts'
+import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 
 const { values } = parseArgs({
   options: {
@@ -36,13 +34,9 @@ if (process.env.LLAMA_SPEED_PHASES_PINNED === undefined) {
   })
   process.exit(self.status ?? 1)
 }
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
 const WINDOW_MS = 2000
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
@@ -98,6 +92,7 @@ const spread = (xs: number[]): string =>
   `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)} ms (${(Math.max(...xs) / Math.min(...xs)).toFixed(2)}x)`
 /** The sd of the log-ratios of pairs (second / first), in %. */
 const pairSd = (pairs: Array<[number, number]>): string => {
+  if (pairs.length < 2) return `not computed on ${pairs.length} pair${pairs.length === 1 ? '' : 's'}`
   const logs = pairs.map(([a, b]) => Math.log(b / a))
   const mean = logs.reduce((sum, x) => sum + x, 0) / logs.length
   const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (logs.length - 1))

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, appendFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
 
 const { values } = parseArgs({
   options: {
@@ -28,13 +29,9 @@ const { values } = parseArgs({
 })
 const dir = path.resolve(values.dir)
 mkdirSync(dir, { recursive: true })
-const cache =
-  process.env.VITEST_LLM_BENCH_CACHE_DIR ??
-  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'vitest-llm-bench')
-const manifest = JSON.parse(readFileSync(path.join(cache, 'llama-v0.4.0', 'manifest.json'), 'utf8')) as {
-  serverPath: string
-  modelPath: string
-}
+const artifacts = findLlamaArtifacts()
+if (!artifacts.found) throw new Error(artifacts.reason)
+const { manifest } = artifacts
 const root = path.resolve(import.meta.dirname, '..')
 const label = values.label || (values.record ? 'record' : values.extra ? `extra ${values.extra}` : 'unchanged')
 
