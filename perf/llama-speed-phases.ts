@@ -18,6 +18,7 @@ import { getFreePort } from '../src/core/server/index.ts'
 import { waitForReady } from '../src/core/client/index.ts'
 import { calibrateCpu } from '../src/core/telemetry/cpu-calibration.ts'
 import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
+import { spreadOf } from './lib/percentiles.ts'
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +39,7 @@ const artifacts = findLlamaArtifacts()
 if (!artifacts.found) throw new Error(artifacts.reason)
 const { manifest } = artifacts
 const WINDOW_MS = 2000
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+const median = (xs: number[]): number => spreadOf(xs).p50
 
 /** llama-server on CPU 1 alone, ready; `stop` kills it. */
 async function startLlama(): Promise<{ baseUrl: string; stop: () => void }> {
