@@ -50,6 +50,11 @@ export async function acquireTarget(
   shared: { url?: string; server?: RunContext['server'] } | undefined,
   options: {
     fresh?: boolean
+    /**
+     * The pool a launched server comes from, instead of the shared or the fresh one: arms kept up
+     * together each take their own, so that two arms with the same spec (an A/A comparison) get two servers.
+     */
+    pool?: ServerPool
     /** The simulator's options as the bench's plan resolved them; resolved here from `server` when not given. */
     simulator?: ResolvedSimulatorOptions
   } = {},
@@ -77,7 +82,7 @@ export async function acquireTarget(
       release: noop,
     }
   }
-  const from = options.fresh ? freshPool : pool
+  const from = options.pool ?? (options.fresh ? freshPool : pool)
   return launched(server, target, await from.acquire(server), from)
 }
 

@@ -10,6 +10,7 @@ import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 import type { PairLimits } from '../core/verdict/index.ts'
 import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
+import { placeArms, type ArmsPlacement } from './arms-placement.ts'
 
 /**
  * Options of `bench.llm.compare(name, options)`: the same load on two or more servers, measured
@@ -34,10 +35,28 @@ export interface BenchCompareOptions extends Omit<
   onInconclusive?: 'warn' | 'fail' | 'pass'
   /** Test timeout, milliseconds. Default: `budgetMs` plus 10 minutes (for the last pair). */
   timeoutMs?: number
+  /**
+   * How a pair's arms share the machine. `together`: every arm's server is started (in the pair's
+   * order) and kept up, and the load is run in slices, one arm loaded at a time (A B B A A B B A), so
+   * that the host's speed phases hit every arm alike; `apart`: one arm at a time, each on a freshly
+   * started server. Default `auto`: together where every arm's load can be sliced and the launched
+   * servers fit beside each other (llama-server: model files against free memory; vLLM and SGLang:
+   * each arm's `--gpu-memory-utilization` or `--mem-fraction-static`, summing under 1), else apart.
+   */
+  arms?: 'together' | 'apart' | 'auto'
+  /** Arms together: the slices each arm's load is cut into in every pair (its requests or duration shared out). Default 4. */
+  slices?: number
 }
 
 /** Pairs, budget and what an undecided gate does, when the options leave them out. */
-export const COMPARE_DEFAULTS = { minPairs: 3, maxPairs: 6, budgetMs: 1_800_000, onInconclusive: 'warn' } as const
+export const COMPARE_DEFAULTS = {
+  minPairs: 3,
+  maxPairs: 6,
+  budgetMs: 1_800_000,
+  onInconclusive: 'warn',
+  arms: 'auto',
+  slices: 4,
+} as const
 /** Added to the budget for the test's own timeout: the last pair may start just inside it. */
 const LAST_PAIR_MS = 600_000
 
@@ -59,9 +78,13 @@ export interface ComparePlan {
   onInconclusive: 'warn' | 'fail' | 'pass'
   /** The test's timeout, milliseconds. */
   timeoutMs: number
+  /** Whether the arms of a pair are up together, and why. */
+  placement: ArmsPlacement
+  /** Arms together: slices of each arm's load per pair. */
+  slices: number
 }
 
-const OWN_KEYS = ['variants', 'control', 'baseline', 'pairs', 'budgetMs', 'onInconclusive'] as const
+const OWN_KEYS = ['variants', 'control', 'baseline', 'pairs', 'budgetMs', 'onInconclusive', 'arms', 'slices'] as const
 const SHARED_KEYS = [
   'target',
   'workload',
@@ -83,7 +106,9 @@ function count(value: unknown, option: string, fallback: number, least: number):
     throw new OptionsError(
       option,
       `must be an integer >= ${least}, got ${JSON.stringify(value)}`,
-      `e.g. \`pairs: { min: ${COMPARE_DEFAULTS.minPairs}, max: ${COMPARE_DEFAULTS.maxPairs} }\`.`,
+      option === 'slices'
+        ? `e.g. \`slices: ${COMPARE_DEFAULTS.slices}\`.`
+        : `e.g. \`pairs: { min: ${COMPARE_DEFAULTS.minPairs}, max: ${COMPARE_DEFAULTS.maxPairs} }\`.`,
     )
   }
   return value
@@ -174,6 +199,19 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     'baseline',
   )
   const timeoutMs = typeof options.timeoutMs === 'number' ? options.timeoutMs : budgetMs + LAST_PAIR_MS
+  const asked = options.arms ?? COMPARE_DEFAULTS.arms
+  if (asked !== 'together' && asked !== 'apart' && asked !== 'auto')
+    throw new OptionsError(
+      'arms',
+      `must be 'together', 'apart' or 'auto', got ${JSON.stringify(asked)}`,
+      "Leave it out for 'auto': together where both servers fit.",
+    )
+  const slices = count(options.slices, 'slices', COMPARE_DEFAULTS.slices, 1)
+  const placement = placeArms(
+    asked,
+    arms.map((arm) => ({ label: arm.label, server: arm.server, run: arm.plan.run })),
+  )
+  if (placement.mode === 'together') checkSlices(arms[0]?.plan.run, slices)
   return {
     arms,
     control,
@@ -181,5 +219,18 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     limits: { min, max, budgetMs },
     onInconclusive: onInconclusive as ComparePlan['onInconclusive'],
     timeoutMs,
+    placement,
+    slices,
   }
+}
+
+/** Every slice of an arm's load must send something. */
+function checkSlices(run: BenchPlan['run'] | undefined, slices: number): void {
+  const requests = run?.load.requests
+  if (requests !== undefined && requests < slices)
+    throw new OptionsError(
+      'slices',
+      `${slices} slices cannot share ${requests} requests`,
+      `Use at most ${requests} slices, or send more requests (a slice of fewer than 10 says little).`,
+    )
 }

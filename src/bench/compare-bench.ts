@@ -8,18 +8,16 @@ import { dirname } from 'node:path'
 import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
-import { checkTarget } from '../core/plan/index.ts'
+import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } from '../core/campaign/index.ts'
+import { procStatFields } from '../core/platform/proc-stat.ts'
+import { checkTarget, type RunPlan } from '../core/plan/index.ts'
 import { runPlan, type RunContext } from '../core/run.ts'
-import {
-  counterbalancedOrder,
-  judgePairedGate,
-  nextPair,
-  lookConfidence,
-  type PairedCheck,
-  type PairRatio,
-} from '../core/verdict/index.ts'
+import { ServerPool } from '../core/server/index.ts'
+import { mergeTrials } from '../core/trials/index.ts'
+import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
 import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
-import { acquireTarget } from './bench-target.ts'
+import { acquireTarget, type AcquiredTarget, type ServerEnded } from './bench-target.ts'
+import type { ArmsPlacement } from './arms-placement.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
 
 /** One trial of one arm. */
@@ -28,10 +26,12 @@ export interface CompareTrial {
   label: string
   /** Pair number, from 1. */
   pair: number
-  /** Position in the job, from 1. */
+  /** Position in the job, from 1 (arms together: the arm's place in the pair's starting order). */
   position: number
-  /** What the trial measured (per-request records left out unless `recordRequests`). */
+  /** What the trial measured (per-request records left out unless `recordRequests`); arms together: its slices merged. */
   result: BenchmarkResult
+  /** Arms together: each slice of the arm's load in this pair, in order (the pair's ratio is the mean of the slices' log-ratios). */
+  slices?: BenchmarkResult[]
 }
 
 /** A variant against the control. */
@@ -46,6 +46,17 @@ export interface CompareVariantVerdict {
   bothDisturbed: number
   /** What differs in the software under test from the control (`llama.cpp args: added -ub 1`, `vllm 0.10.1 -> 0.11.0`); empty when nothing does. */
   changed: string[]
+}
+
+/** How the arms of the pairs shared the machine. */
+export interface CompareArmsUsed extends ArmsPlacement {
+  /** Arms together: slices of each arm's load per pair. */
+  slices?: number
+  /**
+   * Arms together: the most CPU an idle arm's launched server used while another arm was loaded, as a
+   * share of one core (0.02 = 2 %), over every slice; absent where no launched server's CPU can be read.
+   */
+  idleCpu?: number
 }
 
 /** What a comparison measured and decided. */
@@ -65,6 +76,8 @@ export interface CompareResult {
    */
   lastLookConfidence: number
   durationMs: number
+  /** Together or apart, and why; absent in results of `ab` (its arms are apart). */
+  arms?: CompareArmsUsed
 }
 
 /** One comparison to run. */
@@ -81,76 +94,61 @@ export interface CompareBenchRun {
   log?: (line: string) => void
 }
 
+/** The trials of one pair, and the fault that ends the comparison, if one arm's server was failing. */
+interface MeasuredPair {
+  trials: CompareTrial[]
+  fault?: string
+  /** Arms together: the most CPU an idle arm used while another was loaded, share of one core. */
+  idleCpu?: number
+}
+
 /** Runs the pairs, judges every variant against the control, and says whether the bench fails. */
 export async function runCompareBench(
   run: CompareBenchRun,
 ): Promise<{ result: CompareResult; failure: string | undefined; notes: string[] }> {
   const { plan } = run
-  const started = performance.now()
   const labels = plan.arms.map((arm) => arm.label)
-  const trials: CompareTrial[] = []
-  const order: string[][] = []
   const levelAt: GateConfidence = (pairs) => lookConfidence(plan.policy.confidence, plan.limits, pairs)
-  let longestPairMs = 0
-  let variants: CompareVariantVerdict[] = []
-  let stopped = ''
-  for (let pair = 0; ; pair++) {
-    const pairStarted = performance.now()
-    const arms = counterbalancedOrder(plan.arms, pair)
-    order.push(arms.map((arm) => arm.label))
-    const results = new Map<string, BenchmarkResult>()
-    for (const arm of arms) {
-      run.log?.(`${run.name}: pair ${pair + 1}, ${arm.label} (trial ${trials.length + 1})`)
-      const result = await measureArm(run, arm)
-      trials.push({
-        label: arm.label,
-        pair: pair + 1,
-        position: trials.length + 1,
-        result: run.options.recordRequests ? result : { ...result, requests: undefined },
-      })
-      results.set(arm.label, result)
-      const fault = faultOf(arm.label, result)
-      if (fault !== undefined) {
-        const partial: CompareResult = {
-          control: plan.control,
-          order,
-          trials,
-          variants,
-          stopped: fault,
-          confidence: plan.policy.confidence,
-          lastLookConfidence: levelAt(order.length),
-          durationMs: performance.now() - started,
-        }
-        return { result: partial, failure: `${run.name}: ${fault}`, notes: [] }
-      }
-      if (run.signal?.aborted) throw run.signal.reason
-    }
-    longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
-    variants = labels
-      .filter((label) => label !== plan.control)
-      .map((label) => judgeVariant(label, plan, trials, levelAt))
-    const next = nextPair(
-      // A variant that failed or passed is decided: only an undecided one is worth another pair.
-      variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
-      { pairs: pair + 1, elapsedMs: performance.now() - started, longestPairMs },
-      plan.limits,
-    )
-    stopped = next.why
-    if (!next.another) break
+  const together = plan.placement.mode === 'together'
+  run.log?.(`${run.name}: arms ${plan.placement.mode}: ${plan.placement.why}`)
+  const measure = together ? measureTogether : measureApart
+  const judge = (pairs: readonly MeasuredPair[]): CompareVariantVerdict[] => {
+    const trials = pairs.flatMap((pair) => pair.trials)
+    return labels.filter((label) => label !== plan.control).map((label) => judgeVariant(label, plan, trials, levelAt))
   }
+  const campaign = await runCampaign({
+    profile: pairsProfile<CompareArm, MeasuredPair, CompareVariantVerdict[]>(plan.arms, plan.limits, {
+      // A variant that failed or passed is decided: only an undecided one is worth another pair.
+      undecided: (variants) =>
+        variants.filter((variant) => variant.status === 'inconclusive').flatMap((variant) => variant.checks),
+      fault: (pair) => pair.fault,
+    }),
+    measure: (step) => measure(run, step),
+    judge,
+    ...(run.signal ? { signal: run.signal } : {}),
+  })
+  const pairs = campaign.measured
+  const idle = pairs.flatMap((pair) => (pair.idleCpu === undefined ? [] : [pair.idleCpu]))
   const result: CompareResult = {
     control: plan.control,
-    order,
-    trials,
-    variants,
-    stopped,
+    order: pairs.map((pair) => orderOf(pair.trials)),
+    trials: pairs.flatMap((pair) => pair.trials),
+    variants: campaign.judgement ?? [],
+    stopped: campaign.stopped,
     confidence: plan.policy.confidence,
-    lastLookConfidence: levelAt(order.length),
-    durationMs: performance.now() - started,
+    lastLookConfidence: levelAt(pairs.length),
+    durationMs: campaign.durationMs,
+    arms: {
+      ...plan.placement,
+      ...(together ? { slices: plan.slices } : {}),
+      ...(idle.length > 0 ? { idleCpu: Math.max(...idle) } : {}),
+    },
   }
+  const fault = pairs.at(-1)?.fault
+  if (fault !== undefined) return { result, failure: `${run.name}: ${fault}`, notes: [] }
   const notes: string[] = []
   const failures: string[] = []
-  for (const variant of variants) {
+  for (const variant of result.variants) {
     for (const line of variant.voided) notes.push(`${run.name}: ${variant.label}: ${line}`)
     for (const check of variant.checks) {
       const what = `${variant.label} vs ${plan.control}: ${variant.changed.length > 0 ? `${variant.changed.join('; ')}: ` : ''}${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${check.ratio.toFixed(3)}x ${interval(check)}`
@@ -171,7 +169,7 @@ export async function runCompareBench(
   return {
     result,
     failure: [
-      `${run.name}: side by side, ${order.length} pairs (${stopped})`,
+      `${run.name}: side by side, ${result.order.length} pairs (${result.stopped})`,
       ...failures.map((line) => `  - ${line}`),
       '',
       table,
@@ -180,10 +178,140 @@ export async function runCompareBench(
   }
 }
 
-/** One trial of one arm on a freshly started server (a launched one is stopped before the next arm starts). */
-async function measureArm(run: CompareBenchRun, arm: CompareArm): Promise<BenchmarkResult> {
+/** The arms of a pair in the order they were measured (arms together: started and first loaded). */
+const orderOf = (trials: readonly CompareTrial[]): string[] =>
+  [...trials].sort((a, b) => a.position - b.position).map((trial) => trial.label)
+
+/** A trial as the result keeps it: per-request records only with `recordRequests`. */
+const kept = (run: CompareBenchRun, result: BenchmarkResult): BenchmarkResult =>
+  run.options.recordRequests ? result : { ...result, requests: undefined }
+
+/** Apart: every arm of the pair in turn, each on a freshly started server; the first fault ends the pair. */
+async function measureApart(run: CompareBenchRun, step: PairStep<CompareArm>): Promise<MeasuredPair> {
+  const trials: CompareTrial[] = []
+  for (const arm of step.order) {
+    run.log?.(`${run.name}: pair ${step.pair}, ${arm.label}`)
+    const acquired = await acquireTarget(arm.server, run.options.target, run.shared, { fresh: true })
+    let result: BenchmarkResult
+    try {
+      result = await measureOn(run, arm, acquired, arm.plan.run)
+    } finally {
+      await acquired.release()
+    }
+    trials.push({ label: arm.label, pair: step.pair, position: trials.length + 1, result: kept(run, result) })
+    const fault = faultOf(arm.label, result)
+    if (fault !== undefined) return { trials, fault }
+    if (run.signal?.aborted) throw run.signal.reason
+  }
+  return { trials }
+}
+
+/** An arm kept up for a pair: its server and what it measured so far. */
+interface ArmUp {
+  arm: CompareArm
+  acquired: AcquiredTarget
+  slices: BenchmarkResult[]
+}
+
+/**
+ * Together: every arm's server started in the pair's order (one after the other: two vLLM processes
+ * starting at once on one GPU have run out of memory) and kept up, then the load in slices, one arm
+ * loaded at a time in the duet order (A B B A A B B A), each arm's first slice carrying its warm-up.
+ * The idle arms' CPU is read around every slice: an idle server that spins takes the loaded one's cores.
+ */
+async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>): Promise<MeasuredPair> {
+  const { plan } = run
+  const up: ArmUp[] = []
+  try {
+    for (const arm of step.order) {
+      run.log?.(`${run.name}: pair ${step.pair}, starting ${arm.label}`)
+      try {
+        // A pool of its own: an A/A comparison's two arms have one spec and must get two servers.
+        const pool = new ServerPool({ idleTimeoutMs: 0 })
+        up.push({
+          arm,
+          acquired: await acquireTarget(arm.server, run.options.target, run.shared, { pool }),
+          slices: [],
+        })
+      } catch (error) {
+        if (error instanceof Error && up.length > 0)
+          error.message = `${arm.label} (arms together, beside ${up.map((a) => a.arm.label).join(', ')}): ${error.message}`
+        throw error
+      }
+    }
+    let idleCpu: number | undefined
+    const trialsOf = (): CompareTrial[] =>
+      up
+        .filter((a) => a.slices.length > 0)
+        .map((a, index) => ({
+          label: a.arm.label,
+          pair: step.pair,
+          position: index + 1,
+          result: kept(run, mergeTrials(a.slices)),
+          slices: a.slices.map((slice) => kept(run, slice)),
+        }))
+    for (const loaded of duetOrder(up, plan.slices)) {
+      const idle = up.filter((a) => a !== loaded).map((a) => a.acquired.context.serverPgid)
+      const before = idle.map(cpuSecondsOf)
+      const sliceStarted = performance.now()
+      const slice = sliceRunPlan(loaded.arm.plan.run, loaded.slices.length, plan.slices)
+      const result = await measureOn(run, loaded.arm, loaded.acquired, slice)
+      const seconds = (performance.now() - sliceStarted) / 1000
+      idle.forEach((pid, i) => {
+        const [was, now] = [before[i], cpuSecondsOf(pid)]
+        if (was !== undefined && now !== undefined && seconds > 0)
+          idleCpu = Math.max(idleCpu ?? 0, (now - was) / seconds)
+      })
+      for (const other of up) {
+        const ended = other.acquired.serverEnded()
+        if (ended && other !== loaded)
+          throw new Error(
+            `${other.arm.label}: ${endedLine(ended)} while idle beside ${loaded.arm.label}; nothing is judged.`,
+          )
+      }
+      loaded.slices.push(result)
+      const fault = faultOf(loaded.arm.label, result)
+      if (fault !== undefined) return { trials: trialsOf(), fault }
+      if (run.signal?.aborted) throw run.signal.reason
+    }
+    return { trials: trialsOf(), ...(idleCpu !== undefined ? { idleCpu } : {}) }
+  } finally {
+    for (const a of [...up].reverse()) await a.acquired.release()
+  }
+}
+
+/** CPU seconds a process has used so far (Linux `/proc`), undefined where it cannot be read. */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  const fields = procStatFields(pid)
+  if (fields === undefined) return undefined
+  // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in USER_HZ (100 per second).
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+const endedLine = (ended: ServerEnded): string => {
+  const tail =
+    ended.logTail.length > 0
+      ? `\nLast lines of its log${ended.logPath ? ` (${ended.logPath})` : ''}:\n${ended.logTail.map((line) => `  ${line}`).join('\n')}`
+      : ''
+  return `${ended.name} ${ended.how}${tail}`
+}
+
+/** The length of a run's load as its plan has it (a slice's share). */
+const lengthOf = (plan: RunPlan): { requests?: number; durationMs?: number } => ({
+  ...(plan.load.requests !== undefined ? { requests: plan.load.requests } : {}),
+  ...(plan.load.durationMs !== undefined ? { durationMs: plan.load.durationMs } : {}),
+})
+
+/** One run of an arm's plan (the whole load, or a slice of it) on a server already acquired. */
+async function measureOn(
+  run: CompareBenchRun,
+  arm: CompareArm,
+  acquired: AcquiredTarget,
+  plan: RunPlan,
+): Promise<BenchmarkResult> {
   const {
-    target,
+    target: _target,
     variants: _variants,
     control: _control,
     baseline: _baseline,
@@ -191,30 +319,31 @@ async function measureArm(run: CompareBenchRun, arm: CompareArm): Promise<Benchm
     budgetMs: _budget,
     onInconclusive: _on,
     timeoutMs: _timeout,
+    arms: _arms,
+    slices: _slices,
     ...rest
   } = run.options
-  const acquired = await acquireTarget(arm.server, target, run.shared, { fresh: true })
-  try {
-    const result = await runPlan(
-      {
-        target: checkTarget(acquired.target),
-        run: arm.plan.run,
-        options: { ...rest, target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) },
+  const result = await runPlan(
+    {
+      target: checkTarget(acquired.target),
+      run: plan,
+      // The result's config says what ran: a slice's own seed and share of the load.
+      options: {
+        ...rest,
+        seed: plan.seed,
+        ...(rest.load ? { load: { ...rest.load, ...lengthOf(plan) } } : {}),
+        target: acquired.target,
+        ...(run.signal ? { signal: run.signal } : {}),
       },
-      { ...acquired.context, baseDir: dirname(run.file) },
-    )
-    const ended = acquired.serverEnded()
-    if (ended) {
-      const tail =
-        ended.logTail.length > 0
-          ? `\nLast lines of its log${ended.logPath ? ` (${ended.logPath})` : ''}:\n${ended.logTail.map((line) => `  ${line}`).join('\n')}`
-          : ''
-      throw new Error(`${arm.label}: ${ended.name} ${ended.how} during its trial; nothing is judged.${tail}`)
-    }
-    return result
-  } finally {
-    await acquired.release()
+    },
+    { ...acquired.context, baseDir: dirname(run.file) },
+  )
+  const ended = acquired.serverEnded()
+  if (ended) {
+    const [first, ...tail] = endedLine(ended).split('\n')
+    throw new Error([`${arm.label}: ${first} during its trial; nothing is judged.`, ...tail].join('\n'))
   }
+  return result
 }
 
 /** A trial that cannot be part of a comparison: its server was failing (a busy machine does not excuse errors here). */
@@ -263,9 +392,11 @@ export function judgeVariant(
   >()
   const pairs = Math.max(0, ...trials.map((trial) => trial.pair))
   for (let pair = 1; pair <= pairs; pair++) {
-    const control = trials.find((trial) => trial.pair === pair && trial.label === plan.control)?.result
-    const variant = trials.find((trial) => trial.pair === pair && trial.label === label)?.result
-    if (!control || !variant) continue
+    const controlTrial = trials.find((trial) => trial.pair === pair && trial.label === plan.control)
+    const variantTrial = trials.find((trial) => trial.pair === pair && trial.label === label)
+    if (!controlTrial || !variantTrial) continue
+    const [control, variant] = [controlTrial.result, variantTrial.result]
+    const sliced = slicedRatios(controlTrial, variantTrial, plan.policy)
     changed ??= softwareChanges(control, variant)
     const [c, v] = [disturbedOf(control), disturbedOf(variant)]
     if (c.length > 0 !== v.length > 0) {
@@ -289,6 +420,15 @@ export function judgeVariant(
       }
       // A run-level figure (tokens over the run's duration) carries every stall a busy machine adds, and those differ from
       // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
+      // Arms together: the pair's ratio is the mean of its slices' log-ratios; the interval of the slices
+      // merged (their whole samples) keeps its width about it.
+      const slicedRatio = sliced?.get(key)
+      if (slicedRatio !== undefined && check.ratio !== null && check.ratio > 0) {
+        const shift = slicedRatio / check.ratio
+        check.ratio = slicedRatio
+        if (check.ciLow !== null) check.ciLow *= shift
+        if (check.ciHigh !== null) check.ciHigh *= shift
+      }
       if (check.ratio !== null && check.ratio > 0) {
         // The figures shown beside the ratio are those of the pairs it is taken over.
         if (c.length > 0 && check.statistic === 'value') {
@@ -329,6 +469,33 @@ export function judgeVariant(
   return { label, status, checks, voided, bothDisturbed, changed: changed ?? [] }
 }
 
+/**
+ * Arms together: each gate's pair ratio as the geometric mean of its slice pairs' ratios (slice k of the
+ * variant against slice k of the control, loaded next to each other in time); undefined for trials
+ * measured apart, or a gate some slice pair gives no ratio for.
+ */
+function slicedRatios(
+  control: CompareTrial,
+  variant: CompareTrial,
+  policy: ComparePlan['policy'],
+): Map<string, number> | undefined {
+  const [cs, vs] = [control.slices, variant.slices]
+  if (cs === undefined || vs === undefined || cs.length === 0 || cs.length !== vs.length) return undefined
+  const logs = new Map<string, number[]>()
+  cs.forEach((slice, k) => {
+    for (const check of compare(baselineEntryFrom(slice), vs[k] as BenchmarkResult, policy).checks) {
+      const key = `${check.metric}:${check.statistic}`
+      const list = logs.get(key) ?? []
+      if (check.ratio !== null && check.ratio > 0 && Number.isFinite(check.ratio)) list.push(Math.log(check.ratio))
+      logs.set(key, list)
+    }
+  })
+  const out = new Map<string, number>()
+  for (const [key, list] of logs)
+    if (list.length === cs.length) out.set(key, Math.exp(list.reduce((sum, x) => sum + x, 0) / list.length))
+  return out
+}
+
 const interval = (check: PairedCheck): string =>
   check.ciLow === null || check.ciHigh === null
     ? '[no interval]'
@@ -361,6 +528,15 @@ export function formatCompareTable(result: CompareResult): string {
   )
   const orders = result.order.map((pair) => pair.join(' ')).join(' | ')
   const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; intervals at ${(result.lastLookConfidence * 100).toFixed(2)} % (this look's level, so that all looks keep ${(result.confidence * 100).toFixed(0)} %)`
+  const arms = result.arms
+  const placement =
+    arms === undefined
+      ? []
+      : arms.mode === 'together'
+        ? [
+            `arms together (${arms.why}): both up in every pair, each arm's load in ${arms.slices ?? '?'} slices loaded in turn (A B B A …)${arms.idleCpu === undefined ? '' : `; an idle arm used at most ${(arms.idleCpu * 100).toFixed(1)} % of a core`}`,
+          ]
+        : [`arms apart (${arms.why}): one arm at a time, each trial on a freshly started server`]
   const changes = result.variants
     .filter((variant) => variant.changed.length > 0)
     .map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
@@ -371,5 +547,5 @@ export function formatCompareTable(result: CompareResult): string {
       (variant) =>
         `${variant.label} against ${result.control}: ${variant.bothDisturbed} pair${variant.bothDisturbed === 1 ? '' : 's'} kept although both arms were measured on a disturbed machine (it cancels in their ratio)`,
     )
-  return [head, ...changes, ...busy, ...lines].join('\n')
+  return [head, ...placement, ...changes, ...busy, ...lines].join('\n')
 }
