@@ -9,10 +9,12 @@ import { abCommand } from './cli/ab-command.ts'
 import { diffCommand } from './cli/diff-command.ts'
 import { historyCommand } from './cli/history-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
+import { runCommand } from './cli/run-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
 
 /** Subcommands by name. Add a command here. */
 export const cliCommands: Record<string, CliCommand> = {
+  run: runCommand,
   sim: simulatorCommand,
   merge: mergeCommand,
   ab: abCommand,
