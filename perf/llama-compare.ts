@@ -5,6 +5,7 @@
  *
  *   npm exec -- node perf/llama-compare.ts --runs 6 [--variant="-ub 1"] [--hogs 2] [--requests 150]
  *   npm exec -- node perf/llama-compare.ts --variant=",-ub 1"   # three variants: default, default again, -ub 1
+ *   npm exec -- node perf/llama-compare.ts --arms apart          # one arm at a time (default: together)
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards).
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     variant: { type: 'string', default: '' },
     hogs: { type: 'string', default: '0' },
     requests: { type: 'string', default: '150' },
+    arms: { type: 'string', default: 'auto' },
+    slices: { type: 'string', default: '4' },
   },
 })
 const artifacts = findLlamaArtifacts()
@@ -58,6 +61,8 @@ try {
           LLAMA_COMPARE_MODEL: manifest.modelPath,
           LLAMA_COMPARE_VARIANT_ARGS: values.variant,
           LLAMA_COMPARE_REQUESTS: values.requests,
+          LLAMA_COMPARE_ARMS: values.arms,
+          LLAMA_COMPARE_SLICES: values.slices,
         },
       },
     )
@@ -82,6 +87,8 @@ try {
     console.log(
       `run ${run}: exit ${out.status}, ${status}, ${head?.[1] ?? '?'} pairs (${head?.[3] ?? 'no table'}), ${seconds.toFixed(0)} s`,
     )
+    const arms = /^arms (together|apart) .*$/m.exec(text)
+    if (arms) console.log(`  ${arms[0]}`)
     for (const row of rows) console.log(`  ${row.trim()}`)
     if (status === 'error') console.log(text.split('\n').slice(-40).join('\n'))
   }
@@ -90,5 +97,5 @@ try {
 }
 const runs = Number(values.runs)
 console.log(
-  `variant "${values.variant || 'none (A/A)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
+  `arms ${values.arms}, variant "${values.variant || 'none (A/A)'}", hogs ${values.hogs}: ${tally.fail} fail, ${tally.pass} pass, ${tally.inconclusive} inconclusive of ${runs}; mean ${(tally.pairs / runs).toFixed(1)} pairs, ${(tally.seconds / runs).toFixed(0)} s per run`,
 )

@@ -28,4 +28,6 @@ bench.llm.compare('llama.cpp side by side', {
   warmup: { requests: 8 },
   seed: 1,
   budgetMs: 15 * 60_000,
+  arms: (process.env.LLAMA_COMPARE_ARMS ?? 'auto') as 'auto' | 'together' | 'apart',
+  slices: Number(process.env.LLAMA_COMPARE_SLICES ?? 4),
 })

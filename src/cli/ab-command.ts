@@ -12,7 +12,8 @@ import { formatCompareTable } from '../bench/compare-bench.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
-import { counterbalancedOrder, lookConfidence, nextPair, type PairLimits } from '../core/verdict/index.ts'
+import { pairsProfile, runCampaign } from '../core/campaign/index.ts'
+import { lookConfidence, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
 import { formatAbComment, notComparedLine } from '../../reporters/ab-comment.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
@@ -213,50 +214,38 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const dirs: Record<string, string> = { base: base.dir, head: packageDir }
     const name = typeof flags.name === 'string' ? flags.name : undefined
     const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-    const started = performance.now()
-    const order: string[][] = []
     const logs: ArmLog[] = []
     let files: ArmFile[] = []
-    let verdicts: AbBenchVerdict[] = []
-    let longestPairMs = 0
-    let stopped = ''
-    for (let pair = 1; ; pair++) {
-      const pairStarted = performance.now()
-      const arms = counterbalancedOrder(AB_ARMS, pair - 1)
-      order.push([...arms])
-      for (const arm of arms) {
-        const measured = await measureArm(
-          dirs[arm] as string,
-          arm,
-          pair,
-          armsDir,
-          logDir,
-          operands,
-          name,
-          controller.signal,
-        )
-        logs.push(measured)
-        io.out(`ab: pair ${pair}, ${arm}: ${measured.seconds.toFixed(0)} s`)
-      }
-      longestPairMs = Math.max(longestPairMs, performance.now() - pairStarted)
-      files = await readArmFiles(armsDir)
-      if (files.length === 0)
-        throw new AbError(
-          `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
-        )
-      verdicts = judgeAb(files, levelAt)
-      const next = nextPair(
+    const campaign = await runCampaign({
+      profile: pairsProfile<(typeof AB_ARMS)[number], ArmLog[], AbBenchVerdict[]>(AB_ARMS, limits, {
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
-        verdicts
-          .filter((verdict) => verdict.status === 'inconclusive')
-          .flatMap((verdict) => verdict.paired?.checks ?? []),
-        { pairs: pair, elapsedMs: performance.now() - started, longestPairMs },
-        limits,
-      )
-      stopped = next.why
-      if (!next.another) break
-    }
-    const durationMs = performance.now() - started
+        undecided: (verdicts) =>
+          verdicts.filter((verdict) => verdict.status === 'inconclusive').flatMap((v) => v.paired?.checks ?? []),
+      }),
+      measure: async (step) => {
+        const measured: ArmLog[] = []
+        for (const arm of step.order) {
+          const dir = dirs[arm] as string
+          const log = await measureArm(dir, arm, step.pair, armsDir, logDir, operands, name, controller.signal)
+          measured.push(log)
+          io.out(`ab: pair ${step.pair}, ${arm}: ${log.seconds.toFixed(0)} s`)
+        }
+        logs.push(...measured)
+        return measured
+      },
+      judge: async () => {
+        files = await readArmFiles(armsDir)
+        if (files.length === 0)
+          throw new AbError(
+            `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
+          )
+        return judgeAb(files, levelAt)
+      },
+    })
+    const order = campaign.measured.map((pair) => pair.map((arm) => arm.arm))
+    const verdicts = campaign.judgement ?? []
+    const stopped = campaign.stopped
+    const durationMs = campaign.durationMs
     for (const verdict of verdicts) {
       const baseFiles = files.filter(
         (file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name,
