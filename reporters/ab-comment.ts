@@ -8,6 +8,8 @@ export interface AbSummary {
   order: string[][]
   stopped: string
   durationMs: number
+  /** Why the base arm could not be measured (head was then measured alone); absent when it was. */
+  baseFailed?: string
 }
 
 /** Lines of the comment at most: a pull-request comment stays readable for any number of benches. */
@@ -70,10 +72,35 @@ export function abTitle(verdicts: readonly AbBenchVerdict[]): string {
 export function abHeadLine(summary: AbSummary): string {
   const head = `${summary.head.sha.slice(0, 7)}${summary.head.dirty ? ' + uncommitted changes' : ''}`
   const order = summary.order.map((pair) => pair.join(' ')).join(' | ')
+  if (summary.baseFailed !== undefined)
+    return (
+      `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) could not be measured, so head ${head} was measured ` +
+      `alone and its benches are judged on their SLOs only. The base arm: ${firstLine(summary.baseFailed)}`
+    )
   return (
     `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${head}: ${summary.order.length} pairs ` +
     `in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${order} (${summary.stopped}).`
   )
+}
+
+const firstLine = (text: string): string => text.split('\n')[0] ?? ''
+
+/**
+ * The comment of an `ab` run that could not reach a verdict (a git error, an arm that failed after the first
+ * pair, a stop): what happened, in a few lines, so that a sticky-comment step posts the reason, not nothing.
+ */
+export function formatAbErrorComment(message: string): string {
+  const lines = message.split('\n')
+  const tail = lines.slice(1, 16)
+  return [
+    '### LLM serving benchmarks: no verdict',
+    '',
+    `\`vitest-llm-bench ab\` stopped: ${lines[0] ?? ''}`,
+    ...(tail.length > 0 ? ['', '```', ...tail, '```'] : []),
+    '',
+    'The arm logs are in `llm-bench-ab/logs/` (job artifact).',
+    '',
+  ].join('\n')
 }
 
 /** Sweeps and comparisons the arms skipped, in one line: named up to five, the rest counted. */

@@ -15,7 +15,7 @@ import { formatSloChecks } from '../core/slo/index.ts'
 import { pairsProfile, runCampaign } from '../core/campaign/index.ts'
 import { lookConfidence, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
-import { formatAbComment, notComparedLine } from '../../reporters/ab-comment.ts'
+import { formatAbComment, formatAbErrorComment, notComparedLine } from '../../reporters/ab-comment.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -89,7 +89,8 @@ async function measureArm(
 ): Promise<ArmLog> {
   const started = performance.now()
   const vitest = join(dir, 'node_modules', 'vitest', 'vitest.mjs')
-  const args = [vitest, 'bench', '--run', ...operands, ...(name === undefined ? [] : ['-t', name])]
+  // A revision without bench files (a pull request adding the first one) measures nothing rather than failing.
+  const args = [vitest, 'bench', '--run', '--passWithNoTests', ...operands, ...(name === undefined ? [] : ['-t', name])]
   const run = await execa(process.execPath, args, {
     cwd: dir,
     env: { [ARM_ENV]: `${arm}:${pair}`, [ARM_DIR_ENV]: armsDir },
@@ -200,7 +201,15 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       )
     })
     const headSha = await git(root, ['rev-parse', 'HEAD'])
-    const dirty = (await git(root, ['status', '--porcelain'])) !== ''
+    // ab's own output folder is not a change of the working tree.
+    const outInTree = relative(root, out)
+    const exclude = outInTree !== '' && !outInTree.startsWith('..') ? [`:(exclude)${outInTree}`] : []
+    const dirty = (await git(root, ['status', '--porcelain', '--', '.', ...exclude])) !== ''
+    const missing = operands.filter((operand) => /[/\\]|\.[cm]?[jt]sx?$/.test(operand) && !existsSync(resolve(operand)))
+    if (missing.length > 0)
+      throw new AbError(
+        `${missing.join(', ')}: no such bench file in the working tree (${packageDir}). Give bench files as \`vitest bench\` takes them, relative to this folder.`,
+      )
     work = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
     const base = await checkoutBase(root, packageDir, sha, work)
     tree = base.tree
@@ -212,6 +221,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     )
     io.out(`ab: base dependencies ${base.dependencies}`)
     const dirs: Record<string, string> = { base: base.dir, head: packageDir }
+    // The base arm failing in the first pair (a syntax error, a bench the pull request fixes): head is measured
+    // alone, its benches judged as new (their SLOs only), and every output says why.
+    let baseBroken: string | undefined
     const name = typeof flags.name === 'string' ? flags.name : undefined
     const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
     const logs: ArmLog[] = []
@@ -221,12 +233,27 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         // A bench that failed or passed is decided: only an undecided one is worth another pair.
         undecided: (verdicts) =>
           verdicts.filter((verdict) => verdict.status === 'inconclusive').flatMap((v) => v.paired?.checks ?? []),
+        fault: () => (baseBroken === undefined ? undefined : 'the base arm failed, so head was measured alone'),
       }),
       measure: async (step) => {
         const measured: ArmLog[] = []
         for (const arm of step.order) {
           const dir = dirs[arm] as string
-          const log = await measureArm(dir, arm, step.pair, armsDir, logDir, operands, name, controller.signal)
+          let log: ArmLog
+          try {
+            log = await measureArm(dir, arm, step.pair, armsDir, logDir, operands, name, controller.signal)
+          } catch (error) {
+            if (!(error instanceof AbError) || arm !== 'base' || step.pair !== 1 || controller.signal.aborted)
+              throw error
+            baseBroken = error.message
+            io.out(`ab: ${error.message}\nab: head is measured alone; its benches are judged on their SLOs only.`)
+            await rm(armsDir, { recursive: true, force: true })
+            if (!step.order.slice(step.order.indexOf(arm) + 1).includes('head'))
+              measured.push(
+                await measureArm(dirs.head as string, 'head', 1, armsDir, logDir, operands, name, controller.signal),
+              )
+            continue
+          }
           measured.push(log)
           io.out(`ab: pair ${step.pair}, ${arm}: ${log.seconds.toFixed(0)} s`)
         }
@@ -234,7 +261,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         return measured
       },
       judge: async () => {
-        files = await readArmFiles(armsDir)
+        files = existsSync(armsDir) ? await readArmFiles(armsDir) : []
         if (files.length === 0)
           throw new AbError(
             `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
@@ -266,6 +293,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       dependencies: base.dependencies,
       order,
       stopped,
+      ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
       confidence: DEFAULT_CONFIDENCE,
       lastLookConfidence,
       durationMs,
@@ -291,6 +319,16 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   } catch (error) {
     if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
     io.err(`vitest-llm-bench ab: ${error.message}`)
+    // A sticky-comment step after `ab` posts comment.md whatever the exit: it says why there is no verdict.
+    await mkdir(out, { recursive: true })
+      .then(async () => {
+        await writeFile(join(out, 'comment.md'), formatAbErrorComment(error.message))
+        await writeFile(
+          join(out, 'ab.json'),
+          `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', error: error.message }, null, 2)}\n`,
+        )
+      })
+      .catch(() => undefined)
     return 1
   } finally {
     if (tree !== undefined) await git(root, ['worktree', 'remove', '--force', tree]).catch(() => undefined)

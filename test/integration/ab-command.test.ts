@@ -195,4 +195,60 @@ describe('vitest-llm-bench ab', () => {
     expect(missing.exitCode).toBe(2)
     expect(String(missing.all)).toContain('--base <git ref> is required')
   }, 60_000)
+
+  test('a pull request that adds the first bench file of its kind: the base arm measures nothing, head is new', async () => {
+    await writeFile(join(project, 'second.bench.ts'), bench(1).replace("'chat'", "'second'"))
+    try {
+      const run = await ab('second.bench.ts')
+      expect(run.exitCode, run.output).toBe(0)
+      expect(run.output).toMatch(/second\.bench\.ts > second: new\n {2}new in head/)
+      expect(run.output).not.toContain('No test files found')
+    } finally {
+      await rm(join(project, 'second.bench.ts'))
+    }
+  }, 240_000)
+
+  test('-t that matches nothing and a bench file that does not exist: said plainly, exit 1, comment.md says why', async () => {
+    const none = await ab('-t', 'no such bench')
+    expect(none.exitCode, none.output).toBe(1)
+    expect(none.output).toContain('no bench.llm bench ran in either arm (-t no such bench)')
+    expect(none.output).not.toContain('cannot be read')
+    const comment = await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')
+    expect(comment).toMatch(
+      /^### LLM serving benchmarks: no verdict\n\n`vitest-llm-bench ab` stopped: no bench\.llm bench ran/,
+    )
+    expect(JSON.parse(await readFile(join(project, 'llm-bench-ab', 'ab.json'), 'utf8'))).toMatchObject({
+      kind: 'ab',
+      error: expect.stringContaining('no bench.llm bench ran'),
+    })
+    const missing = await ab('benches/missing.bench.ts')
+    expect(missing.exitCode, missing.output).toBe(1)
+    expect(missing.output).toContain('benches/missing.bench.ts: no such bench file in the working tree')
+    expect(missing.output).not.toContain('the base arm')
+  }, 120_000)
+
+  test('ab’s own output folder is not an uncommitted change, ignored or not', async () => {
+    await writeFile(join(project, '.gitignore'), 'node_modules\nllm-bench-report\n')
+    await gitIn(['commit', '-qam', 'llm-bench-ab/ not ignored'])
+    await mkdir(join(project, 'llm-bench-ab'), { recursive: true })
+    await writeFile(join(project, 'llm-bench-ab', 'comment.md'), 'from an earlier run')
+    const run = await ab('-t', 'no such bench')
+    expect(run.output).toMatch(/ab: base HEAD at the merge base [0-9a-f]{12}, head [0-9a-f]{12}\n/)
+    expect(run.output).not.toContain('with uncommitted changes')
+  }, 120_000)
+
+  test('a base whose bench file does not load: head is measured alone, judged on its SLOs, comment.md says why', async () => {
+    await writeFile(join(project, 'chat.bench.ts'), `${bench(1)}\nthis is not TypeScript (\n`)
+    await gitIn(['commit', '-qam', 'a broken bench'])
+    await writeFile(join(project, 'chat.bench.ts'), bench(1))
+    const run = await ab('chat.bench.ts', '-t', 'chat')
+    expect(run.exitCode, run.output).toBe(0)
+    expect(run.output).toContain('head is measured alone; its benches are judged on their SLOs only.')
+    expect(run.output).toMatch(/chat\.bench\.ts > chat: new/)
+    const comment = await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')
+    expect(comment).toMatch(
+      /Base `HEAD` \([0-9a-f]{7}\) could not be measured, so head [0-9a-f]{7} \+ uncommitted changes was measured alone/,
+    )
+    expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
+  }, 240_000)
 })
