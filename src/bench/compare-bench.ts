@@ -395,7 +395,11 @@ export function judgeVariant(
     const controlTrial = trials.find((trial) => trial.pair === pair && trial.label === plan.control)
     const variantTrial = trials.find((trial) => trial.pair === pair && trial.label === label)
     if (!controlTrial || !variantTrial) continue
-    const [control, variant] = [controlTrial.result, variantTrial.result]
+    // Arms together: a trial is its slices merged; the pair's within-run interval is its samples' alone, not the
+    // spread between its slices (which the slice ratios carry, paired).
+    const whole = (trial: CompareTrial): BenchmarkResult =>
+      trial.slices === undefined ? trial.result : { ...trial.result, trials: undefined }
+    const [control, variant] = [whole(controlTrial), whole(variantTrial)]
     const sliced = slicedRatios(controlTrial, variantTrial, plan.policy)
     changed ??= softwareChanges(control, variant)
     const [c, v] = [disturbedOf(control), disturbedOf(variant)]
@@ -422,7 +426,11 @@ export function judgeVariant(
       // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
       // Arms together: the pair's ratio is the mean of its slices' log-ratios; the interval of the slices
       // merged (their whole samples) keeps its width about it.
-      const slicedRatio = sliced?.get(key)
+      const sliceRatios = sliced?.get(key)
+      const slicedRatio =
+        sliceRatios === undefined
+          ? undefined
+          : Math.exp(sliceRatios.reduce((sum, r) => sum + Math.log(r), 0) / sliceRatios.length)
       if (slicedRatio !== undefined && check.ratio !== null && check.ratio > 0) {
         const shift = slicedRatio / check.ratio
         check.ratio = slicedRatio
@@ -436,7 +444,13 @@ export function judgeVariant(
           entry.busyControl.push(check.baseline)
           entry.busyVariant.push(check.current)
         } else {
-          entry.ratios.push({ ratio: check.ratio, ciLow: check.ciLow, ciHigh: check.ciHigh, pair })
+          entry.ratios.push({
+            ratio: check.ratio,
+            ciLow: check.ciLow,
+            ciHigh: check.ciHigh,
+            pair,
+            ...(sliceRatios ? { slices: sliceRatios } : {}),
+          })
           entry.control.push(check.baseline)
           entry.variant.push(check.current)
         }
@@ -470,15 +484,15 @@ export function judgeVariant(
 }
 
 /**
- * Arms together: each gate's pair ratio as the geometric mean of its slice pairs' ratios (slice k of the
- * variant against slice k of the control, loaded next to each other in time); undefined for trials
- * measured apart, or a gate some slice pair gives no ratio for.
+ * Arms together: each gate's slice-pair ratios (slice k of the variant against slice k of the control, loaded
+ * next to each other in time), whose geometric mean is the pair's ratio; undefined for trials measured apart,
+ * and no entry for a gate some slice pair gives no ratio for.
  */
 function slicedRatios(
   control: CompareTrial,
   variant: CompareTrial,
   policy: ComparePlan['policy'],
-): Map<string, number> | undefined {
+): Map<string, number[]> | undefined {
   const [cs, vs] = [control.slices, variant.slices]
   if (cs === undefined || vs === undefined || cs.length === 0 || cs.length !== vs.length) return undefined
   const logs = new Map<string, number[]>()
@@ -490,9 +504,8 @@ function slicedRatios(
       logs.set(key, list)
     }
   })
-  const out = new Map<string, number>()
-  for (const [key, list] of logs)
-    if (list.length === cs.length) out.set(key, Math.exp(list.reduce((sum, x) => sum + x, 0) / list.length))
+  const out = new Map<string, number[]>()
+  for (const [key, list] of logs) if (list.length === cs.length) out.set(key, list.map(Math.exp))
   return out
 }
 

@@ -165,6 +165,8 @@ interface Truth {
   tolerance: number
   /** Pairs at most (at least 3). */
   maxPairs?: number
+  /** Together: false judges the pairs alone, leaving their slices out of the interval. Default true. */
+  slicesJudged?: boolean
 }
 
 const SLICES = 4
@@ -175,7 +177,7 @@ async function campaignOf(truth: Truth, random: Random): Promise<PairedCheck> {
   const limits: PairLimits = { min: 3, max: truth.maxPairs ?? 6, budgetMs: Infinity }
   const phase = hostPhases(random, 1000)
   let clock = 0
-  const measurePair = async (): Promise<number> => {
+  const measurePair = async (): Promise<{ log: number; slices?: number[] }> => {
     const launch = [truth.launchSd * random.normal(), truth.launchSd * random.normal()]
     const figure = (arm: 0 | 1, from: number, to: number, sd: number) =>
       phase(from, to) + (launch[arm] ?? 0) + (arm === 1 ? truth.logRatio : 0) + sd * random.normal()
@@ -186,27 +188,33 @@ async function campaignOf(truth: Truth, random: Random): Promise<PairedCheck> {
       clock += run + 16
       const b = figure(1, clock, clock + run, truth.sliceSd / Math.sqrt(SLICES))
       clock += run + 16
-      return b - a
+      return { log: b - a }
     }
-    let sum = 0
+    const figures: [number[], number[]] = [[], []]
     for (const arm of duetOrder([0, 1] as const, SLICES)) {
-      const f = figure(arm, clock, clock + SLICE_S, truth.sliceSd)
-      sum += arm === 1 ? f : -f
+      figures[arm].push(figure(arm, clock, clock + SLICE_S, truth.sliceSd))
       clock += SLICE_S
     }
     clock += 16
-    return sum / SLICES
+    const slices = figures[1].map((f, k) => f - (figures[0][k] ?? 0))
+    return { log: slices.reduce((sum, x) => sum + x, 0) / SLICES, slices: truth.slicesJudged === false ? [] : slices }
   }
   const gate = { metric: 'ttftMs', statistic: 'p50', unit: 'ms', tolerance: truth.tolerance }
   const outcome = await runCampaign({
-    profile: pairsProfile<number, number, PairedCheck>([0, 1], limits, {
+    profile: pairsProfile<number, { log: number; slices?: number[] }, PairedCheck>([0, 1], limits, {
       undecided: (check) => (check.status === 'inconclusive' ? [check] : []),
     }),
     measure: measurePair,
     judge: (logs) =>
       judgePairedGate(
         gate,
-        logs.map((log, i) => ({ ratio: Math.exp(log), ciLow: null, ciHigh: null, pair: i + 1 })),
+        logs.map(({ log, slices }, i) => ({
+          ratio: Math.exp(log),
+          ciLow: null,
+          ciHigh: null,
+          pair: i + 1,
+          ...(slices && slices.length > 0 ? { slices: slices.map(Math.exp) } : {}),
+        })),
         lookConfidence(0.95, limits, logs.length),
       ),
   })

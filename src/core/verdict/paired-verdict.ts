@@ -13,6 +13,12 @@ export interface PairRatio {
    * `counterbalancedOrder`). Absent: the ratio's index in the list stands for it.
    */
   pair?: number
+  /**
+   * Arms together: the ratio of each slice pair of this pair (variant slice k over control slice k, loaded next
+   * to each other), whose geometric mean is `ratio`. With them the interval estimates the pairs' noise from two
+   * levels: the spread between pairs and the spread of slices within a pair (see `judgePairedGate`).
+   */
+  slices?: readonly number[]
 }
 
 /**
@@ -57,7 +63,7 @@ export interface PairedCheck extends PairedGate {
    * What set the interval's width: the spread between pairs (a paired t interval on the log-ratios)
    * or, where wider, the runs' own sampling error (their within-run intervals, combined).
    */
-  width: 'between pairs' | 'within runs'
+  width: 'between pairs' | 'between slices' | 'within runs'
   /** Why the check is inconclusive, or what it could not use. */
   reason?: string
   /**
@@ -77,6 +83,37 @@ function tQuantile(p: number, df: number): number {
     tQuantiles.set(key, value)
   }
   return value
+}
+
+/**
+ * The noise of one pair's log-ratio: its standard deviation, the degrees of freedom it is estimated with, and
+ * the level it comes from. Without slices: the sample spread of the pairs (n - 1 df). With k >= 2 slices in
+ * every pair (arms together), a one-way random-effects view (Kalibera & Jones, ISMM 2013: estimate each level's
+ * share): a pair's mean varies by the launch-to-launch effect plus its slices' noise over k, and the mean square
+ * between pairs (MSB, n - 1 df) estimates k times that; the mean square of slices about their pair's mean (MSW,
+ * n(k - 1) df) estimates the slices' noise alone. A pair's variance is max(MSB, MSW) / k: where the pairs differ
+ * by more than their slices explain, MSB and its n - 1 df (launch effects stay in the interval); where they do
+ * not, MSW and its n(k - 1) df, so that three pairs of four slices are not judged on 2 df.
+ */
+function pairNoise(
+  logs: readonly number[],
+  mean: number,
+  slices: readonly (readonly number[] | undefined)[],
+): { sd: number; df: number; level: 'between pairs' | 'between slices' } {
+  const n = logs.length
+  const ss = logs.reduce((sum, x) => sum + (x - mean) ** 2, 0)
+  const plain = { sd: Math.sqrt(ss / (n - 1)), df: n - 1, level: 'between pairs' as const }
+  const k = slices[0]?.length ?? 0
+  if (k < 2 || slices.some((list) => list === undefined || list.length !== k || list.some((r) => !(r > 0))))
+    return plain
+  let within = 0
+  slices.forEach((list, i) => {
+    const pairMean = logs[i] ?? 0
+    for (const r of list ?? []) within += (Math.log(r) - pairMean) ** 2
+  })
+  const msw = within / (n * (k - 1))
+  const msb = (k * ss) / (n - 1)
+  return msb >= msw ? plain : { sd: Math.sqrt(msw / k), df: n * (k - 1), level: 'between slices' }
 }
 
 /** Beyond this many pairs an estimate of the pairs needed is not worth stating. */
@@ -118,10 +155,15 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
   }
   // The spread about the plain mean (n - 1 degrees of freedom): a drift adds to it, never hides in it.
   const plainMean = logs.reduce((sum, x) => sum + x, 0) / n
-  const sd = Math.sqrt(logs.reduce((sum, x) => sum + (x - plainMean) ** 2, 0) / (n - 1))
+  const noise = pairNoise(
+    logs,
+    plainMean,
+    usable.map((r) => r.slices),
+  )
+  const sd = noise.sd
   const weightSquares = weights.reduce((sum, w) => sum + w * w, 0)
   const tail = 1 - (1 - confidence) / 2
-  const between = tQuantile(tail, n - 1) * sd * Math.sqrt(weightSquares)
+  const between = tQuantile(tail, noise.df) * sd * Math.sqrt(weightSquares)
   const z = normalQuantile(tail)
   // Each pair's within-run standard error of its log-ratio, from its interval's width.
   const withinSe = usable.map((r) =>
@@ -147,7 +189,7 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
     status,
     ciLow: Math.exp(low),
     ciHigh: Math.exp(high),
-    width: within !== undefined && within > between ? 'within runs' : 'between pairs',
+    width: within !== undefined && within > between ? 'within runs' : noise.level,
   }
   if (within === undefined)
     check.reason = 'some runs had too few samples for a within-run interval: the interval is from the pairs alone'
