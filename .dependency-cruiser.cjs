@@ -45,11 +45,11 @@ module.exports = {
     {
       name: 'engine-below-run',
       severity: 'error',
-      comment: 'Below run.ts and the plan nothing imports them, sweeps or scenarios.',
+      comment: 'Below run.ts and the plan nothing imports them, sweeps, scenarios or campaigns.',
       from: {
         path: '^src/core/(load|client|metrics|workload|telemetry|server|sessions|workers|trials|baseline|slo|history)/',
       },
-      to: { path: ['^src/core/(run|index)\\.ts$', '^src/core/(plan|sweep|scenario)/'] },
+      to: { path: ['^src/core/(run|index)\\.ts$', '^src/core/(plan|sweep|scenario|campaign)/'] },
     },
     {
       name: 'server-below-judging',

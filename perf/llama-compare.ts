@@ -6,6 +6,7 @@
  *   npm exec -- node perf/llama-compare.ts --runs 6 [--variant="-ub 1"] [--hogs 2] [--requests 150]
  *   npm exec -- node perf/llama-compare.ts --variant=",-ub 1"   # three variants: default, default again, -ub 1
  *   npm exec -- node perf/llama-compare.ts --arms apart          # one arm at a time (default: together)
+ *   npm exec -- node perf/llama-compare.ts --max-pairs 10 --slices 8
  *
  * Needs the llama-server build (scripts/llama/build.ts). `--hogs N` runs N busy loops beside the
  * runs (killed by their PIDs afterwards).
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '150' },
     arms: { type: 'string', default: 'auto' },
     slices: { type: 'string', default: '4' },
+    'max-pairs': { type: 'string', default: '6' },
   },
 })
 const artifacts = findLlamaArtifacts()
@@ -63,6 +65,7 @@ try {
           LLAMA_COMPARE_REQUESTS: values.requests,
           LLAMA_COMPARE_ARMS: values.arms,
           LLAMA_COMPARE_SLICES: values.slices,
+          LLAMA_COMPARE_MAX_PAIRS: values['max-pairs'],
         },
       },
     )

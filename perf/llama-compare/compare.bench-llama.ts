@@ -30,4 +30,5 @@ bench.llm.compare('llama.cpp side by side', {
   budgetMs: 15 * 60_000,
   arms: (process.env.LLAMA_COMPARE_ARMS ?? 'auto') as 'auto' | 'together' | 'apart',
   slices: Number(process.env.LLAMA_COMPARE_SLICES ?? 4),
+  pairs: { min: 3, max: Number(process.env.LLAMA_COMPARE_MAX_PAIRS ?? 6) },
 })

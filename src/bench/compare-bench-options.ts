@@ -27,7 +27,7 @@ export interface BenchCompareOptions extends Omit<
   control: string
   /** The gates and how far a variant may move them, as `bench.llm`'s `baseline`. Default: `DEFAULT_REGRESSION_POLICY` (TTFT and TPOT p50 +10 %, output tok/s -5 %); for embeddings and rerank `DEFAULT_INPUTS_REGRESSION_POLICY` (E2E p50 +10 %, tokens/s -5 %). */
   baseline?: RegressionPolicy
-  /** Pairs to measure: `min` before any verdict (default 3, at least 2), then more while a gate is undecided, up to `max` (default 6). */
+  /** Pairs to measure: `min` before any verdict (default 3, at least 2), then more while a gate is undecided, up to `max` (default 6; arms together 10). */
   pairs?: { min?: number; max?: number }
   /** Milliseconds all pairs may take; another pair starts only if one as long as the longest so far fits. Default 1800000 (30 min). */
   budgetMs?: number
@@ -52,6 +52,12 @@ export interface BenchCompareOptions extends Omit<
 export const COMPARE_DEFAULTS = {
   minPairs: 3,
   maxPairs: 6,
+  /**
+   * Arms together: a pair is both servers up for one pass of the load, with no restart between its arms, so more
+   * pairs fit the same time. Measured on llama-server (docs/verdicts.md, "Arms together"): an unchanged server
+   * passed 16 of 30 gates at 6 pairs at most, 15 of 15 at 10 (6-8 pairs taken).
+   */
+  maxPairsTogether: 10,
   budgetMs: 1_800_000,
   onInconclusive: 'warn',
   arms: 'auto',
@@ -178,7 +184,6 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     if (key !== 'min' && key !== 'max')
       throw new OptionsError(`pairs.${key}`, 'is not a pairs option', 'Options: min, max.')
   const min = count(pairs?.min, 'pairs.min', COMPARE_DEFAULTS.minPairs, 2)
-  const max = count(pairs?.max, 'pairs.max', Math.max(min, COMPARE_DEFAULTS.maxPairs), min)
   const budgetMs = options.budgetMs ?? COMPARE_DEFAULTS.budgetMs
   if (typeof budgetMs !== 'number' || !(budgetMs > 0))
     throw new OptionsError(
@@ -212,6 +217,8 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     arms.map((arm) => ({ label: arm.label, server: arm.server, run: arm.plan.run })),
   )
   if (placement.mode === 'together') checkSlices(arms[0]?.plan.run, slices)
+  const maxDefault = placement.mode === 'together' ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs
+  const max = count(pairs?.max, 'pairs.max', Math.max(min, maxDefault), min)
   return {
     arms,
     control,

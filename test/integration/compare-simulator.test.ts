@@ -148,7 +148,10 @@ describe('bench.llm.compare on the simulator', () => {
     ).toThrow(OptionsError)
     expect(() => planCompare('x', { ...base, load: { concurrency: -1, requests: 4 } })).toThrow(/load\.concurrency/)
     const plan = planCompare('x', base)
-    expect(plan.limits).toEqual({ min: 3, max: 6, budgetMs: 1_800_000 })
+    // Arms together (simulators fit): up to 10 pairs; apart, 6.
+    expect(plan.limits).toEqual({ min: 3, max: 10, budgetMs: 1_800_000 })
+    expect(planCompare('x', { ...base, arms: 'apart' }).limits).toEqual({ min: 3, max: 6, budgetMs: 1_800_000 })
+    expect(planCompare('x', { ...base, pairs: { max: 4 } }).limits.max).toBe(4)
     expect(plan.arms.map((arm) => arm.label)).toEqual(['default', 'other'])
     expect(plan.timeoutMs).toBe(2_400_000)
     expect(plan.placement).toEqual({ mode: 'together', why: 'the simulators run in this process' })
