@@ -24,7 +24,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '150' },
     arms: { type: 'string', default: 'auto' },
     slices: { type: 'string', default: '4' },
-    'max-pairs': { type: 'string', default: '6' },
+    'max-pairs': { type: 'string', default: '' },
   },
 })
 const artifacts = findLlamaArtifacts()

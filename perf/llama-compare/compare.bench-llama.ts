@@ -30,5 +30,6 @@ bench.llm.compare('llama.cpp side by side', {
   budgetMs: 15 * 60_000,
   arms: (process.env.LLAMA_COMPARE_ARMS ?? 'auto') as 'auto' | 'together' | 'apart',
   slices: Number(process.env.LLAMA_COMPARE_SLICES ?? 4),
-  pairs: { min: 3, max: Number(process.env.LLAMA_COMPARE_MAX_PAIRS ?? 6) },
+  // The plan's default (6 apart, 10 together) unless --max-pairs gives one.
+  ...(process.env.LLAMA_COMPARE_MAX_PAIRS ? { pairs: { max: Number(process.env.LLAMA_COMPARE_MAX_PAIRS) } } : {}),
 })

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
+import { afterEach, beforeEach } from 'vitest'
+import { stopTrackedServers } from '../../src/core/server/shutdown-hooks.ts'
 
 /** One row of the process table. */
 export interface ProcessRow {
@@ -80,4 +82,26 @@ function fromPs(): ProcessRow[] {
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ pid: Number(m[1]), pgid: Number(m[2]), state: m[3]!.charAt(0), args: m[4]! }))
+}
+
+/**
+ * A fresh marker for every test of the file (`<prefix>-<pid>-<n>`: put it in a launched server's command line),
+ * and after each test the tracked servers stopped and no process left with it (those left are killed, and the
+ * test fails naming them). Returns the current test's marker.
+ */
+export function markerPerTest(prefix: string): () => string {
+  let marker = ''
+  let sequence = 0
+  beforeEach(() => {
+    marker = `${prefix}-${process.pid}-${++sequence}`
+  })
+  afterEach(async () => {
+    await stopTrackedServers()
+    try {
+      await expectNoProcessesWith(marker)
+    } finally {
+      killProcessesWith(marker)
+    }
+  })
+  return () => marker
 }

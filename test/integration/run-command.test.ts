@@ -5,24 +5,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
 import { runCli } from '../../src/cli.ts'
-import type { CliIo } from '../../src/cli/cli-command.ts'
 import { RUN_BENCH_NAME } from '../../src/cli/run-command.ts'
 import type { JsonReport } from '../../reporters/json-report.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.ts'
 import { expectNoProcessesWith, killProcessesWith } from '../helpers/processes.ts'
-
-function memoryIo(): CliIo & { output: string[]; errors: string[] } {
-  const output: string[] = []
-  const errors: string[] = []
-  return {
-    output,
-    errors,
-    out: (l) => output.push(l),
-    err: (l) => errors.push(l),
-    stopRequested: () => new Promise(() => undefined),
-  }
-}
+import { memoryIo } from '../helpers/memory-io.ts'
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 const FAKE_LLAMA = fileURLToPath(new URL('../fixtures/bin/llama-server', import.meta.url))

@@ -5,27 +5,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterAll, beforeEach, describe, expect, test } from 'vitest'
 import { planCompare, type BenchCompareOptions } from '../../src/bench/compare-bench-options.ts'
 import { runCompareBench } from '../../src/bench/compare-bench.ts'
 import { vllm } from '../../src/core/server/presets.ts'
-import { stopTrackedServers } from '../../src/core/server/shutdown-hooks.ts'
-import { expectNoProcessesWith, killProcessesWith, processesWith } from '../helpers/processes.ts'
+import { expectNoProcessesWith, markerPerTest, processesWith } from '../helpers/processes.ts'
 
 const fakeVllm = fileURLToPath(new URL('../fixtures/bin/vllm', import.meta.url))
 const logDir = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-together-'))
+const markerOf = markerPerTest('fake/together')
 let marker = ''
-let sequence = 0
 beforeEach(() => {
-  marker = `fake/together-${process.pid}-${++sequence}`
-})
-afterEach(async () => {
-  await stopTrackedServers()
-  try {
-    await expectNoProcessesWith(marker)
-  } finally {
-    killProcessesWith(marker)
-  }
+  marker = markerOf()
 })
 afterAll(() => rmSync(logDir, { recursive: true, force: true }))
 

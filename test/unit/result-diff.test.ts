@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { runCli } from '../../src/cli.ts'
-import type { CliIo } from '../../src/cli/cli-command.ts'
 import { diffRuns, policyOfVerdict, type SavedBench } from '../../src/bench/result-diff.ts'
 import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
@@ -15,6 +14,7 @@ import {
   makeResult,
   seededRandom,
 } from '../helpers/baseline-fixtures.ts'
+import { memoryIo } from '../helpers/memory-io.ts'
 
 function run(seed: number, scale = 1, overrides: Parameters<typeof makeResult>[0] = {}): BenchmarkResult {
   const random = seededRandom(seed)
@@ -23,18 +23,6 @@ function run(seed: number, scale = 1, overrides: Parameters<typeof makeResult>[0
     tpotMs: lognormalSamples(random, 400, 12, 0.1).map((v) => v * scale),
     ...overrides,
   })
-}
-
-function memoryIo(): CliIo & { output: string[]; errors: string[] } {
-  const output: string[] = []
-  const errors: string[] = []
-  return {
-    output,
-    errors,
-    out: (l) => output.push(l),
-    err: (l) => errors.push(l),
-    stopRequested: () => new Promise(() => undefined),
-  }
 }
 
 describe('diffRuns', () => {

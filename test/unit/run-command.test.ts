@@ -1,19 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { cliCommands, runCli } from '../../src/cli.ts'
-import { parseCliFlags, type CliIo } from '../../src/cli/cli-command.ts'
+import { parseCliFlags } from '../../src/cli/cli-command.ts'
 import { runOptionsFromFlags, splitServerArgs } from '../../src/cli/run-command.ts'
-
-function memoryIo(): CliIo & { output: string[]; errors: string[] } {
-  const output: string[] = []
-  const errors: string[] = []
-  return {
-    output,
-    errors,
-    out: (l) => output.push(l),
-    err: (l) => errors.push(l),
-    stopRequested: () => new Promise(() => undefined),
-  }
-}
+import { memoryIo } from '../helpers/memory-io.ts'
 
 const run = cliCommands.run!
 const optionsOf = (args: string[]) => runOptionsFromFlags(parseCliFlags('run', run, args))

@@ -4,15 +4,15 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterAll, beforeEach, describe, expect, test } from 'vitest'
 import { ServerStartError, ServerUnavailableError } from '../../src/core/contract/errors.ts'
 import { command, connect, vllm, type PresetOptions } from '../../src/core/server/presets.ts'
 import type { ServerSpec } from '../../src/core/server/server-spec.ts'
 import { ServerPool } from '../../src/core/server/server-pool.ts'
-import { stopTrackedServers, trackedServerCount } from '../../src/core/server/shutdown-hooks.ts'
+import { trackedServerCount } from '../../src/core/server/shutdown-hooks.ts'
 import { startServer, withServer } from '../../src/core/server/start-server.ts'
 import { runBench } from '../../src/bench/run-bench.ts'
-import { expectNoProcessesWith, killProcessesWith, processesWith } from '../helpers/processes.ts'
+import { expectNoProcessesWith, markerPerTest, processesWith } from '../helpers/processes.ts'
 
 const fakeVllm = fileURLToPath(new URL('../fixtures/bin/vllm', import.meta.url))
 const fakeServerScript = fileURLToPath(new URL('../fixtures/bin/fake-openai-server.mjs', import.meta.url))
@@ -21,20 +21,11 @@ const quiet = { print: () => {} }
 const API_KEY = 'sk-test-secret-4f1c'
 const HF_TOKEN = 'hf_test_secret_token_91ab'
 
-let sequence = 0
 /** The served model name doubles as a marker: it is in the command line of the server and its child. */
+const markerOf = markerPerTest('fake/model')
 let marker = ''
 beforeEach(() => {
-  marker = `fake/model-${process.pid}-${++sequence}`
-})
-
-afterEach(async () => {
-  await stopTrackedServers()
-  try {
-    await expectNoProcessesWith(marker)
-  } finally {
-    killProcessesWith(marker)
-  }
+  marker = markerOf()
 })
 
 afterAll(() => {
