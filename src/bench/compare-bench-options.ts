@@ -55,7 +55,7 @@ export const COMPARE_DEFAULTS = {
   /**
    * Arms together: a pair is both servers up for one pass of the load, with no restart between its arms, so more
    * pairs fit the same time. Measured on llama-server (docs/verdicts.md, "Arms together"): an unchanged server
-   * passed 16 of 30 gates at 6 pairs at most, 15 of 15 at 10 (6-8 pairs taken).
+   * passed 16 of 30 gates at 6 pairs at most, 16 of 18 at 10 (5-10 pairs taken).
    */
   maxPairsTogether: 10,
   budgetMs: 1_800_000,
