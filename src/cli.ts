@@ -92,6 +92,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processCliIo()
       io.out(cliUsage())
       return 0
     }
+    if (VERSION_NAMES.includes(topic)) {
+      io.out(`Usage: ${PROGRAM} version (or --version, -v)\n\nPrints this package's version.`)
+      return 0
+    }
     if (!cliCommands[topic]) {
       io.err(unknownCommand(topic))
       return 2

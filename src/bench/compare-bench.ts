@@ -516,7 +516,9 @@ const interval = (check: PairedCheck): string =>
 
 /** The table of every variant's gates: control and variant figures, ratio, interval and verdict, one screen. */
 export function formatCompareTable(result: CompareResult): string {
-  const rows = [['variant', 'gate', result.control, 'variant', 'ratio', 'interval', 'pairs', 'verdict']]
+  // With one variant its column is headed by its label (`head` against `base` in `ab`), as the control's is.
+  const only = result.variants.length === 1 ? result.variants[0]?.label : undefined
+  const rows = [['variant', 'gate', result.control, only ?? 'variant', 'ratio', 'interval', 'pairs', 'verdict']]
   for (const variant of result.variants) {
     for (const check of variant.checks) {
       const unit = check.unit === 'ms' ? ' ms' : ` ${check.unit}`

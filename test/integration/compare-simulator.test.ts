@@ -41,6 +41,8 @@ describe('bench.llm.compare on the simulator', () => {
       ),
     )
     expect(result.arms).toEqual({ mode: 'apart', why: 'asked for (`arms: "apart"`)' })
+    // One variant: its column is headed by its label, as the control's is (ab's says base and head).
+    expect(formatCompareTable(result)).toMatch(/\nvariant +gate +default +slow +ratio +interval +pairs +verdict\n/)
     expect(result.trials.every((trial) => trial.slices === undefined)).toBe(true)
     expect(result.order).toEqual([
       ['default', 'slow'],

@@ -126,6 +126,15 @@ describe('runCli', () => {
     expect(cliUsage()).toMatch(/version\s+Print this package's version/)
   })
 
+  test('help version says what version does; it never answers "unknown command" with itself', async () => {
+    const io = memoryIo()
+    expect(await runCli(['help', 'version'], io)).toBe(0)
+    expect(io.errors).toEqual([])
+    expect(io.output.join('\n')).toMatch(
+      /^Usage: vitest-llm-bench version \(or --version, -v\)\n\nPrints this package's version\.$/,
+    )
+  })
+
   test('missing command: exit code 2', async () => {
     const io = memoryIo()
     expect(await runCli([], io)).toBe(2)
