@@ -15,6 +15,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { parseArgs, stripVTControlCharacters } from 'node:util'
 import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
+import { cpuTimes, stealSince } from './lib/llama-bench-run.ts'
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +45,7 @@ const tally = { fail: 0, pass: 0, inconclusive: 0, pairs: 0, seconds: 0 }
 try {
   for (let run = 1; run <= Number(values.runs); run++) {
     const started = performance.now()
+    const before = cpuTimes()
     const out = spawnSync(
       process.execPath,
       [
@@ -70,6 +72,7 @@ try {
       },
     )
     const seconds = (performance.now() - started) / 1000
+    const steal = stealSince(before)
     const text = stripVTControlCharacters(`${out.stdout}\n${out.stderr}`)
     const head = /side by side: (\d+) pairs in ([\d.]+) s \(([^)]*)\)/.exec(text)
     const rows = text
@@ -88,7 +91,7 @@ try {
     tally.pairs += Number(head?.[1] ?? 0)
     tally.seconds += seconds
     console.log(
-      `run ${run}: exit ${out.status}, ${status}, ${head?.[1] ?? '?'} pairs (${head?.[3] ?? 'no table'}), ${seconds.toFixed(0)} s`,
+      `run ${run}: exit ${out.status}, ${status}, ${head?.[1] ?? '?'} pairs (${head?.[3] ?? 'no table'}), ${seconds.toFixed(0)} s, steal ${steal === undefined ? '?' : `${(steal * 100).toFixed(2)} %`}`,
     )
     const arms = /^arms (together|apart) .*$/m.exec(text)
     if (arms) console.log(`  ${arms[0]}`)

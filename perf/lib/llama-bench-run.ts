@@ -27,13 +27,21 @@ export interface LlamaBenchRun {
 }
 
 /** The `cpu` line of /proc/stat: total jiffies and steal jiffies; undefined where there is none. */
-function cpuTimes(): { total: number; steal: number } | undefined {
+export function cpuTimes(): { total: number; steal: number } | undefined {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? []
     return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 }
   } catch {
     return undefined
   }
+}
+
+/** Share of all CPU time the hypervisor took (steal) since `before` ({@link cpuTimes}); undefined off Linux. */
+export function stealSince(before: ReturnType<typeof cpuTimes>): number | undefined {
+  const after = cpuTimes()
+  return before && after && after.total > before.total
+    ? (after.steal - before.steal) / (after.total - before.total)
+    : undefined
 }
 
 /**
@@ -58,11 +66,7 @@ export function runLlamaBench(file: string, env: Record<string, string>, hogs: n
       },
     )
     const seconds = (performance.now() - started) / 1000
-    const after = cpuTimes()
-    const steal =
-      before && after && after.total > before.total
-        ? (after.steal - before.steal) / (after.total - before.total)
-        : undefined
+    const steal = stealSince(before)
     return { code: status, report: JSON.parse(readFileSync(report, 'utf8')) as unknown, seconds, steal }
   } finally {
     for (const hog of busy) hog.kill('SIGKILL')

@@ -3,6 +3,7 @@ import { freemem } from 'node:os'
 import { OptionsError } from '../core/contract/errors.ts'
 import { unsliceable } from '../core/campaign/index.ts'
 import type { RunPlan } from '../core/plan/index.ts'
+import { argValue } from '../core/server/index.ts'
 import type { BenchServer } from './bench-options.ts'
 
 /** How the arms of a pair share the machine: `together` (all up, loaded in turn in slices) or `apart` (one at a time). */
@@ -22,37 +23,33 @@ interface PlacedArm {
   run: RunPlan
 }
 
-/** Memory a llama-server needs beside its model file (context, compute buffers, the process), bytes. */
+/**
+ * Memory a llama-server is given beside its model file (context, compute buffers, the process), bytes: a margin, not
+ * a measurement (the build's tiny model ran in about 45 MB resident).
+ */
 const LLAMA_OVERHEAD_BYTES = 512 * 1024 ** 2
 
-const flagValue = (args: readonly string[], ...names: string[]): string | undefined => {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string
-    for (const name of names) {
-      if (arg === name) return args[i + 1]
-      if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1)
-    }
+/** A file's size in bytes, undefined where it cannot be read. */
+function sizeOf(path: string | undefined): number | undefined {
+  try {
+    return path === undefined ? undefined : statSync(path).size
+  } catch {
+    return undefined
   }
-  return undefined
 }
 
 /** Why the launched arms may not fit beside each other, or undefined when they fit. */
 function launchedMisfit(arms: readonly PlacedArm[], freeBytes: number): string | undefined {
-  const launched = arms.filter((arm) => arm.server?.kind === 'launch')
+  const launched = arms.flatMap((arm) =>
+    arm.server?.kind === 'launch' ? [{ label: arm.label, spec: arm.server }] : [],
+  )
   if (launched.length === 0) return undefined
-  const names = new Set(launched.map((arm) => (arm.server?.kind === 'launch' ? arm.server.name : '')))
+  const names = new Set(launched.map(({ spec }) => spec.name))
   if (names.size === 1 && names.has('llama.cpp')) {
     let need = 0
-    for (const arm of launched) {
-      const args = arm.server?.kind === 'launch' ? arm.server.args : []
-      const model = flagValue(args, '-m', '--model')
-      let size: number
-      try {
-        size = model === undefined ? Number.NaN : statSync(model).size
-      } catch {
-        size = Number.NaN
-      }
-      if (!Number.isFinite(size)) return `the model file of '${arm.label}' cannot be read to size it`
+    for (const { label, spec } of launched) {
+      const size = sizeOf(argValue(spec.args, '-m', '--model'))
+      if (size === undefined) return `the model file of '${label}' cannot be read to size it`
       need += size + LLAMA_OVERHEAD_BYTES
     }
     const gib = (bytes: number) => (bytes / 1024 ** 3).toFixed(1)
@@ -63,9 +60,9 @@ function launchedMisfit(arms: readonly PlacedArm[], freeBytes: number): string |
   if (names.size === 1 && (names.has('vllm') || names.has('sglang'))) {
     const flag = names.has('vllm') ? '--gpu-memory-utilization' : '--mem-fraction-static'
     let sum = 0
-    for (const arm of launched) {
-      const value = Number(flagValue(arm.server?.kind === 'launch' ? arm.server.args : [], flag))
-      if (!(value > 0)) return `'${arm.label}' does not give its share of GPU memory (${flag}): each arm needs one`
+    for (const { label, spec } of launched) {
+      const value = Number(argValue(spec.args, flag))
+      if (!(value > 0)) return `'${label}' does not give its share of GPU memory (${flag}): each arm needs one`
       sum += value
     }
     return sum < 1 ? undefined : `the arms' ${flag} sum to ${sum.toFixed(2)}, not under 1`

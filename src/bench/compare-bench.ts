@@ -9,7 +9,7 @@ import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/in
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } from '../core/campaign/index.ts'
-import { procStatFields } from '../core/platform/proc-stat.ts'
+import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'
 import { checkTarget, type RunPlan } from '../core/plan/index.ts'
 import { runPlan, type RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
@@ -240,7 +240,7 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
       }
     }
     let idleCpu: number | undefined
-    const trialsOf = (): CompareTrial[] =>
+    const trialsSoFar = (): CompareTrial[] =>
       up
         .filter((a) => a.slices.length > 0)
         .map((a, index) => ({
@@ -271,10 +271,10 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
       }
       loaded.slices.push(result)
       const fault = faultOf(loaded.arm.label, result)
-      if (fault !== undefined) return { trials: trialsOf(), fault }
+      if (fault !== undefined) return { trials: trialsSoFar(), fault }
       if (run.signal?.aborted) throw run.signal.reason
     }
-    return { trials: trialsOf(), ...(idleCpu !== undefined ? { idleCpu } : {}) }
+    return { trials: trialsSoFar(), ...(idleCpu !== undefined ? { idleCpu } : {}) }
   } finally {
     for (const a of [...up].reverse()) await a.acquired.release()
   }
@@ -282,11 +282,8 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
 
 /** CPU seconds a process has used so far (Linux `/proc`), undefined where it cannot be read. */
 function cpuSecondsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined
-  const fields = procStatFields(pid)
-  if (fields === undefined) return undefined
-  // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in USER_HZ (100 per second).
-  return (Number(fields[11]) + Number(fields[12])) / 100
+  const fields = pid === undefined ? undefined : procStatFields(pid)
+  return fields === undefined ? undefined : cpuTicksOf(fields) / PROC_TICKS_PER_SECOND
 }
 
 const endedLine = (ended: ServerEnded): string => {
@@ -395,11 +392,7 @@ export function judgeVariant(
     const controlTrial = trials.find((trial) => trial.pair === pair && trial.label === plan.control)
     const variantTrial = trials.find((trial) => trial.pair === pair && trial.label === label)
     if (!controlTrial || !variantTrial) continue
-    // Arms together: a trial is its slices merged; the pair's within-run interval is its samples' alone, not the
-    // spread between its slices (which the slice ratios carry, paired).
-    const whole = (trial: CompareTrial): BenchmarkResult =>
-      trial.slices === undefined ? trial.result : { ...trial.result, trials: undefined }
-    const [control, variant] = [whole(controlTrial), whole(variantTrial)]
+    const [control, variant] = [wholeOf(controlTrial), wholeOf(variantTrial)]
     const sliced = slicedRatios(controlTrial, variantTrial, plan.policy)
     changed ??= softwareChanges(control, variant)
     const [c, v] = [disturbedOf(control), disturbedOf(variant)]
@@ -424,19 +417,9 @@ export function judgeVariant(
       }
       // A run-level figure (tokens over the run's duration) carries every stall a busy machine adds, and those differ from
       // trial to trial: they do not cancel in a pair as a shift of a percentile does (docs/verdicts.md, "Disturbances").
-      // Arms together: the pair's ratio is the mean of its slices' log-ratios; the interval of the slices
-      // merged (their whole samples) keeps its width about it.
+      // Arms together: the pair's figure is the mean of its slices' log-ratios (judgePairedGate takes it from them);
+      // the interval of the slices merged (their whole samples) gives the within-run width.
       const sliceRatios = sliced?.get(key)
-      const slicedRatio =
-        sliceRatios === undefined
-          ? undefined
-          : Math.exp(sliceRatios.reduce((sum, r) => sum + Math.log(r), 0) / sliceRatios.length)
-      if (slicedRatio !== undefined && check.ratio !== null && check.ratio > 0) {
-        const shift = slicedRatio / check.ratio
-        check.ratio = slicedRatio
-        if (check.ciLow !== null) check.ciLow *= shift
-        if (check.ciHigh !== null) check.ciHigh *= shift
-      }
       if (check.ratio !== null && check.ratio > 0) {
         // The figures shown beside the ratio are those of the pairs it is taken over.
         if (c.length > 0 && check.statistic === 'value') {
@@ -484,6 +467,13 @@ export function judgeVariant(
 }
 
 /**
+ * A trial as one run: arms together, its slices merged and not counted as trials, so that the pair's within-run
+ * interval is its samples' alone, not the spread between its slices (which the slice ratios carry, paired).
+ */
+const wholeOf = (trial: CompareTrial): BenchmarkResult =>
+  trial.slices === undefined ? trial.result : { ...trial.result, trials: undefined }
+
+/**
  * Arms together: each gate's slice-pair ratios (slice k of the variant against slice k of the control, loaded
  * next to each other in time), whose geometric mean is the pair's ratio; undefined for trials measured apart,
  * and no entry for a gate some slice pair gives no ratio for.
@@ -495,18 +485,17 @@ function slicedRatios(
 ): Map<string, number[]> | undefined {
   const [cs, vs] = [control.slices, variant.slices]
   if (cs === undefined || vs === undefined || cs.length === 0 || cs.length !== vs.length) return undefined
-  const logs = new Map<string, number[]>()
+  const ratios = new Map<string, number[]>()
   cs.forEach((slice, k) => {
     for (const check of compare(baselineEntryFrom(slice), vs[k] as BenchmarkResult, policy).checks) {
       const key = `${check.metric}:${check.statistic}`
-      const list = logs.get(key) ?? []
-      if (check.ratio !== null && check.ratio > 0 && Number.isFinite(check.ratio)) list.push(Math.log(check.ratio))
-      logs.set(key, list)
+      const list = ratios.get(key) ?? []
+      if (check.ratio !== null && check.ratio > 0 && Number.isFinite(check.ratio)) list.push(check.ratio)
+      ratios.set(key, list)
     }
   })
-  const out = new Map<string, number[]>()
-  for (const [key, list] of logs) if (list.length === cs.length) out.set(key, list.map(Math.exp))
-  return out
+  for (const [key, list] of ratios) if (list.length !== cs.length) ratios.delete(key)
+  return ratios
 }
 
 const interval = (check: PairedCheck): string =>

@@ -226,7 +226,6 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     let baseBroken: string | undefined
     const name = typeof flags.name === 'string' ? flags.name : undefined
     const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-    const logs: ArmLog[] = []
     let files: ArmFile[] = []
     const campaign = await runCampaign({
       profile: pairsProfile<(typeof AB_ARMS)[number], ArmLog[], AbBenchVerdict[]>(AB_ARMS, limits, {
@@ -247,17 +246,13 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
               throw error
             baseBroken = error.message
             io.out(`ab: ${error.message}\nab: head is measured alone; its benches are judged on their SLOs only.`)
+            // Pair 1 is base then head: head runs next, alone.
             await rm(armsDir, { recursive: true, force: true })
-            if (!step.order.slice(step.order.indexOf(arm) + 1).includes('head'))
-              measured.push(
-                await measureArm(dirs.head as string, 'head', 1, armsDir, logDir, operands, name, controller.signal),
-              )
             continue
           }
           measured.push(log)
           io.out(`ab: pair ${step.pair}, ${arm}: ${log.seconds.toFixed(0)} s`)
         }
-        logs.push(...measured)
         return measured
       },
       judge: async () => {
@@ -301,7 +296,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
     await writeFile(
       join(out, 'ab.json'),
-      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: logs, trials }, null, 2)}\n`,
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: campaign.measured.flat(), trials }, null, 2)}\n`,
     )
     await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
     const reports = abBenchReports(verdicts, files)

@@ -115,6 +115,45 @@ describe('judgePairedGate', () => {
   })
 })
 
+describe('judgePairedGate with slices (arms together)', () => {
+  const gate = { metric: 'ttftMs', statistic: 'p50', unit: 'ms', tolerance: 0.1 }
+  const pair = (pairNo: number, slices: number[]) => ({ ratio: 9, ciLow: null, ciHigh: null, pair: pairNo, slices })
+
+  test("a pair's figure is the geometric mean of its slices, whatever its own ratio says", () => {
+    const check = judgePairedGate(gate, [pair(1, [1.02, 0.98, 1.0, 1.0]), pair(2, [1.0, 1.0, 1.01, 0.99])], 0.95)
+    expect(check.ratio).toBeCloseTo(Math.exp((Math.log(1.02 * 0.98) + Math.log(1.01 * 0.99)) / 8), 12)
+  })
+
+  test('pairs that differ less than their slices explain: judged on the slices (n(k - 1) df), narrower than pairs alone', () => {
+    // Pair means equal (MSB 0), slices spread 2 %: the slices' spread, with 3 x 3 = 9 df.
+    const ratios = [1, 2, 3].map((n) => pair(n, [1.02, 0.98, 1.02, 0.98]))
+    const check = judgePairedGate(gate, ratios, 0.95)
+    expect(check.width).toBe('between slices')
+    expect(check.status).toBe('pass')
+    // Pairs alone: no spread between them at all, an interval of zero width, which the slices must not allow.
+    const alone = judgePairedGate(
+      gate,
+      ratios.map(({ slices: _s, ...rest }) => ({ ...rest, ratio: 1 })),
+      0.95,
+    )
+    expect(alone.ciHigh).toBe(1)
+    expect(check.ciHigh).toBeGreaterThan(1.005)
+  })
+
+  test('pairs that differ more than their slices explain: launch effects kept, judged between pairs (n - 1 df)', () => {
+    const ratios = [pair(1, [1.1, 1.1, 1.1, 1.1]), pair(2, [0.9, 0.9, 0.9, 0.9]), pair(3, [1.0, 1.0, 1.0, 1.0])]
+    const check = judgePairedGate(gate, ratios, 0.95)
+    expect(check.width).toBe('between pairs')
+    const alone = judgePairedGate(
+      gate,
+      ratios.map(({ slices, ...rest }) => ({ ...rest, ratio: slices[0] ?? 1 })),
+      0.95,
+    )
+    expect(check.ciLow).toBeCloseTo(alone.ciLow ?? 0, 12)
+    expect(check.ciHigh).toBeCloseTo(alone.ciHigh ?? 0, 12)
+  })
+})
+
 describe('paired jobs on synthetic data with a known truth', () => {
   const atLimit: PairedTruth = { ratio: 1.1, sigma: 0.03, driftPerTrial: 0.02, tolerance: 0.1, order: 'balanced' }
 

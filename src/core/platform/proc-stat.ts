@@ -13,3 +13,9 @@ export function procStatFields(pid: number | string): string[] | undefined {
     return undefined
   }
 }
+
+/** Clock ticks per second of `/proc` CPU times (USER_HZ: 100 on every mainstream Linux architecture). */
+export const PROC_TICKS_PER_SECOND = 100
+
+/** CPU time a process has used, utime + stime (fields 14 and 15 of its stat), in ticks, from {@link procStatFields}. */
+export const cpuTicksOf = (fields: readonly string[]): number => Number(fields[11]) + Number(fields[12])

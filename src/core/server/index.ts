@@ -6,4 +6,4 @@ export { getServerFacts, prefixCacheResetUnsupported, resetPrefixCache } from '.
 export { getFreePort } from './free-port.ts'
 export { compareLlamaTimings, type LlamaTimingPair, type LlamaTimingsComparison } from './llama-timings.ts'
 export { watchParent } from './shutdown-hooks.ts'
-export { withServerArg } from './server-arg.ts'
+export { argValue, withServerArg } from './server-arg.ts'

@@ -23,6 +23,18 @@ export function withArg(args: readonly string[], flag: string, value: string): s
   return found ? out : [...out, flag, value]
 }
 
+/** The value of the first of `flags` in `args` (`-m model.gguf` or `--model=model.gguf`), as {@link withArg} writes it. */
+export function argValue(args: readonly string[], ...flags: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    for (const flag of flags) {
+      if (arg === flag) return args[i + 1]
+      if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1)
+    }
+  }
+  return undefined
+}
+
 /** The launch spec with one argument set: a point of a sweep over a server argument. */
 export function withServerArg(spec: LaunchSpec, flag: string, value: number): LaunchSpec {
   return { ...spec, args: withArg(spec.args, flag, String(value)) }

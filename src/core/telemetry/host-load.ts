@@ -1,10 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import type { SelfCheck } from '../contract/result.ts'
-import { procStatFields } from '../platform/proc-stat.ts'
-
-/** Clock ticks per second of `/proc` CPU times (USER_HZ: 100 on every mainstream Linux architecture). */
-const TICKS_PER_SECOND = 100
+import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../platform/proc-stat.ts'
 
 /** CPU time the machine, this process and the launched server had used, in ticks. */
 interface CpuTimes {
@@ -89,7 +86,7 @@ function processTicks(
       const close = stat.lastIndexOf(')')
       // Fields after the command name (which may hold spaces), from field 3 (state) on.
       const fields = stat.slice(close + 2).split(' ')
-      const ticks = Number(fields[11]) + Number(fields[12])
+      const ticks = cpuTicksOf(fields)
       if ((serverPgid !== undefined && Number(fields[2]) === serverPgid) || ours.has(pid)) server += ticks
       else others.set(pid, { command: commandName(entry) ?? stat.slice(open + 1, close), ticks })
     } catch {
@@ -103,7 +100,7 @@ function processTicks(
 function ownTicks(): number | undefined {
   try {
     const usage = process.cpuUsage()
-    return ((usage.user + usage.system) / 1e6) * TICKS_PER_SECOND
+    return ((usage.user + usage.system) / 1e6) * PROC_TICKS_PER_SECOND
   } catch {
     return undefined
   }

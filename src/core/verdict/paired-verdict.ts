@@ -15,8 +15,9 @@ export interface PairRatio {
   pair?: number
   /**
    * Arms together: the ratio of each slice pair of this pair (variant slice k over control slice k, loaded next
-   * to each other), whose geometric mean is `ratio`. With them the interval estimates the pairs' noise from two
-   * levels: the spread between pairs and the spread of slices within a pair (see `judgePairedGate`).
+   * to each other). Given, the pair's figure is their geometric mean (`ratio` then only for its within-run interval,
+   * whose width is used), and the interval estimates the pairs' noise from two levels: the spread between pairs and
+   * the spread of slices within a pair (see `judgePairedGate`).
    */
   slices?: readonly number[]
 }
@@ -138,7 +139,12 @@ export function judgePairedGate(gate: PairedGate, ratios: readonly PairRatio[], 
   const usable = ratios
     .map((r, index) => ({ ...r, pair: r.pair ?? index + 1 }))
     .filter((r) => r.ratio > 0 && Number.isFinite(r.ratio))
-  const logs = usable.map((r) => Math.log(r.ratio))
+  // A pair measured in slices is the mean of its slices' log-ratios (arms together); else its own ratio.
+  const logs = usable.map((r) =>
+    r.slices !== undefined && r.slices.length > 0
+      ? r.slices.reduce((sum, x) => sum + Math.log(x), 0) / r.slices.length
+      : Math.log(r.ratio),
+  )
   const n = logs.length
   const weights = orderWeights(usable.map((r) => r.pair))
   const mean = logs.reduce((sum, x, i) => sum + (weights[i] ?? 0) * x, 0)
