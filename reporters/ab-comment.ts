@@ -8,6 +8,8 @@ export interface AbSummary {
   order: string[][]
   stopped: string
   durationMs: number
+  /** How the arms shared the machine and why (`arms together, 4 slices per arm and pair: …`). */
+  placement?: string
   /** Why the base arm could not be measured (head was then measured alone); absent when it was. */
   baseFailed?: string
 }
@@ -79,7 +81,8 @@ export function abHeadLine(summary: AbSummary): string {
     )
   return (
     `Base \`${summary.base.ref}\` (${summary.base.sha.slice(0, 7)}) against head ${head}: ${summary.order.length} pairs ` +
-    `in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${order} (${summary.stopped}).`
+    `in ${(summary.durationMs / 60_000).toFixed(1)} min, order ${order} (${summary.stopped}).` +
+    (summary.placement ? ` ${summary.placement.charAt(0).toUpperCase()}${summary.placement.slice(1)}.` : '')
   )
 }
 

@@ -5,6 +5,7 @@ import { restoreParsedPolicy, type ParsedRegressionPolicy } from '../core/baseli
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { ArmRun } from './arm-env.ts'
+import type { ArmNeed } from './arms-placement.ts'
 import { readKindFiles } from './segment-file.ts'
 
 /** What one bench measured in one arm of one pair of an `ab` run, for `ab` to judge. */
@@ -23,19 +24,23 @@ export interface ArmFile {
   policy: ParsedRegressionPolicy | false | undefined
   /** The bench's SLOs, checked. */
   slo: SloOptions | undefined
+  /** What the arm measured in the pair (arms together: its slices merged). */
   result: BenchmarkResult
+  /** Arms together: each slice of the arm's load in the pair, in order (judged slice against slice). */
+  slices?: BenchmarkResult[]
 }
 
 const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)
 
 /** Writes one bench's trial of an arm into `arm.dir` and returns its path. */
 export async function writeArmFile(
-  arm: ArmRun,
+  arm: Pick<ArmRun, 'label' | 'pair' | 'dir'>,
   file: string,
   name: string,
   policy: ArmFile['policy'],
   slo: SloOptions | undefined,
   result: BenchmarkResult,
+  slices?: BenchmarkResult[],
 ): Promise<string> {
   await mkdir(arm.dir, { recursive: true })
   const where = relative(process.cwd(), file).split(sep).join('/')
@@ -50,6 +55,7 @@ export async function writeArmFile(
     policy,
     slo,
     result,
+    ...(slices !== undefined ? { slices } : {}),
   }
   await writeFile(path, `${JSON.stringify(content)}\n`)
   return path
@@ -81,7 +87,12 @@ export interface SkippedInArm {
 }
 
 /** Notes, at registration, that an arm skips this bench (written once per arm and pair; `ab` reads them). */
-export function writeSkippedInArm(arm: ArmRun, file: string, name: string, what: string): void {
+export function writeSkippedInArm(
+  arm: Pick<ArmRun, 'label' | 'pair' | 'dir'>,
+  file: string,
+  name: string,
+  what: string,
+): void {
   mkdirSync(arm.dir, { recursive: true })
   const where = relative(process.cwd(), file).split(sep).join('/')
   const content: SkippedInArm = { kind: 'vitest-llm-bench-arm-skipped', version: 1, file: where, name, what }
@@ -97,4 +108,48 @@ export async function readSkippedInArms(dir: string): Promise<SkippedInArm[]> {
   const seen = new Map<string, SkippedInArm>()
   for (const { content } of files) seen.set(`${content.file}\u0000${content.name}`, content)
   return [...seen.values()]
+}
+
+/** A bench an arm has, as it listed it for `ab` to place the arms (written instead of measuring). */
+export interface ArmListed {
+  kind: 'vitest-llm-bench-arm-listed'
+  version: 1
+  /** `base` or `head`. */
+  arm: string
+  /** The bench file relative to its tree's root, `/` separators. */
+  file: string
+  /** The bench's full name (`describe > … > name`). */
+  name: string
+  /** What placement reads of it. */
+  need: ArmNeed
+}
+
+/** Writes one bench's listing of an arm into `arm.dir`. */
+export async function writeArmListed(
+  arm: Pick<ArmRun, 'label' | 'dir'>,
+  file: string,
+  name: string,
+  need: ArmNeed,
+): Promise<void> {
+  await mkdir(arm.dir, { recursive: true })
+  const where = relative(process.cwd(), file).split(sep).join('/')
+  const content: ArmListed = {
+    kind: 'vitest-llm-bench-arm-listed',
+    version: 1,
+    arm: arm.label,
+    file: where,
+    name,
+    need,
+  }
+  await writeFile(
+    join(arm.dir, `listed-${arm.label}--${safe(where)}--${safe(name)}.json`),
+    `${JSON.stringify(content)}\n`,
+  )
+}
+
+/** Every bench the arms under `dir` listed, in path order. */
+export async function readArmListed(dir: string): Promise<ArmListed[]> {
+  return (await readKindFiles<ArmListed>(dir, 'vitest-llm-bench-arm-listed', 'An `ab` run writes them.')).map(
+    ({ content }) => content,
+  )
 }

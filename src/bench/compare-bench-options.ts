@@ -10,7 +10,7 @@ import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 import type { PairLimits } from '../core/verdict/index.ts'
 import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
-import { placeArms, type ArmsPlacement } from './arms-placement.ts'
+import { armNeedOf, placeArms, type ArmsPlacement } from './arms-placement.ts'
 
 /**
  * Options of `bench.llm.compare(name, options)`: the same load on two or more servers, measured
@@ -214,7 +214,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
   const slices = count(options.slices, 'slices', COMPARE_DEFAULTS.slices, 1)
   const placement = placeArms(
     asked,
-    arms.map((arm) => ({ label: arm.label, server: arm.server, run: arm.plan.run })),
+    arms.map((arm) => armNeedOf(arm.label, arm.server, arm.plan.run)),
   )
   if (placement.mode === 'together') checkSlices(arms[0]?.plan.run, slices)
   const maxDefault = placement.mode === 'together' ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs

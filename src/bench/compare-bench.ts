@@ -18,6 +18,7 @@ import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } fro
 import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
 import { acquireTarget, type AcquiredTarget, type ServerEnded } from './bench-target.ts'
 import type { ArmsPlacement } from './arms-placement.ts'
+import { mergeSlices, sliceOptions } from './slice-options.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
 
 /** One trial of one arm. */
@@ -247,7 +248,7 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
           label: a.arm.label,
           pair: step.pair,
           position: index + 1,
-          result: kept(run, mergeTrials(a.slices)),
+          result: kept(run, mergeSlices(a.slices, run.options)),
           slices: a.slices.map((slice) => kept(run, slice)),
         }))
     for (const loaded of duetOrder(up, plan.slices)) {
@@ -294,12 +295,6 @@ const endedLine = (ended: ServerEnded): string => {
   return `${ended.name} ${ended.how}${tail}`
 }
 
-/** The length of a run's load as its plan has it (a slice's share). */
-const lengthOf = (plan: RunPlan): { requests?: number; durationMs?: number } => ({
-  ...(plan.load.requests !== undefined ? { requests: plan.load.requests } : {}),
-  ...(plan.load.durationMs !== undefined ? { durationMs: plan.load.durationMs } : {}),
-})
-
 /** One run of an arm's plan (the whole load, or a slice of it) on a server already acquired. */
 async function measureOn(
   run: CompareBenchRun,
@@ -326,9 +321,7 @@ async function measureOn(
       run: plan,
       // The result's config says what ran: a slice's own seed and share of the load.
       options: {
-        ...rest,
-        seed: plan.seed,
-        ...(rest.load ? { load: { ...rest.load, ...lengthOf(plan) } } : {}),
+        ...sliceOptions(rest, plan),
         target: acquired.target,
         ...(run.signal ? { signal: run.signal } : {}),
       },

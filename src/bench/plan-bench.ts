@@ -148,8 +148,14 @@ export function planBench(
     server === undefined || server.kind === 'simulator'
       ? resolveSimulatorOptions(server?.options as SimulatorOptions | undefined)
       : undefined
-  const limit = benchLimit((options.timeoutMs as number | undefined) ?? defaultTimeoutMs(run), trials)
-  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm: armFromEnv(env), simulator }
+  const arm = armFromEnv(env)
+  const perTrialMs = (options.timeoutMs as number | undefined) ?? defaultTimeoutMs(run)
+  // Arms together: the bench runs every pair, each as long as two arms' trials (the other arm's slices between its own).
+  const limit =
+    arm?.mode.kind === 'turns'
+      ? benchLimit(2 * perTrialMs, { ...trials, record: arm.mode.pairs, max: arm.mode.pairs })
+      : benchLimit(perTrialMs, trials)
+  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm, simulator }
 }
 
 /** Start-up, warm-up and probe time a soak's default time limit allows beside its load, ms. */

@@ -34,6 +34,7 @@ import { acquireTarget } from './bench-target.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import { writeSegmentFile } from './segment-file.ts'
 import { writeArmFile } from './arm-file.ts'
+import { runArmTurns } from './arm-bench.ts'
 import { DEFERRED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 
@@ -79,6 +80,9 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
   const segment = bench.run.segment
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
+  // Arms together: this bench takes turns with the other revision's, as `ab` says.
+  if (arm?.mode.kind === 'turns')
+    return runArmTurns(run, bench, { ...arm, mode: arm.mode }, bench.policy ?? (fromPlugin ? policy : undefined))
   const store = policy === false || segment || arm ? undefined : await openBaselines(run)
   let acquired = await acquireTarget(options.server, options.target, run.shared, { simulator: bench.simulator })
   try {

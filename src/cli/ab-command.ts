@@ -15,13 +15,13 @@ import { formatSloChecks } from '../core/slo/index.ts'
 import { pairsProfile, runCampaign } from '../core/campaign/index.ts'
 import { lookConfidence, type PairLimits } from '../core/verdict/index.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
+import { AbError } from './ab-error.ts'
+import { placeAb, type AbPlacing } from './ab-placement.ts'
+import { measureTogether, type TogetherBench } from './ab-together.ts'
 import { formatAbComment, formatAbErrorComment, notComparedLine } from '../../reporters/ab-comment.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
-
-/** A step of `ab` that cannot go on; the message says what to do. */
-class AbError extends Error {}
 
 async function git(cwd: string, args: string[]): Promise<string> {
   const run = await execa('git', args, { cwd, reject: false })
@@ -114,6 +114,127 @@ async function measureArm(
   return { arm, pair, log, seconds: (performance.now() - started) / 1000 }
 }
 
+/** What the pairs of an `ab` run measured and decided, together or apart. */
+interface AbMeasured {
+  verdicts: AbBenchVerdict[]
+  files: ArmFile[]
+  /** The order of each pair (with arms together: of the bench that took the most pairs). */
+  order: string[][]
+  stopped: string
+  durationMs: number
+  /** Arms together: each bench's own campaign, by `<file> > <name>`. */
+  benches?: Map<string, { order: string[][]; stopped: string; durationMs: number }>
+  /** Why the base arm could not be measured (head then measured alone). */
+  baseBroken?: string
+  /** Arms together: the most CPU an idle arm's server used, share of one core. */
+  idleCpu?: number
+  /** Apart: each arm process's log and time. */
+  logs: ArmLog[]
+}
+
+interface AbMeasuring {
+  dirs: Record<(typeof AB_ARMS)[number], string>
+  logDir: string
+  limits: PairLimits
+  levelAt: (pairs: number) => number
+  signal: AbortSignal
+}
+
+/** Apart: pairs of whole `vitest bench` processes, one arm after the other, each starting its own servers. */
+async function measureApartAll(
+  m: AbMeasuring & { armsDir: string; operands: readonly string[]; name: string | undefined; io: CliIo },
+): Promise<AbMeasured> {
+  // The base arm failing in the first pair (a syntax error, a bench the pull request fixes): head is measured
+  // alone, its benches judged as new (their SLOs only), and every output says why.
+  let baseBroken: string | undefined
+  let files: ArmFile[] = []
+  const campaign = await runCampaign({
+    profile: pairsProfile<(typeof AB_ARMS)[number], ArmLog[], AbBenchVerdict[]>(AB_ARMS, m.limits, {
+      // A bench that failed or passed is decided: only an undecided one is worth another pair.
+      undecided: (verdicts) =>
+        verdicts.filter((verdict) => verdict.status === 'inconclusive').flatMap((v) => v.paired?.checks ?? []),
+      fault: () => (baseBroken === undefined ? undefined : 'the base arm failed, so head was measured alone'),
+    }),
+    measure: async (step) => {
+      const measured: ArmLog[] = []
+      for (const arm of step.order) {
+        let log: ArmLog
+        try {
+          log = await measureArm(m.dirs[arm], arm, step.pair, m.armsDir, m.logDir, m.operands, m.name, m.signal)
+        } catch (error) {
+          if (!(error instanceof AbError) || arm !== 'base' || step.pair !== 1 || m.signal.aborted) throw error
+          baseBroken = error.message
+          m.io.out(`ab: ${error.message}\nab: head is measured alone; its benches are judged on their SLOs only.`)
+          // Pair 1 is base then head: head runs next, alone.
+          await rm(m.armsDir, { recursive: true, force: true })
+          continue
+        }
+        measured.push(log)
+        m.io.out(`ab: pair ${step.pair}, ${arm}: ${log.seconds.toFixed(0)} s`)
+      }
+      return measured
+    },
+    judge: async () => {
+      files = existsSync(m.armsDir) ? await readArmFiles(m.armsDir) : []
+      if (files.length === 0)
+        throw new AbError(
+          `no bench.llm bench ran in either arm${m.operands.length > 0 ? ` (files ${m.operands.join(' ')})` : ''}${m.name ? ` (-t ${m.name})` : ''}; the logs are in ${m.logDir}.`,
+        )
+      return judgeAb(files, m.levelAt)
+    },
+  })
+  return {
+    verdicts: campaign.judgement ?? [],
+    files,
+    order: campaign.measured.map((pair) => pair.map((arm) => arm.arm)),
+    stopped: campaign.stopped,
+    durationMs: campaign.durationMs,
+    logs: campaign.measured.flat(),
+    ...(baseBroken !== undefined ? { baseBroken } : {}),
+  }
+}
+
+/** Together: each bench in turn, both revisions' servers up at once, loaded in turn in slices. */
+async function measureAllTogether(
+  benches: readonly TogetherBench[],
+  m: AbMeasuring & { work: string; slices: number; log: (line: string) => void },
+): Promise<AbMeasured> {
+  const started = performance.now()
+  const out: AbMeasured = {
+    verdicts: [],
+    files: [],
+    order: [],
+    stopped: '',
+    durationMs: 0,
+    benches: new Map(),
+    logs: [],
+  }
+  for (const [index, bench] of benches.entries()) {
+    const outcome = await measureTogether({
+      bench,
+      dirs: m.dirs,
+      armsDir: join(m.work, 'arms', String(index + 1)),
+      logDir: m.logDir,
+      tag: `bench${index + 1}`,
+      limits: m.limits,
+      slices: m.slices,
+      levelAt: m.levelAt,
+      signal: m.signal,
+      log: m.log,
+    })
+    out.verdicts.push(...outcome.verdicts)
+    out.files.push(...outcome.files)
+    out.benches?.set(`${bench.file} > ${bench.name}`, outcome)
+    if (outcome.order.length >= out.order.length) {
+      out.order = outcome.order
+      out.stopped = outcome.stopped
+    }
+    if (outcome.idleCpu !== undefined) out.idleCpu = Math.max(out.idleCpu ?? 0, outcome.idleCpu)
+  }
+  out.durationMs = performance.now() - started
+  return out
+}
+
 /** The console lines of one bench's verdict. */
 function verdictLines(
   verdict: AbBenchVerdict,
@@ -175,10 +296,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   }
   const limits: PairLimits = {
     min: Number(flags['min-pairs']),
-    max: Number(flags['max-pairs']),
+    max: Number(flags['max-pairs'] ?? COMPARE_DEFAULTS.maxPairs),
     budgetMs: Number(flags['budget-min']) * 60_000,
   }
-  if (limits.max < limits.min) {
+  if (flags['max-pairs'] !== undefined && limits.max < limits.min) {
     io.err(`vitest-llm-bench ab: --max-pairs (${limits.max}) is below --min-pairs (${limits.min}).`)
     return 2
   }
@@ -220,54 +341,40 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       `ab: base ${baseRef} at the merge base ${sha.slice(0, 12)}, head ${headSha.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
     )
     io.out(`ab: base dependencies ${base.dependencies}`)
-    const dirs: Record<string, string> = { base: base.dir, head: packageDir }
-    // The base arm failing in the first pair (a syntax error, a bench the pull request fixes): head is measured
-    // alone, its benches judged as new (their SLOs only), and every output says why.
-    let baseBroken: string | undefined
     const name = typeof flags.name === 'string' ? flags.name : undefined
-    const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-    let files: ArmFile[] = []
-    const campaign = await runCampaign({
-      profile: pairsProfile<(typeof AB_ARMS)[number], ArmLog[], AbBenchVerdict[]>(AB_ARMS, limits, {
-        // A bench that failed or passed is decided: only an undecided one is worth another pair.
-        undecided: (verdicts) =>
-          verdicts.filter((verdict) => verdict.status === 'inconclusive').flatMap((v) => v.paired?.checks ?? []),
-        fault: () => (baseBroken === undefined ? undefined : 'the base arm failed, so head was measured alone'),
-      }),
-      measure: async (step) => {
-        const measured: ArmLog[] = []
-        for (const arm of step.order) {
-          const dir = dirs[arm] as string
-          let log: ArmLog
-          try {
-            log = await measureArm(dir, arm, step.pair, armsDir, logDir, operands, name, controller.signal)
-          } catch (error) {
-            if (!(error instanceof AbError) || arm !== 'base' || step.pair !== 1 || controller.signal.aborted)
-              throw error
-            baseBroken = error.message
-            io.out(`ab: ${error.message}\nab: head is measured alone; its benches are judged on their SLOs only.`)
-            // Pair 1 is base then head: head runs next, alone.
-            await rm(armsDir, { recursive: true, force: true })
-            continue
-          }
-          measured.push(log)
-          io.out(`ab: pair ${step.pair}, ${arm}: ${log.seconds.toFixed(0)} s`)
-        }
-        return measured
-      },
-      judge: async () => {
-        files = existsSync(armsDir) ? await readArmFiles(armsDir) : []
-        if (files.length === 0)
-          throw new AbError(
-            `no bench.llm bench ran in either arm${operands.length > 0 ? ` (files ${operands.join(' ')})` : ''}${name ? ` (-t ${name})` : ''}; the logs are in ${logDir}.`,
-          )
-        return judgeAb(files, levelAt)
-      },
+    const dirs = { base: base.dir, head: packageDir }
+    const listDir = join(work, 'listed')
+    const placement = await placeAb({
+      asked: flags.arms as AbPlacing['asked'],
+      dirs,
+      listDir,
+      logDir,
+      operands,
+      name,
+      slices: Number(flags.slices),
+      signal: controller.signal,
     })
-    const order = campaign.measured.map((pair) => pair.map((arm) => arm.arm))
-    const verdicts = campaign.judgement ?? []
-    const stopped = campaign.stopped
-    const durationMs = campaign.durationMs
+    const together = placement.mode === 'together'
+    const slices = Number(flags.slices)
+    io.out(`ab: arms ${placement.mode}${together ? ` (${slices} slices per arm and pair)` : ''}: ${placement.why}`)
+    limits.max =
+      flags['max-pairs'] !== undefined
+        ? Number(flags['max-pairs'])
+        : Math.max(limits.min, together ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs)
+    const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
+    const measured = together
+      ? await measureAllTogether(placement.benches, {
+          dirs,
+          work,
+          logDir,
+          limits,
+          slices,
+          levelAt,
+          signal: controller.signal,
+          log: (line) => io.out(line),
+        })
+      : await measureApartAll({ dirs, armsDir, logDir, operands, name, limits, levelAt, signal: controller.signal, io })
+    const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
     for (const verdict of verdicts) {
       const baseFiles = files.filter(
         (file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name,
@@ -275,11 +382,20 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
       if (drift !== undefined) verdict.drift = drift
     }
-    const notCompared = await readSkippedInArms(armsDir)
+    // The arms listed their benches (and what they skip) first, unless asked to run apart.
+    const skippedIn = together ? listDir : armsDir
+    const notCompared = existsSync(skippedIn) ? await readSkippedInArms(skippedIn) : []
     io.out('')
     const lastLookConfidence = levelAt(order.length)
-    for (const verdict of verdicts)
-      io.out(verdictLines(verdict, order, stopped, lastLookConfidence, durationMs).join('\n'))
+    for (const verdict of verdicts) {
+      const own = measured.benches?.get(`${verdict.file} > ${verdict.name}`)
+      const level = own ? levelAt(own.order.length) : lastLookConfidence
+      io.out(
+        verdictLines(verdict, own?.order ?? order, own?.stopped ?? stopped, level, own?.durationMs ?? durationMs).join(
+          '\n',
+        ),
+      )
+    }
     if (notCompared.length > 0) io.out(`ab: ${notComparedLine(notCompared)}`)
     const failed = abFailed(verdicts)
     const summary = {
@@ -288,6 +404,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       dependencies: base.dependencies,
       order,
       stopped,
+      placement: together
+        ? `arms together, ${slices} slices per arm and pair: ${placement.why}`
+        : `arms apart: ${placement.why}`,
+      ...(measured.idleCpu !== undefined ? { idleArmCpu: measured.idleCpu } : {}),
       ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
       confidence: DEFAULT_CONFIDENCE,
       lastLookConfidence,
@@ -296,7 +416,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
     await writeFile(
       join(out, 'ab.json'),
-      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: campaign.measured.flat(), trials }, null, 2)}\n`,
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: measured.logs, trials }, null, 2)}\n`,
     )
     await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
     const reports = abBenchReports(verdicts, files)
@@ -349,9 +469,21 @@ export const abCommand: CliCommand = {
     },
     'max-pairs': {
       type: 'integer',
-      description: 'Pairs at most, while a gate is undecided',
-      default: COMPARE_DEFAULTS.maxPairs,
+      description: `Pairs at most, while a gate is undecided (default ${COMPARE_DEFAULTS.maxPairsTogether} with arms together, ${COMPARE_DEFAULTS.maxPairs} apart)`,
       min: 2,
+    },
+    arms: {
+      type: 'string',
+      description:
+        "together: both revisions' servers up at once, loaded in turn in slices; apart: one arm after the other; auto: together where both fit",
+      default: COMPARE_DEFAULTS.arms,
+      choices: ['auto', 'together', 'apart'],
+    },
+    slices: {
+      type: 'integer',
+      description: "Arms together: slices of each arm's load per pair (A B B A A B B A for 4)",
+      default: COMPARE_DEFAULTS.slices,
+      min: 1,
     },
     'budget-min': {
       type: 'number',

@@ -9,6 +9,8 @@ import { planBench, warnUndecidableGates, type BenchPlan } from '../bench/plan-b
 import { sweep } from './bench-sweep.ts'
 import { compareBench } from './bench-compare.ts'
 import { benchRegistrar } from './register-bench.ts'
+import { writeArmListed } from '../bench/arm-file.ts'
+import { armNeedOf } from '../bench/arms-placement.ts'
 import { benchTimedOut, runnerTimeoutMs } from '../bench/bench-timeout.ts'
 import { benchUpdateCommand } from './update-command.ts'
 import { withUpdateCommand } from '../bench/with-update-command.ts'
@@ -23,6 +25,13 @@ function reported(result: BenchmarkResult, options: BenchLlmOptions): BenchmarkR
 /** The Vitest test of one bench: runs it ({@link runBench}), hands the reporters its result, throws its failure. */
 async function runBenchTest(ctx: TestContext, options: BenchLlmOptions, plan: BenchPlan): Promise<void> {
   const shared = injectProvided()
+  if (plan.arm?.mode.kind === 'list') {
+    // An arm of `ab` listing its benches: what placement needs, nothing measured. A server given by URL is up already.
+    const need = armNeedOf(plan.arm.label, options.server, plan.run)
+    const up = options.server === undefined && (options.target?.baseUrl ?? shared.serverUrl) !== undefined
+    await writeArmListed(plan.arm, ctx.task.file.filepath, benchNameOf(ctx.task), up ? { ...need, server: 'connect' } : need)
+    return
+  }
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
   // The bench's own limit, before the runner's: the run stops, and the failure says which option to raise.

@@ -129,13 +129,17 @@ describe('vitest-llm-bench ab', () => {
       )
     }
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
-    expect(existsSync(join(project, 'llm-bench-ab', 'logs', 'head-3.log'))).toBe(true)
+    // Simulators fit beside each other: both arms up for the whole bench, one log each.
+    expect(run.output).toContain('ab: arms together (4 slices per arm and pair): the simulators run in this process')
+    expect(existsSync(join(project, 'llm-bench-ab', 'logs', 'head-bench1.log'))).toBe(true)
   }, 240_000)
 
-  test('head the same as base does not fail', async () => {
+  test('head the same as base does not fail (arms apart, as asked)', async () => {
     await writeFile(join(project, 'chat.bench.ts'), bench(1))
-    const run = await ab('chat.bench.ts', '-t', 'chat')
+    const run = await ab('chat.bench.ts', '-t', 'chat', '--arms', 'apart')
     expect(run.exitCode, run.output).toBe(0)
+    expect(run.output).toContain('ab: arms apart: asked for (`--arms apart`)')
+    expect(run.output).toMatch(/ab: pair 3, (base|head): \d+ s/)
     expect(run.output).not.toContain('with uncommitted changes')
     expect(run.output).toMatch(/chat\.bench\.ts > chat: (pass|inconclusive)/)
   }, 240_000)
@@ -167,7 +171,7 @@ describe('vitest-llm-bench ab', () => {
     )
   }, 240_000)
 
-  test('SIGTERM during an arm: the arm stops, the base worktree is removed, exit 1 saying so', async () => {
+  test('SIGTERM while both arms are up: they stop, the base worktree is removed, exit 1 saying so', async () => {
     const child = execa(process.execPath, ['--input-type=module', '-e', CLI, '--', 'ab', '--base', 'HEAD'], {
       cwd: project,
       reject: false,
@@ -177,13 +181,16 @@ describe('vitest-llm-bench ab', () => {
     await new Promise<void>((resolve) => {
       child.all?.on('data', (chunk: Buffer) => {
         seen += String(chunk)
-        if (seen.includes('ab: base dependencies')) resolve()
+        if (/pair 1, starting (base|head)\n[^]*pair 1, starting/.test(seen)) resolve()
       })
     })
     child.kill('SIGTERM')
     const run = await child
     expect(run.exitCode, String(run.all)).toBe(1)
-    expect(String(run.all)).toMatch(/vitest-llm-bench ab: stopped during the (base|head) arm of pair 1\./)
+    expect(String(run.all)).toMatch(/vitest-llm-bench ab: stopped during chat\.bench\.ts > chat\./)
+    // No arm process is left: each was a `vitest bench` in the project or its base worktree.
+    const left = await execa('pgrep', ['-f', 'vitest.mjs bench --run chat.bench.ts -t'], { reject: false })
+    expect(left.stdout.trim(), 'arm processes left running').toBe('')
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 120_000)
 

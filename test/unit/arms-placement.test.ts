@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { placeArms } from '../../src/bench/arms-placement.ts'
+import { armNeedOf, placeArms } from '../../src/bench/arms-placement.ts'
 import { simulator } from '../../src/bench/bench-options.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import { planRun } from '../../src/core/plan/index.ts'
@@ -18,8 +18,8 @@ const run = planRun({
   workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
   load: { concurrency: 2, requests: 40 },
 })
-const arms = (...servers: Parameters<typeof placeArms>[1][number]['server'][]) =>
-  servers.map((server, i) => ({ label: `arm ${i}`, server, run }))
+const arms = (...servers: Parameters<typeof armNeedOf>[1][]) =>
+  servers.map((server, i) => armNeedOf(`arm ${i}`, server, run))
 
 describe('placeArms', () => {
   test('auto: simulators and connected servers together, a command apart', () => {
@@ -69,7 +69,7 @@ describe('placeArms', () => {
       workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
       load: { concurrency: 2, requests: 40, rampUp: { from: 1, durationMs: 1000 } },
     })
-    const ramped = [{ label: 'a', server: simulator(), run: ramp }]
+    const ramped = [armNeedOf('a', simulator(), ramp)]
     expect(() => placeArms('together', ramped)).toThrow(OptionsError)
     expect(placeArms('auto', ramped)).toEqual({
       mode: 'apart',

@@ -1,0 +1,91 @@
+/**
+ * `bench.llm` in an arm of `ab` with arms together: the bench `ab` named takes turns with the other
+ * revision's ({@link takeTurns}); what it measured is written per pair for `ab` to judge.
+ */
+import { dirname, relative, sep } from 'node:path'
+import { checkTarget, type RunPlan } from '../core/plan/index.ts'
+import { runPlan } from '../core/run.ts'
+import type { BenchmarkResult } from '../core/contract/result.ts'
+import { writeArmFile, type ArmFile } from './arm-file.ts'
+import { takeTurns } from './arm-turns.ts'
+import type { ArmRun } from './arm-env.ts'
+import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
+import { DEFERRED } from './baseline-state.ts'
+import type { BenchJudgement } from './bench-judgement.ts'
+import type { BenchPlan } from './plan-bench.ts'
+import type { BenchRun } from './run-bench.ts'
+import { mergeSlices, sliceOptions } from './slice-options.ts'
+
+type TurnsArm = ArmRun & { mode: Extract<ArmRun['mode'], { kind: 'turns' }> }
+
+/** One slice of the bench's load on the pair's server; a server that ended meanwhile fails the arm, named. */
+async function measureSlice(run: BenchRun, acquired: AcquiredTarget, plan: RunPlan): Promise<BenchmarkResult> {
+  const {
+    server: _server,
+    slo: _slo,
+    baseline: _baseline,
+    timeoutMs: _timeout,
+    target: _target,
+    resetPrefixCache: _reset,
+    trials: _trials,
+    ...rest
+  } = run.options
+  const result = await runPlan(
+    {
+      target: checkTarget(acquired.target),
+      run: plan,
+      options: { ...sliceOptions(rest, plan), target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) },
+    },
+    { ...acquired.context, baseDir: dirname(run.file) },
+  )
+  const ended = acquired.serverEnded()
+  if (ended)
+    throw new Error(
+      [`${ended.name} ${ended.how} during a slice; nothing is judged.`, ...ended.logTail.map((l) => `  ${l}`)].join(
+        '\n',
+      ),
+    )
+  return result
+}
+
+/** Runs the bench's pairs as `ab`'s turn server says; the outcome is the last pair's, judged by `ab`. */
+export async function runArmTurns(
+  run: BenchRun,
+  bench: BenchPlan,
+  arm: TurnsArm,
+  policy: ArmFile['policy'],
+): Promise<{ result: BenchmarkResult; judgement: BenchJudgement }> {
+  const where = relative(process.cwd(), run.file).split(sep).join('/')
+  if (where !== arm.mode.file || run.name !== arm.mode.name)
+    throw new Error(
+      `ab asked for '${arm.mode.name}' in ${arm.mode.file}, and '${run.name}' in ${where} matched its name pattern too; ` +
+        'give the benches names that do not end in one another.',
+    )
+  const { last, files } = await takeTurns({
+    arm,
+    file: where,
+    name: run.name,
+    run: bench.run,
+    acquire: (pool) =>
+      acquireTarget(run.options.server, run.options.target, run.shared, { pool, simulator: bench.simulator }),
+    measure: (acquired, plan) => measureSlice(run, acquired, plan),
+    write: async (pair, slices) => {
+      const result = mergeSlices(slices, run.options)
+      return {
+        path: await writeArmFile({ ...arm, pair }, run.file, run.name, policy, bench.slo, result, slices),
+        result,
+      }
+    },
+    ...(run.signal ? { signal: run.signal } : {}),
+  })
+  if (last === undefined) throw new Error(`${arm.label} arm: ab stopped before a pair was measured.`)
+  return {
+    result: last,
+    judgement: {
+      failure: undefined,
+      sloChecks: [],
+      notes: [`${arm.label} arm, arms together: ${files.length} pairs, judged by \`vitest-llm-bench ab\``],
+      baselineState: DEFERRED,
+    },
+  }
+}
