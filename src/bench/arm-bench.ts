@@ -13,10 +13,22 @@ import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
 import { DEFERRED } from './baseline-state.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import type { BenchPlan } from './plan-bench.ts'
-import type { BenchRun } from './run-bench.ts'
+import type { BenchLlmOptions } from './bench-options.ts'
+import type { RunContext } from '../core/run.ts'
 import { mergeSlices, sliceOptions } from './slice-options.ts'
 
 type TurnsArm = ArmRun & { mode: Extract<ArmRun['mode'], { kind: 'turns' }> }
+
+/** The bench as the harness runs it (a `BenchRun`'s parts that taking turns reads). */
+interface BenchRun {
+  /** Full name. */
+  name: string
+  /** Absolute path of the bench file. */
+  file: string
+  options: BenchLlmOptions
+  shared?: { url?: string; server?: RunContext['server'] }
+  signal?: AbortSignal
+}
 
 /** One slice of the bench's load on the pair's server; a server that ended meanwhile fails the arm, named. */
 async function measureSlice(run: BenchRun, acquired: AcquiredTarget, plan: RunPlan): Promise<BenchmarkResult> {

@@ -13,7 +13,6 @@ import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platf
 import { checkTarget, type RunPlan } from '../core/plan/index.ts'
 import { runPlan, type RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
-import { mergeTrials } from '../core/trials/index.ts'
 import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
 import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
 import { acquireTarget, type AcquiredTarget, type ServerEnded } from './bench-target.ts'
