@@ -29,7 +29,12 @@ async function runBenchTest(ctx: TestContext, options: BenchLlmOptions, plan: Be
     // An arm of `ab` listing its benches: what placement needs, nothing measured. A server given by URL is up already.
     const need = armNeedOf(plan.arm.label, options.server, plan.run)
     const up = options.server === undefined && (options.target?.baseUrl ?? shared.serverUrl) !== undefined
-    await writeArmListed(plan.arm, ctx.task.file.filepath, benchNameOf(ctx.task), up ? { ...need, server: 'connect' } : need)
+    await writeArmListed(
+      plan.arm,
+      ctx.task.file.filepath,
+      benchNameOf(ctx.task),
+      up ? { ...need, server: 'connect' } : need,
+    )
     return
   }
   const controller = new AbortController()
