@@ -5,7 +5,7 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--hogs 2] [--pin] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
+ *     [--arms auto|together|apart] [--max-pairs n] [--hogs 2] [--pin] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
  *
  * Needs the llama-server build (scripts/llama/build.ts); `--model` serves another GGUF than its tiny model
  * (`node scripts/llama/small-model.ts` writes a larger one). `--hogs N` runs N busy loops beside the
@@ -42,7 +42,8 @@ const { values } = parseArgs({
     'input-tokens': { type: 'string', default: '64' },
     'output-tokens': { type: 'string', default: '32' },
     model: { type: 'string' },
-    'max-pairs': { type: 'string', default: '6' },
+    'max-pairs': { type: 'string' },
+    arms: { type: 'string', default: 'auto' },
     save: { type: 'string' },
     stored: { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
@@ -140,7 +141,8 @@ try {
       for (const line of benchLines(`${judged.stdout}\n${judged.stderr}`)) console.log(`  ${line}`)
     }
     const started = performance.now()
-    const abArgs = ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--max-pairs', values['max-pairs']]
+    const abArgs = ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--arms', values.arms]
+    if (values['max-pairs'] !== undefined) abArgs.push('--max-pairs', values['max-pairs'])
     const out = spawnSync(
       values.pin ? 'taskset' : process.execPath,
       values.pin ? ['-c', '0', process.execPath, ...abArgs] : abArgs,
@@ -157,6 +159,8 @@ try {
     try {
       const report = JSON.parse(readFileSync(path.join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
         order: unknown[]
+        placement?: string
+        idleArmCpu?: number
         verdicts: Array<{
           status: string
           paired?: { checks: Array<{ metric: string; statistic: string; status: string }> }
@@ -176,6 +180,9 @@ try {
         (trial) => (trial.result.client.selfCheck?.disturbed.length ?? 0) > 0,
       ).length
       steal = `steal ${Math.min(...shares).toFixed(1)}-${Math.max(...shares).toFixed(1)} %, ${disturbed} of ${shares.length} trials disturbed`
+      const idle =
+        report.idleArmCpu === undefined ? '' : `, idle arm at most ${(report.idleArmCpu * 100).toFixed(1)} % of a core`
+      steal += `; ${report.placement ?? ''}${idle}`
       if (values.save !== undefined) {
         mkdirSync(values.save, { recursive: true })
         renameSync(path.join(project, 'llm-bench-ab', 'ab.json'), path.join(values.save, `run-${run}.ab.json`))
