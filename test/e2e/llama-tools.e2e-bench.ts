@@ -77,9 +77,9 @@ const tracePath = join(traceDir, 'trace.jsonl')
 writeFileSync(
   tracePath,
   Array.from({ length: SESSIONS }, (_, s) => [
-    { session_id: `agent-${s}`, timestamp: s * 10, input_length: 32, output_length: 96 },
-    { session_id: `agent-${s}`, role: 'tool', input_length: 24, output_length: 96 },
-    { session_id: `agent-${s}`, role: 'tool', input_length: 24, output_length: 96 },
+    { session_id: `agent-${s}`, timestamp: s * 10, input_length: 32, output_length: 48 },
+    { session_id: `agent-${s}`, role: 'tool', input_length: 24, output_length: 48 },
+    { session_id: `agent-${s}`, role: 'tool', input_length: 24, output_length: 48 },
   ])
     .flat()
     .map((line) => JSON.stringify(line))
