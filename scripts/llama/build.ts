@@ -1,5 +1,6 @@
-// Builds llama.cpp's `llama-server` and a tiny random-weight GGUF model into the cache outside the
-// working tree (see llama-cache.ts), so that only the first run on a machine pays the compile.
+// Builds llama.cpp's `llama-server` and two tiny random-weight GGUF models (the second makes tool calls)
+// into the cache outside the working tree (see llama-cache.ts), so that only the first run on a machine
+// pays the compile.
 //
 //   npm exec -- node scripts/llama/build.ts            # build what is missing, print the manifest
 //   npm exec -- node scripts/llama/build.ts --force    # rebuild everything
@@ -29,6 +30,7 @@ import { performance } from 'node:perf_hooks'
 import {
   LLAMA_RELEASE,
   MODEL_GENERATOR_VERSION,
+  TOOL_MODEL_GENERATOR_VERSION,
   cacheRoot,
   findLlamaArtifacts,
   llamaDir,
@@ -36,6 +38,7 @@ import {
   type LlamaManifest,
 } from './llama-cache.ts'
 import { writeTinyLlamaModel } from './tiny-model.ts'
+import { TOOL_TEMPLATE_FILE, writeTinyToolModel } from './tool-model.ts'
 
 const CMAKE_FLAGS = [
   '-DCMAKE_BUILD_TYPE=Release',
@@ -77,6 +80,18 @@ function main(): void {
       writeTinyLlamaModel({ vocabPath: join(src, 'models', VOCAB_FILE), outputPath: modelPath })
       log(`model: ${modelPath} (${statSync(modelPath).size} bytes, ${seconds(performance.now() - t0)} s)`)
     }
+    const toolModelPath = join(dir, 'models', `tiny-tool-llama-v${TOOL_MODEL_GENERATOR_VERSION}.gguf`)
+    if (force || !existsSync(toolModelPath)) {
+      const t0 = performance.now()
+      mkdirSync(join(dir, 'models'), { recursive: true })
+      writeTinyToolModel({
+        vocabPath: join(src, 'models', VOCAB_FILE),
+        templatePath: join(src, TOOL_TEMPLATE_FILE),
+        outputPath: toolModelPath,
+      })
+      const took = seconds(performance.now() - t0)
+      log(`tool-call model: ${toolModelPath} (${statSync(toolModelPath).size} bytes, ${took} s)`)
+    }
     const manifest: LlamaManifest = {
       release: LLAMA_RELEASE.release,
       commit: LLAMA_RELEASE.commit,
@@ -85,6 +100,9 @@ function main(): void {
       modelPath,
       modelBytes: statSync(modelPath).size,
       modelGeneratorVersion: MODEL_GENERATOR_VERSION,
+      toolModelPath,
+      toolModelBytes: statSync(toolModelPath).size,
+      toolModelGeneratorVersion: TOOL_MODEL_GENERATOR_VERSION,
       serverVersion,
       serverBuildSeconds: buildSeconds ?? recordedBuildSeconds(join(dir, 'bin')),
     }

@@ -26,6 +26,12 @@ export interface LlamaManifest {
   modelBytes: number
   /** Version of the model generator that wrote `modelPath` (a new version writes a new file). */
   modelGeneratorVersion: number
+  /** Absolute path of the generated tool-call model (scripts/llama/tool-model.ts): serve it with `--jinja`. */
+  toolModelPath: string
+  /** Size of the tool-call model file, bytes. */
+  toolModelBytes: number
+  /** Version of the generator that wrote `toolModelPath`. */
+  toolModelGeneratorVersion: number
   /** `llama-server --version` output, first line. */
   serverVersion: string
   /** Wall time of the llama-server compile on the machine that built it, seconds. */
@@ -34,6 +40,9 @@ export interface LlamaManifest {
 
 /** Bumped whenever the generated model changes, so a cached older model is regenerated. */
 export const MODEL_GENERATOR_VERSION = 1
+
+/** Bumped whenever the generated tool-call model changes (its own file, so the tiny model stays as it is). */
+export const TOOL_MODEL_GENERATOR_VERSION = 1
 
 export const LLAMA_RELEASE: LlamaRelease = release
 
@@ -78,7 +87,17 @@ export function findLlamaArtifacts(env: NodeJS.ProcessEnv = process.env): LlamaA
       reason: `the cached model was written by generator v${manifest.modelGeneratorVersion}, this checkout needs v${MODEL_GENERATOR_VERSION}: ${howTo}`,
     }
   }
-  for (const file of [manifest.serverPath, manifest.modelPath]) {
+  if (manifest.toolModelGeneratorVersion !== TOOL_MODEL_GENERATOR_VERSION) {
+    const had =
+      manifest.toolModelGeneratorVersion === undefined
+        ? 'no tool-call model'
+        : `tool-call model v${manifest.toolModelGeneratorVersion}`
+    return {
+      found: false,
+      reason: `the cache has ${had}, this checkout needs v${TOOL_MODEL_GENERATOR_VERSION}: ${howTo}`,
+    }
+  }
+  for (const file of [manifest.serverPath, manifest.modelPath, manifest.toolModelPath]) {
     if (!existsSync(file)) return { found: false, reason: `${file} named in ${path} is missing: ${howTo}` }
   }
   return { found: true, manifest }

@@ -435,6 +435,45 @@ describe.skipIf(!runnable)('llama.cpp llama-server end to end', () => {
   }
 })
 
+describe.skipIf(!runnable)('llama-server tool calls (--jinja, the generated tool-call model)', () => {
+  test('chat, Responses and Messages stream counted tool calls with JSON arguments; agentic tool turns answer by id', async () => {
+    // The first describe built the artifacts when they were missing. The checks run in the child's own
+    // tests (test/e2e/llama-tools.e2e-bench.ts), beside a recording proxy on the client's clock.
+    const found = findLlamaArtifacts()
+    if (!found.found) throw new Error(`llama-server is not built: ${found.reason}`)
+    const dir = mkdtempSync(join(tmpdir(), 'llama-e2e-tools-'))
+    try {
+      const jsonPath = join(dir, 'report.json')
+      const env: Record<string, string> = {}
+      for (const [key, value] of Object.entries(process.env)) {
+        if (value !== undefined && !key.startsWith('VITEST') && key !== 'TEST' && key !== 'NODE_OPTIONS')
+          env[key] = value
+      }
+      Object.assign(env, { LLAMA_TOOLS_REQUESTS: '6', LLAMA_TOOLS_SESSIONS: '2', LLAMA_E2E_LOG_DIR: dir })
+      const args = [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'bench', '--run']
+      args.push('--config', 'test/e2e/llama-tools.vitest.config.ts', '--reporter=default', '--reporter=json')
+      args.push(`--outputFile.json=${jsonPath}`)
+      const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      for (const line of output.split('\n')) if (line.startsWith('[llama tools]')) console.log(line.slice(0, 600))
+      expect(code, output.slice(-4000)).toBe(0)
+      const report = JSON.parse(readFileSync(jsonPath, 'utf8')) as {
+        testResults: Array<{ assertionResults: Array<{ title: string; status: string }> }>
+      }
+      const results = report.testResults.flatMap((file) => file.assertionResults)
+      // Seven benches, each followed by the test that checks it: all ran and passed (not skipped).
+      expect(results.map((r) => r.status)).toEqual(Array(14).fill('passed'))
+      expect(results.filter((r) => r.title.includes('TTFT at the first call delta'))).toHaveLength(3)
+      expect(results.filter((r) => r.title.includes('answers the call before it by id'))).toHaveLength(3)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 600_000)
+})
+
 describe.skipIf(!runnable)('llama-server embeddings and rerank (--embeddings, --reranking)', () => {
   let embeddings: RunningServer
   let rerank: RunningServer
