@@ -21,9 +21,11 @@ export type TurnAsk =
   | { arm: string; kind: 'slice'; pair: number; index: number; pgid?: number }
   /** Every slice done: may the server be stopped? */
   | { arm: string; kind: 'release'; pair: number }
+  /** The arm cannot go on (its server ended, a slice failed): why, before its process ends (answered at once). */
+  | { arm: string; kind: 'failed'; message: string }
 
 /** The turn server's answers, by ask. */
-export type TurnAnswer = { pair: number; slices: number } | { stop: true } | { go: true }
+export type TurnAnswer = { pair: number; slices: number } | { stop: true } | { go: true } | { noted: true }
 
 /** One JSON POST that waits as long as the turn server does (no timeout: the other arm's slices take their time). */
 export function askTurn(url: string, ask: TurnAsk, signal?: AbortSignal): Promise<TurnAnswer> {
@@ -73,6 +75,17 @@ export interface TurnTaking {
 
 /** Takes turns until `ab` says stop; returns the last pair's slices merged and the files written. */
 export async function takeTurns(t: TurnTaking): Promise<{ last: BenchmarkResult | undefined; files: string[] }> {
+  try {
+    return await turnsOf(t)
+  } catch (error) {
+    // `ab` names the arm's own reason, not the tail of its log.
+    const message = error instanceof Error ? error.message : String(error)
+    await askTurn(t.arm.mode.url, { arm: t.arm.label, kind: 'failed', message }).catch(() => undefined)
+    throw error
+  }
+}
+
+async function turnsOf(t: TurnTaking): Promise<{ last: BenchmarkResult | undefined; files: string[] }> {
   const { url } = t.arm.mode
   const label = t.arm.label
   const files: string[] = []

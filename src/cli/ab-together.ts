@@ -68,6 +68,12 @@ export function benchNamePattern(name: string): string {
   return `(^|[ >])${name.split(' > ').map(escape).join('(?: > | )')}$`
 }
 
+/**
+ * How long the arms get to stop their servers and end by themselves once `ab` stops them, ms (a slice in flight
+ * finishes first); after it they are stopped with SIGTERM, then SIGKILL 15 s later.
+ */
+const ARM_STOP_GRACE_MS = 30_000
+
 /** CPU seconds a process group leader has used so far, undefined where it cannot be read. */
 function cpuSecondsOf(pid: number | undefined): number | undefined {
   const fields = pid === undefined ? undefined : procStatFields(pid)
@@ -77,8 +83,9 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
 /** Measures one bench with both arms up, pair after pair, until its gates are decided or the limits say stop. */
 export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> {
   const turns = await TurnServer.start()
+  // Stopping: the turn server closes first, so that each arm stops its own server and ends; a hard stop only after.
   const stop = new AbortController()
-  const onAbort = () => stop.abort(t.signal.reason)
+  const onAbort = () => void turns.close()
   t.signal.addEventListener('abort', onAbort, { once: true })
   const procs = new Map<Arm, ResultPromise>()
   let stopping = false
@@ -110,14 +117,16 @@ export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> 
     void proc.then(async (run) => {
       await writeFile(log, String(run.all ?? '')).catch(() => undefined)
       if (stopping) return
-      const tail = String(run.all ?? '')
-        .split('\n')
-        .slice(-25)
-        .join('\n')
+      const tail =
+        turns.reasonOf(arm) ??
+        String(run.all ?? '')
+          .split('\n')
+          .slice(-25)
+          .join('\n')
       turns.fail(
         arm,
         new AbError(
-          stop.signal.aborted
+          t.signal.aborted
             ? `stopped during ${t.bench.file} > ${t.bench.name}.`
             : `the ${arm} arm of ${t.bench.file} > ${t.bench.name} ended (vitest bench exit ${String(run.exitCode)}) ` +
                 `while both arms were up; its log is ${log}:\n${tail}`,
@@ -198,9 +207,13 @@ export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> 
     }
   } finally {
     stopping = true
-    stop.abort(new Error('ab stopped'))
-    await Promise.all([...procs.values()].map((proc) => proc.catch(() => undefined)))
     await turns.close()
+    const ended = Promise.all([...procs.values()].map((proc) => proc.catch(() => undefined)))
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ARM_STOP_GRACE_MS)))
+    if ((await Promise.race([ended, grace])) === 'late') stop.abort(new Error('ab stopped'))
+    clearTimeout(timer)
+    await ended
     t.signal.removeEventListener('abort', onAbort)
   }
 }

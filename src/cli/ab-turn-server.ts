@@ -21,6 +21,8 @@ export class TurnServer {
   private readonly open = new Map<string, Open>()
   private readonly waiting = new Map<string, { resolve: (ask: TurnAsk) => void; reject: (error: Error) => void }>()
   private readonly failed = new Map<string, Error>()
+  private readonly reasons = new Map<string, string>()
+  private closed = false
 
   private readonly server: Server
   /** `http://127.0.0.1:<port>` once started. */
@@ -60,6 +62,11 @@ export class TurnServer {
   }
 
   private received(ask: TurnAsk, res: ServerResponse): void {
+    if (ask.kind === 'failed') {
+      this.reasons.set(ask.arm, ask.message)
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ noted: true }))
+      return
+    }
     if (this.open.has(ask.arm)) {
       res.writeHead(409).end(`arm ${ask.arm} has an ask open already`)
       return
@@ -93,6 +100,11 @@ export class TurnServer {
     open.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
   }
 
+  /** Why the arm said it could not go on, if it said. */
+  reasonOf(arm: string): string | undefined {
+    return this.reasons.get(arm)
+  }
+
   /** Fails whoever waits for the arm, now or later (its process ended). */
   fail(arm: string, error: Error): void {
     this.failed.set(arm, error)
@@ -101,8 +113,10 @@ export class TurnServer {
     waiter?.reject(error)
   }
 
-  /** Closes the server; open asks are refused (their arms are stopping). */
+  /** Closes the server (once); open and later asks fail, so each arm stops its server and ends by itself. */
   async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
     for (const { res } of this.open.values()) if (!res.writableEnded) res.writeHead(503).end('ab is stopping')
     this.open.clear()
     this.server.closeAllConnections()
