@@ -212,6 +212,27 @@ describe('gates that cannot decide, found at collection', () => {
       /`baseline`: of bench.llm\('open'\) cannot decide/,
     )
   })
+
+  test('the default gates never warn: an open loop with no gates set is quiet, even in strict mode', async () => {
+    const { planBench, warnUndecidableGates } = await import('../../src/bench/plan-bench.ts')
+    const workload = { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }
+    // 100 requests: too few for a p99 gate, and the open loop sets the throughput; neither was asked for.
+    const plan = planBench('open, defaults', { workload, load: { rate: 8, requests: 100 } })
+    const printed: string[] = []
+    warnUndecidableGates('open, defaults', plan, {}, (line) => printed.push(line))
+    expect(printed).toEqual([])
+    expect(() => warnUndecidableGates('open, defaults', plan, { LLM_BENCH_STRICT_GATES: '1' })).not.toThrow()
+    // A gate the user set explicitly still warns about itself.
+    const own = planBench('open, own', {
+      workload,
+      load: { rate: 8, requests: 100 },
+      baseline: { ttftMs: { p99: '+10%' } },
+    })
+    warnUndecidableGates('open, own', own, {}, (line) => printed.push(line))
+    expect(printed).toEqual([
+      expect.stringMatching(/bench\.llm\('open, own'\): ttftMs p99 needs at least \d+ requests/),
+    ])
+  })
 })
 
 describe("a bench's time limit, planned once", () => {
