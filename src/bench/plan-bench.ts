@@ -182,7 +182,7 @@ export function warnUndecidableGates(
   warn: (line: string) => void = (line) => console.warn(line),
 ): void {
   // An arm of `ab` is judged by `ab`'s paired gates, not by these. The default gates never warn: only a gate the
-  // user set can be changed by the user (an open loop's default throughput gate just passes or stays undecided).
+  // user set can be changed by the user (an open loop's default throughput gate moves only once the server falls behind).
   if (plan.policy === false || plan.policy === undefined || plan.arm || plan.run.soak) return
   const warnings = undecidableGates(plan.policy, plan.run.load)
   if (warnings.length === 0) return
