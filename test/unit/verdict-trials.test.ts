@@ -158,6 +158,27 @@ describe('compare and the client lateness', () => {
   })
 })
 
+describe('a spread, printed', () => {
+  test('one rule everywhere: one decimal, trailing zero dropped, under 0.05 % as <0.1%', async () => {
+    const { formatSpread } = await import('../../src/core/platform/format-figure.ts')
+    expect([0.64, 0.15, 0.04206, 0.009159, 0.0007522, 0.0003578, 0].map(formatSpread)).toEqual([
+      '64%',
+      '15%',
+      '4.2%',
+      '0.9%',
+      '0.1%',
+      '<0.1%',
+      '0%',
+    ])
+    // The recording's note and a verdict's reason print the same spread the same way.
+    const entry = baselineEntryFrom(trials(80, [100, 100.5, 99.6, 100.2, 99.8]))
+    const [note] = spreadNotes(entry, parseRegressionPolicy({ ttftMs: { p50: '+10%' } }), 3)
+    expect(note).toMatch(/^between-trial spread over 5 recorded trials: ttftMs p50 (\d+(\.\d)?|<0\.1)%$/)
+    const verdict = compare(entry, trials(81, [100, 100.5, 99.6]), { ttftMs: { p50: '+10%' } })
+    expect(verdict.checks[0]?.reason).toMatch(/between-trial spread (\d+(\.\d)?|<0\.1)% over 5 baseline/)
+  })
+})
+
 describe('spreadNotes', () => {
   test('names each gate the recorded spread cannot support, with the tolerance it can', () => {
     const entry = baselineEntryFrom(trials(80, [100, 125, 80, 110, 90]))
