@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { formatVerdict } from '../core/baseline/index.ts'
+import { formatVerdict, verdictLegend } from '../core/baseline/index.ts'
 import { CliUsageError, LlmBenchError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
@@ -62,7 +62,7 @@ function render(diff: BenchDiff): string {
   const changed = diff.changed.length > 0 ? `\n  changed: ${diff.changed.join('; ')}` : ''
   if (diff.state === 'not comparable')
     return `${head}${changed}\n${diff.reasons.map((reason) => `  ${reason}`).join('\n')}`
-  const block = formatVerdict(diff.verdict)
+  const block = formatVerdict(diff.verdict, { legend: false })
     .replace(/^Baseline comparison: /, 'first run -> second run: ')
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))
@@ -96,6 +96,13 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
   }
   io.out(`${first} -> ${second}\n`)
   for (const diff of diffs) io.out(`${render(diff)}\n`)
+  // What ratio and CI mean, once for every bench judged, at their levels (each verdict has its own).
+  const levels = new Set(
+    diffs.flatMap((diff) =>
+      diff.state === 'compared' ? [`${Number((diff.verdict.confidence * 100).toPrecision(4))}%`] : [],
+    ),
+  )
+  if (levels.size > 0) io.out(`${verdictLegend([...levels].join(' or '))}\n`)
   const counts = new Map<string, number>()
   for (const diff of diffs) counts.set(statusOf(diff), (counts.get(statusOf(diff)) ?? 0) + 1)
   const failed = counts.has('fail')
