@@ -6,7 +6,7 @@ import { isRecord } from '../core/contract/is-record.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { diffRuns, type BenchDiff, type SavedBench } from '../bench/result-diff.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
-import { nameFilterOf } from './cli-command.ts'
+import { NAME_FLAG, nameFilterOf } from './cli-command.ts'
 
 const COMMAND = 'diff'
 
@@ -115,12 +115,9 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
 export const diffCommand: CliCommand = {
   summary: 'Judge one saved run against another (results.json), bench by bench, naming what changed',
   flags: {
-    name: {
-      type: 'string',
-      short: 't',
-      description: 'Only benches whose full name matches this pattern (a regular expression, as vitest -t)',
-    },
+    name: NAME_FLAG,
   },
   operands: '<first/results.json> <second/results.json>',
+  exits: '0 no bench failed; 1 a bench failed, or a report cannot be read; 2 a usage error',
   run: runDiff,
 }
