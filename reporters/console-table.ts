@@ -1,4 +1,4 @@
-import type { Check } from '../src/core/baseline/index.ts'
+import { withoutNoted, type Check } from '../src/core/baseline/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
@@ -183,7 +183,7 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   for (const check of checks) {
     if (check.status !== 'inconclusive' || check.reason === undefined) continue
     lines.push(
-      `  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`,
+      `  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${withoutNoted(check.reason, entry.verdict?.notes ?? [])}`,
     )
   }
   for (const note of entry.verdict?.notes ?? []) lines.push(`  ${styles.yellow('note')}    ${note}`)

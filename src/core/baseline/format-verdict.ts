@@ -48,7 +48,7 @@ const LONG_DETAIL = 40
  * A check's reason without the long details a note below already gives (what disturbed the machine, with process
  * ids): said once in the note, not once per check.
  */
-function withoutNoted(reason: string, notes: readonly string[]): string {
+export function withoutNoted(reason: string, notes: readonly string[]): string {
   let text = reason
   for (const group of groupsOf(reason)) {
     if (group.length >= LONG_DETAIL && notes.some((note) => note.includes(group))) text = text.replace(` ${group}`, '')
