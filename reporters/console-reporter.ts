@@ -1,9 +1,10 @@
 import type { TestArtifact } from 'vitest'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { isCI } from '../src/bench/ci.ts'
-import { isBenchProgressArtifact } from './progress-artifact.ts'
+import { isBenchProgressArtifact, isBenchStepArtifact } from './progress-artifact.ts'
 import { stylesFor } from './ansi.ts'
-import { renderConsoleEntry, renderConsoleSweep } from './console-table.ts'
+import { renderConsoleCompare, renderConsoleEntry, renderConsoleSweep } from './console-table.ts'
+import { compareEntryOf } from './compare-entry.ts'
 import { collectReport } from './file-reporter.ts'
 import { formatProgressLine } from './progress-line.ts'
 import { runCounts, runTallyLine } from './run-counts.ts'
@@ -81,6 +82,15 @@ export class LlmConsoleReporter implements Reporter {
   }
 
   onTestCaseArtifactRecord(testCase: TestCase, artifact: TestArtifact): void {
+    if (this.progress && isBenchStepArtifact(artifact)) {
+      // A longer run's steps (a compare's pairs): the first at once, then at most one per interval.
+      const now = performance.now()
+      const last = this.#lastProgressAt.get(testCase.id)
+      if (last !== undefined && now - last < this.progressIntervalMs) return
+      this.#lastProgressAt.set(testCase.id, now)
+      this.#print(stylesFor(this.color).dim(`  … ${artifact.line}`))
+      return
+    }
     if (!this.progress || !isBenchProgressArtifact(artifact)) return
     const now = performance.now()
     const last = this.#lastProgressAt.get(testCase.id)
@@ -108,13 +118,15 @@ export class LlmConsoleReporter implements Reporter {
     if (entry) this.#print(`\n${renderConsoleEntry(entry, { color: this.color })}\n`)
     const sweep = sweepReportOf(testCase)?.summary
     if (sweep) this.#print(`\n${renderConsoleSweep(sweep, { color: this.color })}\n`)
+    const compared = compareEntryOf(testCase)
+    if (compared) this.#print(`\n${renderConsoleCompare(compared, { color: this.color })}\n`)
   }
 
   /** One tally line after the run, where it had LLM benches. */
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const { entries, sweeps, unmeasured } = collectReport(testModules)
-    if (entries.length === 0 && unmeasured.length === 0) return
-    this.#print(`\n${runTallyLine(runCounts(entries, sweeps), unmeasured.length)}`)
+    const { entries, sweeps, unmeasured, compares } = collectReport(testModules)
+    if (entries.length === 0 && unmeasured.length === 0 && compares.length === 0) return
+    this.#print(`\n${runTallyLine(runCounts(entries, sweeps, compares), unmeasured.length)}`)
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Check } from '../src/core/baseline/index.ts'
+import { withoutNoted, type Check } from '../src/core/baseline/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
@@ -8,6 +8,8 @@ import { entryStatus, type ReportEntry } from './report-entry.ts'
 import { serverFacts, serverFactsLine, serverMetricsNote } from './server-metrics-facts.ts'
 import { sessionsLine } from './sessions-facts.ts'
 import { sweepStatus, type SweepSummary } from './sweep-entry.ts'
+import type { CompareEntry } from './compare-entry.ts'
+import { formatCompareNotes, formatCompareTable } from '../src/bench/compare-table.ts'
 
 /** Options of {@link renderConsoleTable}. */
 export interface ConsoleTableOptions {
@@ -181,7 +183,7 @@ export function renderConsoleEntry(entry: ReportEntry, options: ConsoleTableOpti
   for (const check of checks) {
     if (check.status !== 'inconclusive' || check.reason === undefined) continue
     lines.push(
-      `  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${check.reason}`,
+      `  ${styles.yellow('?')}       ${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} inconclusive: ${withoutNoted(check.reason, entry.verdict?.notes ?? [])}`,
     )
   }
   for (const note of entry.verdict?.notes ?? []) lines.push(`  ${styles.yellow('note')}    ${note}`)
@@ -216,5 +218,18 @@ export function renderConsoleSweep(sweep: SweepSummary, options: ConsoleTableOpt
   }
   for (const warning of sweep.warnings) lines.push(`  ${styles.yellow('warning')} ${warning}`)
   lines.push(...sweep.table.split('\n').map((line) => `  ${line}`))
+  return lines.join('\n')
+}
+
+/**
+ * A comparison (`bench.llm.compare`) for the terminal: status and name, then its table (how the pairs ran, every
+ * variant's gates) and the lines under it (pairs left out, what would decide an undecided gate).
+ */
+export function renderConsoleCompare(compare: CompareEntry, options: ConsoleTableOptions = {}): string {
+  const styles = stylesFor(options.color ?? false)
+  const mark = statusStyle(styles, compare.status)(STATUS_MARK[compare.status])
+  const lines = [`${mark} ${styles.bold(compare.name)} ${styles.dim(`(${compare.file})`)}`]
+  const table = formatCompareTable(compare.result).split('\n')
+  lines.push(...[...table, ...formatCompareNotes(compare.result)].map((line) => `  ${line}`))
   return lines.join('\n')
 }

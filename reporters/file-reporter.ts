@@ -10,6 +10,7 @@ import {
   type TestCaseLike,
   type UnmeasuredBench,
 } from './report-entry.ts'
+import { compareEntryOf, type CompareEntry } from './compare-entry.ts'
 import { claimedPath, claimReportFolders, releaseReportFolders } from './report-claim.ts'
 import { sweepReportOf, type SweepSummary } from './sweep-entry.ts'
 
@@ -36,13 +37,15 @@ export interface CollectedReport {
   sweeps: SweepSummary[]
   /** Benches that started and failed before they had a result: reports say so instead of keeping an older run's. */
   unmeasured: UnmeasuredBench[]
+  /** Comparisons (`bench.llm.compare`) that measured: the console prints their tables and counts them. */
+  compares: CompareEntry[]
   /** Set when a signal stopped the run: the report holds only the benches that finished before it. */
   interrupted?: NodeJS.Signals
 }
 
 /** The report entries and sweep curves of a run's modules, in file and declaration order. */
 export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'children'>>): CollectedReport {
-  const collected: CollectedReport = { entries: [], curves: [], sweeps: [], unmeasured: [] }
+  const collected: CollectedReport = { entries: [], curves: [], sweeps: [], unmeasured: [], compares: [] }
   // A merged blob report (`vitest --merge-reports`) lists a module once per blob that ran it.
   for (const module of new Set(testModules)) {
     for (const testCase of module.children.allTests()) {
@@ -51,6 +54,8 @@ export function collectReport(testModules: ReadonlyArray<Pick<TestModule, 'child
       if (entry) collected.entries.push(entry)
       const unmeasured = unmeasuredBenchOf(like)
       if (unmeasured) collected.unmeasured.push(unmeasured)
+      const compared = compareEntryOf(like)
+      if (compared) collected.compares.push(compared)
       const sweep = sweepReportOf(like)
       if (sweep) {
         collected.entries.push(...sweep.entries)

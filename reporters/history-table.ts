@@ -4,15 +4,20 @@
  * within 120 columns (notes wrap onto lines of their own).
  */
 import type { HistoryAnalysis } from '../src/core/history/history-analysis.ts'
-import type { HistoryFigureKey } from '../src/core/history/history-point.ts'
+import { HISTORY_FIGURES, type HistoryFigureKey } from '../src/core/history/history-point.ts'
 import { figureOrDash } from './format-figures.ts'
 import { boundaryLines, changePointText, figureLabel, historyTitle, pointSource, shortDate } from './history-wording.ts'
 
 /** The figures given a column (the others appear in notes when they move, and in the HTML page). */
 const COLUMNS: readonly HistoryFigureKey[] = ['ttftP50', 'ttftP99', 'tpotP50', 'e2eP50', 'outputTokensPerSec']
-const COLUMN_WIDTH = 10
-/** Column headings where the figure's label is wider than a column. */
+const COLUMN_WIDTH = 13
+/** Column headings where the figure's label and unit are wider than a column. */
 const HEADINGS: Partial<Record<HistoryFigureKey, string>> = { outputTokensPerSec: 'out tok/s' }
+/** A figure's heading with its unit: `TTFT p50 ms`. */
+const heading = (key: HistoryFigureKey): string =>
+  HEADINGS[key] ?? `${figureLabel(key)} ${HISTORY_FIGURES.find((figure) => figure.key === key)?.unit ?? ''}`.trimEnd()
+/** Marks the row of a point measured on a disturbed machine; what disturbed it is on the HTML page. */
+const DISTURBED_MARK = '!'
 const LINE_WIDTH = 120
 /** Where the notes under a row start. */
 const NOTE_INDENT = ' '.repeat(7)
@@ -41,8 +46,7 @@ export function historyTable(analysis: HistoryAnalysis): string {
       ` (${commits} commit${commits === 1 ? '' : 's'}${runs > 0 ? `, ${runs} kept run${runs === 1 ? '' : 's'}` : ''})`,
   ]
   const head = `${'#'.padStart(3)}  ${'date'.padEnd(10)}  ${'point'.padEnd(9)}`
-  const header =
-    head + COLUMNS.map((key) => (HEADINGS[key] ?? figureLabel(key)).padStart(COLUMN_WIDTH)).join('') + '  subject'
+  const header = head + COLUMNS.map((key) => heading(key).padStart(COLUMN_WIDTH)).join('') + '  subject'
   lines.push(header)
   const notesAt = head.length + COLUMNS.length * COLUMN_WIDTH + 2
   history.points.forEach((point, index) => {
@@ -56,9 +60,9 @@ export function historyTable(analysis: HistoryAnalysis): string {
     const notes = [
       ...(boundary ? boundaryLines(boundary).map((line) => `⚑ ${line} (a fingerprint change: not judged)`) : []),
       ...moved.map((cp) => `${cp.relativeChange >= 0 ? '▲' : '▼'} change point: ${changePointText(cp)}`),
-      ...(point.disturbed ? [`! measured on a disturbed machine: ${point.disturbed.join('; ')}`] : []),
     ]
-    const row = `${String(index + 1).padStart(3)}  ${shortDate(point.date).padEnd(10)}  ${pointSource(point).padEnd(9)}`
+    const number = `${index + 1}${point.disturbed ? DISTURBED_MARK : ' '}`
+    const row = `${number.padStart(4)} ${shortDate(point.date).padEnd(10)}  ${pointSource(point).padEnd(9)}`
     const label = point.subject ?? point.resultsFile ?? ''
     const room = LINE_WIDTH - notesAt
     lines.push(`${row}${cells}  ${label.length > room ? `${label.slice(0, room - 3)}...` : label}`.trimEnd())
@@ -68,6 +72,8 @@ export function historyTable(analysis: HistoryAnalysis): string {
       )
     }
   })
+  if (history.points.some((point) => point.disturbed))
+    lines.push(`  ${DISTURBED_MARK}: measured on a disturbed machine (what disturbed it: the HTML page)`)
   if (changePoints.length === 0) lines.push('  no change point within any stretch of one fingerprint')
   return lines.join('\n')
 }

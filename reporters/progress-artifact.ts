@@ -31,13 +31,32 @@ export interface BenchProgressArtifact extends TestArtifactBase {
   soakWindow?: string
 }
 
+/** Type of the test artifact a bench records as it starts a step of a longer run (a pair's arm in a compare). */
+export const STEP_ARTIFACT_TYPE = 'vitest-llm-bench:step' as const
+
+/**
+ * A step of a longer run, said as it starts (`scratch > three servers: pair 2, starting ub 1`): the console reporter
+ * prints it as one line, at the progress interval, where `console.log` in a test would take Vitest's three.
+ */
+export interface BenchStepArtifact extends TestArtifactBase {
+  type: typeof STEP_ARTIFACT_TYPE
+  /** The whole line, the bench's name first. */
+  line: string
+}
+
 declare module 'vitest' {
   interface TestArtifactRegistry {
     'vitest-llm-bench:progress': BenchProgressArtifact
+    'vitest-llm-bench:step': BenchStepArtifact
   }
 }
 
 /** True when `artifact` is a progress artifact of vitest-llm-bench. */
 export function isBenchProgressArtifact(artifact: { type: string }): artifact is BenchProgressArtifact {
   return artifact.type === PROGRESS_ARTIFACT_TYPE
+}
+
+/** True when `artifact` is a step artifact of vitest-llm-bench. */
+export function isBenchStepArtifact(artifact: { type: string }): artifact is BenchStepArtifact {
+  return artifact.type === STEP_ARTIFACT_TYPE
 }

@@ -1,3 +1,4 @@
+import type { CompareTableInput } from '../src/bench/compare-table.ts'
 import type { Verdict } from '../src/core/baseline/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/result.ts'
@@ -73,7 +74,13 @@ export function entryStatus(entry: ReportEntry): EntryStatus {
 export interface TestCaseLike {
   fullName: string
   module: { moduleId: string; relativeModuleId?: string }
-  meta(): { llmBench?: LlmBenchTaskMeta; llmBenchSweep?: LlmBenchSweepTaskMeta; llmBenchStarted?: boolean }
+  meta(): {
+    llmBench?: LlmBenchTaskMeta
+    llmBenchSweep?: LlmBenchSweepTaskMeta
+    /** A `bench.llm.compare`'s result (`CompareResult`), read for its table. */
+    llmBenchCompare?: CompareTableInput
+    llmBenchStarted?: boolean
+  }
   result(): { state: string; errors?: ReadonlyArray<{ message?: string }> | undefined }
 }
 
@@ -97,7 +104,9 @@ export interface UnmeasuredBench {
 /** The bench of `testCase` when it started and left no result (a sweep's result counts); undefined otherwise. */
 export function unmeasuredBenchOf(testCase: TestCaseLike): UnmeasuredBench | undefined {
   const meta = testCase.meta()
-  if (meta.llmBenchStarted !== true || meta.llmBench !== undefined || meta.llmBenchSweep !== undefined) return undefined
+  if (meta.llmBenchStarted !== true) return undefined
+  if (meta.llmBench !== undefined || meta.llmBenchSweep !== undefined || meta.llmBenchCompare !== undefined)
+    return undefined
   const outcome = testCase.result()
   return {
     name: testCase.fullName,

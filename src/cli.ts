@@ -11,6 +11,7 @@ import { historyCommand } from './cli/history-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
 import { runCommand } from './cli/run-command.ts'
 import { simulatorCommand } from './cli/simulator-command.ts'
+import { ENVIRONMENT_VARIABLES } from './cli/environment-variables.ts'
 
 /** Subcommands by name. Add a command here. */
 export const cliCommands: Record<string, CliCommand> = {
@@ -23,6 +24,9 @@ export const cliCommands: Record<string, CliCommand> = {
 }
 
 const PROGRAM = 'vitest-llm-bench'
+
+/** The exit codes every command shares; each command's help says what its 1 means. */
+const EXIT_STATUS = '0 done; 1 a check failed or the command could not finish; 2 a usage error (a bad flag or operand)'
 
 /** Usage text: the command list, or one command's flags. */
 export function cliUsage(commandName?: string): string {
@@ -38,16 +42,19 @@ export function cliUsage(commandName?: string): string {
     for (const [name, flag] of Object.entries(command.flags)) {
       const value = flag.type === 'boolean' ? '' : ` <${flag.choices ? flag.choices.join('|') : flag.type}>`
       const fallback = flag.default === undefined ? '' : ` (default ${String(flag.default)})`
-      lines.push(
-        `  ${flag.short ? `-${flag.short}, ` : ''}--${name}${value}`.padEnd(34) + ` ${flag.description}${fallback}`,
-      )
+      const also = flag.aliases?.length ? ` (also ${flag.aliases.map((alias) => `--${alias}`).join(', ')})` : ''
+      const left = `  ${flag.short ? `-${flag.short}, ` : ''}--${name}${value}${also}`
+      lines.push(`${left.padEnd(34)} ${flag.description}${fallback}`)
     }
+    lines.push('', `Exit status: ${command.exits}`)
     return lines.join('\n')
   }
   const lines = [`Usage: ${PROGRAM} <command> [flags]`, '', 'Commands:']
   for (const [name, c] of Object.entries(cliCommands)) lines.push(`  ${name.padEnd(12)} ${c.summary}`)
-  lines.push(`  ${'help'.padEnd(12)} Show this help, or a command's flags: help <command>`)
+  lines.push(`  ${'help'.padEnd(12)} Show this help, or a command's flags and exit status: help <command>`)
   lines.push(`  ${'version'.padEnd(12)} Print this package's version (also --version)`)
+  lines.push('', `Exit status: ${EXIT_STATUS}`, '', 'Environment:')
+  for (const [name, what] of ENVIRONMENT_VARIABLES) lines.push(`  ${name.padEnd(26)} ${what}`)
   return lines.join('\n')
 }
 

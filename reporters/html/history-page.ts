@@ -127,11 +127,12 @@ function figureChart(analysis: HistoryAnalysis, key: HistoryFigureKey, id: strin
     width: CHART_WIDTH,
     id,
     title: figure.label,
-    xLabel: 'point',
+    xLabel: 'commit date',
     yLabel: figure.unit,
     xMin: 0.5,
     xMax: history.points.length + 0.5,
-    formatX: (x) => (Number.isInteger(x) ? String(x) : ''),
+    // Points are spaced evenly (one per commit or kept run); each tick names its point's date.
+    formatX: (x) => (Number.isInteger(x) ? shortDate(history.points[x - 1]?.date ?? '') : ''),
     marks,
   })
 }

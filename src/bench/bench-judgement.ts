@@ -130,11 +130,19 @@ function unjudgeable(input: JudgeInput): Unjudgeable | undefined {
   }
   // Failures on a disturbed machine (requests cut off at the drain, timeouts) are the machine's, not the server's;
   // a server that sent nothing for stallTimeoutMs (above) is the server's on any machine.
+  // A bench's own error limit replaces the rule: an SLO, or a soak's `expect.errors` (judged with its trends).
+  const soakErrors = result.soak?.checks.some((check) => check.figure === 'errors.rate') === true
   const ruling =
-    input.slo?.errors === undefined ? failureRuling(result, 'a run may lose and still be judged') : undefined
+    input.slo?.errors === undefined && !soakErrors
+      ? failureRuling(result, 'a run may lose and still be judged')
+      : undefined
   if (ruling === undefined) return undefined
+  // A soak is never compared with a baseline: its failure names its own limit instead.
+  const what = result.soak
+    ? 'Fix the failures, or set `soak: { expect: { errors: { maxRate } } }` to judge soaks with more.'
+    : 'No baseline is compared or written. Fix the failures, or set `slo: { errors: { maxRate } }` to judge runs with more.'
   return {
-    text: `${ruling.text}. No baseline is compared or written. Fix the failures, or set \`slo: { errors: { maxRate } }\` to judge runs with more.`,
+    text: `${ruling.text}. ${what}`,
     ...(ruling.status === 'excused' ? { excusedBy: ruling.disturbed } : {}),
   }
 }

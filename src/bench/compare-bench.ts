@@ -7,7 +7,6 @@
 import { dirname } from 'node:path'
 import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
-import { formatFigure } from '../core/platform/format-figure.ts'
 import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } from '../core/campaign/index.ts'
 import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'
 import { checkTarget, type RunPlan } from '../core/plan/index.ts'
@@ -19,6 +18,9 @@ import { acquireTarget, type AcquiredTarget, type ServerEnded } from './bench-ta
 import type { ArmsPlacement } from './arms-placement.ts'
 import { mergeSlices, sliceOptions } from './slice-options.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
+import { formatCompareTable, intervalText as interval } from './compare-table.ts'
+
+export { formatCompareTable }
 
 /** One trial of one arm. */
 export interface CompareTrial {
@@ -164,6 +166,7 @@ export async function runCompareBench(
       }
     }
   }
+  // The table leads the notes, failed or not: a reporter prints it once, beside the failure's gates.
   const table = formatCompareTable(result)
   if (failures.length === 0) return { result, failure: undefined, notes: [table, ...notes] }
   return {
@@ -171,10 +174,8 @@ export async function runCompareBench(
     failure: [
       `${run.name}: side by side, ${result.order.length} pairs (${result.stopped})`,
       ...failures.map((line) => `  - ${line}`),
-      '',
-      table,
     ].join('\n'),
-    notes,
+    notes: [table, ...notes],
   }
 }
 
@@ -488,60 +489,4 @@ function slicedRatios(
   })
   for (const [key, list] of ratios) if (list.length !== cs.length) ratios.delete(key)
   return ratios
-}
-
-const interval = (check: PairedCheck): string =>
-  check.ciLow === null || check.ciHigh === null
-    ? '[no interval]'
-    : `[${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`
-
-/** The table of every variant's gates: control and variant figures, ratio, interval and verdict, one screen. */
-export function formatCompareTable(result: CompareResult): string {
-  // With one variant its column is headed by its label (`head` against `base` in `ab`), as the control's is.
-  const only = result.variants.length === 1 ? result.variants[0]?.label : undefined
-  const rows = [['variant', 'gate', result.control, only ?? 'variant', 'ratio', 'interval', 'pairs', 'verdict']]
-  for (const variant of result.variants) {
-    for (const check of variant.checks) {
-      const unit = check.unit === 'ms' ? ' ms' : ` ${check.unit}`
-      rows.push([
-        variant.label,
-        `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} (${check.tolerance >= 0 ? '+' : ''}${Math.round(check.tolerance * 100)} %)`,
-        `${formatFigure(check.control)}${unit}`,
-        `${formatFigure(check.variant)}${unit}`,
-        check.ratio.toFixed(3),
-        interval(check),
-        String(check.pairs),
-        check.status,
-      ])
-    }
-  }
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? []
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd(),
-  )
-  const orders = result.order.map((pair) => pair.join(' ')).join(' | ')
-  const head = `side by side: ${result.order.length} pairs in ${(result.durationMs / 1000).toFixed(1)} s (${result.stopped}); order ${orders}; intervals at ${(result.lastLookConfidence * 100).toFixed(2)} % (this look's level, so that all looks keep ${(result.confidence * 100).toFixed(0)} %)`
-  const arms = result.arms
-  const placement =
-    arms === undefined
-      ? []
-      : arms.mode === 'together'
-        ? [
-            `arms together (${arms.why}): both up in every pair, each arm's load in ${arms.slices ?? '?'} slices loaded in turn (A B B A …)${arms.idleCpu === undefined ? '' : `; an idle arm used at most ${(arms.idleCpu * 100).toFixed(1)} % of a core`}`,
-          ]
-        : [`arms apart (${arms.why}): one arm at a time, each trial on a freshly started server`]
-  const changes = result.variants
-    .filter((variant) => variant.changed.length > 0)
-    .map((variant) => `${variant.label} against ${result.control}: ${variant.changed.join('; ')}`)
-  // Kept pairs a busy machine hit on both arms are said, so a verdict on them never hides the disturbance.
-  const busy = result.variants
-    .filter((variant) => variant.bothDisturbed > 0)
-    .map(
-      (variant) =>
-        `${variant.label} against ${result.control}: ${variant.bothDisturbed} pair${variant.bothDisturbed === 1 ? '' : 's'} kept although both arms were measured on a disturbed machine (it cancels in their ratio)`,
-    )
-  return [head, ...placement, ...changes, ...busy, ...lines].join('\n')
 }

@@ -1,6 +1,5 @@
 import {
   asParsedPolicy,
-  DEFAULT_PARSED_POLICY,
   undecidableGates,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
@@ -176,7 +175,7 @@ export function validateBenchLlmOptions(name: unknown, options: unknown): assert
 export const STRICT_GATES_ENV = 'LLM_BENCH_STRICT_GATES'
 
 /**
- * Warns at collection about gates that cannot decide by construction (an open loop's throughput, a
+ * Warns at collection about gates the bench set that cannot decide by construction (an open loop's throughput, a
  * p99 on too few requests), on stderr, or refuses the bench with {@link STRICT_GATES_ENV}=1. Call
  * after {@link validateBenchLlmOptions}.
  *
@@ -188,9 +187,10 @@ export function warnUndecidableGates(
   env: Record<string, string | undefined> = process.env,
   warn: (line: string) => void = (line) => console.warn(line),
 ): void {
-  // An arm of `ab` is judged by `ab`'s paired gates, not by these.
-  if (plan.policy === false || plan.arm || plan.run.soak) return
-  const warnings = undecidableGates(plan.policy ?? DEFAULT_PARSED_POLICY, plan.run.load)
+  // An arm of `ab` is judged by `ab`'s paired gates, not by these. The default gates never warn: only a gate the
+  // user set can be changed by the user (an open loop's default throughput gate moves only once the server falls behind).
+  if (plan.policy === false || plan.policy === undefined || plan.arm || plan.run.soak) return
+  const warnings = undecidableGates(plan.policy, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1')
     throw new OptionsError(

@@ -14,7 +14,7 @@ import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
 import { pairsProfile, runCampaign } from '../core/campaign/index.ts'
 import { lookConfidence, type PairLimits } from '../core/verdict/index.ts'
-import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
+import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
 import { placeAb, type AbPlacing } from './ab-placement.ts'
 import { measureTogether, type TogetherBench } from './ab-together.ts'
@@ -455,12 +455,13 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
 export const abCommand: CliCommand = {
   summary: 'Measure the base revision and the working tree side by side, in pairs, and judge head against base',
   operands: '[bench files]',
+  exits: '0 no gate failed; 1 a gate, a server or an SLO failed, or no verdict (comment.md says why); 2 a usage error',
   flags: {
     base: {
       type: 'string',
       description: 'Git ref of the base; its merge base with HEAD is measured (e.g. origin/main)',
     },
-    name: { type: 'string', short: 't', description: 'Only benches whose name matches (as vitest -t)' },
+    name: NAME_FLAG,
     'min-pairs': {
       type: 'integer',
       description: 'Pairs measured before any verdict',

@@ -24,6 +24,15 @@ export interface CliFlag {
   choices?: readonly string[]
   /** One letter also accepted as `-<letter> value` (as Vitest's `-t <name>`). */
   short?: string
+  /** Older names also accepted (`speed` for `speed-factor`), listed in the help; values go under the flag's name. */
+  aliases?: readonly string[]
+}
+
+/** `-t <pattern>`: one flag, one description, for every command that filters benches by name. */
+export const NAME_FLAG: CliFlag = {
+  type: 'string',
+  short: 't',
+  description: 'Only benches whose full name matches this regular expression (as vitest -t)',
 }
 
 export type CliFlagValues = Record<string, CliFlagValue | undefined>
@@ -35,6 +44,8 @@ export interface CliCommand {
   flags: Record<string, CliFlag>
   /** What the arguments that are no flag are, for the usage line (e.g. `[bench files]`); unset: none are accepted. */
   operands?: string
+  /** What each exit code means, one line for the help (`0 …; 1 …; 2 a usage error`). */
+  exits: string
   /** Resolves with the exit code; `operands` are the arguments that are no flag, in order. */
   run(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number>
 }
@@ -88,10 +99,12 @@ export function parseCliFlags(
       throw new CliUsageError(`Unexpected argument '${arg}'.`, commandName)
     }
     const eq = arg.indexOf('=')
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+    const given = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+    const name = Object.entries(command.flags).find(([, candidate]) => candidate.aliases?.includes(given))?.[0] ?? given
     const flag = command.flags[name]
     if (!flag) {
-      const guess = closestName(name, Object.keys(command.flags))
+      const known = Object.entries(command.flags).flatMap(([key, candidate]) => [key, ...(candidate.aliases ?? [])])
+      const guess = closestName(name, known)
       throw new CliUsageError(
         `Unknown flag --${name} for '${commandName}'.${guess ? ` Did you mean --${guess}?` : ''}`,
         commandName,
@@ -103,11 +116,12 @@ export function parseCliFlags(
     else {
       const next = args[i + 1]
       if (next === undefined || next.startsWith('--'))
-        throw new CliUsageError(`Flag --${name} needs a value.`, commandName)
+        throw new CliUsageError(`Flag --${given} needs a value.`, commandName)
       raw = next
       i++
     }
-    values[name] = flagValue(commandName, name, flag, raw)
+    // A bad value is named as it was given (`--max-seqs`), alias or not.
+    values[name] = flagValue(commandName, given, flag, raw)
   }
   return values
 }

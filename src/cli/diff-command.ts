@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { formatVerdict } from '../core/baseline/index.ts'
+import { formatVerdict, verdictLegend } from '../core/baseline/index.ts'
 import { CliUsageError, LlmBenchError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { diffRuns, type BenchDiff, type SavedBench } from '../bench/result-diff.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
-import { nameFilterOf } from './cli-command.ts'
+import { NAME_FLAG, nameFilterOf } from './cli-command.ts'
 
 const COMMAND = 'diff'
 
@@ -62,7 +62,7 @@ function render(diff: BenchDiff): string {
   const changed = diff.changed.length > 0 ? `\n  changed: ${diff.changed.join('; ')}` : ''
   if (diff.state === 'not comparable')
     return `${head}${changed}\n${diff.reasons.map((reason) => `  ${reason}`).join('\n')}`
-  const block = formatVerdict(diff.verdict)
+  const block = formatVerdict(diff.verdict, { legend: false })
     .replace(/^Baseline comparison: /, 'first run -> second run: ')
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))
@@ -96,6 +96,13 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
   }
   io.out(`${first} -> ${second}\n`)
   for (const diff of diffs) io.out(`${render(diff)}\n`)
+  // What ratio and CI mean, once for every bench judged, at their levels (each verdict has its own).
+  const levels = new Set(
+    diffs.flatMap((diff) =>
+      diff.state === 'compared' ? [`${Number((diff.verdict.confidence * 100).toPrecision(4))}%`] : [],
+    ),
+  )
+  if (levels.size > 0) io.out(`${verdictLegend([...levels].join(' or '))}\n`)
   const counts = new Map<string, number>()
   for (const diff of diffs) counts.set(statusOf(diff), (counts.get(statusOf(diff)) ?? 0) + 1)
   const failed = counts.has('fail')
@@ -108,12 +115,9 @@ async function runDiff(flags: CliFlagValues, io: CliIo, operands: readonly strin
 export const diffCommand: CliCommand = {
   summary: 'Judge one saved run against another (results.json), bench by bench, naming what changed',
   flags: {
-    name: {
-      type: 'string',
-      short: 't',
-      description: 'Only benches whose full name matches this pattern (a regular expression, as vitest -t)',
-    },
+    name: NAME_FLAG,
   },
   operands: '<first/results.json> <second/results.json>',
+  exits: '0 no bench failed; 1 a bench failed, or a report cannot be read; 2 a usage error',
   run: runDiff,
 }

@@ -10,7 +10,7 @@ import { analyseHistory } from '../core/history/history-analysis.ts'
 import { readKeptResults } from '../core/history/results-folder.ts'
 import type { BenchHistory } from '../core/history/history-point.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli-command.ts'
-import { nameFilterOf } from './cli-command.ts'
+import { NAME_FLAG, nameFilterOf } from './cli-command.ts'
 
 const COMMAND = 'history'
 
@@ -82,12 +82,9 @@ async function runHistory(flags: CliFlagValues, io: CliIo, operands: readonly st
 
 export const historyCommand: CliCommand = {
   summary: 'Each bench over the commits of its baseline file (and kept results.json), change points flagged',
+  exits: '0 the history was printed (it judges nothing); 1 no git repository or no history; 2 a usage error',
   flags: {
-    name: {
-      type: 'string',
-      short: 't',
-      description: 'Only benches whose full name matches this regular expression (as vitest -t)',
-    },
+    name: NAME_FLAG,
     results: {
       type: 'string',
       description: 'A folder of results.json files kept by CI, read as more points (subfolders too)',

@@ -59,6 +59,7 @@ async function runMerge(flags: CliFlagValues, io: CliIo): Promise<number> {
 
 export const mergeCommand: CliCommand = {
   summary: 'Merge the segment results of a load split over machines, then judge them against the baselines',
+  exits: '0 no merged bench failed; 1 one failed, or no segment file was found; 2 a usage error',
   flags: {
     dir: {
       type: 'string',

@@ -265,6 +265,7 @@ function loadText(load: LoadOptions): string {
 
 export const runCommand: CliCommand = {
   summary: 'Measure a server from the shell (as vllm bench serve): the console table, and results.json for diff',
+  exits: '0 measured; 1 no request completed; 2 a usage error; 130 or 143 stopped by SIGINT or SIGTERM',
   flags: {
     'base-url': { type: 'string', description: 'Root URL of a running server, e.g. http://127.0.0.1:8000' },
     'llama-cpp': {

@@ -18,21 +18,21 @@ function stringFlag(flags: CliFlagValues, name: string): string | undefined {
 
 /** Maps the `sim` command's flags to simulator options. */
 export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOptions {
-  const buffer = stringFlag(flags, 'buffer')
+  const buffer = stringFlag(flags, 'buffer-mode')
   const apiKey = stringFlag(flags, 'api-key')
   return {
     port: numberFlag(flags, 'port'),
     host: stringFlag(flags, 'host'),
     model: stringFlag(flags, 'model'),
     seed: numberFlag(flags, 'seed'),
-    speedFactor: numberFlag(flags, 'speed'),
+    speedFactor: numberFlag(flags, 'speed-factor'),
     slowdownPerHour: numberFlag(flags, 'slowdown-per-hour'),
-    maxRunningSequences: numberFlag(flags, 'max-seqs'),
-    prefillBaseMs: numberFlag(flags, 'prefill-ms'),
+    maxRunningSequences: numberFlag(flags, 'max-running-sequences'),
+    prefillBaseMs: numberFlag(flags, 'prefill-base-ms'),
     prefillMsPerToken: numberFlag(flags, 'prefill-ms-per-token'),
-    decodeBaseMs: numberFlag(flags, 'decode-ms'),
-    decodeMsPerSequence: numberFlag(flags, 'decode-ms-per-seq'),
-    defaultMaxTokens: numberFlag(flags, 'max-tokens'),
+    decodeBaseMs: numberFlag(flags, 'decode-base-ms'),
+    decodeMsPerSequence: numberFlag(flags, 'decode-ms-per-sequence'),
+    defaultMaxTokens: numberFlag(flags, 'default-max-tokens'),
     maxModelLen: numberFlag(flags, 'max-model-len'),
     tokensPerChunk: numberFlag(flags, 'tokens-per-chunk'),
     reasoningTokens: numberFlag(flags, 'reasoning-tokens'),
@@ -42,7 +42,7 @@ export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOption
     faults: {
       httpErrorRate: numberFlag(flags, 'http-error-rate'),
       httpErrorStatus: numberFlag(flags, 'http-error-status') === 500 ? 500 : 429,
-      dropConnectionRate: numberFlag(flags, 'drop-rate'),
+      dropConnectionRate: numberFlag(flags, 'drop-connection-rate'),
       errorEventRate: numberFlag(flags, 'error-event-rate'),
       stallRate: numberFlag(flags, 'stall-rate'),
       stallMs: numberFlag(flags, 'stall-ms'),
@@ -56,12 +56,14 @@ export function simulatorOptionsFromFlags(flags: CliFlagValues): SimulatorOption
 export const simulatorCommand: CliCommand = {
   summary:
     'Run the built-in OpenAI-compatible simulator (continuous batching, faults, prefix caching, /metrics) until Ctrl+C',
+  exits: '0 stopped by Ctrl+C or SIGTERM; 1 it could not start (the port in use); 2 a usage error or a bad option',
   flags: {
     port: { type: 'integer', description: 'TCP port, 0 for a free one', default: 8000, min: 0, max: 65535 },
     host: { type: 'string', description: 'Interface to listen on', default: d.host },
     model: { type: 'string', description: 'Model id served', default: d.model },
     seed: { type: 'integer', description: 'Seed of output lengths, text and faults', default: d.seed },
-    speed: {
+    'speed-factor': {
+      aliases: ['speed'],
       type: 'number',
       description: 'Multiplies every modeled delay: 2 = twice as slow, 0.5 = twice as fast, 0 = instant',
       default: d.speedFactor,
@@ -73,27 +75,42 @@ export const simulatorCommand: CliCommand = {
       default: d.slowdownPerHour,
       min: 0,
     },
-    'max-seqs': {
+    'max-running-sequences': {
+      aliases: ['max-seqs'],
       type: 'integer',
       description: 'Most sequences decoded together (vLLM --max-num-seqs)',
       default: d.maxRunningSequences,
       min: 1,
     },
-    'prefill-ms': { type: 'number', description: 'Prefill cost per request, ms', default: d.prefillBaseMs, min: 0 },
+    'prefill-base-ms': {
+      aliases: ['prefill-ms'],
+      type: 'number',
+      description: 'Prefill cost per request, ms',
+      default: d.prefillBaseMs,
+      min: 0,
+    },
     'prefill-ms-per-token': {
       type: 'number',
       description: 'Prefill cost per prompt token, ms',
       default: d.prefillMsPerToken,
       min: 0,
     },
-    'decode-ms': { type: 'number', description: 'Decode step cost, ms', default: d.decodeBaseMs, min: 0 },
-    'decode-ms-per-seq': {
+    'decode-base-ms': {
+      aliases: ['decode-ms'],
+      type: 'number',
+      description: 'Decode step cost, ms',
+      default: d.decodeBaseMs,
+      min: 0,
+    },
+    'decode-ms-per-sequence': {
+      aliases: ['decode-ms-per-seq'],
       type: 'number',
       description: 'Decode step cost per running sequence, ms',
       default: d.decodeMsPerSequence,
       min: 0,
     },
-    'max-tokens': {
+    'default-max-tokens': {
+      aliases: ['max-tokens'],
       type: 'integer',
       description: 'max_tokens when a request sends none',
       default: d.defaultMaxTokens,
@@ -129,7 +146,8 @@ export const simulatorCommand: CliCommand = {
       min: 1,
     },
     'api-key': { type: 'string', description: 'Require this bearer token on /v1/*' },
-    buffer: {
+    'buffer-mode': {
+      aliases: ['buffer'],
       type: 'string',
       description: 'Answer without streaming: json (one JSON body) or burst (SSE all at once)',
       choices: ['json', 'burst'],
@@ -147,7 +165,8 @@ export const simulatorCommand: CliCommand = {
       default: d.faults.httpErrorStatus,
       choices: ['429', '500'],
     },
-    'drop-rate': {
+    'drop-connection-rate': {
+      aliases: ['drop-rate'],
       type: 'number',
       description: 'Share of requests whose connection drops mid-stream',
       default: 0,
@@ -189,7 +208,7 @@ export const simulatorCommand: CliCommand = {
       return 1
     }
     io.out(
-      `Simulator listening on ${simulator.url} (model ${String(flags.model)}, max ${String(flags['max-seqs'])} running sequences, speed ${String(flags.speed)})`,
+      `Simulator listening on ${simulator.url} (model ${String(flags.model)}, max ${String(flags['max-running-sequences'])} running sequences, speed ${String(flags['speed-factor'])})`,
     )
     io.out(
       `OpenAI base URL: ${simulator.url}/v1, Prometheus metrics: ${simulator.url}/metrics${options.prefixCaching ? ' (prefix caching on)' : ''}. Stop with Ctrl+C.`,

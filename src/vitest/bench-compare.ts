@@ -3,32 +3,34 @@ import { assertionError } from '../bench/run-bench.ts'
 import { planCompare, type BenchCompareOptions, type ComparePlan } from '../bench/compare-bench-options.ts'
 import { runCompareBench, type CompareResult } from '../bench/compare-bench.ts'
 import { benchNameOf } from './bench-name.ts'
+import { forwardSteps } from './bench-progress.ts'
 import { injectProvided } from './inject-provided.ts'
 import { benchRegistrar } from './register-bench.ts'
 
 export type { BenchCompareOptions }
 
 /**
- * The body of a `bench.llm.compare` test (exported for tests): runs the pairs, prints the table,
- * puts the result on `ctx.task.meta.llmBenchCompare`, and throws an `LlmBenchAssertionError`
- * naming every failed gate.
+ * The body of a `bench.llm.compare` test (exported for tests): runs the pairs, puts the result on
+ * `ctx.task.meta.llmBenchCompare` (the console reporter prints its table), and throws an
+ * `LlmBenchAssertionError` naming every failed gate.
  */
 export async function runCompare(ctx: TestContext, options: BenchCompareOptions, plan: ComparePlan): Promise<void> {
   const shared = injectProvided()
   const controller = new AbortController()
   ctx.signal?.addEventListener('abort', () => controller.abort(ctx.signal.reason), { once: true })
   const name = benchNameOf(ctx.task)
-  const { result, failure, notes } = await runCompareBench({
+  const steps = shared.progress ? forwardSteps(ctx.task) : undefined
+  const { result, failure } = await runCompareBench({
     name,
     file: ctx.task.file.filepath,
     options,
     plan,
     signal: controller.signal,
     shared: { url: shared.serverUrl, server: shared.server },
-    ...(shared.progress ? { log: (line: string) => console.log(line) } : {}),
-  })
+    ...(steps ? { log: steps.log } : {}),
+  }).finally(() => steps?.settle())
+  // The console reporter prints the table and its notes from the result, once, failed or not.
   ctx.task.meta.llmBenchCompare = result
-  for (const note of notes) console.log(note)
   if (failure) throw assertionError(failure)
 }
 

@@ -3,7 +3,11 @@
 import * as vitestApi from 'vitest'
 import type { RunnerTestCase } from 'vitest'
 import type { Progress } from '../core/contract/options.ts'
-import { PROGRESS_ARTIFACT_TYPE, type BenchProgressArtifact } from '../../reporters/progress-artifact.ts'
+import {
+  PROGRESS_ARTIFACT_TYPE,
+  STEP_ARTIFACT_TYPE,
+  type BenchProgressArtifact,
+} from '../../reporters/progress-artifact.ts'
 
 /** Default interval between two progress artifacts of one bench, milliseconds. */
 export const PROGRESS_INTERVAL_MS = 1000
@@ -85,6 +89,31 @@ export function forwardProgress(task: RunnerTestCase, intervalMs = PROGRESS_INTE
     },
     async settle() {
       await inFlight
+    },
+  }
+}
+
+/** Forwards the steps of a longer run (a compare's pairs) to reporters, each as one line. */
+export interface StepForwarder {
+  /** The whole line, the bench's name first. */
+  log(line: string): void
+  /** Waits for the steps in flight, so none arrives after the test ended. */
+  settle(): Promise<void>
+}
+
+/**
+ * Records `vitest-llm-bench:step` artifacts on the running test: a reporter prints each as one line (at its
+ * progress interval), where `console.log` in a test would print three (Vitest's header, the line, a blank).
+ */
+export function forwardSteps(task: RunnerTestCase): StepForwarder {
+  let sent: Promise<unknown> = Promise.resolve()
+  return {
+    log(line) {
+      // Best effort, in order: a reporter channel that fails must not fail the bench.
+      sent = sent.then(() => vitestApi.recordArtifact(task, { type: STEP_ARTIFACT_TYPE, line }).catch(() => undefined))
+    },
+    async settle() {
+      await sent
     },
   }
 }

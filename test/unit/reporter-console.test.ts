@@ -116,6 +116,29 @@ describe('formatProgressLine', () => {
   })
 })
 
+describe('a disturbed machine in the console table', () => {
+  test('what disturbed it, with process ids, is said once in the note, not again in each undecided check', () => {
+    const [, regressed] = reportEntries()
+    const detail = '(trial 3: other processes used 1.5 of 2 cores (busiest: node pid 14502 1.31, node pid 14393 0.11))'
+    const verdict = regressed!.verdict!
+    const entry = {
+      ...regressed!,
+      verdict: {
+        ...verdict,
+        notes: [`The machine was disturbed while this run measured ${detail}: failures are reported as inconclusive.`],
+        checks: verdict.checks.map((check) => ({
+          ...check,
+          status: 'inconclusive' as const,
+          reason: `the machine was disturbed while this run measured ${detail}; the interval contains the limit`,
+        })),
+      },
+    }
+    const text = renderConsoleEntry(entry)
+    expect(text.split('pid 14502')).toHaveLength(2)
+    expect(text).toContain('inconclusive: the machine was disturbed while this run measured; the interval contains')
+  })
+})
+
 describe('LlmConsoleReporter', () => {
   test('prints the table of a bench when its test finishes, nothing for other tests', () => {
     const lines: string[] = []

@@ -128,6 +128,38 @@ describe('vitest-llm-bench diff', () => {
     expect(only.output.at(-1)).toBe('1 bench: 1 pass')
   })
 
+  test('a disturbed machine is said once per bench with its process ids, the legend once per diff', async () => {
+    const busy = (result: BenchmarkResult, pid: number): BenchmarkResult => ({
+      ...result,
+      client: {
+        ...result.client,
+        selfCheck: {
+          cores: 2,
+          loadAverage1m: 2,
+          otherCores: 1.5,
+          disturbed: [`trial 3: other processes used 1.5 of 2 cores (busiest: node pid ${pid} 1.31)`],
+        },
+      },
+    })
+    const [a, b] = await reports(
+      [
+        { name: 'chat > open', result: busy(run(1), 13368) },
+        { name: 'chat > closed', result: busy(run(3), 13815) },
+      ],
+      [
+        { name: 'chat > open', result: busy(run(2), 14502) },
+        { name: 'chat > closed', result: busy(run(4), 14854) },
+      ],
+    )
+    const io = memoryIo()
+    expect(await runCli(['diff', a, b], io)).toBe(0)
+    const text = io.output.join('\n')
+    for (const pid of [13368, 13815, 14502, 14854]) expect(text.split(`pid ${pid} `)).toHaveLength(2)
+    expect(text.match(/ratio = current \/ baseline/g)).toHaveLength(1)
+    // Checks undecided for one reason are listed together: one line, not one per check.
+    expect(text).toMatch(/ttftMs p50, tpotMs p50(, outputTokensPerSec)? inconclusive: /)
+  })
+
   test('bad input: a clear line and exit 1 or 2', async () => {
     const [a] = await reports([], [])
     const io = memoryIo()

@@ -30,20 +30,21 @@ describe('flag parsing', () => {
       'm',
       '--buffer=burst',
     ])
+    // Values go under the flag's own name (named as the option it sets), whichever older name was given.
     expect(flags).toMatchObject({
       port: 0,
-      speed: 0.5,
-      'max-seqs': 8,
+      'speed-factor': 0.5,
+      'max-running-sequences': 8,
       seed: -3,
       model: 'm',
-      buffer: 'burst',
+      'buffer-mode': 'burst',
       host: '127.0.0.1',
-      'decode-ms': 10,
+      'decode-base-ms': 10,
     })
     expect(parseCliFlags('sim', sim, [])).toMatchObject({
       port: 8000,
-      speed: 1,
-      'max-seqs': 32,
+      'speed-factor': 1,
+      'max-running-sequences': 32,
       seed: 0,
       model: 'sim-model',
     })
@@ -156,7 +157,9 @@ describe('runCli', () => {
     expect(await runCli(['help', 'sim'], io)).toBe(0)
     expect(await runCli(['sim', '--help'], io)).toBe(0)
     expect(io.output.at(-1)).toBe(cliUsage('sim'))
-    expect(cliUsage('sim')).toMatch(/--max-seqs <integer>\s+Most sequences decoded together .*\(default 32\)/)
+    expect(cliUsage('sim')).toMatch(
+      /--max-running-sequences <integer> \(also --max-seqs\)\s+Most sequences decoded together .*\(default 32\)/,
+    )
   })
 
   test('sim runs in process until asked to stop, then exits 0', async () => {

@@ -158,6 +158,27 @@ describe('compare and the client lateness', () => {
   })
 })
 
+describe('a spread, printed', () => {
+  test('one rule everywhere: one decimal, trailing zero dropped, under 0.05 % as <0.1%', async () => {
+    const { formatSpread } = await import('../../src/core/platform/format-figure.ts')
+    expect([0.64, 0.15, 0.04206, 0.009159, 0.0007522, 0.0003578, 0].map(formatSpread)).toEqual([
+      '64%',
+      '15%',
+      '4.2%',
+      '0.9%',
+      '0.1%',
+      '<0.1%',
+      '0%',
+    ])
+    // The recording's note and a verdict's reason print the same spread the same way.
+    const entry = baselineEntryFrom(trials(80, [100, 100.5, 99.6, 100.2, 99.8]))
+    const [note] = spreadNotes(entry, parseRegressionPolicy({ ttftMs: { p50: '+10%' } }), 3)
+    expect(note).toMatch(/^between-trial spread over 5 recorded trials: ttftMs p50 (\d+(\.\d)?|<0\.1)%$/)
+    const verdict = compare(entry, trials(81, [100, 100.5, 99.6]), { ttftMs: { p50: '+10%' } })
+    expect(verdict.checks[0]?.reason).toMatch(/between-trial spread (\d+(\.\d)?|<0\.1)% over 5 baseline/)
+  })
+})
+
 describe('spreadNotes', () => {
   test('names each gate the recorded spread cannot support, with the tolerance it can', () => {
     const entry = baselineEntryFrom(trials(80, [100, 125, 80, 110, 90]))
@@ -211,6 +232,27 @@ describe('gates that cannot decide, found at collection', () => {
     expect(() => warnUndecidableGates('open', plan, { LLM_BENCH_STRICT_GATES: '1' })).toThrow(
       /`baseline`: of bench.llm\('open'\) cannot decide/,
     )
+  })
+
+  test('the default gates never warn: an open loop with no gates set is quiet, even in strict mode', async () => {
+    const { planBench, warnUndecidableGates } = await import('../../src/bench/plan-bench.ts')
+    const workload = { kind: 'synthetic' as const, inputTokens: { mean: 8 }, outputTokens: { mean: 8 } }
+    // 100 requests: too few for a p99 gate, and the open loop sets the throughput; neither was asked for.
+    const plan = planBench('open, defaults', { workload, load: { rate: 8, requests: 100 } })
+    const printed: string[] = []
+    warnUndecidableGates('open, defaults', plan, {}, (line) => printed.push(line))
+    expect(printed).toEqual([])
+    expect(() => warnUndecidableGates('open, defaults', plan, { LLM_BENCH_STRICT_GATES: '1' })).not.toThrow()
+    // A gate the user set explicitly still warns about itself.
+    const own = planBench('open, own', {
+      workload,
+      load: { rate: 8, requests: 100 },
+      baseline: { ttftMs: { p99: '+10%' } },
+    })
+    warnUndecidableGates('open, own', own, {}, (line) => printed.push(line))
+    expect(printed).toEqual([
+      expect.stringMatching(/bench\.llm\('open, own'\): ttftMs p99 needs at least \d+ requests/),
+    ])
   })
 })
 

@@ -71,6 +71,34 @@ describe('judgeBench', () => {
     expect(text).toContain(`run \`vitest bench -u\` and commit ${path}`)
   })
 
+  test("a soak's own error limit replaces the 1 % rule; without one, the failure names the soak's limit", async () => {
+    const file = join(dir, 'soak.bench.ts')
+    const soak = (checks: NonNullable<BenchmarkResult['soak']>['checks']): NonNullable<BenchmarkResult['soak']> => ({
+      durationMs: 600_000,
+      windowMs: 60_000,
+      windows: [],
+      trends: [],
+      checks,
+      verdict: 'pass',
+    })
+    const failing: BenchmarkResult = {
+      ...resultWith(21, 1),
+      counts: { total: 408, completed: 400, failed: 8 },
+      errors: [{ kind: 'http', message: 'HTTP 500', count: 8 }],
+    }
+    // 2 % failed, within the soak's own 5 %: the soak passes on its own limit.
+    const allowed = soak([
+      { figure: 'errors.rate', limit: '0.05', verdict: 'pass', reason: 'error rate 1.96 % (8 of 408) <= 5.00 %' },
+    ])
+    const own = await judgeBench(input(file, { ...failing, soak: allowed }, { policy: undefined }))
+    expect(own.failure).toBeUndefined()
+    // No error limit of its own: the 1 % rule fails it, without speaking of a baseline a soak never has.
+    const none = await judgeBench(input(file, { ...failing, soak: soak([]) }, { policy: undefined }))
+    expect(none.failure).toContain('8 of 408 requests failed (2.0 %), above the 1 %')
+    expect(none.failure).not.toContain('baseline')
+    expect(none.failure).toContain('soak: { expect: { errors: { maxRate } } }')
+  })
+
   test('more than 1 % failed requests: not judged, no baseline written, unless the bench sets its own error SLO', async () => {
     const file = join(dir, 'failing.bench.ts')
     const good = resultWith(11, 1)

@@ -11,7 +11,7 @@ import type { DiscreteDistribution } from './quantile-bootstrap.ts'
 import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
 import { ratioInterval } from './ratio-interval.ts'
 import type { LatencyRule, ParsedRegressionPolicy, ThroughputRule } from './regression-policy.ts'
-import { formatFigure } from '../platform/format-figure.ts'
+import { formatFigure, formatSpread } from '../platform/format-figure.ts'
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
@@ -236,7 +236,7 @@ function withTrials(
   if (interval === undefined) return check
   const direction = check.tolerance >= 0 ? 'increase' : 'decrease'
   const judged = judge(interval.low, interval.high, 1 + check.tolerance, direction, confidence)
-  const spread = `between-trial spread ${percent(Math.exp(interval.spread.logStdDev) - 1)} over ${before.length} baseline and ${after.length} current trials`
+  const spread = `between-trial spread ${formatSpread(Math.exp(interval.spread.logStdDev) - 1)} over ${before.length} baseline and ${after.length} current trials`
   const reason = judged.status === 'inconclusive' ? `${judged.reason ?? ''}; ${spread}` : spread
   return {
     ...check,

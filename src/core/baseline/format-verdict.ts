@@ -29,12 +29,61 @@ export function sampleSizes(check: Pick<Check, 'n' | 'trials'>): string {
     : `${check.n.baseline}/${check.n.current}`
 }
 
+/** Top-level parenthesised groups of a text, parentheses included: `a (b (c)) d (e)` gives `(b (c))` and `(e)`. */
+function groupsOf(text: string): string[] {
+  const groups: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(' && depth++ === 0) start = i
+    else if (text[i] === ')' && depth > 0 && --depth === 0) groups.push(text.slice(start, i + 1))
+  }
+  return groups
+}
+
+/** A detail shorter than this is left in a reason even when a note repeats it (`(steal 9 %)`). */
+const LONG_DETAIL = 40
+
+/**
+ * A check's reason without the long details a note below already gives (what disturbed the machine, with process
+ * ids): said once in the note, not once per check.
+ */
+export function withoutNoted(reason: string, notes: readonly string[]): string {
+  let text = reason
+  for (const group of groupsOf(reason)) {
+    if (group.length >= LONG_DETAIL && notes.some((note) => note.includes(group))) text = text.replace(` ${group}`, '')
+  }
+  return text
+}
+
+/** The reasons of the checks, checks with the same status and reason in one line (`ttftMs p50, tpotMs p50 …`). */
+function reasonLines(checks: readonly Check[], notes: readonly string[]): string[] {
+  const grouped = new Map<string, string[]>()
+  for (const check of checks) {
+    if (check.reason === undefined) continue
+    const key = `${check.status}: ${withoutNoted(check.reason, notes)}`
+    grouped.set(key, [...(grouped.get(key) ?? []), label(check)])
+  }
+  return [...grouped].map(([key, labels]) => `  ${labels.join(', ')} ${key}`)
+}
+
+/** Options of {@link formatVerdict}. */
+export interface FormatVerdictOptions {
+  /** End with the line that says what ratio and CI mean. Default true; `diff` says it once for all benches. */
+  legend?: boolean
+}
+
+/** The line that says what a verdict's ratio and interval mean, at its confidence (`95%`). */
+export function verdictLegend(level: string): string {
+  return `ratio = current / baseline; CI = ${level} confidence interval of the ratio; a check fails only when its whole CI lies beyond the tolerance.`
+}
+
 /**
  * One readable block: a headline with the overall status, then one row per check with baseline,
  * current, ratio, confidence interval, tolerance and sample sizes side by side in aligned columns,
- * then the reasons and notes. Meant for assertion messages and console reports.
+ * then the reasons (each long detail once, in the notes) and notes. Meant for assertion messages and console reports.
  */
-export function formatVerdict(verdict: Verdict): string {
+export function formatVerdict(verdict: Verdict, options: FormatVerdictOptions = {}): string {
   const level = `${Number((verdict.confidence * 100).toPrecision(4))}%`
   const counts = (['fail', 'inconclusive', 'pass'] as const)
     .map((status) => [status, verdict.checks.filter((check) => check.status === status).length] as const)
@@ -67,13 +116,10 @@ export function formatVerdict(verdict: Verdict): string {
         .trimEnd()}`,
   )
   const out = [headline, ...lines]
-  const reasons = verdict.checks.filter((check) => check.reason !== undefined)
-  if (reasons.length > 0) out.push('', ...reasons.map((check) => `  ${label(check)} ${check.status}: ${check.reason}`))
+  const reasons = reasonLines(verdict.checks, verdict.notes)
+  if (reasons.length > 0) out.push('', ...reasons)
   if (verdict.notes.length > 0) out.push('', ...verdict.notes.map((note) => `  Note: ${note}`))
   if (verdict.server) out.push('', `  Server side, baseline -> this run: ${verdict.server}`)
-  out.push(
-    '',
-    `  ratio = current / baseline; CI = ${level} confidence interval of the ratio; a check fails only when its whole CI lies beyond the tolerance.`,
-  )
+  if (options.legend !== false) out.push('', `  ${verdictLegend(level)}`)
   return out.join('\n')
 }

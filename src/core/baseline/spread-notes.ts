@@ -1,3 +1,4 @@
+import { formatSpread } from '../platform/format-figure.ts'
 import type { BaselineEntry } from './baseline-entry.ts'
 import type { ParsedRegressionPolicy } from './regression-policy.ts'
 import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
@@ -34,7 +35,7 @@ export function spreadNotes(entry: BaselineEntry, parsed: ParsedRegressionPolicy
     const values = figuresOf(trials, gate.figure)
     const spread = pooledSpread(values, [])
     if (spread === undefined) continue
-    spreads.push(`${gate.label} ${pct(Math.exp(spread.logStdDev) - 1)}`)
+    spreads.push(`${gate.label} ${formatSpread(Math.exp(spread.logStdDev) - 1)}`)
     // A throughput passes when its interval stays above 1 - tolerance: the same width, measured downwards.
     const downward = (up: number): number => (gate.figure.statistic === 'value' ? 1 - 1 / (1 + up) : up)
     const once = downward(supportedTolerance(spread, values.length, 1, parsed.confidence))
@@ -43,7 +44,7 @@ export function spreadNotes(entry: BaselineEntry, parsed: ParsedRegressionPolicy
     const needs = `an unchanged run passes only with a tolerance of at least ${sign}${pct(once)} (1 trial) or ${sign}${pct(most)} (${maxTrials} trials)`
     if (most > gate.tolerance) {
       problems.push(
-        `${gate.label}: the recorded trials spread ${pct(Math.exp(spread.logStdDev) - 1)}, too much for ${sign}${pct(gate.tolerance)} to decide: ${needs}. ` +
+        `${gate.label}: the recorded trials spread ${formatSpread(Math.exp(spread.logStdDev) - 1)}, too much for ${sign}${pct(gate.tolerance)} to decide: ${needs}. ` +
           'Record more trials (`trials.record`), widen the tolerance, or gate a steadier figure.',
       )
     } else if (most > MARGINAL * gate.tolerance) {

@@ -17,3 +17,13 @@ export function formatDurationMs(ms: number): string {
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`
   return `${Math.round(ms / 6000) / 10} min`
 }
+
+/**
+ * A spread (a relative standard deviation: 0.042 = 4.2 %) as every message prints it: one decimal, a trailing
+ * zero dropped (`4.2%`, `15%`), and `<0.1%` for one that would round to zero, so spreads side by side compare.
+ */
+export function formatSpread(fraction: number): string {
+  const tenths = Math.round(fraction * 1000)
+  if (tenths === 0 && fraction > 0) return '<0.1%'
+  return `${tenths / 10}%`
+}
