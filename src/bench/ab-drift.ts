@@ -41,7 +41,7 @@ export async function driftOf(
   if (found?.state !== 'found') return undefined
   if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
   const policy = first.policy ?? DEFAULT_PARSED_POLICY
-  const verdict = compare(found.entry, merged, policy)
+  const verdict = compare(found.entry, merged, policy, { stored: true })
   const gates = verdict.checks
     .filter((check) => check.ratio !== null)
     .map(

@@ -10,6 +10,7 @@ import {
   type Verdict,
 } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
+import { trialFiguresOf } from '../core/trials/index.ts'
 import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, failureRuling, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
@@ -49,7 +50,7 @@ export interface JudgeInput {
   slo: SloOptions | undefined
   /** `false`: no baseline. Undefined: the default policy. */
   policy: ParsedRegressionPolicy | false | undefined
-  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
+  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir' | 'addSession'>
   /** The launched server ended on its own during the run: the run cannot be judged. */
   serverEnded?: ServerEnded
   /** The bench's trials (what an inconclusive verdict does, how many trials a compared run may take). Default: the defaults. */
@@ -153,6 +154,35 @@ function headline(input: JudgeInput): string {
 }
 
 /**
+ * This run counted as one more session of its stored entry (`LLM_BENCH_ADD_SESSION=1`), or why not: a failed run may
+ * be a regression, and a disturbed one measured the other processes; neither says how far a quiet machine moves.
+ */
+function addedSession(
+  input: JudgeInput,
+  store: BaselineStore,
+  stored: BaselineEntry,
+  verdict: Verdict,
+  path: string,
+): string {
+  const disturbed = input.result.client.selfCheck?.disturbed ?? []
+  const why =
+    verdict.status === 'fail'
+      ? 'it failed a gate'
+      : disturbed.length > 0
+        ? `the machine was disturbed (${disturbancesText(disturbed)})`
+        : stored.provisional !== undefined
+          ? 'the stored entry is provisional'
+          : undefined
+  if (why !== undefined) return `session not added: ${why}`
+  const count = store.addSession(input.name, stored, {
+    at: new Date().toISOString(),
+    source: 'added',
+    figures: trialFiguresOf(input.result),
+  })
+  return `session added to ${shownPath(path)} [${input.name}]: ${count} stored on this machine`
+}
+
+/**
  * Checks SLOs, then the baseline (read, compare or record, save), and builds one readable
  * failure block naming every metric, limit, measured and baseline value, ratio and sample size.
  */
@@ -224,22 +254,18 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       stored.state === 'found' &&
       stored.entry.provisional !== undefined &&
       entry.provisional === undefined &&
-      compare(
-        stored.entry,
-        input.result,
-        input.policy ?? DEFAULT_PARSED_POLICY,
-        series ? { throughputSeries: series } : {},
-      ).status === 'fail'
+      compare(stored.entry, input.result, input.policy ?? DEFAULT_PARSED_POLICY, {
+        stored: true,
+        ...(series ? { throughputSeries: series } : {}),
+      }).status === 'fail'
     const match = store.match(input.name, entry, { replaceProvisional: !regressed })
     judgement.baselineState = match.state
     switch (match.state) {
       case 'compare': {
-        const verdict = compare(
-          match.entry,
-          input.result,
-          input.policy ?? DEFAULT_PARSED_POLICY,
-          series ? { throughputSeries: series } : {},
-        )
+        const verdict = compare(match.entry, input.result, input.policy ?? DEFAULT_PARSED_POLICY, {
+          stored: true,
+          ...(series ? { throughputSeries: series } : {}),
+        })
         judgement.verdict = verdict
         blocks.push(formatVerdict(verdict))
         if (verdict.status === 'inconclusive') {
@@ -260,6 +286,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
             notes.push(...lines.map((line) => `inconclusive: ${input.name}: ${line}`))
           }
         }
+        if (input.provided.addSession) notes.push(addedSession(input, store, match.entry, verdict, path))
         if (verdict.status === 'fail') {
           failed = true
           blocks.push(

@@ -12,6 +12,8 @@ export interface LlmBenchProvided {
   update: UpdateMode
   /** True when `CI` is set: a missing baseline is then a failure. */
   ci: boolean
+  /** Count each judged run that did not fail, on a quiet machine, as one more session of its stored baseline. */
+  addSession?: boolean
   /** Folder for baseline files; default `__llm_baselines__` beside each bench file. */
   baselineDir?: string
   /** URL of the server the plugin started (or connected to) for benches that name none. */

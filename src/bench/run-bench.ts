@@ -47,7 +47,7 @@ export interface BenchRun {
   options: BenchLlmOptions
   /** The options parsed at collection ({@link planBench}); planned here when not given. */
   plan?: BenchPlan
-  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'>
+  provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir' | 'addSession'>
   /** Stops the run (the runner's timeout). */
   signal?: AbortSignal
   /** A server the test runner already started for every bench (the Vitest plugin's), used when the options name none. */
@@ -154,7 +154,7 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
-      const status = compare(plan.compareWith, merged, policy || DEFAULT_PARSED_POLICY).status
+      const status = compare(plan.compareWith, merged, policy || DEFAULT_PARSED_POLICY, { stored: true }).status
       // Against a provisional entry nothing passes: more trials can only confirm a fail.
       if (status === 'pass' || (plan.compareWith.provisional !== undefined && status !== 'fail')) break
     }

@@ -46,12 +46,35 @@ export function updateModeFromEnv(env: Record<string, string | undefined>): Upda
   )
 }
 
+/**
+ * Environment variable that counts a judged run as one more session of its stored baseline on this machine (`1`):
+ * the verdict then knows how far the machine moves between sessions (docs/verdicts.md, "Between sessions").
+ */
+export const ADD_SESSION_ENV = 'LLM_BENCH_ADD_SESSION'
+
+/** Whether {@link ADD_SESSION_ENV} asks to count this run as a session. Throws {@link OptionsError} for another value. */
+export function addSessionFromEnv(env: Record<string, string | undefined>): boolean {
+  const raw = (env[ADD_SESSION_ENV] ?? '').trim().toLowerCase()
+  if (raw === '' || raw === '0' || raw === 'false') return false
+  if (raw === '1' || raw === 'true') return true
+  throw new OptionsError(
+    ADD_SESSION_ENV,
+    `${JSON.stringify(env[ADD_SESSION_ENV])} is not 1 or 0`,
+    'Use 1 to count this run as a session.',
+  )
+}
+
 /** What the Vitest plugin would provide, read from the environment instead. */
 export function standaloneProvided(
   env: Record<string, string | undefined> = process.env,
-): Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir'> {
+): Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir' | 'addSession'> {
   const dir = env[BASELINE_DIR_ENV]
-  return { update: updateModeFromEnv(env), ci: isCI(env), ...(dir ? { baselineDir: dir } : {}) }
+  return {
+    update: updateModeFromEnv(env),
+    ci: isCI(env),
+    ...(dir ? { baselineDir: dir } : {}),
+    ...(addSessionFromEnv(env) ? { addSession: true } : {}),
+  }
 }
 
 /** A stack frame's file: `(/abs/file.ts:3:5)`, `at /abs/file.ts:3:5` (Bun) or `file:///abs/file.ts:3:5` (Deno). */

@@ -205,6 +205,10 @@ export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> 
       durationMs: campaign.durationMs,
       ...(idleCpu !== undefined ? { idleCpu } : {}),
     }
+  } catch (error) {
+    if (t.signal.aborted && !(error instanceof AbError))
+      throw new AbError(`stopped during ${t.bench.file} > ${t.bench.name}.`)
+    throw error
   } finally {
     stopping = true
     await turns.close()

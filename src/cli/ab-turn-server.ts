@@ -89,6 +89,7 @@ export class TurnServer {
     if (open) return Promise.reject(new Error(`arm ${arm}'s ask is not answered yet`))
     const failed = this.failed.get(arm)
     if (failed) return Promise.reject(failed)
+    if (this.closed) return Promise.reject(new Error(`ab is stopping; the ${arm} arm was not asked again`))
     return new Promise((resolve, reject) => this.waiting.set(arm, { resolve, reject }))
   }
 
@@ -117,6 +118,10 @@ export class TurnServer {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    // Whoever waits for an arm's ask stops waiting: the arms are being stopped.
+    for (const [arm, waiter] of this.waiting)
+      waiter.reject(new Error(`ab is stopping; the ${arm} arm was not asked again`))
+    this.waiting.clear()
     for (const { res } of this.open.values()) if (!res.writableEnded) res.writeHead(503).end('ab is stopping')
     this.open.clear()
     this.server.closeAllConnections()

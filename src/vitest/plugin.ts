@@ -7,6 +7,7 @@ import type { Vitest } from 'vitest/node'
 import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
 import type { BenchServer } from '../bench/bench-options.ts'
 import { isCI } from '../bench/ci.ts'
+import { addSessionFromEnv } from '../bench/standalone-bench-llm.ts'
 import { ObsoleteBaselineReporter } from './obsolete-baselines.ts'
 import { SegmentMergeReporter } from './segment-merge-reporter.ts'
 import { PROVIDED_KEY, type UpdateMode } from '../bench/provided.ts'
@@ -164,6 +165,7 @@ export function llmBench(options: LlmBenchPluginOptions = {}): Plugin {
         update,
         ...(progress ? { progress } : {}),
         ci: isCI(),
+        ...(addSessionFromEnv(process.env) ? { addSession: true } : {}),
         ...(options.baselineDir ? { baselineDir: options.baselineDir } : {}),
         ...(options.tolerance ? { tolerance: options.tolerance as Record<string, unknown> } : {}),
       })

@@ -9,7 +9,7 @@ import {
   type HistogramKey,
   type PerMetric,
 } from '../contract/metric-catalog.ts'
-import { trialsOf } from '../trials/index.ts'
+import { trialFiguresOf, trialsOf } from '../trials/index.ts'
 import type { BaselineConfig } from './config-hash.ts'
 import { baselineConfigOf, hashConfig } from './config-hash.ts'
 import type { Fingerprint } from './fingerprint.ts'
@@ -62,6 +62,12 @@ export interface BaselineEntry {
   histograms: Partial<Record<HistogramKey, string>>
   /** Each recorded trial's figures (at most 10): the between-run spread a verdict allows for. Absent in entries of older versions. */
   trials?: TrialFigures[]
+  /**
+   * The figures of the last sessions on this machine (at most {@link MAX_SESSIONS}, oldest first): the recording
+   * that started the window (`-u`), then judged runs counted as sessions (`LLM_BENCH_ADD_SESSION=1`). A stored
+   * verdict allows for how far they move between sessions. Absent in entries of older versions (the recording alone).
+   */
+  sessions?: SessionFigures[]
   /** The self-check of the run the entry came from: was the client or the machine disturbed while it was measured? */
   selfCheck?: SelfCheck
   /** The server's own figures when it was recorded (context for a verdict, never judged). */
@@ -84,6 +90,36 @@ export interface BaselineEntry {
    * each. Absent while the bench was recorded on one machine only.
    */
   otherMachines?: BaselineEntry[]
+}
+
+/** One session of a bench on one machine, as a stored verdict reads how far the machine moves between sessions. */
+export interface SessionFigures {
+  /** When it ran, ISO 8601. */
+  at: string
+  /** `recorded`: the recording that started the window; `added`: a judged run counted as a session. */
+  source: 'recorded' | 'added'
+  /** Its figures, its trials merged. */
+  figures: TrialFigures
+}
+
+/** Sessions an entry keeps at most (the most recent). */
+export const MAX_SESSIONS = 10
+
+/** The sessions of a stored entry: its own list, or its recording as the only one (entries of older versions). */
+export function sessionsOf(entry: BaselineEntry): SessionFigures[] {
+  if (entry.sessions !== undefined && entry.sessions.length > 0) return entry.sessions
+  const latency = Object.fromEntries(
+    Object.entries(entry.metrics).map(([metric, m]) => [
+      metric,
+      { count: m.count, mean: m.mean, p50: m.p50, p90: m.p90, p95: m.p95, p99: m.p99, p999: m.p999 },
+    ]),
+  ) as TrialFigures['latency']
+  const throughput = {
+    outputTokensPerSec: entry.throughput.outputTokensPerSec.value,
+    requestsPerSec: entry.throughput.requestsPerSec.value,
+    totalTokensPerSec: entry.throughput.totalTokensPerSec.value,
+  }
+  return [{ at: entry.recordedAt, source: 'recorded', figures: { durationMs: entry.durationMs, latency, throughput } }]
 }
 
 /** Largest config (as compact JSON, characters) kept verbatim in an entry; larger ones keep only the hash. */
@@ -133,8 +169,9 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     const encoded = result.histograms[key]
     if (encoded !== undefined) histograms[key] = encoded
   }
+  const recordedAt = options.recordedAt ?? new Date().toISOString()
   const entry: BaselineEntry = {
-    recordedAt: options.recordedAt ?? new Date().toISOString(),
+    recordedAt,
     configHash: hashConfig(config),
     fingerprint: fingerprintOf(result.environment),
     counts: { completed: result.counts.completed, failed: result.counts.failed },
@@ -144,6 +181,7 @@ export function baselineEntryFrom(result: BenchmarkResult, options: BaselineEntr
     throughput,
     histograms,
     trials: trialsOf(result),
+    sessions: [{ at: recordedAt, source: 'recorded', figures: trialFiguresOf(result) }],
     ...(result.client.selfCheck ? { selfCheck: result.client.selfCheck } : {}),
     ...((result.client.selfCheck?.disturbed.length ?? 0) > 0
       ? { provisional: [...(result.client.selfCheck?.disturbed ?? [])] }

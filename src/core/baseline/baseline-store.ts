@@ -1,5 +1,5 @@
 import { BaselineMismatchError, type BaselineMissingError } from '../contract/errors.ts'
-import type { BaselineEntry } from './baseline-entry.ts'
+import { MAX_SESSIONS, sessionsOf, type BaselineEntry, type SessionFigures } from './baseline-entry.ts'
 import type { BaselineEnvironment } from './baseline-environment.ts'
 import { BASELINE_SCHEMA_VERSION, formatBaselineFile, parseBaselineFile } from './baseline-file.ts'
 import { diffConfigs, hashConfig, type BaselineConfig } from './config-hash.ts'
@@ -252,6 +252,16 @@ export class BaselineStore {
   set(name: string, entry: BaselineEntry): void {
     this.#checked.add(name)
     this.#record(name, entry, !this.#stored.has(name))
+  }
+
+  /**
+   * Adds one session's figures to `stored` (this machine's entry of `name`, as `match` compared it): the entry keeps
+   * its last {@link MAX_SESSIONS} sessions, oldest dropped; written at `save()`. Returns how many it keeps.
+   */
+  addSession(name: string, stored: BaselineEntry, session: SessionFigures): number {
+    const sessions = [...sessionsOf(stored), session].slice(-MAX_SESSIONS)
+    this.#record(name, { ...stored, sessions }, false)
+    return sessions.length
   }
 
   /** Keeps `name` from counting as obsolete without running it (a skipped or filtered-out bench). */

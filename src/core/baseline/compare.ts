@@ -5,7 +5,8 @@ import { overheadNote } from '../server/metrics/server-metrics-window.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import { emptySummary } from '../metrics/summarize-histogram.ts'
 import type { BenchmarkResult } from '../contract/result.ts'
-import type { BaselineEntry } from './baseline-entry.ts'
+import { sessionsOf, type BaselineEntry } from './baseline-entry.ts'
+import { sessionInterval } from './session-interval.ts'
 import { METRIC_CATALOG, whyAbsent } from '../contract/metric-catalog.ts'
 import type { DiscreteDistribution } from './quantile-bootstrap.ts'
 import { bootstrapQuantileDistribution, bucketsOf, minSamplesForQuantile } from './quantile-bootstrap.ts'
@@ -16,7 +17,7 @@ import { normalQuantile, studentTQuantile } from './special-functions.ts'
 import type { ThroughputNoise, ThroughputSeries } from './throughput-noise.ts'
 import { throughputNoiseOfSeries, throughputSeriesOf } from './throughput-noise.ts'
 import type { Check, Verdict, VerdictStatus } from './verdict.ts'
-import { trialsOf } from '../trials/index.ts'
+import { trialFiguresOf, trialsOf } from '../trials/index.ts'
 import { machineSpeedChange } from '../telemetry/self-check.ts'
 import { adjustChecks, type JudgedRun } from '../verdict/verdict-adjusters.ts'
 import type { TrialFigure } from './trial-interval.ts'
@@ -30,6 +31,11 @@ export interface CompareOptions {
    * policy's assumed noise is used.
    */
   throughputSeries?: ThroughputSeries
+  /**
+   * The baseline is a stored one (`vitest bench` against its baseline file): each check's interval also allows for
+   * how far the machine moves between sessions (`sessionsOf`). Not for trials measured side by side.
+   */
+  stored?: boolean
 }
 
 /** Fewest samples on each side for a verdict on a mean (normal approximation of the sample mean). */
@@ -251,6 +257,46 @@ function withTrials(
   }
 }
 
+/** What decides instead of a stored baseline when the machine moves more than a gate's tolerance. */
+export const SESSION_ADVICE =
+  'decide it side by side with `npx vitest-llm-bench ab --base <ref>`, or count more sessions on this machine (`LLM_BENCH_ADD_SESSION=1 npx vitest bench`)'
+
+/**
+ * A check against a stored baseline, its interval widened to allow for one more session of the machine (see
+ * `sessionInterval`): an unchanged run lands within it however the machine moved since the recording. Unchanged
+ * without an interval to widen.
+ */
+function withSessions(
+  check: Check,
+  figure: TrialFigure,
+  baseline: BaselineEntry,
+  result: BenchmarkResult,
+  confidence: number,
+): Check {
+  if (check.ciLow === null || check.ciHigh === null) return check
+  const stored = figuresOf(
+    sessionsOf(baseline).map((session) => session.figures),
+    figure,
+  )
+  const [current] = figuresOf([trialFiguresOf(result)], figure)
+  const interval = sessionInterval(stored, current ?? Number.NaN, confidence)
+  if (interval === undefined) return check
+  const { spread } = interval
+  const relative = Math.exp(spread.logStdDev) - 1
+  const sessions = { count: spread.sessions, spread: relative, assumed: spread.assumed }
+  const low = Math.min(check.ciLow, interval.low)
+  const high = Math.max(check.ciHigh, interval.high)
+  const judged = judge(low, high, 1 + check.tolerance, check.tolerance >= 0 ? 'increase' : 'decrease', confidence)
+  const said = spread.assumed
+    ? `between-session spread not known yet (${spread.sessions} session${spread.sessions === 1 ? '' : 's'} stored): assumed ${formatSpread(relative)}`
+    : `between-session spread ${formatSpread(relative)} over ${spread.sessions} sessions`
+  const reason =
+    judged.status === 'inconclusive'
+      ? `${judged.reason ?? ''}; ${said}: ${SESSION_ADVICE}`
+      : [check.reason, said].filter(Boolean).join('; ')
+  return { ...check, ciLow: low, ciHigh: high, status: judged.status, sessions, reason }
+}
+
 function overallStatus(checks: readonly Check[]): VerdictStatus {
   if (checks.some((check) => check.status === 'fail')) return 'fail'
   if (checks.some((check) => check.status === 'inconclusive')) return 'inconclusive'
@@ -322,13 +368,18 @@ export function compare(
   options: CompareOptions = {},
 ): Verdict {
   const distributions = new Map<string, DiscreteDistribution | undefined>()
+  const sessions = (check: Check, figure: TrialFigure): Check =>
+    options.stored ? withSessions(check, figure, baseline, result, parsed.confidence) : check
   const checks: Check[] = parsed.latency.map((rule) =>
-    withTrials(
-      latencyCheck(rule, baseline, result, parsed.confidence, distributions),
+    sessions(
+      withTrials(
+        latencyCheck(rule, baseline, result, parsed.confidence, distributions),
+        rule,
+        baseline,
+        result,
+        parsed.confidence,
+      ),
       rule,
-      baseline,
-      result,
-      parsed.confidence,
     ),
   )
   if (parsed.throughput.length > 0) {
@@ -336,7 +387,8 @@ export function compare(
     const noise = series ? throughputNoiseOfSeries(series) : {}
     for (const rule of parsed.throughput) {
       const check = throughputCheck(rule, baseline, result, parsed, noise[rule.metric])
-      checks.push(withTrials(check, { metric: rule.metric, statistic: 'value' }, baseline, result, parsed.confidence))
+      const figure = { metric: rule.metric, statistic: 'value' } as const
+      checks.push(sessions(withTrials(check, figure, baseline, result, parsed.confidence), figure))
     }
   }
   const adjusted = adjustChecks(checks, judgedRunOf(result, baseline))

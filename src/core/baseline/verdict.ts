@@ -37,6 +37,11 @@ export interface Check {
    * recorded or run); `baseline` and `current` are then the geometric means of the trials' figures.
    */
   trials?: { baseline: number; current: number }
+  /**
+   * Against a stored baseline: the sessions stored on this machine and how far they move from one to the next
+   * (`spread`, relative: 0.05 = 5 %; assumed while fewer than 3 are stored). The interval allows for one more session.
+   */
+  sessions?: { count: number; spread: number; assumed: boolean }
   status: VerdictStatus
   /** Why the check is inconclusive, or what it assumed. */
   reason?: string

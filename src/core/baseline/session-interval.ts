@@ -1,0 +1,69 @@
+/**
+ * How far a new session of a bench may land from the sessions stored for it on the same machine, with
+ * no change in what is measured: a prediction interval for one more session (Kalibera and Jones, ISMM
+ * 2013: repeat at the level where the variance is). A recording's trials come from one stretch of
+ * minutes; the machine moves further than that between sessions (docs/verdicts.md, "Between sessions").
+ */
+import { normalQuantile, studentTQuantile } from './special-functions.ts'
+
+/** Sessions from which their own spread is used; with fewer, {@link ASSUMED_SESSION_LOG_SD} is. */
+export const MIN_MEASURED_SESSIONS = 3
+
+/**
+ * The between-session spread assumed until {@link MIN_MEASURED_SESSIONS} sessions are stored: the standard
+ * deviation of ln(figure) from one session to the next. On this project's 2-core host, unchanged llama-server runs
+ * judged against a recording minutes to hours old moved 0.73x-1.31x (docs/verdicts.md); 0.12 keeps such a move
+ * from failing on one stored session (a 95 % prediction interval of about ±39 %), while -ub 1 (2-2.5x) still fails.
+ */
+export const ASSUMED_SESSION_LOG_SD = 0.12
+
+/** How far sessions move: measured over the stored sessions, or assumed while too few are stored. */
+export interface SessionSpread {
+  /** Sessions stored. */
+  sessions: number
+  /** Standard deviation of ln(figure) between sessions. */
+  logStdDev: number
+  /** True while fewer than {@link MIN_MEASURED_SESSIONS} sessions are stored: {@link ASSUMED_SESSION_LOG_SD}. */
+  assumed: boolean
+}
+
+/** The interval of current / (the sessions' geometric mean) that one more unchanged session would fall in. */
+export interface SessionInterval {
+  /** Geometric mean of the stored sessions' figure. */
+  center: number
+  ratio: number
+  low: number
+  high: number
+  spread: SessionSpread
+}
+
+/** The spread of these session figures (each > 0). */
+export function sessionSpreadOf(figures: readonly number[]): SessionSpread {
+  const n = figures.length
+  if (n < MIN_MEASURED_SESSIONS) return { sessions: n, logStdDev: ASSUMED_SESSION_LOG_SD, assumed: true }
+  const logs = figures.map(Math.log)
+  const mean = logs.reduce((sum, v) => sum + v, 0) / n
+  const variance = logs.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1)
+  return { sessions: n, logStdDev: Math.sqrt(variance), assumed: false }
+}
+
+/**
+ * The prediction interval for a new session's figure, as a ratio to the stored sessions' geometric mean:
+ * ratio × exp(±q × s × √(1 + 1/n)), q Student's t with n - 1 degrees of freedom for a measured spread, the normal
+ * quantile for the assumed one. Undefined without a stored session or a current figure.
+ */
+export function sessionInterval(
+  sessions: readonly number[],
+  current: number,
+  confidence: number,
+): SessionInterval | undefined {
+  if (sessions.length === 0 || !(current > 0)) return undefined
+  const spread = sessionSpreadOf(sessions)
+  const n = sessions.length
+  const center = Math.exp(sessions.reduce((sum, v) => sum + Math.log(v), 0) / n)
+  const p = 1 - (1 - confidence) / 2
+  const q = spread.assumed ? normalQuantile(p) : studentTQuantile(p, n - 1)
+  const half = q * spread.logStdDev * Math.sqrt(1 + 1 / n)
+  const ratio = current / center
+  return { center, ratio, low: ratio * Math.exp(-half), high: ratio * Math.exp(half), spread }
+}
