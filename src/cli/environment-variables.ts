@@ -5,6 +5,10 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<readonly [name: string, what: 
     'folder of the baseline files (Bun, Deno, merge); default __llm_baselines__ beside each file',
   ],
   ['LLM_BENCH_UPDATE', '1: rewrite baselines under bun test or deno test (vitest bench -u elsewhere)'],
+  [
+    'LLM_BENCH_ADD_SESSION',
+    '1: count each judged run that did not fail, on a quiet machine, as one more session of its stored baseline',
+  ],
   ['LLM_BENCH_FORCE_BASELINE', '1: record a run measured on a disturbed machine as a trusted baseline'],
   ['LLM_BENCH_STRICT_GATES', '1: refuse, at collection, a gate the bench set that cannot decide'],
   ['LLM_BENCH_NVIDIA_SMI', 'path of nvidia-smi when it is not on PATH'],

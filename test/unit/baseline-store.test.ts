@@ -180,6 +180,58 @@ describe('file format', () => {
               }
             },
             "recordedAt": "2025-06-01T12:00:00.000Z",
+            "sessions": [
+              {
+                "at": "2025-06-01T12:00:00.000Z",
+                "figures": {
+                  "durationMs": 60000,
+                  "latency": {
+                    "e2eMs": {
+                      "count": 0,
+                      "mean": 0,
+                      "p50": 0,
+                      "p90": 0,
+                      "p95": 0,
+                      "p99": 0,
+                      "p999": 0
+                    },
+                    "itlMs": {
+                      "count": 0,
+                      "mean": 0,
+                      "p50": 0,
+                      "p90": 0,
+                      "p95": 0,
+                      "p99": 0,
+                      "p999": 0
+                    },
+                    "tpotMs": {
+                      "count": 0,
+                      "mean": 0,
+                      "p50": 0,
+                      "p90": 0,
+                      "p95": 0,
+                      "p99": 0,
+                      "p999": 0
+                    },
+                    "ttftMs": {
+                      "count": 123456,
+                      "mean": 81.23,
+                      "p50": 80,
+                      "p90": 120.1,
+                      "p95": 130.8,
+                      "p99": 150.6,
+                      "p999": 0
+                    }
+                  },
+                  "throughput": {
+                    "outputTokensPerSec": 1067,
+                    "requestsPerSec": 8.333,
+                    "totalTokensPerSec": 0.00000015
+                  }
+                },
+                "source": "recorded"
+              }
+            ],
             "throughput": {
               "outputTokensPerSec": {
                 "value": 1067

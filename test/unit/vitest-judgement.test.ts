@@ -10,6 +10,7 @@ import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { judgeBench, type JudgeInput } from '../../src/bench/bench-judgement.ts'
 import { httpFailure } from '../../src/core/client/failure.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
+import { shownPath } from '../../src/core/platform/shown-path.ts'
 
 let dir = ''
 beforeAll(async () => {
@@ -28,7 +29,8 @@ function input(file: string, result: BenchmarkResult, overrides: Partial<JudgeIn
     file,
     result,
     slo: undefined,
-    policy: parseRegressionPolicy({ ttftMs: { p50: '+10%' } }),
+    // One recording's trials trusted alone: these tests are about recording and judging, not between sessions.
+    policy: parseRegressionPolicy({ ttftMs: { p50: '+10%' }, assumedSessionSpread: 0 }),
     provided: { update: 'new', ci: false },
     ...overrides,
   }
@@ -368,5 +370,34 @@ describe('judgeBench', () => {
     await judgeBench(input(file, resultWith(10, 1), { name: 'second', provided: { update: 'all', ci: false } }))
     const stored = JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as { entries: Record<string, unknown> }
     expect(Object.keys(stored.entries).sort()).toEqual(['first', 'second'])
+  })
+  test('LLM_BENCH_ADD_SESSION: a judged run that did not fail on a quiet machine is one more session; the default policy allows for them', async () => {
+    const file = join(dir, 'sessions.bench.ts')
+    const policy = parseRegressionPolicy({ ttftMs: { p50: '+10%' } })
+    const add = { policy, provided: { update: 'new' as const, ci: false, addSession: true } }
+    const stored = async () =>
+      (
+        JSON.parse(await readFile(baselinePathFor(file), 'utf8')) as {
+          entries: Record<string, { sessions?: unknown[] }>
+        }
+      ).entries['chat > p50 under load']?.sessions ?? []
+    await judgeBench(input(file, resultWith(31, 1), { policy }))
+    expect(await stored()).toHaveLength(1)
+    // 30 % slower, unchanged code on a machine that moved: not failed on one stored session, and says what decides.
+    const moved = await judgeBench(input(file, resultWith(32, 1.3), add))
+    expect(moved.failure).toBeUndefined()
+    expect(moved.verdict?.checks[0]?.reason).toContain('between-session spread not known yet (1 session stored)')
+    expect(moved.notes).toContain(
+      `session added to ${shownPath(baselinePathFor(file))} [chat > p50 under load]: 2 stored on this machine`,
+    )
+    expect(await stored()).toHaveLength(2)
+    // A failed run is never a session.
+    const failed = await judgeBench(input(file, resultWith(33, 3), add))
+    expect(failed.verdict?.status).toBe('fail')
+    expect(failed.notes).toContain('session not added: it failed a gate')
+    expect(await stored()).toHaveLength(2)
+    // Without the variable nothing is added.
+    await judgeBench(input(file, resultWith(34, 1), { policy }))
+    expect(await stored()).toHaveLength(2)
   })
 })

@@ -271,16 +271,18 @@ function withSessions(
   figure: TrialFigure,
   baseline: BaselineEntry,
   result: BenchmarkResult,
-  confidence: number,
+  policy: ParsedRegressionPolicy,
 ): Check {
+  const { confidence } = policy
   if (check.ciLow === null || check.ciHigh === null) return check
   const stored = figuresOf(
     sessionsOf(baseline).map((session) => session.figures),
     figure,
   )
   const [current] = figuresOf([trialFiguresOf(result)], figure)
-  const interval = sessionInterval(stored, current ?? Number.NaN, confidence)
-  if (interval === undefined) return check
+  const interval = sessionInterval(stored, current ?? Number.NaN, confidence, policy.assumedSessionSpread)
+  // An assumed spread of 0: one recording's trials are trusted alone, as before sessions.
+  if (interval === undefined || (interval.spread.assumed && interval.spread.logStdDev === 0)) return check
   const { spread } = interval
   const relative = Math.exp(spread.logStdDev) - 1
   const sessions = { count: spread.sessions, spread: relative, assumed: spread.assumed }
@@ -369,7 +371,7 @@ export function compare(
 ): Verdict {
   const distributions = new Map<string, DiscreteDistribution | undefined>()
   const sessions = (check: Check, figure: TrialFigure): Check =>
-    options.stored ? withSessions(check, figure, baseline, result, parsed.confidence) : check
+    options.stored ? withSessions(check, figure, baseline, result, parsed) : check
   const checks: Check[] = parsed.latency.map((rule) =>
     sessions(
       withTrials(

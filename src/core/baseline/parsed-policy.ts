@@ -1,6 +1,7 @@
 import { OptionsError } from '../contract/errors.ts'
 import {
   brandParsedPolicy,
+  DEFAULT_ASSUMED_SESSION_SPREAD,
   isParsedPolicy,
   parseRegressionPolicy,
   type ParsedRegressionPolicy,
@@ -36,5 +37,7 @@ export function restoreParsedPolicy(value: unknown, source: string): ParsedRegre
       'Merge segment files written by the same version of vitest-llm-bench.',
     )
   }
-  return isParsedPolicy(policy) ? policy : brandParsedPolicy(policy as Omit<ParsedRegressionPolicy, symbol>)
+  // Written by a version before sessions: the default assumed between-session spread.
+  const restored = { assumedSessionSpread: DEFAULT_ASSUMED_SESSION_SPREAD, ...policy }
+  return isParsedPolicy(policy) ? policy : brandParsedPolicy(restored as Omit<ParsedRegressionPolicy, symbol>)
 }

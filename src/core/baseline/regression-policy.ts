@@ -44,6 +44,13 @@ export interface RegressionPolicy extends LatencyGates, ThroughputGates {
    * Default 0.01 (1 %).
    */
   throughputNoiseFloor?: number
+  /**
+   * How far a stored baseline's figures are assumed to move from one session of the machine to the next (the
+   * standard deviation of ln(figure)) until 3 sessions are stored; then their own spread is used. Default 0.12
+   * (about 13 %, from unchanged llama-server runs on a 2-core host: docs/verdicts.md, "Between sessions"). 0 trusts
+   * one recording's trials alone.
+   */
+  assumedSessionSpread?: number
 }
 
 /** One latency check of a parsed policy. */
@@ -78,11 +85,13 @@ export interface ParsedRegressionPolicy {
   confidence: number
   assumedThroughputNoise: number
   throughputNoiseFloor: number
+  assumedSessionSpread: number
 }
 
 export const DEFAULT_CONFIDENCE = 0.95
 export const DEFAULT_ASSUMED_THROUGHPUT_NOISE = 0.02
 export const DEFAULT_THROUGHPUT_NOISE_FLOOR = 0.01
+export const DEFAULT_ASSUMED_SESSION_SPREAD = 0.12
 
 /**
  * The gates of a bench that asks for a baseline without tolerances (and of `bench.llm.compare` and `ab`):
@@ -111,7 +120,7 @@ export function defaultRegressionPolicy(target: unknown): RegressionPolicy {
   return isApiKind(api) && takesInputs(api) ? DEFAULT_INPUTS_REGRESSION_POLICY : DEFAULT_REGRESSION_POLICY
 }
 
-const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor'] as const
+const SETTINGS = ['confidence', 'assumedThroughputNoise', 'throughputNoiseFloor', 'assumedSessionSpread'] as const
 const VALID_KEYS: readonly string[] = [...GATEABLE_LATENCIES, ...GATEABLE_THROUGHPUTS, ...SETTINGS]
 
 function show(value: unknown): string {
@@ -219,6 +228,14 @@ export function parseRegressionPolicy(
       1,
       DEFAULT_THROUGHPUT_NOISE_FLOOR,
       '0.01',
+    ),
+    assumedSessionSpread: parseFraction(
+      policy.assumedSessionSpread,
+      `${optionPath}.assumedSessionSpread`,
+      0,
+      1,
+      DEFAULT_ASSUMED_SESSION_SPREAD,
+      '0.12',
     ),
   }
   for (const [key, value] of Object.entries(policy)) {

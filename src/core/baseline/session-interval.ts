@@ -6,16 +6,8 @@
  */
 import { normalQuantile, studentTQuantile } from './special-functions.ts'
 
-/** Sessions from which their own spread is used; with fewer, {@link ASSUMED_SESSION_LOG_SD} is. */
+/** Sessions from which their own spread is used; with fewer, the policy's `assumedSessionSpread` is. */
 export const MIN_MEASURED_SESSIONS = 3
-
-/**
- * The between-session spread assumed until {@link MIN_MEASURED_SESSIONS} sessions are stored: the standard
- * deviation of ln(figure) from one session to the next. On this project's 2-core host, unchanged llama-server runs
- * judged against a recording minutes to hours old moved 0.73x-1.31x (docs/verdicts.md); 0.12 keeps such a move
- * from failing on one stored session (a 95 % prediction interval of about ±39 %), while -ub 1 (2-2.5x) still fails.
- */
-export const ASSUMED_SESSION_LOG_SD = 0.12
 
 /** How far sessions move: measured over the stored sessions, or assumed while too few are stored. */
 export interface SessionSpread {
@@ -23,7 +15,7 @@ export interface SessionSpread {
   sessions: number
   /** Standard deviation of ln(figure) between sessions. */
   logStdDev: number
-  /** True while fewer than {@link MIN_MEASURED_SESSIONS} sessions are stored: {@link ASSUMED_SESSION_LOG_SD}. */
+  /** True while fewer than {@link MIN_MEASURED_SESSIONS} sessions are stored: the assumed spread. */
   assumed: boolean
 }
 
@@ -37,10 +29,10 @@ export interface SessionInterval {
   spread: SessionSpread
 }
 
-/** The spread of these session figures (each > 0). */
-export function sessionSpreadOf(figures: readonly number[]): SessionSpread {
+/** The spread of these session figures (each > 0); `assumed` (log sd) while too few are stored. */
+export function sessionSpreadOf(figures: readonly number[], assumed: number): SessionSpread {
   const n = figures.length
-  if (n < MIN_MEASURED_SESSIONS) return { sessions: n, logStdDev: ASSUMED_SESSION_LOG_SD, assumed: true }
+  if (n < MIN_MEASURED_SESSIONS) return { sessions: n, logStdDev: assumed, assumed: true }
   const logs = figures.map(Math.log)
   const mean = logs.reduce((sum, v) => sum + v, 0) / n
   const variance = logs.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (n - 1)
@@ -50,15 +42,16 @@ export function sessionSpreadOf(figures: readonly number[]): SessionSpread {
 /**
  * The prediction interval for a new session's figure, as a ratio to the stored sessions' geometric mean:
  * ratio × exp(±q × s × √(1 + 1/n)), q Student's t with n - 1 degrees of freedom for a measured spread, the normal
- * quantile for the assumed one. Undefined without a stored session or a current figure.
+ * quantile for the assumed one (`assumed`, a log sd). Undefined without a stored session or a current figure.
  */
 export function sessionInterval(
   sessions: readonly number[],
   current: number,
   confidence: number,
+  assumed: number,
 ): SessionInterval | undefined {
   if (sessions.length === 0 || !(current > 0)) return undefined
-  const spread = sessionSpreadOf(sessions)
+  const spread = sessionSpreadOf(sessions, assumed)
   const n = sessions.length
   const center = Math.exp(sessions.reduce((sum, v) => sum + Math.log(v), 0) / n)
   const p = 1 - (1 - confidence) / 2
