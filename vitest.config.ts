@@ -26,7 +26,7 @@ export default defineConfig({
       {
         // The example benches (`npx vitest bench`): a project of their own, named for what they are.
         // The long showcase benches (soak, capacity search, MLPerf, compare) in benches/showcase/ run only with
-        // LLM_BENCH_SHOWCASE=1, so that a newcomer's first run stays under a minute.
+        // LLM_BENCH_SHOWCASE=1, to keep a newcomer's first run short.
         extends: true,
         test: {
           name: 'examples',
