@@ -25,8 +25,16 @@ export default defineConfig({
       },
       {
         // The example benches (`npx vitest bench`): a project of their own, named for what they are.
+        // The long showcase benches (soak, capacity search, MLPerf, compare) in benches/showcase/ run only with
+        // LLM_BENCH_SHOWCASE=1, to keep a newcomer's first run short.
         extends: true,
-        test: { name: 'examples', include: [], benchmark: { include: ['benches/**/*.bench.ts'] } },
+        test: {
+          name: 'examples',
+          include: [],
+          benchmark: {
+            include: process.env.LLM_BENCH_SHOWCASE === '1' ? ['benches/**/*.bench.ts'] : ['benches/*.bench.ts'],
+          },
+        },
       },
       {
         // Tests that measure real time against real servers: one file at a time, after the unit

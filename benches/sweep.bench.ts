@@ -1,6 +1,6 @@
-// Curves, capacity and MLPerf scenarios against simulators whose capacity is known
-// (see simulatorCapacity): each block records its whole curve as one baseline entry.
-import { describe } from 'vitest'
+// A concurrency curve against a simulator whose capacity is known (see simulatorCapacity): the sweep
+// records its whole curve as one baseline entry. Capacity search and MLPerf scenarios:
+// showcase/sweeps.bench.ts (LLM_BENCH_SHOWCASE=1 npx vitest bench benches/showcase).
 import { bench, simulator } from 'vitest-llm-bench'
 
 // 8 sequences per batch, 40 ms decode steps: the throughput plateau (190 output tokens/s) starts at concurrency 8.
@@ -12,47 +12,17 @@ const batchOf8 = simulator({
   decodeMsPerSequence: 2,
   seed: 1,
 })
-// 64 sequences per batch, 64 ms steps, 8-token outputs: saturates at 100 requests/s.
-const batchOf64 = simulator({
-  maxRunningSequences: 64,
-  prefillBaseMs: 2,
-  prefillMsPerToken: 0,
-  decodeBaseMs: 16,
-  decodeMsPerSequence: 0.75,
-  seed: 1,
-})
 
-describe('sweeps', () => {
-  bench.llm.sweep('concurrency curve to the knee', {
-    server: batchOf8,
-    workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 16 } },
-    over: { concurrency: [1, 2, 4, 8, 16] },
-    load: { durationMs: 1200 },
-    warmup: { requests: 8, durationMs: 100 },
-    seed: 3,
-    saturation: { minGain: 0.15 },
-    expect: {
-      throughput: [{ at: 16, minVsBaseline: 0.8 }],
-      knee: { notEarlierThanBaseline: true },
-    },
-  })
-
-  bench.llm.sweep('highest Poisson rate with p90 TTFT under 200 ms', {
-    server: batchOf64,
-    workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 8 } },
-    capacity: { limits: { ttftMs: 200 }, percentile: 0.9, rate: { min: 20, max: 160, start: 80 }, precision: 0.1 },
-    load: { durationMs: 3000 },
-    warmup: { requests: 8 },
-    seed: 11,
-    // Wide: a busy machine starves the in-process simulator of CPU now and then.
-    expect: { capacity: { atLeast: 50, minVsBaseline: 0.7 } },
-  })
-
-  bench.llm.sweep('MLPerf SingleStream', {
-    server: simulator({ prefillBaseMs: 2, decodeBaseMs: 2, decodeMsPerSequence: 0, seed: 1 }),
-    workload: { kind: 'synthetic', inputTokens: { mean: 64 }, outputTokens: { mean: 16 } },
-    // With 64 queries LoadGen's estimate is the slowest one; 256 let it discard the 13 slowest.
-    scenario: { name: 'SingleStream', requests: 256 },
-    expect: { scenarioMetric: { maxVsBaseline: 2 } },
-  })
+bench.llm.sweep('concurrency curve to the knee', {
+  server: batchOf8,
+  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, outputTokens: { mean: 16 } },
+  over: { concurrency: [1, 4, 8, 16] },
+  load: { durationMs: 600 },
+  warmup: { requests: 8, durationMs: 100 },
+  seed: 3,
+  saturation: { minGain: 0.15 },
+  expect: {
+    throughput: [{ at: 16, minVsBaseline: 0.8 }],
+    knee: { notEarlierThanBaseline: true },
+  },
 })

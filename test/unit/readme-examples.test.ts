@@ -1,8 +1,9 @@
 // Issue 31 (4): the README's headline example could never pass (its SLO asked for more output
 // tokens per second than its load offers), and nothing checked. Every `bench.llm`, `.sweep` and
-// `.compare` call in the README's TypeScript blocks is run here with a recording `bench`: each must
-// pass the validation a bench gets at collection, raise no warning that its gates cannot decide, and,
-// on an open loop, ask for no more output tokens per second than its load can offer.
+// `.compare` call in the README's TypeScript blocks, and in the docs pages its examples moved to
+// (issue 50), is run here with a recording `bench`: each must pass the validation a bench gets at
+// collection, raise no warning that its gates cannot decide, and, on an open loop, ask for no more
+// output tokens per second than its load can offer.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,14 +23,28 @@ interface Call {
   options: Record<string, unknown>
 }
 
-/** The README's TypeScript blocks that register benches, each with the line it starts on. */
-function readmeBlocks(): Array<{ line: number; code: string }> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const blocks: Array<{ line: number; code: string }> = []
-  for (const match of readme.matchAll(/```ts\n([\s\S]*?)```/g)) {
-    const code = match[1] ?? ''
-    if (/\bbench\.llm(\.sweep|\.compare)?\(/.test(code))
-      blocks.push({ line: readme.slice(0, match.index).split('\n').length + 1, code })
+/** The pages whose examples a user copies: the README and the docs pages its sections moved to. */
+const PAGES = [
+  'README.md',
+  'docs/setup.md',
+  'docs/benches.md',
+  'docs/workloads.md',
+  'docs/sessions.md',
+  'docs/ab.md',
+  'docs/soak.md',
+  'docs/sweeps.md',
+]
+
+/** The pages' TypeScript blocks that register benches, each with its page and the line it starts on. */
+function readmeBlocks(): Array<{ page: string; line: number; code: string }> {
+  const blocks: Array<{ page: string; line: number; code: string }> = []
+  for (const page of PAGES) {
+    const text = readFileSync(join(ROOT, page), 'utf8')
+    for (const match of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
+      const code = match[1] ?? ''
+      if (/\bbench\.llm(\.sweep|\.compare)?\(/.test(code))
+        blocks.push({ page, line: text.slice(0, match.index).split('\n').length + 1, code })
+    }
   }
   return blocks
 }
@@ -69,12 +84,13 @@ function offeredOutputTokensPerSec(options: Record<string, unknown>): number | u
 describe("the README's bench examples", () => {
   const blocks = readmeBlocks()
 
-  test('there are examples to check (the README has bench.llm, sweep and compare blocks)', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(3)
+  test('there are examples to check (the README and the docs have bench.llm, sweep and compare blocks)', () => {
+    expect(blocks.filter((block) => block.page === 'README.md').length).toBeGreaterThanOrEqual(2)
+    expect(blocks.length).toBeGreaterThanOrEqual(8)
   })
 
   test.each(blocks.map((block, index) => ({ ...block, index })))(
-    'the block at README.md line $line is valid, decidable and feasible as written',
+    'the block at $page line $line is valid, decidable and feasible as written',
     async ({ code, index }) => {
       const calls = await callsOf(code, index)
       expect(calls.length).toBeGreaterThan(0)
