@@ -5,6 +5,7 @@ import { CliUsageError, LlmBenchError } from './core/contract/errors.ts'
 import { toolVersion } from './core/telemetry/tool-version.ts'
 import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
+import { watchParent } from './core/server/index.ts'
 import { abCommand } from './cli/ab-command.ts'
 import { diffCommand } from './cli/diff-command.ts'
 import { historyCommand } from './cli/history-command.ts'
@@ -58,7 +59,11 @@ export function cliUsage(commandName?: string): string {
   return lines.join('\n')
 }
 
-/** Stops on SIGINT or SIGTERM. */
+/**
+ * Stops on SIGINT or SIGTERM, and when the process that started this one ends (`npx` killed by a CI cancel does not
+ * pass the signal on, and would leave this process running on its own). A process started detached (its parent
+ * init already) is not watched.
+ */
 export function processCliIo(): CliIo {
   return {
     out: (line) => process.stdout.write(line + '\n'),
@@ -68,10 +73,12 @@ export function processCliIo(): CliIo {
         const stop = (signal: string) => {
           process.off('SIGINT', stop)
           process.off('SIGTERM', stop)
+          if (watch !== undefined) clearInterval(watch)
           resolve(signal)
         }
         process.on('SIGINT', stop)
         process.on('SIGTERM', stop)
+        const watch = process.ppid > 1 ? watchParent(() => stop('its parent process ended')) : undefined
       }),
   }
 }

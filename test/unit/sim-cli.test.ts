@@ -236,4 +236,37 @@ describe('bin/vitest-llm-bench.js', () => {
     expect(stderr).toContain('Unknown flag --bogus')
     expect(stderr).toContain('Usage: vitest-llm-bench sim [flags]')
   })
+  test("sim started by a process that is killed (npx on a CI cancel) stops too: it is nobody's server", async () => {
+    const cli = `import { runCli } from ${JSON.stringify(fileURLToPath(new URL('../../src/cli.ts', import.meta.url)))}; process.exitCode = await runCli(process.argv.slice(1))`
+    // The wrapper starts the CLI as npx does, prints its PID, and stays until killed without passing anything on.
+    const wrapper = `const c = require('node:child_process').spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(cli)}, '--', 'sim', '--port', '0', '--speed', '0'], { stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.on('data', (d) => { if (/127\.0\.0\.1/.test(String(d))) console.log('pid ' + c.pid) }); setInterval(() => {}, 1000)`
+    const parent = spawn(process.execPath, ['-e', wrapper], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let pid = 0
+    onTestFinished(() => {
+      if (parent.exitCode === null) parent.kill('SIGKILL')
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL')
+    })
+    pid = await new Promise<number>((resolve) => {
+      let text = ''
+      parent.stdout.on('data', (d: Buffer) => {
+        text += d.toString()
+        const match = /pid (\d+)/.exec(text)
+        if (match) resolve(Number(match[1]))
+      })
+    })
+    expect(alive(pid)).toBe(true)
+    parent.kill('SIGKILL')
+    const deadline = performance.now() + 10_000
+    while (alive(pid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(alive(pid), 'the simulator outlived the process that started it').toBe(false)
+  }, 30_000)
 })
+
+/** Whether a process of that PID runs (and is not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
