@@ -236,7 +236,8 @@ describe('vitest bench with the built package', { timeout: ONE_RUN_MS }, () => {
   test(
     'a slowed simulator fails with exit code 1 and a message naming metric, limit, baseline, ratio and n',
     async () => {
-      const run = await vitestBenchUntilFailed(['chat'], { E2E_SPEED: '1.5' })
+      // 2.5x: beyond what one stored session allows for the machine moving between sessions (about ±39 %).
+      const run = await vitestBenchUntilFailed(['chat'], { E2E_SPEED: '2.5' })
       // On a disturbed machine (every try) the verdict cannot fail: it must say why.
       if (run.exitCode === 0 && disturbanceNamed(run.output) !== undefined) return
       expect(run.exitCode, run.output).toBe(1)
@@ -244,7 +245,7 @@ describe('vitest bench with the built package', { timeout: ONE_RUN_MS }, () => {
       expect(run.output).toContain('chat > small > ttft p50: 90 of 90 requests completed')
       expect(run.output).toMatch(/Baseline comparison: FAIL \(1 fail\)/)
       expect(run.output).toMatch(
-        /ttftMs p50 is \d+(?:\.\d+)? ms, baseline \d+(?:\.\d+)? ms: ratio 1\.\d{3} \(95% CI \[1\.\d{3}, 1\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+(?:\.\d+)? ms\); n = 150 baseline \/ 90 current requests\./,
+        /ttftMs p50 is \d+(?:\.\d+)? ms, baseline \d+(?:\.\d+)? ms: ratio \d\.\d{3} \(95% CI \[\d\.\d{3}, \d\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+(?:\.\d+)? ms\); n = 150 baseline \/ 90 current requests\./,
       )
       // The command that re-records this bench only (a bare `vitest bench -u` would re-record all).
       expect(run.output).toContain("run `npx vitest bench chat.bench.ts -t '^chat > small > ttft p50$' -u` and commit")
@@ -321,7 +322,7 @@ describe('vitest bench with the built package', { timeout: ONE_RUN_MS }, () => {
       const unchanged = await vitestBench(['sessions.bench'])
       expect(unchanged.exitCode, unchanged.output).toBe(0)
       expect(unchanged.output).toMatch(/baseline (pass|inconclusive)/)
-      const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '1.5' })
+      const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '2.5' })
       if (slowed.exitCode === 0 && disturbanceNamed(slowed.output) !== undefined) return
       expect(slowed.exitCode, slowed.output).toBe(1)
       expect(slowed.output).toMatch(/e2eMs p50 is .* beyond the limit 1\.100/)
