@@ -1,5 +1,5 @@
 /** `vitest-llm-bench ab --base <ref>`: the base revision and the working tree measured in pairs, through `vitest bench`. */
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -189,8 +189,19 @@ describe('vitest-llm-bench ab', () => {
     expect(run.exitCode, String(run.all)).toBe(1)
     expect(String(run.all)).toMatch(/vitest-llm-bench ab: stopped during chat\.bench\.ts > chat\./)
     // No arm process is left: each was a `vitest bench` in the project or its base worktree.
-    const left = await execa('pgrep', ['-f', 'vitest.mjs bench --run chat.bench.ts -t'], { reject: false })
-    expect(left.stdout.trim(), 'arm processes left running').toBe('')
+    const found = await execa('pgrep', ['-f', 'vitest.mjs bench --run chat.bench.ts -t'], { reject: false })
+    // Only this project's: the head arm runs in it (other checkouts may run ab at the same time).
+    const left = found.stdout
+      .split('\n')
+      .filter(Boolean)
+      .filter((pid) => {
+        try {
+          return realpathSync(`/proc/${pid}/cwd`) === realpathSync(project)
+        } catch {
+          return false
+        }
+      })
+    expect(left, 'arm processes left running').toEqual([])
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 120_000)
 
