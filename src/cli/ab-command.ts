@@ -10,12 +10,11 @@ import { formatCompareTable } from '../bench/compare-bench.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
-import { lookConfidence, type PairLimits } from '../core/verdict/index.ts'
+import type { PairLimits } from '../core/verdict/index.ts'
 import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
 import { checkoutRevision, git } from './ab-checkout.ts'
-import { measureAllTogether, measureApartAll } from './ab-measure.ts'
-import { placeAb, type AbPlacing } from './ab-placement.ts'
+import { measureRevisions, type RevisionsRun } from './ab-measure.ts'
 import { formatAbComment, formatAbErrorComment, notComparedLine } from '../../reporters/ab-comment.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
@@ -120,7 +119,6 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     work = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
     const base = await checkoutRevision(root, packageDir, sha, work)
     tree = base.tree
-    const armsDir = join(work, 'arms')
     const logDir = join(out, 'logs')
     await mkdir(logDir, { recursive: true })
     io.out(
@@ -128,38 +126,23 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     )
     io.out(`ab: base dependencies ${base.dependencies}`)
     const name = typeof flags.name === 'string' ? flags.name : undefined
-    const dirs = { base: base.dir, head: packageDir }
-    const listDir = join(work, 'listed')
-    const placement = await placeAb({
-      asked: flags.arms as AbPlacing['asked'],
-      dirs,
-      listDir,
+    const slices = Number(flags.slices)
+    const measured = await measureRevisions({
+      dirs: { base: base.dir, head: packageDir },
+      work,
       logDir,
       operands,
       name,
-      slices: Number(flags.slices),
+      asked: flags.arms as RevisionsRun['asked'],
+      slices,
+      minPairs: limits.min,
+      maxPairs: flags['max-pairs'] === undefined ? undefined : limits.max,
+      budgetMs: limits.budgetMs,
       signal: controller.signal,
+      io,
     })
+    const { placement, levelAt } = measured
     const together = placement.mode === 'together'
-    const slices = Number(flags.slices)
-    io.out(`ab: arms ${placement.mode}${together ? ` (${slices} slices per arm and pair)` : ''}: ${placement.why}`)
-    limits.max =
-      flags['max-pairs'] !== undefined
-        ? Number(flags['max-pairs'])
-        : Math.max(limits.min, together ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs)
-    const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-    const measured = together
-      ? await measureAllTogether(placement.benches, {
-          dirs,
-          work,
-          logDir,
-          limits,
-          slices,
-          levelAt,
-          signal: controller.signal,
-          log: (line) => io.out(line),
-        })
-      : await measureApartAll({ dirs, armsDir, logDir, operands, name, limits, levelAt, signal: controller.signal, io })
     const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
     for (const verdict of verdicts) {
       const baseFiles = files.filter(
@@ -169,7 +152,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       if (drift !== undefined) verdict.drift = drift
     }
     // The arms listed their benches (and what they skip) first, unless asked to run apart.
-    const skippedIn = together ? listDir : armsDir
+    const skippedIn = join(work, together ? 'listed' : 'arms')
     const notCompared = existsSync(skippedIn) ? await readSkippedInArms(skippedIn) : []
     io.out('')
     const lastLookConfidence = levelAt(order.length)

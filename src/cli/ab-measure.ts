@@ -11,6 +11,11 @@ import type { PairLimits } from '../core/verdict/index.ts'
 import type { CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
 import { measureTogether, type TogetherBench } from './ab-together.ts'
+import { placeAb, type AbPlacement } from './ab-placement.ts'
+import type { ArmsMode } from '../bench/arms-placement.ts'
+import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
+import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
+import { lookConfidence } from '../core/verdict/index.ts'
 
 export interface ArmLog {
   arm: string
@@ -176,4 +181,66 @@ export async function measureAllTogether(
   }
   out.durationMs = performance.now() - started
   return out
+}
+
+/** Two revisions' packages measured side by side: what `ab` and each step of `bisect` run. */
+export interface RevisionsRun {
+  /** Each arm's package folder. */
+  dirs: Record<(typeof AB_ARMS)[number], string>
+  /** A scratch folder of this comparison's own (listings, arm files). */
+  work: string
+  logDir: string
+  operands: readonly string[]
+  name: string | undefined
+  asked: ArmsMode | 'auto'
+  slices: number
+  minPairs: number
+  /** Undefined: the default of the placement (10 together, 6 apart). */
+  maxPairs: number | undefined
+  /** Minutes' worth of milliseconds the pairs may take. */
+  budgetMs: number
+  signal: AbortSignal
+  io: CliIo
+}
+
+/** What two revisions measured side by side gave, and how they were placed. */
+export interface RevisionsMeasured extends AbMeasured {
+  placement: AbPlacement
+  limits: PairLimits
+  /** The confidence of a look after that many pairs. */
+  levelAt: (pairs: number) => number
+}
+
+/** Places the arms (together where both fit), measures the pairs and judges every bench of head against base. */
+export async function measureRevisions(r: RevisionsRun): Promise<RevisionsMeasured> {
+  const listDir = join(r.work, 'listed')
+  const placement = await placeAb({
+    asked: r.asked,
+    dirs: r.dirs,
+    listDir,
+    logDir: r.logDir,
+    operands: r.operands,
+    name: r.name,
+    slices: r.slices,
+    signal: r.signal,
+  })
+  const together = placement.mode === 'together'
+  r.io.out(`ab: arms ${placement.mode}${together ? ` (${r.slices} slices per arm and pair)` : ''}: ${placement.why}`)
+  const defaultMax = together ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs
+  const limits: PairLimits = {
+    min: r.minPairs,
+    max: r.maxPairs ?? Math.max(r.minPairs, defaultMax),
+    budgetMs: r.budgetMs,
+  }
+  const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
+  const common = { dirs: r.dirs, logDir: r.logDir, limits, levelAt, signal: r.signal }
+  const measured = together
+    ? await measureAllTogether(placement.benches, {
+        ...common,
+        work: r.work,
+        slices: r.slices,
+        log: (line) => r.io.out(line),
+      })
+    : await measureApartAll({ ...common, armsDir: join(r.work, 'arms'), operands: r.operands, name: r.name, io: r.io })
+  return { ...measured, placement, limits, levelAt }
 }
