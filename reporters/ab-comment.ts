@@ -1,5 +1,6 @@
 import { abFailed, type AbBenchVerdict } from '../src/bench/ab-verdict.ts'
 import type { SkippedInArm } from '../src/bench/arm-file.ts'
+import { beyondMorePairs } from '../src/core/verdict/paired-verdict.ts'
 
 /** What an `ab` run compared, for the comment's head line. */
 export interface AbSummary {
@@ -29,7 +30,12 @@ export const AB_STATUS_SYMBOL: Record<AbBenchVerdict['status'], string> = {
   'not gated': '·',
 }
 
-const ratio = (value: number): string => `${value.toFixed(3)}x`
+/** A ratio with the change it means beside it: `1.320x (+32 %)`, `0.770x (-23 %)`, `1.004x (+0.4 %)`. */
+export function ratioWithChange(value: number): string {
+  const percent = (value - 1) * 100
+  const shown = Math.abs(percent) < 9.95 ? percent.toFixed(1) : percent.toFixed(0)
+  return `${value.toFixed(3)}x (${percent >= 0 ? '+' : ''}${shown} %)`
+}
 const interval = (low: number | null, high: number | null): string =>
   low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`
 
@@ -48,10 +54,11 @@ function benchLine(verdict: AbBenchVerdict): string {
     return `${AB_STATUS_SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
-    .map(
-      (check) =>
-        `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`,
-    )
+    .map((check) => {
+      const beyond = beyondMorePairs(check)
+      const gate = `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}`
+      return `${gate} ${ratioWithChange(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}${beyond === undefined ? '' : `: more pairs cannot decide it: ${beyond}`}`
+    })
   const changed = verdict.paired?.changed ?? []
   const detail = [
     ...(changed.length > 0 ? [`head changed ${changed.join(', ')}`] : []),

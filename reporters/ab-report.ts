@@ -9,8 +9,15 @@ import type { ArmFile, SkippedInArm } from '../src/bench/arm-file.ts'
 import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { formatFigure } from '../src/core/platform/format-figure.ts'
 import { mergeTrials } from '../src/core/trials/index.ts'
-import type { PairedCheck } from '../src/core/verdict/paired-verdict.ts'
-import { abHeadLine, abTitle, AB_STATUS_SYMBOL, notComparedLine, type AbSummary } from './ab-comment.ts'
+import { beyondMorePairs, type PairedCheck } from '../src/core/verdict/paired-verdict.ts'
+import {
+  abHeadLine,
+  abTitle,
+  AB_STATUS_SYMBOL,
+  notComparedLine,
+  ratioWithChange,
+  type AbSummary,
+} from './ab-comment.ts'
 import { formatWithUnit } from './format-figures.ts'
 import { reportedLatencies, THROUGHPUT_LABELS } from './headline-figures.ts'
 import { escapeHtml } from './html/escape-html.ts'
@@ -62,11 +69,15 @@ function gateTable(checks: readonly (PairedCheck & { control: number; variant: n
       gateName(check),
       formatWithUnit(check.control, check.unit),
       formatWithUnit(check.variant, check.unit),
-      `${check.ratio.toFixed(3)}x`,
+      ratioWithChange(check.ratio),
       intervalOf(check),
       String(check.pairs),
       check.status,
-      [check.reason, check.pairsToDecide === undefined ? '' : `about ${check.pairsToDecide} pairs would decide`]
+      [
+        check.reason,
+        beyondMorePairs(check) === undefined ? '' : `more pairs cannot decide it: ${beyondMorePairs(check)}`,
+        check.pairsToDecide === undefined ? '' : `about ${check.pairsToDecide} pairs would decide`,
+      ]
         .filter(Boolean)
         .join('; '),
     ]),

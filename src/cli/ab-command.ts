@@ -9,6 +9,7 @@ import { BASELINE_DIR_ENV } from '../bench/standalone-bench-llm.ts'
 import { ARM_DIR_ENV, ARM_ENV } from '../bench/arm-env.ts'
 import { readArmFiles, readSkippedInArms, type ArmFile } from '../bench/arm-file.ts'
 import { formatCompareTable } from '../bench/compare-bench.ts'
+import { formatCompareNotes } from '../bench/compare-table.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
@@ -235,8 +236,8 @@ async function measureAllTogether(
   return out
 }
 
-/** The console lines of one bench's verdict. */
-function verdictLines(
+/** The console lines of one bench's verdict: its table, then what was left out and what would decide each open gate. */
+export function verdictLines(
   verdict: AbBenchVerdict,
   order: string[][],
   stopped: string,
@@ -254,7 +255,6 @@ function verdictLines(
   if (verdict.fault !== undefined) lines.push(`  ${verdict.fault}`)
   if (verdict.drift !== undefined) lines.push(`  ${verdict.drift}`)
   if (verdict.paired) {
-    for (const line of verdict.paired.voided) lines.push(`  ${line}`)
     lines.push(
       ...formatCompareTable({
         control: 'base',
@@ -268,6 +268,7 @@ function verdictLines(
       })
         .split('\n')
         .map((line) => `  ${line}`),
+      ...formatCompareNotes({ variants: [verdict.paired] }).map((line) => `  ${line}`),
     )
   }
   if (verdict.sloChecks && verdict.sloChecks.length > 0)
