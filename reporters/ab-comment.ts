@@ -1,6 +1,7 @@
 import { abFailed, type AbBenchVerdict } from '../src/bench/ab-verdict.ts'
 import type { SkippedInArm } from '../src/bench/arm-file.ts'
 import { beyondMorePairs } from '../src/core/verdict/paired-verdict.ts'
+import { abMachineLine, type AbMachine } from './ab-machine.ts'
 
 /** What an `ab` run compared, for the comment's head line. */
 export interface AbSummary {
@@ -13,6 +14,20 @@ export interface AbSummary {
   placement?: string
   /** Why the base arm could not be measured (head was then measured alone); absent when it was. */
   baseFailed?: string
+  /** How busy the machine was over the trials; absent where not told. */
+  machine?: AbMachine
+  /** The page of the CI run whose artifact holds the full report (see {@link workflowRunUrl}); absent outside one. */
+  reportUrl?: string
+}
+
+/**
+ * The page of the GitHub Actions run this process runs in (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/
+ * $GITHUB_RUN_ID`), where its artifacts are listed; undefined unless all three are set.
+ */
+export function workflowRunUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: run } = env
+  if (!server || !repository || !run) return undefined
+  return `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${run}`
 }
 
 /** Lines of the comment at most: a pull-request comment stays readable for any number of benches. */
@@ -133,20 +148,33 @@ export function formatAbComment(
   notCompared: readonly SkippedInArm[] = [],
 ): string {
   const lines = [`### ${abTitle(verdicts)}`, '', abHeadLine(summary), '']
+  if (summary.machine !== undefined) lines.push(abMachineLine(summary.machine), '')
   const attention = verdicts.filter(
     (verdict) =>
       verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
+  )
+  // A passing bench whose server head changed is named too: the reviewer sees what the pass is a pass of.
+  const changed = verdicts.filter(
+    (verdict) => !attention.includes(verdict) && (verdict.paired?.changed ?? []).length > 0,
   )
   const room = AB_COMMENT_MAX_LINES - lines.length - 3 - (notCompared.length > 0 ? 1 : 0)
   const listed = attention.length > room ? attention.slice(0, room - 1) : attention
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)
   if (listed.length < attention.length) lines.push(`- … and ${attention.length - listed.length} more in ab.json`)
+  const shownChanged = changed.slice(0, Math.max(0, room - listed.length - 1))
+  for (const verdict of shownChanged)
+    lines.push(
+      `- ${AB_STATUS_SYMBOL.changed} head changed the server of \`${verdict.name}\` (${verdict.file}): ${(verdict.paired?.changed ?? []).join('; ')}`,
+    )
   const passed = verdicts.length - attention.length
   if (passed > 0) lines.push(`- ${AB_STATUS_SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
   if (notCompared.length > 0) lines.push(`- ${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
+  const files = 'both arms, every gate with its interval: `summary.md` and `report.html`; every trial: `ab.json`'
   lines.push(
     '',
-    'Both arms, every gate with its interval: `summary.md` and `report.html`; every trial: `ab.json` (job artifact).',
+    summary.reportUrl === undefined
+      ? `${files.charAt(0).toUpperCase()}${files.slice(1)} (job artifact).`
+      : `Full report in the artifact of [the workflow run](${summary.reportUrl}): ${files}.`,
   )
   return `${lines.join('\n')}\n`
 }

@@ -18,6 +18,7 @@ import {
   ratioWithChange,
   type AbSummary,
 } from './ab-comment.ts'
+import { abMachineLine } from './ab-machine.ts'
 import { formatWithUnit } from './format-figures.ts'
 import { reportedLatencies, THROUGHPUT_LABELS } from './headline-figures.ts'
 import { escapeHtml } from './html/escape-html.ts'
@@ -163,6 +164,7 @@ export function renderAbMarkdown(
   notCompared: readonly SkippedInArm[] = [],
 ): string {
   const out = [`## ${abTitle(benches.map((bench) => bench.verdict))}`, '', abHeadLine(summary)]
+  if (summary.machine !== undefined) out.push('', abMachineLine(summary.machine))
   if (notCompared.length > 0) out.push('', `${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
   for (const bench of benches) {
     const { verdict } = bench

@@ -19,7 +19,8 @@ import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cl
 import { AbError } from './ab-error.ts'
 import { placeAb, type AbPlacing } from './ab-placement.ts'
 import { measureTogether, type TogetherBench } from './ab-together.ts'
-import { formatAbComment, formatAbErrorComment, notComparedLine } from '../../reporters/ab-comment.ts'
+import { formatAbComment, formatAbErrorComment, notComparedLine, workflowRunUrl } from '../../reporters/ab-comment.ts'
+import { abMachineLine, abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -413,6 +414,8 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
       confidence: DEFAULT_CONFIDENCE,
       lastLookConfidence,
       durationMs,
+      machine: abMachineOf(files),
+      ...(workflowRunUrl(process.env) !== undefined ? { reportUrl: workflowRunUrl(process.env) } : {}),
     }
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
     await writeFile(
@@ -427,8 +430,9 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     // GitHub collects the step summary after the step; other steps may have written to it, so append.
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
+    io.out(`\nab: ${abMachineLine(summary.machine)}`)
     io.out(
-      `\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
+      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
     )
     io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
     return failed ? 1 : 0

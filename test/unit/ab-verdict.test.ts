@@ -1,6 +1,7 @@
 /** `ab`: head against base per bench, from the arm files both arms wrote, and the pull-request comment. */
 import { describe, expect, test } from 'vitest'
-import { formatAbComment, AB_COMMENT_MAX_LINES } from '../../reporters/ab-comment.ts'
+import { formatAbComment, AB_COMMENT_MAX_LINES, workflowRunUrl } from '../../reporters/ab-comment.ts'
+import { abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 import { abFailed, judgeAb } from '../../src/bench/ab-verdict.ts'
 import type { ArmFile } from '../../src/bench/arm-file.ts'
@@ -359,5 +360,68 @@ describe('a gate none of whose pairs could be kept', () => {
     expect(comment).toContain(next.why)
     const markdown = renderAbMarkdown(abBenchReports(verdicts, files), summary)
     expect(markdown).toContain('more pairs cannot decide it: none of its 3 pairs could be kept')
+  })
+})
+
+describe('comment.md for a reviewer', () => {
+  const summary = {
+    base: { ref: 'origin/main', sha: 'a'.repeat(40) },
+    head: { sha: 'b'.repeat(40), dirty: false },
+    order: [
+      ['base', 'head'],
+      ['head', 'base'],
+      ['base', 'head'],
+    ],
+    stopped: 'every verdict decided after 3 pairs',
+    durationMs: 60_000,
+  }
+  const withSelfCheck = (file: ArmFile, disturbed: string[], stealShare: number): ArmFile => ({
+    ...file,
+    result: {
+      ...file.result,
+      client: { ...file.result.client, selfCheck: { cores: 2, loadAverage1m: 1, stealShare, disturbed } },
+    },
+  })
+
+  test('names what head changed in a passing bench, how busy the machine was, and links the run', () => {
+    const files = pairs(3, 1).map((file) => ({
+      ...file,
+      result: {
+        ...file.result,
+        environment: {
+          ...file.result.environment,
+          server: { name: 'sim', simulator: { speedFactor: file.arm === 'head' ? 1.3 : 1 } },
+        },
+      },
+    }))
+    // The first pair measured on a machine whose hypervisor took 6 % of the CPU.
+    const busy = files.map((file, i) =>
+      withSelfCheck(file, i < 2 ? ['the hypervisor took 6.0 % of the CPU (steal)'] : [], i < 2 ? 0.06 : 0.001),
+    )
+    // A pass (whichever way the draws of these 3 pairs fell): a passing bench is where a change could go unsaid.
+    const verdicts = judgeAb(files, () => 0.95).map((verdict) => ({ ...verdict, status: 'pass' as const }))
+    expect(verdicts[0]?.paired?.changed).toEqual(['sim options: speedFactor 1 -> 1.3'])
+    const env = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' }
+    const comment = formatAbComment(verdicts, {
+      ...summary,
+      machine: abMachineOf(busy),
+      reportUrl: workflowRunUrl(env),
+    })
+    expect(comment).toContain(
+      '- ↔️ head changed the server of `chat` (chat.bench.ts): sim options: speedFactor 1 -> 1.3',
+    )
+    expect(comment).toContain(
+      'Machine: 2 of 6 trials measured on a disturbed machine (the hypervisor took 6.0 % of the CPU (steal)); steal at most 6.0 %.',
+    )
+    expect(comment).toContain('[the workflow run](https://github.com/o/r/actions/runs/42)')
+    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r' })).toBeUndefined()
+    // Outside a workflow the files are named.
+    const local = formatAbComment(verdicts, {
+      ...summary,
+      machine: abMachineOf(files.map((f) => withSelfCheck(f, [], 0))),
+    })
+    expect(local).toContain('Machine: none of 6 trials measured on a disturbed machine.')
+    expect(local).toContain('`summary.md` and `report.html`')
+    expect(local).not.toContain('actions/runs')
   })
 })
