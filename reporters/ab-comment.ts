@@ -14,6 +14,8 @@ export interface AbSummary {
   placement?: string
   /** Why the base arm could not be measured (head was then measured alone); absent when it was. */
   baseFailed?: string
+  /** The signal that stopped the run after at least one judged pair (`SIGINT`); absent when it ran to its end. */
+  interrupted?: string
   /** How busy the machine was over the trials; absent where not told. */
   machine?: AbMachine
   /** The page of the CI run whose artifact holds the full report (see {@link workflowRunUrl}); absent outside one. */
@@ -84,11 +86,21 @@ function benchLine(verdict: AbBenchVerdict): string {
   return `${AB_STATUS_SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
-/** The run's verdict and its benches by status: `❌ vitest-llm-bench ab: 1 fail, 4 pass` (the comment's and the report's title). */
-export function abTitle(verdicts: readonly AbBenchVerdict[]): string {
+/**
+ * The run's verdict and its benches by status: `❌ vitest-llm-bench ab: 1 fail, 4 pass` (the comment's and the
+ * report's title); a run stopped early says so: `⏹️ vitest-llm-bench ab (stopped by SIGINT after 2 pairs): …`.
+ */
+export function abTitle(
+  verdicts: readonly AbBenchVerdict[],
+  summary?: Pick<AbSummary, 'interrupted' | 'order'>,
+): string {
   const counts = new Map<string, number>()
   for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
   const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
+  if (summary?.interrupted !== undefined) {
+    const pairs = summary.order.length
+    return `⏹️ vitest-llm-bench ab (stopped by ${summary.interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}): ${tally}`
+  }
   return `${abFailed(verdicts) ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`
 }
 
@@ -147,7 +159,7 @@ export function formatAbComment(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const lines = [`### ${abTitle(verdicts)}`, '', abHeadLine(summary), '']
+  const lines = [`### ${abTitle(verdicts, summary)}`, '', abHeadLine(summary), '']
   if (summary.machine !== undefined) lines.push(abMachineLine(summary.machine), '')
   const attention = verdicts.filter(
     (verdict) =>

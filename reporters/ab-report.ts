@@ -163,7 +163,14 @@ export function renderAbMarkdown(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const out = [`## ${abTitle(benches.map((bench) => bench.verdict))}`, '', abHeadLine(summary)]
+  const out = [
+    `## ${abTitle(
+      benches.map((bench) => bench.verdict),
+      summary,
+    )}`,
+    '',
+    abHeadLine(summary),
+  ]
   if (summary.machine !== undefined) out.push('', abMachineLine(summary.machine))
   if (notCompared.length > 0) out.push('', `${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
   for (const bench of benches) {
@@ -209,7 +216,10 @@ export function renderAbHtml(
       '</section>',
     ].join('')
   })
-  const title = abTitle(benches.map((bench) => bench.verdict))
+  const title = abTitle(
+    benches.map((bench) => bench.verdict),
+    summary,
+  )
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
     `<title>${escapeHtml(title)}</title><style>${HTML_REPORT_STYLE}</style></head><body><main>`,

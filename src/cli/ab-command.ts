@@ -19,6 +19,7 @@ import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cl
 import { AbError } from './ab-error.ts'
 import { placeAb, type AbPlacing } from './ab-placement.ts'
 import { measureTogether, type TogetherBench } from './ab-together.ts'
+import { abEstimateLine } from './ab-estimate.ts'
 import { formatAbComment, formatAbErrorComment, notComparedLine, workflowRunUrl } from '../../reporters/ab-comment.ts'
 import { abMachineLine, abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
@@ -39,11 +40,12 @@ const readText = async (path: string): Promise<string | undefined> => readFile(p
  * dependencies linked to the working tree's when both lock files agree (else installed with
  * `npm ci`). Returns the package folder inside it and how its dependencies were provided.
  */
-async function checkoutBase(
+export async function checkoutBase(
   root: string,
   packageDir: string,
   sha: string,
   work: string,
+  say: (line: string) => void,
 ): Promise<{ tree: string; dir: string; dependencies: string }> {
   const tree = join(work, 'base')
   await git(root, ['worktree', 'add', '--detach', '--quiet', tree, sha])
@@ -65,10 +67,20 @@ async function checkoutBase(
     await symlink(modules, join(dir, 'node_modules'), 'dir')
     return { tree, dir, dependencies: "linked to the working tree's node_modules (package-lock.json is the same)" }
   }
+  // Minutes on a large project: said before, timed after, so that a silent wait is never mistaken for a hang.
+  say("ab: package-lock.json differs from the working tree's: installing the base revision's dependencies (npm ci)")
+  const started = performance.now()
   const install = await execa('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, reject: false, all: true })
+  const seconds = ((performance.now() - started) / 1000).toFixed(0)
   if (install.exitCode !== 0)
-    throw new AbError(`npm ci in the base revision failed:\n${String(install.all).split('\n').slice(-20).join('\n')}`)
-  return { tree, dir, dependencies: 'installed with npm ci (package-lock.json differs from the working tree)' }
+    throw new AbError(
+      `npm ci in the base revision failed after ${seconds} s:\n${String(install.all).split('\n').slice(-20).join('\n')}`,
+    )
+  return {
+    tree,
+    dir,
+    dependencies: `installed with npm ci in ${seconds} s (package-lock.json differs from the working tree)`,
+  }
 }
 
 interface ArmLog {
@@ -140,7 +152,12 @@ interface AbMeasuring {
   limits: PairLimits
   levelAt: (pairs: number) => number
   signal: AbortSignal
+  /** Called after each pair is judged, with everything decided so far. */
+  onJudged: (soFar: AbSoFar) => void
 }
+
+/** What the pairs measured so far decided: written as the outputs when `ab` is stopped after a finished pair. */
+type AbSoFar = Pick<AbMeasured, 'verdicts' | 'files' | 'order'>
 
 /** Apart: pairs of whole `vitest bench` processes, one arm after the other, each starting its own servers. */
 async function measureApartAll(
@@ -176,13 +193,15 @@ async function measureApartAll(
       }
       return measured
     },
-    judge: async () => {
+    judge: async (measured) => {
       files = existsSync(m.armsDir) ? await readArmFiles(m.armsDir) : []
       if (files.length === 0)
         throw new AbError(
           `no bench.llm bench ran in either arm${m.operands.length > 0 ? ` (files ${m.operands.join(' ')})` : ''}${m.name ? ` (-t ${m.name})` : ''}; the logs are in ${m.logDir}.`,
         )
-      return judgeAb(files, m.levelAt)
+      const verdicts = judgeAb(files, m.levelAt)
+      m.onJudged({ verdicts, files, order: measured.map((pair) => pair.map((arm) => arm.arm)) })
+      return verdicts
     },
   })
   return {
@@ -223,6 +242,12 @@ async function measureAllTogether(
       levelAt: m.levelAt,
       signal: m.signal,
       log: m.log,
+      onJudged: (bench) =>
+        m.onJudged({
+          verdicts: [...out.verdicts, ...bench.verdicts],
+          files: [...out.files, ...bench.files],
+          order: bench.order.length >= out.order.length ? bench.order : out.order,
+        }),
     })
     out.verdicts.push(...outcome.verdicts)
     out.files.push(...outcome.files)
@@ -314,6 +339,8 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
   for (const signal of HELD_SIGNALS) process.on(signal, held)
   let work: string | undefined
+  /** The signal that stopped the pairs after at least one was judged; undefined when they ran to their end. */
+  let interrupted: string | undefined
   let root = packageDir
   let tree: string | undefined
   try {
@@ -334,7 +361,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         `${missing.join(', ')}: no such bench file in the working tree (${packageDir}). Give bench files as \`vitest bench\` takes them, relative to this folder.`,
       )
     work = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
-    const base = await checkoutBase(root, packageDir, sha, work)
+    const base = await checkoutBase(root, packageDir, sha, work, (line) => io.out(line))
     tree = base.tree
     const armsDir = join(work, 'arms')
     const logDir = join(out, 'logs')
@@ -364,18 +391,51 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         ? Number(flags['max-pairs'])
         : Math.max(limits.min, together ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs)
     const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-    const measured = together
-      ? await measureAllTogether(placement.benches, {
-          dirs,
-          work,
-          logDir,
-          limits,
-          slices,
-          levelAt,
-          signal: controller.signal,
-          log: (line) => io.out(line),
-        })
-      : await measureApartAll({ dirs, armsDir, logDir, operands, name, limits, levelAt, signal: controller.signal, io })
+    const measuringStarted = performance.now()
+    let soFar: AbSoFar | undefined
+    const onJudged = (now: AbSoFar) => {
+      if (soFar === undefined && now.order.length > 0)
+        io.out(
+          `ab: ${abEstimateLine(performance.now() - measuringStarted, limits, together ? placement.benches.length : 1)}`,
+        )
+      soFar = now
+    }
+    let measured: AbMeasured
+    try {
+      measured = together
+        ? await measureAllTogether(placement.benches, {
+            dirs,
+            work,
+            logDir,
+            limits,
+            slices,
+            levelAt,
+            signal: controller.signal,
+            log: (line) => io.out(line),
+            onJudged,
+          })
+        : await measureApartAll({
+            dirs,
+            armsDir,
+            logDir,
+            operands,
+            name,
+            limits,
+            levelAt,
+            signal: controller.signal,
+            io,
+            onJudged,
+          })
+    } catch (error) {
+      // Stopped after a finished pair: what was measured is judged and written, marked as stopped.
+      const pairs = soFar?.order.length ?? 0
+      if (!controller.signal.aborted || soFar === undefined || pairs === 0) throw error
+      interrupted = (controller.signal.reason as Error | undefined)?.message ?? 'a stop'
+      io.err(`vitest-llm-bench ab: ${(error as Error).message}`)
+      io.out(`ab: stopped (${interrupted}) after ${pairs} pair${pairs === 1 ? '' : 's'}: what it measured is written`)
+      const stopped = `stopped by ${interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}`
+      measured = { ...soFar, stopped, durationMs: performance.now() - measuringStarted, logs: [] }
+    }
     const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
     for (const verdict of verdicts) {
       const baseFiles = files.filter(
@@ -411,6 +471,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         : `arms apart: ${placement.why}`,
       ...(measured.idleCpu !== undefined ? { idleArmCpu: measured.idleCpu } : {}),
       ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
+      ...(interrupted !== undefined ? { interrupted } : {}),
       confidence: DEFAULT_CONFIDENCE,
       lastLookConfidence,
       durationMs,
@@ -432,10 +493,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
     io.out(`\nab: ${abMachineLine(summary.machine)}`)
     io.out(
-      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
+      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'}`,
     )
     io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
-    return failed ? 1 : 0
+    return failed || interrupted !== undefined ? 1 : 0
   } catch (error) {
     if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
     io.err(`vitest-llm-bench ab: ${error.message}`)

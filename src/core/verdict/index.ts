@@ -1,5 +1,5 @@
 export type { PairedCheck, PairLimits, PairRatio } from './paired-verdict.ts'
-export { beyondMorePairs, counterbalancedOrder, judgePairedGate, nextPair } from './paired-verdict.ts'
+export { counterbalancedOrder, judgePairedGate, nextPair } from './paired-verdict.ts'
 export { lookConfidence } from './sequential-boundary.ts'
 export type { AdjustableCheck, JudgedRun } from './verdict-adjusters.ts'
 export { adjustChecks, VERDICT_ADJUSTERS } from './verdict-adjusters.ts'
