@@ -82,6 +82,7 @@ describe('vitest-llm-bench ab', () => {
         status: string
         paired?: {
           voided: string[]
+          changed: string[]
           bothDisturbed: number
           checks: Array<{ metric: string; status: string; ratio: number }>
         }
@@ -92,6 +93,11 @@ describe('vitest-llm-bench ab', () => {
       ['head', 'base'],
       ['base', 'head'],
     ])
+    // What head changed in the simulator's spec is named in ab.json, the console and comment.md.
+    const change = 'vitest-llm-bench-sim options: speedFactor 1 -> 2'
+    expect(report.verdicts[0]?.paired?.changed).toEqual([change])
+    expect(run.output).toContain(`head against base: ${change}`)
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain(change)
     // `ab` judges bench.llm benches: the sweep is skipped in the arms, and said to be.
     expect(report.verdicts.map((v) => v.name)).toEqual(['chat'])
     expect(report.notCompared).toEqual([
