@@ -74,7 +74,8 @@ function benchLine(verdict: AbBenchVerdict): string {
     .map((check) => {
       const beyond = beyondMorePairs(check)
       const gate = `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}`
-      return `${gate} ${ratioWithChange(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}${beyond === undefined ? '' : `: more pairs cannot decide it: ${beyond}`}`
+      const why = beyond === undefined ? '' : `: more pairs cannot decide it: ${beyond}`
+      return `${gate} ${ratioWithChange(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}${why}`
     })
   const changed = verdict.paired?.changed ?? []
   const detail = [
@@ -99,7 +100,8 @@ export function abTitle(
   const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
   if (summary?.interrupted !== undefined) {
     const pairs = summary.order.length
-    return `⏹️ vitest-llm-bench ab (stopped by ${summary.interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}): ${tally}`
+    const after = `${pairs} pair${pairs === 1 ? '' : 's'}`
+    return `⏹️ vitest-llm-bench ab (stopped by ${summary.interrupted} after ${after}): ${tally}`
   }
   return `${abFailed(verdicts) ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`
 }
@@ -176,7 +178,8 @@ export function formatAbComment(
   const shownChanged = changed.slice(0, Math.max(0, room - listed.length - 1))
   for (const verdict of shownChanged)
     lines.push(
-      `- ${AB_STATUS_SYMBOL.changed} head changed the server of \`${verdict.name}\` (${verdict.file}): ${(verdict.paired?.changed ?? []).join('; ')}`,
+      `- ${AB_STATUS_SYMBOL.changed} head changed the server of \`${verdict.name}\` (${verdict.file}): ` +
+        (verdict.paired?.changed ?? []).join('; '),
     )
   const passed = verdicts.length - attention.length
   if (passed > 0) lines.push(`- ${AB_STATUS_SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)

@@ -74,7 +74,8 @@ export async function checkoutBase(
   const seconds = ((performance.now() - started) / 1000).toFixed(0)
   if (install.exitCode !== 0)
     throw new AbError(
-      `npm ci in the base revision failed after ${seconds} s:\n${String(install.all).split('\n').slice(-20).join('\n')}`,
+      `npm ci in the base revision failed after ${seconds} s:\n` +
+        String(install.all).split('\n').slice(-20).join('\n'),
     )
   return {
     tree,
@@ -392,12 +393,11 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         : Math.max(limits.min, together ? COMPARE_DEFAULTS.maxPairsTogether : COMPARE_DEFAULTS.maxPairs)
     const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
     const measuringStarted = performance.now()
+    const benchCount = together ? placement.benches.length : 1
     let soFar: AbSoFar | undefined
     const onJudged = (now: AbSoFar) => {
       if (soFar === undefined && now.order.length > 0)
-        io.out(
-          `ab: ${abEstimateLine(performance.now() - measuringStarted, limits, together ? placement.benches.length : 1)}`,
-        )
+        io.out(`ab: ${abEstimateLine(performance.now() - measuringStarted, limits, benchCount)}`)
       soFar = now
     }
     let measured: AbMeasured
@@ -492,8 +492,10 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
     io.out(`\nab: ${abMachineLine(summary.machine)}`)
+    const outcome = failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'
     io.out(
-      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'}`,
+      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs ` +
+        `in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${outcome}`,
     )
     io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
     return failed || interrupted !== undefined ? 1 : 0

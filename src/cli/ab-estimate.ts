@@ -12,5 +12,6 @@ export function abEstimateLine(firstPairMs: number, limits: PairLimits, benches:
   const each = benches > 1 ? ` for each of ${benches} benches` : ''
   const bound = byPairs > limits.budgetMs ? ' (the time budget, --budget-min)' : ''
   const minutes = (benches * perBench) / 60_000
-  return `pair 1 took ${(firstPairMs / 1000).toFixed(0)} s; at most ${limits.max} pairs${each}: at most ~${minutes.toFixed(1)} min${bound}`
+  const took = `pair 1 took ${(firstPairMs / 1000).toFixed(0)} s`
+  return `${took}; at most ${limits.max} pairs${each}: at most ~${minutes.toFixed(1)} min${bound}`
 }

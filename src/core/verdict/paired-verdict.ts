@@ -252,8 +252,8 @@ const gateLabel = (check: PairedCheck): string =>
 /**
  * Whether to measure another pair: not before `min` pairs are in, then only while a check (give
  * those of the verdicts still undecided: a failed bench is decided whatever its other gates) is
- * inconclusive and more pairs may decide it ({@link beyondMorePairs}), fewer than `max` pairs were measured and one more pair (as long as the longest so
- * far) fits the budget. `why` says why it stopped.
+ * inconclusive and more pairs may decide it ({@link beyondMorePairs}), fewer than `max` pairs were
+ * measured and one more pair (as long as the longest so far) fits the budget. `why` says why it stopped.
  */
 export function nextPair(
   checks: readonly PairedCheck[],
