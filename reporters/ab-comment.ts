@@ -1,5 +1,7 @@
 import { abFailed, type AbBenchVerdict } from '../src/bench/ab-verdict.ts'
 import type { SkippedInArm } from '../src/bench/arm-file.ts'
+import { beyondMorePairs } from '../src/core/verdict/paired-verdict.ts'
+import { abMachineLine, type AbMachine } from './ab-machine.ts'
 
 /** What an `ab` run compared, for the comment's head line. */
 export interface AbSummary {
@@ -12,6 +14,22 @@ export interface AbSummary {
   placement?: string
   /** Why the base arm could not be measured (head was then measured alone); absent when it was. */
   baseFailed?: string
+  /** The signal that stopped the run after at least one judged pair (`SIGINT`); absent when it ran to its end. */
+  interrupted?: string
+  /** How busy the machine was over the trials; absent where not told. */
+  machine?: AbMachine
+  /** The page of the CI run whose artifact holds the full report (see {@link workflowRunUrl}); absent outside one. */
+  reportUrl?: string
+}
+
+/**
+ * The page of the GitHub Actions run this process runs in (`$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/
+ * $GITHUB_RUN_ID`), where its artifacts are listed; undefined unless all three are set.
+ */
+export function workflowRunUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: run } = env
+  if (!server || !repository || !run) return undefined
+  return `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${run}`
 }
 
 /** Lines of the comment at most: a pull-request comment stays readable for any number of benches. */
@@ -29,7 +47,12 @@ export const AB_STATUS_SYMBOL: Record<AbBenchVerdict['status'], string> = {
   'not gated': '·',
 }
 
-const ratio = (value: number): string => `${value.toFixed(3)}x`
+/** A ratio with the change it means beside it: `1.320x (+32 %)`, `0.770x (-23 %)`, `1.004x (+0.4 %)`. */
+export function ratioWithChange(value: number): string {
+  const percent = (value - 1) * 100
+  const shown = Math.abs(percent) < 9.95 ? percent.toFixed(1) : percent.toFixed(0)
+  return `${value.toFixed(3)}x (${percent >= 0 ? '+' : ''}${shown} %)`
+}
 const interval = (low: number | null, high: number | null): string =>
   low === null || high === null ? '' : ` [${low.toFixed(3)}, ${high.toFixed(3)}]`
 
@@ -48,10 +71,12 @@ function benchLine(verdict: AbBenchVerdict): string {
     return `${AB_STATUS_SYMBOL.changed} ${where}: workload or load changed, not compared (${(verdict.changes ?? []).slice(0, 3).join(', ')})`
   const gates = (verdict.paired?.checks ?? [])
     .filter((check) => check.status !== 'pass')
-    .map(
-      (check) =>
-        `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`} ${ratio(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}`,
-    )
+    .map((check) => {
+      const beyond = beyondMorePairs(check)
+      const gate = `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}`
+      const why = beyond === undefined ? '' : `: more pairs cannot decide it: ${beyond}`
+      return `${gate} ${ratioWithChange(check.ratio)}${interval(check.ciLow, check.ciHigh)} ${check.status}${why}`
+    })
   const changed = verdict.paired?.changed ?? []
   const detail = [
     ...(changed.length > 0 ? [`head changed ${changed.join(', ')}`] : []),
@@ -62,11 +87,22 @@ function benchLine(verdict: AbBenchVerdict): string {
   return `${AB_STATUS_SYMBOL[verdict.status]} ${where}: ${verdict.status}${verdict.pairs > 0 ? `, ${verdict.pairs} pairs` : ''}${detail.length > 0 ? ` · ${detail.join('; ')}` : ''}`
 }
 
-/** The run's verdict and its benches by status: `❌ vitest-llm-bench ab: 1 fail, 4 pass` (the comment's and the report's title). */
-export function abTitle(verdicts: readonly AbBenchVerdict[]): string {
+/**
+ * The run's verdict and its benches by status: `❌ vitest-llm-bench ab: 1 fail, 4 pass` (the comment's and the
+ * report's title); a run stopped early says so: `⏹️ vitest-llm-bench ab (stopped by SIGINT after 2 pairs): …`.
+ */
+export function abTitle(
+  verdicts: readonly AbBenchVerdict[],
+  summary?: Pick<AbSummary, 'interrupted' | 'order'>,
+): string {
   const counts = new Map<string, number>()
   for (const verdict of verdicts) counts.set(verdict.status, (counts.get(verdict.status) ?? 0) + 1)
   const tally = [...counts.entries()].map(([status, count]) => `${count} ${status}`).join(', ')
+  if (summary?.interrupted !== undefined) {
+    const pairs = summary.order.length
+    const after = `${pairs} pair${pairs === 1 ? '' : 's'}`
+    return `⏹️ vitest-llm-bench ab (stopped by ${summary.interrupted} after ${after}): ${tally}`
+  }
   return `${abFailed(verdicts) ? '❌' : '✅'} vitest-llm-bench ab: ${tally}`
 }
 
@@ -125,21 +161,35 @@ export function formatAbComment(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const lines = [`### ${abTitle(verdicts)}`, '', abHeadLine(summary), '']
+  const lines = [`### ${abTitle(verdicts, summary)}`, '', abHeadLine(summary), '']
+  if (summary.machine !== undefined) lines.push(abMachineLine(summary.machine), '')
   const attention = verdicts.filter(
     (verdict) =>
       verdict.status !== 'pass' || moved(verdict) || (verdict.sloChecks ?? []).some((check) => check.status === 'fail'),
+  )
+  // A passing bench whose server head changed is named too: the reviewer sees what the pass is a pass of.
+  const changed = verdicts.filter(
+    (verdict) => !attention.includes(verdict) && (verdict.paired?.changed ?? []).length > 0,
   )
   const room = AB_COMMENT_MAX_LINES - lines.length - 3 - (notCompared.length > 0 ? 1 : 0)
   const listed = attention.length > room ? attention.slice(0, room - 1) : attention
   for (const verdict of listed) lines.push(`- ${benchLine(verdict)}`)
   if (listed.length < attention.length) lines.push(`- … and ${attention.length - listed.length} more in ab.json`)
+  const shownChanged = changed.slice(0, Math.max(0, room - listed.length - 1))
+  for (const verdict of shownChanged)
+    lines.push(
+      `- ${AB_STATUS_SYMBOL.changed} head changed the server of \`${verdict.name}\` (${verdict.file}): ` +
+        (verdict.paired?.changed ?? []).join('; '),
+    )
   const passed = verdicts.length - attention.length
   if (passed > 0) lines.push(`- ${AB_STATUS_SYMBOL.pass} ${passed} bench${passed === 1 ? '' : 'es'} passed every gate`)
   if (notCompared.length > 0) lines.push(`- ${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
+  const files = 'both arms, every gate with its interval: `summary.md` and `report.html`; every trial: `ab.json`'
   lines.push(
     '',
-    'Both arms, every gate with its interval: `summary.md` and `report.html`; every trial: `ab.json` (job artifact).',
+    summary.reportUrl === undefined
+      ? `${files.charAt(0).toUpperCase()}${files.slice(1)} (job artifact).`
+      : `Full report in the artifact of [the workflow run](${summary.reportUrl}): ${files}.`,
   )
   return `${lines.join('\n')}\n`
 }

@@ -9,8 +9,16 @@ import type { ArmFile, SkippedInArm } from '../src/bench/arm-file.ts'
 import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { formatFigure } from '../src/core/platform/format-figure.ts'
 import { mergeTrials } from '../src/core/trials/index.ts'
-import type { PairedCheck } from '../src/core/verdict/paired-verdict.ts'
-import { abHeadLine, abTitle, AB_STATUS_SYMBOL, notComparedLine, type AbSummary } from './ab-comment.ts'
+import { beyondMorePairs, type PairedCheck } from '../src/core/verdict/paired-verdict.ts'
+import {
+  abHeadLine,
+  abTitle,
+  AB_STATUS_SYMBOL,
+  notComparedLine,
+  ratioWithChange,
+  type AbSummary,
+} from './ab-comment.ts'
+import { abMachineLine } from './ab-machine.ts'
 import { formatWithUnit } from './format-figures.ts'
 import { reportedLatencies, THROUGHPUT_LABELS } from './headline-figures.ts'
 import { escapeHtml } from './html/escape-html.ts'
@@ -62,11 +70,15 @@ function gateTable(checks: readonly (PairedCheck & { control: number; variant: n
       gateName(check),
       formatWithUnit(check.control, check.unit),
       formatWithUnit(check.variant, check.unit),
-      `${check.ratio.toFixed(3)}x`,
+      ratioWithChange(check.ratio),
       intervalOf(check),
       String(check.pairs),
       check.status,
-      [check.reason, check.pairsToDecide === undefined ? '' : `about ${check.pairsToDecide} pairs would decide`]
+      [
+        check.reason,
+        beyondMorePairs(check) === undefined ? '' : `more pairs cannot decide it: ${beyondMorePairs(check)}`,
+        check.pairsToDecide === undefined ? '' : `about ${check.pairsToDecide} pairs would decide`,
+      ]
         .filter(Boolean)
         .join('; '),
     ]),
@@ -151,7 +163,15 @@ export function renderAbMarkdown(
   summary: AbSummary,
   notCompared: readonly SkippedInArm[] = [],
 ): string {
-  const out = [`## ${abTitle(benches.map((bench) => bench.verdict))}`, '', abHeadLine(summary)]
+  const out = [
+    `## ${abTitle(
+      benches.map((bench) => bench.verdict),
+      summary,
+    )}`,
+    '',
+    abHeadLine(summary),
+  ]
+  if (summary.machine !== undefined) out.push('', abMachineLine(summary.machine))
   if (notCompared.length > 0) out.push('', `${AB_STATUS_SYMBOL['not gated']} ${notComparedLine(notCompared)}`)
   for (const bench of benches) {
     const { verdict } = bench
@@ -196,7 +216,10 @@ export function renderAbHtml(
       '</section>',
     ].join('')
   })
-  const title = abTitle(benches.map((bench) => bench.verdict))
+  const title = abTitle(
+    benches.map((bench) => bench.verdict),
+    summary,
+  )
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
     `<title>${escapeHtml(title)}</title><style>${HTML_REPORT_STYLE}</style></head><body><main>`,

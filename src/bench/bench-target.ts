@@ -3,7 +3,7 @@ import { ServerPool } from '../core/server/index.ts'
 import type { RunningServer, ServerSpec } from '../core/server/index.ts'
 import type { TargetOptions } from '../core/contract/options.ts'
 import { startResolvedSimulator } from '../sim/server.ts'
-import { resolveSimulatorOptions, type ResolvedSimulatorOptions } from '../sim/options.ts'
+import { resolveSimulatorOptions, simulatorSpecOf, type ResolvedSimulatorOptions } from '../sim/options.ts'
 import type { BenchServer } from './bench-options.ts'
 import { SIMULATOR_SERVER_NAME } from '../core/contract/simulator-name.ts'
 
@@ -64,12 +64,11 @@ export async function acquireTarget(
     return { target: { ...target, baseUrl: target.baseUrl }, context: {}, serverEnded: stillRunning, release: noop }
   }
   if (server?.kind === 'simulator' || (server === undefined && !shared?.url)) {
-    const sim = await startResolvedSimulator(
-      options.simulator ?? resolveSimulatorOptions(server?.kind === 'simulator' ? server.options : {}),
-    )
+    const resolved = options.simulator ?? resolveSimulatorOptions(server?.kind === 'simulator' ? server.options : {})
+    const sim = await startResolvedSimulator(resolved)
     return {
       target: { ...target, baseUrl: sim.url },
-      context: { skipGpu: true, server: { name: SIMULATOR_SERVER_NAME } },
+      context: { skipGpu: true, server: { name: SIMULATOR_SERVER_NAME, simulator: simulatorSpecOf(resolved) } },
       serverEnded: stillRunning,
       release: () => sim.close(),
     }

@@ -445,6 +445,7 @@ export function judgeVariant(
       variant: geo(shown.variant),
     }
     if (ratios.length === 0 && shown.control.length > 0) check.ratio = check.variant / check.control
+    if (voided.length + busy > 0) check.leftOut = voided.length + busy
     if (busy > 0) {
       const why = `${busy} pair${busy === 1 ? '' : 's'} with both arms disturbed left out of this run-level figure (a busy machine's stalls differ from trial to trial)`
       check.reason = [check.reason, why].filter(Boolean).join('; ')

@@ -4,6 +4,7 @@
  */
 import { formatFigure } from '../core/platform/format-figure.ts'
 import type { PairedCheck } from '../core/verdict/index.ts'
+import { beyondMorePairs } from '../core/verdict/paired-verdict.ts'
 import type { ArmsPlacement } from './arms-placement.ts'
 
 /**
@@ -131,8 +132,13 @@ export function formatCompareNotes(result: Pick<CompareTableInput, 'variants'>):
   for (const variant of result.variants) {
     for (const check of variant.checks) {
       if (check.status !== 'inconclusive') continue
-      const more = check.pairsToDecide !== undefined ? `; about ${check.pairsToDecide} pairs would decide` : ''
       const gate = `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}`
+      const beyond = beyondMorePairs(check)
+      if (beyond !== undefined) {
+        lines.push(`inconclusive: ${variant.label} ${gate}: more pairs cannot decide it: ${beyond}`)
+        continue
+      }
+      const more = check.pairsToDecide !== undefined ? `; about ${check.pairsToDecide} pairs would decide` : ''
       lines.push(`inconclusive: ${variant.label} ${gate}: ${check.reason ?? 'undecided'}${more}`)
     }
   }

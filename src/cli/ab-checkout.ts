@@ -24,6 +24,7 @@ export async function checkoutRevision(
   packageDir: string,
   sha: string,
   work: string,
+  say: (line: string) => void,
   label = 'base',
 ): Promise<{ tree: string; dir: string; dependencies: string }> {
   const tree = join(work, label)
@@ -46,10 +47,19 @@ export async function checkoutRevision(
     await symlink(modules, join(dir, 'node_modules'), 'dir')
     return { tree, dir, dependencies: "linked to the working tree's node_modules (package-lock.json is the same)" }
   }
+  // Minutes on a large project: said before, timed after, so that a silent wait is never mistaken for a hang.
+  say(`ab: package-lock.json differs from the working tree's: installing the ${label} revision's dependencies (npm ci)`)
+  const started = performance.now()
   const install = await execa('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, reject: false, all: true })
+  const seconds = ((performance.now() - started) / 1000).toFixed(0)
   if (install.exitCode !== 0)
     throw new AbError(
-      `npm ci in the ${label} revision failed:\n${String(install.all).split('\n').slice(-20).join('\n')}`,
+      `npm ci in the ${label} revision failed after ${seconds} s:\n` +
+        String(install.all).split('\n').slice(-20).join('\n'),
     )
-  return { tree, dir, dependencies: 'installed with npm ci (package-lock.json differs from the working tree)' }
+  return {
+    tree,
+    dir,
+    dependencies: `installed with npm ci in ${seconds} s (package-lock.json differs from the working tree)`,
+  }
 }

@@ -7,6 +7,7 @@ import { abFailed, type AbBenchVerdict } from '../bench/ab-verdict.ts'
 import { BASELINE_DIR_ENV } from '../bench/standalone-bench-llm.ts'
 import { readSkippedInArms } from '../bench/arm-file.ts'
 import { formatCompareTable } from '../bench/compare-bench.ts'
+import { formatCompareNotes } from '../bench/compare-table.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
@@ -14,14 +15,16 @@ import type { PairLimits } from '../core/verdict/index.ts'
 import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
 import { checkoutRevision, git } from './ab-checkout.ts'
-import { measureRevisions, type RevisionsRun } from './ab-measure.ts'
-import { formatAbComment, formatAbErrorComment, notComparedLine } from '../../reporters/ab-comment.ts'
+import { measureRevisions, type AbSoFar, type RevisionsMeasured, type RevisionsRun } from './ab-measure.ts'
+import { abEstimateLine } from './ab-estimate.ts'
+import { formatAbComment, formatAbErrorComment, notComparedLine, workflowRunUrl } from '../../reporters/ab-comment.ts'
+import { abMachineLine, abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
-/** The console lines of one bench's verdict. */
-function verdictLines(
+/** The console lines of one bench's verdict: its table, then what was left out and what would decide each open gate. */
+export function verdictLines(
   verdict: AbBenchVerdict,
   order: string[][],
   stopped: string,
@@ -39,7 +42,6 @@ function verdictLines(
   if (verdict.fault !== undefined) lines.push(`  ${verdict.fault}`)
   if (verdict.drift !== undefined) lines.push(`  ${verdict.drift}`)
   if (verdict.paired) {
-    for (const line of verdict.paired.voided) lines.push(`  ${line}`)
     lines.push(
       ...formatCompareTable({
         control: 'base',
@@ -53,6 +55,7 @@ function verdictLines(
       })
         .split('\n')
         .map((line) => `  ${line}`),
+      ...formatCompareNotes({ variants: [verdict.paired] }).map((line) => `  ${line}`),
     )
   }
   if (verdict.sloChecks && verdict.sloChecks.length > 0)
@@ -97,6 +100,8 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
   const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
   for (const signal of HELD_SIGNALS) process.on(signal, held)
   let work: string | undefined
+  /** The signal that stopped the pairs after at least one was judged; undefined when they ran to their end. */
+  let interrupted: string | undefined
   let root = packageDir
   let tree: string | undefined
   try {
@@ -117,7 +122,7 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         `${missing.join(', ')}: no such bench file in the working tree (${packageDir}). Give bench files as \`vitest bench\` takes them, relative to this folder.`,
       )
     work = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
-    const base = await checkoutRevision(root, packageDir, sha, work)
+    const base = await checkoutRevision(root, packageDir, sha, work, (line) => io.out(line))
     tree = base.tree
     const logDir = join(out, 'logs')
     await mkdir(logDir, { recursive: true })
@@ -127,20 +132,41 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     io.out(`ab: base dependencies ${base.dependencies}`)
     const name = typeof flags.name === 'string' ? flags.name : undefined
     const slices = Number(flags.slices)
-    const measured = await measureRevisions({
-      dirs: { base: base.dir, head: packageDir },
-      work,
-      logDir,
-      operands,
-      name,
-      asked: flags.arms as RevisionsRun['asked'],
-      slices,
-      minPairs: limits.min,
-      maxPairs: flags['max-pairs'] === undefined ? undefined : limits.max,
-      budgetMs: limits.budgetMs,
-      signal: controller.signal,
-      io,
-    })
+    const measuringStarted = performance.now()
+    let soFar: AbSoFar | undefined
+    let placed: Pick<RevisionsMeasured, 'placement' | 'limits' | 'levelAt'> | undefined
+    let measured: RevisionsMeasured
+    try {
+      measured = await measureRevisions({
+        dirs: { base: base.dir, head: packageDir },
+        work,
+        logDir,
+        operands,
+        name,
+        asked: flags.arms as RevisionsRun['asked'],
+        slices,
+        minPairs: limits.min,
+        maxPairs: flags['max-pairs'] === undefined ? undefined : limits.max,
+        budgetMs: limits.budgetMs,
+        signal: controller.signal,
+        io,
+        onPlaced: (placing) => (placed = placing),
+        onJudged: (now, limits, benches) => {
+          if (soFar === undefined && now.order.length > 0)
+            io.out(`ab: ${abEstimateLine(performance.now() - measuringStarted, limits, benches)}`)
+          soFar = now
+        },
+      })
+    } catch (error) {
+      // Stopped after a finished pair: what was measured is judged and written, marked as stopped.
+      const pairs = soFar?.order.length ?? 0
+      if (!controller.signal.aborted || soFar === undefined || pairs === 0 || placed === undefined) throw error
+      interrupted = (controller.signal.reason as Error | undefined)?.message ?? 'a stop'
+      io.err(`vitest-llm-bench ab: ${(error as Error).message}`)
+      io.out(`ab: stopped (${interrupted}) after ${pairs} pair${pairs === 1 ? '' : 's'}: what it measured is written`)
+      const stopped = `stopped by ${interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}`
+      measured = { ...placed, ...soFar, stopped, durationMs: performance.now() - measuringStarted, logs: [] }
+    }
     const { placement, levelAt } = measured
     const together = placement.mode === 'together'
     const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
@@ -178,9 +204,12 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
         : `arms apart: ${placement.why}`,
       ...(measured.idleCpu !== undefined ? { idleArmCpu: measured.idleCpu } : {}),
       ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
+      ...(interrupted !== undefined ? { interrupted } : {}),
       confidence: DEFAULT_CONFIDENCE,
       lastLookConfidence,
       durationMs,
+      machine: abMachineOf(files),
+      ...(workflowRunUrl(process.env) !== undefined ? { reportUrl: workflowRunUrl(process.env) } : {}),
     }
     const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
     await writeFile(
@@ -195,11 +224,14 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     // GitHub collects the step summary after the step; other steps may have written to it, so append.
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
+    io.out(`\nab: ${abMachineLine(summary.machine)}`)
+    const outcome = failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'
     io.out(
-      `\nab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${failed ? 'FAILED' : 'ok'}`,
+      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs ` +
+        `in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${outcome}`,
     )
     io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
-    return failed ? 1 : 0
+    return failed || interrupted !== undefined ? 1 : 0
   } catch (error) {
     if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
     io.err(`vitest-llm-bench ab: ${error.message}`)

@@ -86,7 +86,12 @@ export interface AbMeasuring {
   limits: PairLimits
   levelAt: (pairs: number) => number
   signal: AbortSignal
+  /** Called after each pair is judged, with everything decided so far. */
+  onJudged: (soFar: AbSoFar) => void
 }
+
+/** What the pairs measured so far decided: written as the outputs when `ab` is stopped after a finished pair. */
+export type AbSoFar = Pick<AbMeasured, 'verdicts' | 'files' | 'order'>
 
 /** Apart: pairs of whole `vitest bench` processes, one arm after the other, each starting its own servers. */
 export async function measureApartAll(
@@ -122,13 +127,15 @@ export async function measureApartAll(
       }
       return measured
     },
-    judge: async () => {
+    judge: async (measured) => {
       files = existsSync(m.armsDir) ? await readArmFiles(m.armsDir) : []
       if (files.length === 0)
         throw new AbError(
           `no bench.llm bench ran in either arm${m.operands.length > 0 ? ` (files ${m.operands.join(' ')})` : ''}${m.name ? ` (-t ${m.name})` : ''}; the logs are in ${m.logDir}.`,
         )
-      return judgeAb(files, m.levelAt)
+      const verdicts = judgeAb(files, m.levelAt)
+      m.onJudged({ verdicts, files, order: measured.map((pair) => pair.map((arm) => arm.arm)) })
+      return verdicts
     },
   })
   return {
@@ -169,6 +176,12 @@ export async function measureAllTogether(
       levelAt: m.levelAt,
       signal: m.signal,
       log: m.log,
+      onJudged: (bench) =>
+        m.onJudged({
+          verdicts: [...out.verdicts, ...bench.verdicts],
+          files: [...out.files, ...bench.files],
+          order: bench.order.length >= out.order.length ? bench.order : out.order,
+        }),
     })
     out.verdicts.push(...outcome.verdicts)
     out.files.push(...outcome.files)
@@ -201,6 +214,10 @@ export interface RevisionsRun {
   budgetMs: number
   signal: AbortSignal
   io: CliIo
+  /** Called once the arms are placed and the limits known. */
+  onPlaced?: (placed: Pick<RevisionsMeasured, 'placement' | 'limits' | 'levelAt'>) => void
+  /** Called after each pair is judged, with everything decided so far, the limits and how many benches take turns. */
+  onJudged?: (soFar: AbSoFar, limits: PairLimits, benches: number) => void
 }
 
 /** What two revisions measured side by side gave, and how they were placed. */
@@ -233,7 +250,10 @@ export async function measureRevisions(r: RevisionsRun): Promise<RevisionsMeasur
     budgetMs: r.budgetMs,
   }
   const levelAt = (pairs: number): number => lookConfidence(DEFAULT_CONFIDENCE, limits, pairs)
-  const common = { dirs: r.dirs, logDir: r.logDir, limits, levelAt, signal: r.signal }
+  r.onPlaced?.({ placement, limits, levelAt })
+  const benches = together ? placement.benches.length : 1
+  const onJudged = (soFar: AbSoFar) => r.onJudged?.(soFar, limits, benches)
+  const common = { dirs: r.dirs, logDir: r.logDir, limits, levelAt, signal: r.signal, onJudged }
   const measured = together
     ? await measureAllTogether(placement.benches, {
         ...common,

@@ -56,6 +56,8 @@ export interface TogetherRun {
   levelAt: GateConfidence
   signal: AbortSignal
   log: (line: string) => void
+  /** Called after each pair is judged, with what the pairs so far decided (the outputs of a stopped `ab`). */
+  onJudged?: (soFar: Pick<TogetherOutcome, 'verdicts' | 'files' | 'order'>) => void
 }
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -185,9 +187,11 @@ export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> 
         fault: () => undefined,
       }),
       measure,
-      judge: async () => {
+      judge: async (measured) => {
         files = await readArmFiles(t.armsDir)
-        return judgeAb(files, t.levelAt)
+        const verdicts = judgeAb(files, t.levelAt)
+        t.onJudged?.({ verdicts, files, order: [...measured] })
+        return verdicts
       },
       signal: t.signal,
     })

@@ -340,3 +340,17 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
 export function resolveSpeedFactor(value: number): number {
   return nonNegative('speedFactor', value, SIMULATOR_DEFAULTS.speedFactor)
 }
+
+/**
+ * The simulator's spec as a run's environment keeps it (`EnvironmentInfo.server.simulator`): every resolved
+ * option that shapes what it serves, nested ones as `faults.stallRate`; the port (where it listens) left out,
+ * the API key as `***`, options left unset absent.
+ */
+export function simulatorSpecOf(options: ResolvedSimulatorOptions): Record<string, string | number | boolean> {
+  const { port: _port, faults, apiKey, ...rest } = options
+  const spec: Record<string, string | number | boolean> = {}
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined) spec[key] = value
+  for (const [key, value] of Object.entries(faults)) spec[`faults.${key}`] = value
+  if (apiKey !== undefined) spec.apiKey = '***'
+  return spec
+}

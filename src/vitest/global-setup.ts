@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node'
 import { ServerPool } from '../core/server/index.ts'
-import { startSimulator } from '../sim/index.ts'
+import { resolveSimulatorOptions, simulatorSpecOf } from '../sim/options.ts'
+import { startResolvedSimulator } from '../sim/server.ts'
 import { busyMachineNotice } from '../core/telemetry/index.ts'
 import { PROVIDED_KEY, type LlmBenchProvided } from '../bench/provided.ts'
 import { SHARED_SERVER } from './shared-server.ts'
@@ -31,8 +32,10 @@ const SHARED_HOLDING = Symbol.for('vitest-llm-bench.shared-server-holding')
 
 async function startShared(spec: typeof SHARED_SERVER.spec): Promise<SharedStart> {
   if (spec === undefined || spec.kind === 'simulator') {
-    const sim = await startSimulator(spec?.options ?? {})
-    return { provided: { serverUrl: sim.url, server: { name: SIMULATOR_SERVER_NAME } }, close: () => sim.close() }
+    const resolved = resolveSimulatorOptions(spec?.options ?? {})
+    const sim = await startResolvedSimulator(resolved)
+    const server = { name: SIMULATOR_SERVER_NAME, simulator: simulatorSpecOf(resolved) }
+    return { provided: { serverUrl: sim.url, server }, close: () => sim.close() }
   }
   const pool = new ServerPool({ idleTimeoutMs: Number.POSITIVE_INFINITY })
   const running = await pool.acquire(spec)

@@ -69,6 +69,8 @@ describe('vitest-llm-bench ab', () => {
     await writeFile(join(project, 'chat.bench.ts'), bench(2))
     const run = await ab()
     expect(run.output).toContain('ab: base dependencies linked')
+    // How long it may take, said once the first pair has shown how long one takes.
+    expect(run.output).toMatch(/ab: pair 1 took \d+ s; at most 3 pairs: at most ~[\d.]+ min\n[^]*pair 2, starting/)
     expect(run.output).toMatch(
       /ab: base HEAD at the merge base [0-9a-f]{12}, head [0-9a-f]{12} with uncommitted changes/,
     )
@@ -80,6 +82,7 @@ describe('vitest-llm-bench ab', () => {
         status: string
         paired?: {
           voided: string[]
+          changed: string[]
           bothDisturbed: number
           checks: Array<{ metric: string; status: string; ratio: number }>
         }
@@ -90,6 +93,11 @@ describe('vitest-llm-bench ab', () => {
       ['head', 'base'],
       ['base', 'head'],
     ])
+    // What head changed in the simulator's spec is named in ab.json, the console and comment.md.
+    const change = 'vitest-llm-bench-sim options: speedFactor 1 -> 2'
+    expect(report.verdicts[0]?.paired?.changed).toEqual([change])
+    expect(run.output).toContain(`head against base: ${change}`)
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toContain(change)
     // `ab` judges bench.llm benches: the sweep is skipped in the arms, and said to be.
     expect(report.verdicts.map((v) => v.name)).toEqual(['chat'])
     expect(report.notCompared).toEqual([
@@ -102,7 +110,7 @@ describe('vitest-llm-bench ab', () => {
     // The full report carries both arms and the verdict, as Markdown and as one HTML page.
     const summaryMd = await readFile(join(project, 'llm-bench-ab', 'summary.md'), 'utf8')
     expect(summaryMd).toMatch(/### (❌|⚠️|✅) chat\n\n`chat\.bench\.ts` · \w+, 3 pairs/)
-    expect(summaryMd).toMatch(/\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+x \| /)
+    expect(summaryMd).toMatch(/\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+x \([+-][\d.]+ %\) \| /)
     expect(summaryMd).toMatch(/\| TTFT p50 \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+x \|/)
     const html = await readFile(join(project, 'llm-bench-ab', 'report.html'), 'utf8')
     expect(html).toContain('<section class="bench">')
@@ -202,6 +210,34 @@ describe('vitest-llm-bench ab', () => {
         }
       })
     expect(left, 'arm processes left running').toEqual([])
+    expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
+  }, 120_000)
+
+  test('SIGINT after a pair finished: ab.json, comment.md and summary.md hold that pair, marked as stopped', async () => {
+    await writeFile(join(project, 'chat.bench.ts'), bench(1))
+    const child = execa(process.execPath, ['--input-type=module', '-e', CLI, '--', 'ab', '--base', 'HEAD'], {
+      cwd: project,
+      reject: false,
+      all: true,
+    })
+    let seen = ''
+    await new Promise<void>((resolve) => {
+      child.all?.on('data', (chunk: Buffer) => {
+        seen += String(chunk)
+        if (/pair 2, starting (base|head)/.test(seen)) resolve()
+      })
+    })
+    child.kill('SIGINT')
+    const run = await child
+    expect(run.exitCode, String(run.all)).toBe(1)
+    expect(String(run.all)).toMatch(/ab: stopped \(SIGINT\) after 1 pair: what it measured is written/)
+    const out = join(project, 'llm-bench-ab')
+    const report = JSON.parse(await readFile(join(out, 'ab.json'), 'utf8')) as Record<string, unknown>
+    expect(report).toMatchObject({ kind: 'ab', interrupted: 'SIGINT', order: [expect.any(Array)] })
+    expect(report.verdicts).toEqual([expect.objectContaining({ name: 'chat', pairs: 1 })])
+    const comment = await readFile(join(out, 'comment.md'), 'utf8')
+    expect(comment).toMatch(/^### ⏹️ vitest-llm-bench ab \(stopped by SIGINT after 1 pair\): /)
+    expect(await readFile(join(out, 'summary.md'), 'utf8')).toContain('stopped by SIGINT after 1 pair')
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 120_000)
 

@@ -1,12 +1,14 @@
 /** `ab`: head against base per bench, from the arm files both arms wrote, and the pull-request comment. */
 import { describe, expect, test } from 'vitest'
-import { formatAbComment, AB_COMMENT_MAX_LINES } from '../../reporters/ab-comment.ts'
+import { formatAbComment, AB_COMMENT_MAX_LINES, workflowRunUrl } from '../../reporters/ab-comment.ts'
+import { abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
 import { abFailed, judgeAb } from '../../src/bench/ab-verdict.ts'
 import type { ArmFile } from '../../src/bench/arm-file.ts'
 import { formatCompareTable } from '../../src/bench/compare-bench.ts'
 import { parseCliFlags } from '../../src/cli/cli-command.ts'
-import { abCommand } from '../../src/cli/ab-command.ts'
+import { abCommand, verdictLines } from '../../src/cli/ab-command.ts'
+import { nextPair } from '../../src/core/verdict/index.ts'
 import { DEFAULT_CONFIG, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const random = seededRandom(7)
@@ -123,7 +125,7 @@ describe('comment.md', () => {
     expect(text.split('\n').length).toBeLessThanOrEqual(AB_COMMENT_MAX_LINES)
     expect(text).toMatch(/^### ❌ vitest-llm-bench ab: /)
     expect(text).toMatch(
-      /- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 2\.\d{3}x \[[\d.]+, [\d.]+\] fail/,
+      /- ❌ `slow` \(chat\.bench\.ts\): fail, 3 pairs · ttftMs p50 [12]\.\d{3}x \([+]\d+ %\) \[[\d.]+, [\d.]+\] fail/,
     )
     expect(text).toContain('- ✅ 4 benches passed every gate')
   })
@@ -252,7 +254,7 @@ describe('summary.md and report.html', () => {
     expect(text).toContain('against head bbbbbbb + uncommitted changes: 3 pairs in 2.0 min')
     expect(text).toContain('### ❌ slow')
     expect(text).toMatch(
-      /\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| 2\.\d{3}x \| \[[\d.]+, [\d.]+\] \| 3 \| fail \|/,
+      /\| ttftMs p50 \(\+10 %\) \| [\d.]+ ms \| [\d.]+ ms \| 2\.\d{3}x \(\+\d+ %\) \| \[[\d.]+, [\d.]+\] \| 3 \| fail \|/,
     )
     // Both arms' merged figures, the head/base ratio beside them.
     expect(text).toMatch(/\| TTFT p50 \| [\d.]+ ms \| [\d.]+ ms \| (1\.9|2\.0)\d{2}x \|/)
@@ -295,5 +297,131 @@ describe('ab command line', () => {
     })
     expect(operands).toEqual(['chat.bench.ts', 'b.bench.ts'])
     expect(() => parseCliFlags('ab', abCommand, ['-x'])).toThrow("Unexpected argument '-x'.")
+  })
+})
+
+describe('a gate none of whose pairs could be kept', () => {
+  const busy = (result: ArmFile['result']): ArmFile['result'] => ({
+    ...result,
+    client: {
+      ...result.client,
+      selfCheck: { cores: 2, loadAverage1m: 3, stealShare: 0.012, disturbed: ['other processes used 1.4 of 2 cores'] },
+    },
+  })
+  // As issue 50 met it: head 23 % slower in tokens/s, both arms of every pair measured on a busy machine (made in
+  // the test: the trials draw from the file's one seeded random, after the tests above).
+  const busyPairs = (): ArmFile[] =>
+    pairs(3, 1).map((file) => {
+      const tokens = file.result.throughput.outputTokensPerSec * (file.arm === 'head' ? 0.77 : 1)
+      const throughput = { ...file.result.throughput, outputTokensPerSec: tokens }
+      return { ...file, result: busy({ ...file.result, throughput }) }
+    })
+  const order = [
+    ['base', 'head'],
+    ['head', 'base'],
+    ['base', 'head'],
+  ]
+
+  test('asks for no more pairs for it, and the console, comment.md and summary.md say why', () => {
+    const files = busyPairs()
+    const verdicts = judgeAb(files, () => 0.95)
+    const checks = verdicts.flatMap((verdict) => verdict.paired?.checks ?? [])
+    expect(checks.find((check) => check.metric === 'outputTokensPerSec')).toMatchObject({
+      pairs: 0,
+      leftOut: 3,
+      status: 'inconclusive',
+    })
+    const next = nextPair(checks, { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, { min: 3, max: 10, budgetMs: 1e9 })
+    expect(next).toEqual({
+      another: false,
+      why: 'outputTokensPerSec cannot be decided by more pairs: none of its 3 pairs could be kept (each measured on a disturbed machine)',
+    })
+    // One undecided gate that more pairs can decide still asks for one.
+    const open = { ...checks[0]!, status: 'inconclusive' as const }
+    expect(
+      nextPair([...checks, open], { pairs: 3, elapsedMs: 0, longestPairMs: 0 }, { min: 3, max: 10, budgetMs: 1e9 })
+        .another,
+    ).toBe(true)
+    const console = verdictLines(verdicts[0]!, order, next.why, 0.95, 60_000).join('\n')
+    expect(console).toContain(
+      'inconclusive: head outputTokensPerSec: more pairs cannot decide it: none of its 3 pairs could be kept (each measured on a disturbed machine)',
+    )
+    const summary = {
+      base: { ref: 'origin/main', sha: 'a'.repeat(40) },
+      head: { sha: 'b'.repeat(40), dirty: false },
+      order,
+      stopped: next.why,
+      durationMs: 60_000,
+    }
+    const comment = formatAbComment(verdicts, summary)
+    expect(comment).toMatch(
+      /outputTokensPerSec 0\.770x \(-23 %\) inconclusive: more pairs cannot decide it: none of its 3 pairs could be kept/,
+    )
+    expect(comment).toContain(next.why)
+    const markdown = renderAbMarkdown(abBenchReports(verdicts, files), summary)
+    expect(markdown).toContain('more pairs cannot decide it: none of its 3 pairs could be kept')
+  })
+})
+
+describe('comment.md for a reviewer', () => {
+  const summary = {
+    base: { ref: 'origin/main', sha: 'a'.repeat(40) },
+    head: { sha: 'b'.repeat(40), dirty: false },
+    order: [
+      ['base', 'head'],
+      ['head', 'base'],
+      ['base', 'head'],
+    ],
+    stopped: 'every verdict decided after 3 pairs',
+    durationMs: 60_000,
+  }
+  const withSelfCheck = (file: ArmFile, disturbed: string[], stealShare: number): ArmFile => ({
+    ...file,
+    result: {
+      ...file.result,
+      client: { ...file.result.client, selfCheck: { cores: 2, loadAverage1m: 1, stealShare, disturbed } },
+    },
+  })
+
+  test('names what head changed in a passing bench, how busy the machine was, and links the run', () => {
+    const files = pairs(3, 1).map((file) => ({
+      ...file,
+      result: {
+        ...file.result,
+        environment: {
+          ...file.result.environment,
+          server: { name: 'sim', simulator: { speedFactor: file.arm === 'head' ? 1.3 : 1 } },
+        },
+      },
+    }))
+    // The first pair measured on a machine whose hypervisor took 6 % of the CPU.
+    const busy = files.map((file, i) =>
+      withSelfCheck(file, i < 2 ? ['the hypervisor took 6.0 % of the CPU (steal)'] : [], i < 2 ? 0.06 : 0.001),
+    )
+    // A pass (whichever way the draws of these 3 pairs fell): a passing bench is where a change could go unsaid.
+    const verdicts = judgeAb(files, () => 0.95).map((verdict) => ({ ...verdict, status: 'pass' as const }))
+    expect(verdicts[0]?.paired?.changed).toEqual(['sim options: speedFactor 1 -> 1.3'])
+    const env = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '42' }
+    const comment = formatAbComment(verdicts, {
+      ...summary,
+      machine: abMachineOf(busy),
+      reportUrl: workflowRunUrl(env),
+    })
+    expect(comment).toContain(
+      '- ↔️ head changed the server of `chat` (chat.bench.ts): sim options: speedFactor 1 -> 1.3',
+    )
+    expect(comment).toContain(
+      'Machine: 2 of 6 trials measured on a disturbed machine (the hypervisor took 6.0 % of the CPU (steal)); steal at most 6.0 %.',
+    )
+    expect(comment).toContain('[the workflow run](https://github.com/o/r/actions/runs/42)')
+    expect(workflowRunUrl({ GITHUB_REPOSITORY: 'o/r' })).toBeUndefined()
+    // Outside a workflow the files are named.
+    const local = formatAbComment(verdicts, {
+      ...summary,
+      machine: abMachineOf(files.map((f) => withSelfCheck(f, [], 0))),
+    })
+    expect(local).toContain('Machine: none of 6 trials measured on a disturbed machine.')
+    expect(local).toContain('`summary.md` and `report.html`')
+    expect(local).not.toContain('actions/runs')
   })
 })

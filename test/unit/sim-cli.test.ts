@@ -239,7 +239,7 @@ describe('bin/vitest-llm-bench.js', () => {
   test("sim started by a process that is killed (npx on a CI cancel) stops too: it is nobody's server", async () => {
     const cli = `import { runCli } from ${JSON.stringify(fileURLToPath(new URL('../../src/cli.ts', import.meta.url)))}; process.exitCode = await runCli(process.argv.slice(1))`
     // The wrapper starts the CLI as npx does, prints its PID, and stays until killed without passing anything on.
-    const wrapper = `const c = require('node:child_process').spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(cli)}, '--', 'sim', '--port', '0', '--speed', '0'], { stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.on('data', (d) => { if (/127\.0\.0\.1/.test(String(d))) console.log('pid ' + c.pid) }); setInterval(() => {}, 1000)`
+    const wrapper = `const c = require('node:child_process').spawn(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(cli)}, '--', 'sim', '--port', '0', '--speed', '0'], { stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.on('data', (d) => { if (String(d).includes('127.0.0.1')) console.log('pid ' + c.pid) }); setInterval(() => {}, 1000)`
     const parent = spawn(process.execPath, ['-e', wrapper], { stdio: ['ignore', 'pipe', 'pipe'] })
     let pid = 0
     onTestFinished(() => {

@@ -7,6 +7,10 @@ import {
   type BaselineEntry,
 } from '../../src/core/baseline/index.ts'
 import { compare } from '../helpers/compare-given.ts'
+import { acquireTarget } from '../../src/bench/bench-target.ts'
+import { simulator } from '../../src/bench/bench-options.ts'
+import { SIMULATOR_SERVER_NAME } from '../../src/core/contract/simulator-name.ts'
+import type { SimulatorOptions } from '../../src/sim/options.ts'
 import { BASELINE_SCHEMA_VERSION } from '../../src/core/baseline/baseline-file.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/result.ts'
 import {
@@ -105,5 +109,31 @@ describe('a stored baseline keeps the launch', () => {
     expect(() => parseBaselineFile(text.replace('"args": [', '"args": [7, '), 'b.json')).toThrow(
       'b.json: entries["b"].launch.args must be an array of strings',
     )
+  })
+})
+
+describe('the built-in simulator', () => {
+  /** The environment's server of a bench on `simulator(options)`, as the bench's target hands it to the run. */
+  async function simulatorServer(options: SimulatorOptions): Promise<EnvironmentInfo['server']> {
+    const acquired = await acquireTarget(simulator(options), undefined, undefined)
+    await acquired.release()
+    return acquired.context.server ?? {}
+  }
+  const on = (server: EnvironmentInfo['server']): BenchmarkResult =>
+    makeResult({ environment: { ...environment(), server: { ...server, name: SIMULATOR_SERVER_NAME } } })
+
+  test('a change of its options is named, option by option; the same options on another port are no change', async () => {
+    const [was, is] = [
+      await simulatorServer({}),
+      await simulatorServer({ speedFactor: 1.3, faults: { stallRate: 0.1 } }),
+    ]
+    expect(softwareChanges(on(was), on(is))).toEqual([
+      `${SIMULATOR_SERVER_NAME} options: faults.stallRate 0 -> 0.1; speedFactor 1 -> 1.3`,
+    ])
+    expect(softwareChanges(on(was), on(await simulatorServer({})))).toEqual([])
+    // Its API key is a secret: a change is named, its value never.
+    const keyed = await simulatorServer({ apiKey: 'sk-secret-value' })
+    expect(JSON.stringify(keyed)).not.toContain('sk-secret-value')
+    expect(softwareChanges(on(was), on(keyed))).toEqual([`${SIMULATOR_SERVER_NAME} options: added apiKey=***`])
   })
 })

@@ -95,14 +95,18 @@ function diffArgs(before: readonly string[], after: readonly string[]): string[]
   return changes
 }
 
-function diffEnv(before: Record<string, string>, after: Record<string, string>): string[] {
+/** What differs between two records of named values, one entry per name: `added a=1`, `removed b`, `c 1 -> 2`. */
+function diffValues(
+  before: Readonly<Record<string, string | number | boolean>>,
+  after: Readonly<Record<string, string | number | boolean>>,
+): string[] {
   const changes: string[] = []
   for (const name of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
     const [was, is] = [before[name], after[name]]
     if (was === is) continue
-    if (was === undefined) changes.push(`env added ${name}=${is}`)
-    else if (is === undefined) changes.push(`env removed ${name}`)
-    else changes.push(`env ${name} ${was} -> ${is}`)
+    if (was === undefined) changes.push(`added ${name}=${String(is)}`)
+    else if (is === undefined) changes.push(`removed ${name}`)
+    else changes.push(`${name} ${String(was)} -> ${String(is)}`)
   }
   return changes
 }
@@ -118,7 +122,20 @@ export function softwareChanges(before: BenchmarkResult, after: BenchmarkResult)
   return [
     ...diffSoftware(fingerprintOf(before.environment), fingerprintOf(after.environment)),
     ...launchChanges(name, launchOf(before), launchOf(after)),
+    ...simulatorChanges(name, before.environment.server.simulator, after.environment.server.simulator),
   ]
+}
+
+type SimulatorSpec = NonNullable<EnvironmentInfo['server']['simulator']>
+
+/**
+ * How the built-in simulator's options changed, option by option (`speedFactor 1 -> 1.3`); nothing where either
+ * run does not say (a result written before the environment kept them).
+ */
+function simulatorChanges(name: string, was: SimulatorSpec | undefined, is: SimulatorSpec | undefined): string[] {
+  if (was === undefined || is === undefined) return []
+  const changes = diffValues(was, is)
+  return changes.length === 0 ? [] : [`${name} options: ${changes.join('; ')}`]
 }
 
 /** How `name`'s launch changed: its command, arguments and environment, or launched against connected. */
@@ -135,7 +152,7 @@ export function launchChanges(name: string, was: StoredLaunch | undefined, is: S
   if (was.command !== is.command) changes.push(`${name} command ${was.command} -> ${is.command}`)
   const args = diffArgs(was.args, is.args)
   if (args.length > 0) changes.push(`${name} args: ${args.join('; ')}`)
-  const env = diffEnv(was.env ?? {}, is.env ?? {})
+  const env = diffValues(was.env ?? {}, is.env ?? {}).map((change) => `env ${change}`)
   if (env.length > 0) changes.push(`${name} launch: ${env.join('; ')}`)
   return changes
 }

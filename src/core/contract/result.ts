@@ -218,6 +218,11 @@ export interface EnvironmentInfo {
       /** Environment variables the launch spec set (not the inherited ones), secret values replaced by `***`. */
       env?: Record<string, string>
     }
+    /**
+     * The built-in simulator's resolved options (its server spec), nested ones as `faults.stallRate`, the port
+     * left out and a secret as `***`; absent for other servers. Compared like a launch's arguments.
+     */
+    simulator?: Record<string, string | number | boolean>
   }
 }
 

@@ -61,6 +61,11 @@ export interface PairedCheck extends PairedGate {
   /** Pairs the check is based on. */
   pairs: number
   /**
+   * Pairs measured but left out of this check because the machine was disturbed while they ran (one arm, or for a
+   * run-level figure both); absent when none were.
+   */
+  leftOut?: number
+  /**
    * What set the interval's width: the spread between pairs (a paired t interval on the log-ratios)
    * or, where wider, the runs' own sampling error (their within-run intervals, combined).
    */
@@ -229,10 +234,26 @@ export interface PairLimits {
 }
 
 /**
+ * Why more pairs cannot decide an inconclusive check on this machine now, or undefined when they may. The rule:
+ * none of its pairs could be kept and at least 2 were left out because the machine was disturbed while they ran.
+ * The disturbance then lasted through every pair so far, so the next is most likely disturbed too; and even a
+ * quiet one could not decide alone, since a paired interval needs 2 kept pairs. Measured on the 2-core machine of
+ * issue 50, such a gate was still at 0 kept pairs when `ab` stopped at its most pairs.
+ */
+export function beyondMorePairs(check: PairedCheck): string | undefined {
+  const leftOut = check.leftOut ?? 0
+  if (check.status !== 'inconclusive' || check.pairs > 0 || leftOut < 2) return undefined
+  return `none of its ${leftOut} pairs could be kept (each measured on a disturbed machine)`
+}
+
+const gateLabel = (check: PairedCheck): string =>
+  `${check.metric}${check.statistic === 'value' ? '' : ` ${check.statistic}`}`
+
+/**
  * Whether to measure another pair: not before `min` pairs are in, then only while a check (give
  * those of the verdicts still undecided: a failed bench is decided whatever its other gates) is
- * inconclusive, fewer than `max` pairs were measured and one more pair (as long as the longest so
- * far) fits the budget. `why` says why it stopped.
+ * inconclusive and more pairs may decide it ({@link beyondMorePairs}), fewer than `max` pairs were
+ * measured and one more pair (as long as the longest so far) fits the budget. `why` says why it stopped.
  */
 export function nextPair(
   checks: readonly PairedCheck[],
@@ -240,7 +261,17 @@ export function nextPair(
   limits: PairLimits,
 ): { another: boolean; why: string } {
   if (measured.pairs < limits.min) return { another: true, why: `${measured.pairs} of at least ${limits.min} pairs` }
-  const undecided = checks.filter((check) => check.status === 'inconclusive').length
+  const open = checks.filter((check) => check.status === 'inconclusive')
+  const beyond = open.filter((check) => beyondMorePairs(check) !== undefined)
+  const undecided = open.length - beyond.length
+  if (undecided === 0 && beyond.length > 0) {
+    const why = [
+      ...new Set(
+        beyond.map((check) => `${gateLabel(check)} cannot be decided by more pairs: ${beyondMorePairs(check)}`),
+      ),
+    ]
+    return { another: false, why: why.join('; ') }
+  }
   if (undecided === 0) return { another: false, why: `every verdict decided after ${measured.pairs} pairs` }
   if (measured.pairs >= limits.max)
     return {
