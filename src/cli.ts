@@ -7,6 +7,7 @@ import type { CliCommand, CliFlagValues, CliIo } from './cli/cli-command.ts'
 import { parseCliFlags } from './cli/cli-command.ts'
 import { watchParent } from './core/server/index.ts'
 import { abCommand } from './cli/ab-command.ts'
+import { bisectCommand } from './cli/bisect-command.ts'
 import { diffCommand } from './cli/diff-command.ts'
 import { historyCommand } from './cli/history-command.ts'
 import { mergeCommand } from './cli/merge-command.ts'
@@ -20,6 +21,7 @@ export const cliCommands: Record<string, CliCommand> = {
   sim: simulatorCommand,
   merge: mergeCommand,
   ab: abCommand,
+  bisect: bisectCommand,
   diff: diffCommand,
   history: historyCommand,
 }

@@ -1,0 +1,367 @@
+/**
+ * `vitest-llm-bench bisect --good <ref> --bad <ref> [bench files] [-t <name>]`: which commit changed
+ * the speed. First a paired verdict of bad against good (the method and gates of `ab`, arms together
+ * where they fit); if no bench fails, the regression is not confirmed. Then the first-parent commits
+ * between them are bisected, each midpoint judged against good on the benches that failed: a fail
+ * puts the change at or before it, a pass after it; an undecided midpoint is judged against bad too,
+ * and a midpoint whose bench is missing, changed or does not load is skipped, as `git bisect skip`.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative, resolve } from 'node:path'
+import type { AbBenchVerdict } from '../bench/ab-verdict.ts'
+import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
+import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
+import { AbError } from './ab-error.ts'
+import { checkoutRevision, git } from './ab-checkout.ts'
+import { measureRevisions, type RevisionsRun } from './ab-measure.ts'
+import { bisectOrder, type BisectOutcome } from './bisect-order.ts'
+
+const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/** A commit of the range. */
+interface Commit {
+  sha: string
+  subject: string
+}
+
+/** One paired verdict of the bisection. */
+export interface BisectStep {
+  /** The commit judged (head) and what it was judged against (base). */
+  head: Commit
+  base: Commit
+  /** What the step says of `head`: at or after the change (`bad`), before it (`good`), or neither. */
+  outcome: BisectOutcome
+  /** The failed or undecided gates, or why the commit was skipped. */
+  why: string
+  pairs: number
+  seconds: number
+}
+
+/** What the bisection found. */
+export interface BisectResult {
+  good: Commit
+  bad: Commit
+  /** First-parent commits after good up to bad. */
+  commits: number
+  steps: BisectStep[]
+  /** The first bad commit, when one was named. */
+  culprit?: Commit & { authorDate: string; files: string[]; gates: string[] }
+  /** Commits that could not be judged. */
+  skipped: Commit[]
+  /** When no single commit could be named: the commits the change is among, oldest first. */
+  range?: Commit[]
+  /** 0 a culprit named, 1 the regression not confirmed, 2 the range not narrowed to one commit. */
+  exit: 0 | 1 | 2
+  durationMs: number
+}
+
+/** The gates of the benches that moved, as `ttftMs p50 2.310x [1.980, 2.700]`. */
+function movedGates(verdicts: readonly AbBenchVerdict[], status: 'fail' | 'inconclusive'): string[] {
+  return verdicts.flatMap((v) =>
+    (v.paired?.checks ?? [])
+      .filter((check) => check.status === status)
+      .map((check) => {
+        const stat = check.statistic === 'value' ? '' : ` ${check.statistic}`
+        const ci =
+          check.ciLow === null || check.ciHigh === null
+            ? ''
+            : ` [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`
+        return `${v.name}: ${check.metric}${stat} ${check.ratio?.toFixed(3) ?? '?'}x${ci}`
+      }),
+  )
+}
+
+const keyOf = (v: Pick<AbBenchVerdict, 'file' | 'name'>): string => `${v.file} > ${v.name}`
+
+/** What a paired verdict says of head on the benches that moved. */
+function outcomeOf(
+  verdicts: readonly AbBenchVerdict[],
+  targets: ReadonlySet<string>,
+): { outcome: BisectOutcome; why: string } {
+  const judged = verdicts.filter((v) => targets.has(keyOf(v)))
+  const missing = [...targets].filter((key) => !judged.some((v) => keyOf(v) === key))
+  if (missing.length > 0) return { outcome: 'skipped', why: `not measured there: ${missing.join(', ')}` }
+  const unusable = judged.filter((v) => !['pass', 'fail', 'inconclusive'].includes(v.status))
+  if (unusable.length > 0)
+    return {
+      outcome: 'skipped',
+      why: unusable.map((v) => `${keyOf(v)}: ${v.status}${v.fault ? ` (${v.fault})` : ''}`).join('; '),
+    }
+  if (judged.some((v) => v.status === 'fail')) return { outcome: 'bad', why: movedGates(judged, 'fail').join('; ') }
+  if (judged.every((v) => v.status === 'pass')) return { outcome: 'good', why: 'every gate passed' }
+  return { outcome: 'undecided', why: movedGates(judged, 'inconclusive').join('; ') }
+}
+
+async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number> {
+  const [goodRef, badRef] = [flags.good, flags.bad]
+  if (typeof goodRef !== 'string' || goodRef === '' || typeof badRef !== 'string' || badRef === '') {
+    io.err(
+      'vitest-llm-bench bisect: --good <git ref> and --bad <git ref> are both required, e.g. `--good v1.2.0 --bad HEAD`.',
+    )
+    return 2
+  }
+  const packageDir = process.cwd()
+  const out = resolve(String(flags.out))
+  const controller = new AbortController()
+  void io.stopRequested().then((signal) => controller.abort(new Error(signal)))
+  const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
+  for (const signal of HELD_SIGNALS) process.on(signal, held)
+  const started = performance.now()
+  let root = packageDir
+  let work: string | undefined
+  const trees = new Map<string, { tree: string; dir: string }>()
+  try {
+    root = await git(packageDir, ['rev-parse', '--show-toplevel'])
+    const resolveRef = (ref: string) =>
+      git(root, ['rev-parse', '--verify', `${ref}^{commit}`]).catch(() => {
+        throw new AbError(`\`${ref}\` is not a commit here. Is it fetched? (GitHub Actions: \`fetch-depth: 0\`)`)
+      })
+    const [goodSha, badSha] = [await resolveRef(goodRef), await resolveRef(badRef)]
+    const subjectOf = async (sha: string): Promise<Commit> => ({
+      sha,
+      subject: await git(root, ['log', '-1', '--format=%s', sha]),
+    })
+    const listed = await git(root, [
+      'rev-list',
+      '--reverse',
+      '--first-parent',
+      '--ancestry-path',
+      `${goodSha}..${badSha}`,
+    ])
+    const shas = listed.split('\n').filter(Boolean)
+    if (shas.length === 0)
+      throw new AbError(`${badRef} is not after ${goodRef} on its first-parent line: nothing to bisect.`)
+    const commits = await Promise.all(shas.map(subjectOf))
+    const [good, bad] = [await subjectOf(goodSha), commits.at(-1) as Commit]
+    work = await mkdtemp(join(tmpdir(), 'llm-bench-bisect-'))
+    await mkdir(join(out, 'logs'), { recursive: true })
+    io.out(`bisect: good ${good.sha.slice(0, 12)} ${good.subject}`)
+    io.out(`bisect: bad ${bad.sha.slice(0, 12)} ${bad.subject}, ${commits.length} first-parent commits after good`)
+    const checkout = async (sha: string) => {
+      const had = trees.get(sha)
+      if (had) return had
+      const made = await checkoutRevision(
+        root,
+        packageDir,
+        sha,
+        work as string,
+        (line) => io.out(line),
+        `r-${sha.slice(0, 12)}`,
+      )
+      trees.set(sha, made)
+      return made
+    }
+    let stepCount = 0
+    const steps: BisectStep[] = []
+    const judge = async (base: Commit, head: Commit, only: readonly string[]): Promise<AbBenchVerdict[]> => {
+      stepCount++
+      const stepWork = join(work as string, `step-${stepCount}`)
+      await mkdir(stepWork, { recursive: true })
+      const logDir = join(out, 'logs', `step-${stepCount}`)
+      await mkdir(logDir, { recursive: true })
+      io.out(`\nbisect: step ${stepCount}: ${head.sha.slice(0, 12)} ${head.subject} against ${base.sha.slice(0, 12)}`)
+      const [b, h] = [await checkout(base.sha), await checkout(head.sha)]
+      const run: RevisionsRun = {
+        dirs: { base: b.dir, head: h.dir },
+        work: stepWork,
+        logDir,
+        operands: only,
+        name: typeof flags.name === 'string' ? flags.name : undefined,
+        asked: flags.arms as RevisionsRun['asked'],
+        slices: Number(flags.slices),
+        minPairs: Number(flags['min-pairs']),
+        maxPairs: flags['max-pairs'] === undefined ? undefined : Number(flags['max-pairs']),
+        budgetMs: Number(flags['budget-min']) * 60_000,
+        signal: controller.signal,
+        io,
+      }
+      return (await measureRevisions(run)).verdicts
+    }
+    const record = (
+      base: Commit,
+      head: Commit,
+      o: { outcome: BisectOutcome; why: string },
+      verdicts: readonly AbBenchVerdict[],
+      since: number,
+    ) => {
+      const pairs = Math.max(0, ...verdicts.map((v) => v.pairs))
+      const step: BisectStep = { head, base, ...o, pairs, seconds: (performance.now() - since) / 1000 }
+      steps.push(step)
+      io.out(
+        `bisect: ${head.sha.slice(0, 12)} is ${o.outcome}${o.why ? `: ${o.why}` : ''} (${pairs} pairs, ${step.seconds.toFixed(0)} s)`,
+      )
+    }
+    // 1. The regression itself: bad against good, on the benches given.
+    let since = performance.now()
+    const first = await judge(good, bad, operands)
+    const failed = first.filter((v) => v.status === 'fail')
+    const targets = new Set(failed.map(keyOf))
+    record(
+      good,
+      bad,
+      failed.length > 0
+        ? { outcome: 'bad', why: movedGates(failed, 'fail').join('; ') }
+        : outcomeOf(first, new Set(first.map(keyOf))),
+      first,
+      since,
+    )
+    const result: BisectResult = { good, bad, commits: commits.length, steps, skipped: [], exit: 1, durationMs: 0 }
+    if (failed.length === 0) {
+      io.out(
+        `\nbisect: not confirmed: no bench of ${bad.sha.slice(0, 12)} fails against ${good.sha.slice(0, 12)}; nothing to bisect.`,
+      )
+      return await finish(result)
+    }
+    // Only the bench files that moved (their paths are relative to the package, as the arms ran them).
+    const only = [...new Set(failed.map((v) => v.file))]
+    // 2. The commits between: the change is after index lo and at or before hi (-1: good itself).
+    const order = bisectOrder(commits.length)
+    for (;;) {
+      const mid = order.next()
+      if (mid === undefined) break
+      const commit = commits[mid] as Commit
+      since = performance.now()
+      let o: { outcome: BisectOutcome; why: string }
+      let verdicts: AbBenchVerdict[] = []
+      try {
+        verdicts = await judge(good, commit, only)
+        o = outcomeOf(verdicts, targets)
+        if (o.outcome === 'undecided') {
+          // Against good it is neither: against bad, a fail of bad puts the change after it.
+          const against = await judge(commit, bad, only)
+          const later = outcomeOf(against, targets)
+          if (later.outcome === 'bad')
+            o = { outcome: 'good', why: `undecided against good; bad fails against it: ${later.why}` }
+          else if (later.outcome === 'good')
+            o = { outcome: 'bad', why: `undecided against good; bad passes against it` }
+        }
+      } catch (error) {
+        if (!(error instanceof AbError) || controller.signal.aborted) throw error
+        o = { outcome: 'skipped', why: error.message.split('\n')[0] ?? 'it could not be measured' }
+      }
+      record(good, commit, o, verdicts, since)
+      if (o.outcome === 'skipped') result.skipped.push(commit)
+      order.answer(mid, o.outcome)
+      const staged = trees.get(commit.sha)
+      if (staged && commit.sha !== bad.sha) {
+        await git(root, ['worktree', 'remove', '--force', join(work, `r-${commit.sha.slice(0, 12)}`)]).catch(
+          () => undefined,
+        )
+        trees.delete(commit.sha)
+      }
+    }
+    const found = order.found()
+    if (found.culprit !== undefined) {
+      const c = commits[found.culprit] as Commit
+      const shown = await git(root, ['show', '--name-only', '--format=%aI', c.sha])
+      const [authorDate = '', ...changed] = shown.split('\n').filter(Boolean)
+      const culpritStep = steps.findLast((s) => s.head.sha === c.sha && s.outcome === 'bad') ?? steps[0]
+      result.culprit = { ...c, authorDate, files: changed, gates: (culpritStep?.why ?? '').split('; ') }
+      result.exit = 0
+      io.out(`\nbisect: first bad commit ${c.sha.slice(0, 12)} ${c.subject} (${authorDate})`)
+      io.out(`bisect: files changed: ${changed.join(', ') || 'none'}`)
+      io.out(`bisect: ${culpritStep?.why ?? ''}`)
+    } else {
+      result.range = found.range.map((i) => commits[i] as Commit)
+      result.exit = 2
+      io.out(
+        `\nbisect: the change is among ${result.range.length} commits, not narrowed to one: ${result.range.map((c) => c.sha.slice(0, 12)).join(' ')}`,
+      )
+    }
+    return await finish(result)
+  } catch (error) {
+    if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
+    io.err(`vitest-llm-bench bisect: ${error.message}`)
+    await mkdir(out, { recursive: true })
+      .then(() =>
+        writeFile(
+          join(out, 'bisect.json'),
+          `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'bisect', error: error.message }, null, 2)}\n`,
+        ),
+      )
+      .catch(() => undefined)
+    return 2
+  } finally {
+    for (const { tree } of trees.values())
+      await git(root, ['worktree', 'remove', '--force', tree]).catch(() => undefined)
+    if (work !== undefined) await rm(work, { recursive: true, force: true })
+    for (const signal of HELD_SIGNALS) process.off(signal, held)
+  }
+
+  async function finish(result: BisectResult): Promise<number> {
+    result.durationMs = performance.now() - started
+    await writeFile(
+      join(out, 'bisect.json'),
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'bisect', ...result }, null, 2)}\n`,
+    )
+    await writeFile(join(out, 'comment.md'), formatBisectComment(result))
+    io.out(
+      `bisect: ${result.steps.length} steps in ${(result.durationMs / 60_000).toFixed(1)} min; ${relative(packageDir, out) || '.'}/: bisect.json, comment.md written`,
+    )
+    return result.exit
+  }
+}
+
+/** The Markdown of a bisection for an issue: the culprit (or why none), then every step. */
+export function formatBisectComment(r: BisectResult): string {
+  const short = (c: Commit) => `\`${c.sha.slice(0, 12)}\` ${c.subject}`
+  const head =
+    r.culprit !== undefined
+      ? `### vitest-llm-bench bisect: first bad commit ${short(r.culprit)}\n\nAuthored ${r.culprit.authorDate}; files: ${r.culprit.files.map((f) => `\`${f}\``).join(', ') || 'none'}.\n\nWhat moved: ${r.culprit.gates.join('; ')}.`
+      : r.exit === 1
+        ? `### vitest-llm-bench bisect: not confirmed\n\nNo bench of ${short(r.bad)} fails against ${short(r.good)}.`
+        : `### vitest-llm-bench bisect: among ${r.range?.length ?? 0} commits\n\n${(r.range ?? []).map((c) => `- ${short(c)}`).join('\n')}`
+  const rows = r.steps.map(
+    (s, i) =>
+      `| ${i + 1} | ${short(s.head)} | \`${s.base.sha.slice(0, 12)}\` | ${s.outcome} | ${s.why.replace(/\|/g, '\\|')} | ${s.pairs} | ${s.seconds.toFixed(0)} |`,
+  )
+  const skipped = r.skipped.length > 0 ? `\n\nSkipped (could not be judged): ${r.skipped.map(short).join(', ')}.` : ''
+  return `${head}\n\nGood ${short(r.good)}, bad ${short(r.bad)}: ${r.commits} first-parent commits, ${r.steps.length} steps in ${(r.durationMs / 60_000).toFixed(1)} min.${skipped}\n\n| step | commit | against | outcome | why | pairs | s |\n| --- | --- | --- | --- | --- | --- | --- |\n${rows.join('\n')}\n`
+}
+
+export const bisectCommand: CliCommand = {
+  summary: 'Find the commit between a good and a bad revision that changed the speed, by paired verdicts',
+  operands: '[bench files]',
+  flags: {
+    good: { type: 'string', description: 'Git ref of a revision without the change (e.g. v1.2.0)' },
+    bad: { type: 'string', description: 'Git ref of a revision with it (e.g. HEAD)' },
+    name: NAME_FLAG,
+    'min-pairs': {
+      type: 'integer',
+      description: 'Pairs measured before any verdict, per step',
+      default: COMPARE_DEFAULTS.minPairs,
+      min: 2,
+    },
+    'max-pairs': {
+      type: 'integer',
+      description: `Pairs at most per step (default ${COMPARE_DEFAULTS.maxPairsTogether} with arms together, ${COMPARE_DEFAULTS.maxPairs} apart)`,
+      min: 2,
+    },
+    arms: {
+      type: 'string',
+      description: 'together, apart or auto (together where both fit), as for ab',
+      default: COMPARE_DEFAULTS.arms,
+      choices: ['auto', 'together', 'apart'],
+    },
+    slices: {
+      type: 'integer',
+      description: "Arms together: slices of each arm's load per pair",
+      default: COMPARE_DEFAULTS.slices,
+      min: 1,
+    },
+    'budget-min': {
+      type: 'number',
+      description: 'Minutes each step may take; another pair starts only if one more fits',
+      default: COMPARE_DEFAULTS.budgetMs / 60_000,
+      min: 0,
+    },
+    out: {
+      type: 'string',
+      description: 'Folder for bisect.json, comment.md and the logs',
+      default: 'llm-bench-bisect',
+    },
+  },
+  exits: '0 the first bad commit named; 1 the regression not confirmed; 2 not narrowed to one commit, or a usage error',
+  run: runBisect,
+}
