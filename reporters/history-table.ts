@@ -37,6 +37,20 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** The console table of one analysed history. */
+/**
+ * The command that finds the commit of a change point between two recorded commits: the last commit
+ * before the point and the point's own (none where either is a kept run, which has no commit).
+ */
+function bisectLine(points: HistoryAnalysis['history']['points'], index: number): string[] {
+  const bad = points[index]?.commit
+  const good = points
+    .slice(0, index)
+    .reverse()
+    .find((point) => point.commit !== undefined)?.commit
+  if (bad === undefined || good === undefined) return []
+  return [`which commit: npx vitest-llm-bench bisect --good ${good} --bad ${bad}`]
+}
+
 export function historyTable(analysis: HistoryAnalysis): string {
   const { history, boundaries, changePoints } = analysis
   const commits = history.points.filter((point) => point.source === 'baseline').length
@@ -60,6 +74,7 @@ export function historyTable(analysis: HistoryAnalysis): string {
     const notes = [
       ...(boundary ? boundaryLines(boundary).map((line) => `⚑ ${line} (a fingerprint change: not judged)`) : []),
       ...moved.map((cp) => `${cp.relativeChange >= 0 ? '▲' : '▼'} change point: ${changePointText(cp)}`),
+      ...(moved.length > 0 ? bisectLine(history.points, index) : []),
     ]
     const number = `${index + 1}${point.disturbed ? DISTURBED_MARK : ' '}`
     const row = `${number.padStart(4)} ${shortDate(point.date).padEnd(10)}  ${pointSource(point).padEnd(9)}`

@@ -50,4 +50,21 @@ describe('history, read', () => {
     expect(page).not.toMatch(/class="axis-label"[^>]*>point</)
     expect(page).toContain('busiest: node pid 13368 1.08')
   })
+  test('a change point between two commits prints the bisect command that finds the commit', () => {
+    // Six quiet points, TTFT twice as slow from the fourth on.
+    const points = [1, 2, 3, 4, 5, 6].map((n) => {
+      const result = makeResult({
+        ttftMs: lognormalSamples(seededRandom(n), 400, n >= 4 ? 200 : 100, 0.05),
+        tpotMs: lognormalSamples(seededRandom(n + 10), 400, 10, 0.05),
+      })
+      return pointOfEntry(baselineEntryFrom(result), {
+        date: `2026-11-0${n}T12:00:00Z`,
+        commit: `abc${n}def`,
+        subject: `Change ${n}`,
+      })
+    })
+    const text = historyTable(analyseHistory({ benchFile: 'benches/chat.bench.ts', name: 'chat', points }))
+    expect(text).toContain('change point: TTFT p50')
+    expect(text).toContain('which commit: npx vitest-llm-bench bisect --good abc3def --bad abc4def')
+  })
 })
