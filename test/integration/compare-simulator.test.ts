@@ -59,10 +59,10 @@ describe('bench.llm.compare on the simulator', () => {
     expect(ttft?.ratio).toBeGreaterThan(1.6)
     expect(ttft?.ciLow).toBeGreaterThan(1.1)
     expect(failure).toMatch(
-      /^2x: side by side, 3 pairs \(every verdict decided after 3 pairs\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
+      /^2x: side by side, 3 pairs \(every verdict decided after 3 pairs\)\n {2}- slow vs default: vitest-llm-bench-sim options: speedFactor 1 -> 2: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(3 pairs\)/,
     )
     expect(formatCompareTable(result)).toMatch(
-      /^side by side: 3 pairs in [\d.]+ s \(every verdict decided after 3 pairs\); order AB BA AB \(A default, B slow\); intervals at 98\.79 % \(this look's level, so that all looks keep 95 %\)\narms apart \(asked for \(`arms: "apart"`\)\): one arm at a time, each trial on a freshly started server\n(?:slow against default: \d pairs? kept although both arms were measured on a disturbed machine \(it cancels in their ratio\)\n)?variant +gate/,
+      /^side by side: 3 pairs in [\d.]+ s \(every verdict decided after 3 pairs\); order AB BA AB \(A default, B slow\); intervals at 98\.79 % \(this look's level, so that all looks keep 95 %\)\narms apart \(asked for \(`arms: "apart"`\)\): one arm at a time, each trial on a freshly started server\nslow against default: vitest-llm-bench-sim options: speedFactor 1 -> 2\n(?:slow against default: \d pairs? kept although both arms were measured on a disturbed machine \(it cancels in their ratio\)\n)?variant +gate/,
     )
   }, 180_000)
 

@@ -242,10 +242,11 @@ describe('vitest bench with the built package', { timeout: ONE_RUN_MS }, () => {
       if (run.exitCode === 0 && disturbanceNamed(run.output) !== undefined) return
       expect(run.exitCode, run.output).toBe(1)
       // A fail is confirmed on 3 trials of 30 requests, against a baseline of 5.
-      expect(run.output).toContain('chat > small > ttft p50: 90 of 90 requests completed')
+      // Against a provisional recording (a busy machine when it was made) the run is measured as a recording (5 trials).
+      expect(run.output).toMatch(/chat > small > ttft p50: (90 of 90|150 of 150) requests completed/)
       expect(run.output).toMatch(/Baseline comparison: FAIL \(1 fail\)/)
       expect(run.output).toMatch(
-        /ttftMs p50 is \d+(?:\.\d+)? ms, baseline \d+(?:\.\d+)? ms: ratio \d\.\d{3} \(95% CI \[\d\.\d{3}, \d\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+(?:\.\d+)? ms\); n = 150 baseline \/ 90 current requests\./,
+        /ttftMs p50 is \d+(?:\.\d+)? ms, baseline \d+(?:\.\d+)? ms: ratio \d\.\d{3} \(95% CI \[\d\.\d{3}, \d\.\d{3}\]\) is beyond the limit 1\.100 \(\+10%, at most \d+(?:\.\d+)? ms\); n = 150 baseline \/ (90|150) current requests\./,
       )
       // The command that re-records this bench only (a bare `vitest bench -u` would re-record all).
       expect(run.output).toContain("run `npx vitest bench chat.bench.ts -t '^chat > small > ttft p50$' -u` and commit")
@@ -321,7 +322,11 @@ describe('vitest bench with the built package', { timeout: ONE_RUN_MS }, () => {
       expect(entry?.metrics.ttftMs.p50).toBeGreaterThan(0)
       const unchanged = await vitestBench(['sessions.bench'])
       expect(unchanged.exitCode, unchanged.output).toBe(0)
-      expect(unchanged.output).toMatch(/baseline (pass|inconclusive)/)
+      // A recording on a busy machine is provisional: the next quiet run replaces it (or records it again, busy).
+      const provisional = /provisional/.test(record.output)
+      expect(unchanged.output).toMatch(
+        provisional ? /baseline (pass|inconclusive|updated|recorded provisionally)/ : /baseline (pass|inconclusive)/,
+      )
       const slowed = await vitestBenchUntilFailed(['sessions.bench'], { E2E_SPEED: '2.5' })
       if (slowed.exitCode === 0 && disturbanceNamed(slowed.output) !== undefined) return
       expect(slowed.exitCode, slowed.output).toBe(1)

@@ -430,12 +430,14 @@ describe('bench.llm.compare outside Vitest', () => {
       // never passed. On a quiet machine this branch fails: the variant must fail.
       const said = lines.join('\n')
       expect(said).toMatch(/measured on a disturbed machine/)
-      expect(said).toMatch(/inconclusive: two servers: slow vs default: ttftMs p50/)
+      expect(said).toMatch(
+        /inconclusive: two servers: slow vs default: (?:vitest-llm-bench-sim options: [^:]+: )?ttftMs p50/,
+      )
       return
     }
     expect(failure.name).toBe('LlmBenchAssertionError')
     expect(failure.message).toMatch(
-      /^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/,
+      /^two servers: side by side, \d pairs \(.*\)\n {2}- slow vs default: (?:vitest-llm-bench-sim options: speedFactor [\d.]+ -> [\d.]+: )?ttftMs p50 [\d.]+x \[[\d.]+, [\d.]+\], beyond \+10 % on every pair together \(\d pairs\)/,
     )
   }, 60_000)
 })
