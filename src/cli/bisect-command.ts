@@ -51,7 +51,7 @@ export interface BisectResult {
   skipped: Commit[]
   /** When no single commit could be named: the commits the change is among, oldest first. */
   range?: Commit[]
-  /** 0 a culprit named, 1 the regression not confirmed, 2 the range not narrowed to one commit. */
+  /** 0 a culprit named, 1 the regression not confirmed, 2 the range not narrowed to one commit (or the first verdict undecided). */
   exit: 0 | 1 | 2
   durationMs: number
 }
@@ -67,7 +67,9 @@ function movedGates(verdicts: readonly AbBenchVerdict[], status: 'fail' | 'incon
           check.ciLow === null || check.ciHigh === null
             ? ''
             : ` [${check.ciLow.toFixed(3)}, ${check.ciHigh.toFixed(3)}]`
-        return `${v.name}: ${check.metric}${stat} ${check.ratio?.toFixed(3) ?? '?'}x${ci}`
+        // An undecided gate says why (every pair measured on a disturbed machine, more pairs needed).
+        const why = status === 'inconclusive' && check.reason ? ` (${check.reason})` : ''
+        return `${v.name}: ${check.metric}${stat} ${check.ratio?.toFixed(3) ?? '?'}x${ci}${why}`
       }),
   )
 }
@@ -208,9 +210,17 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
     )
     const result: BisectResult = { good, bad, commits: commits.length, steps, skipped: [], exit: 1, durationMs: 0 }
     if (failed.length === 0) {
+      const undecided = steps[0]?.outcome === 'undecided'
       io.out(
-        `\nbisect: not confirmed: no bench of ${bad.sha.slice(0, 12)} fails against ${good.sha.slice(0, 12)}; nothing to bisect.`,
+        undecided
+          ? `\nbisect: undecided: ${bad.sha.slice(0, 12)} neither fails nor passes against ${good.sha.slice(0, 12)} here (${steps[0]?.why ?? ''}); nothing was bisected.`
+          : `\nbisect: not confirmed: no bench of ${bad.sha.slice(0, 12)} fails against ${good.sha.slice(0, 12)}; nothing to bisect.`,
       )
+      // Undecided is not "no regression": the range is reported as it stands.
+      if (undecided) {
+        result.exit = 2
+        result.range = commits
+      }
       return await finish(result)
     }
     // Only the bench files that moved (their paths are relative to the package, as the arms ran them).

@@ -23,7 +23,7 @@ const INTERNAL = new Set(['LLM_BENCH_ARM', 'LLM_BENCH_ARM_DIR', 'LLM_BENCH_ARM_M
 describe('help', () => {
   test('-t is described one way by every command that has it', () => {
     const withName = Object.entries(cliCommands).filter(([, command]) => command.flags.name?.short === 't')
-    expect(withName.map(([name]) => name).sort()).toEqual(['ab', 'diff', 'history'])
+    expect(withName.map(([name]) => name).sort()).toEqual(['ab', 'bisect', 'diff', 'history'])
     expect(new Set(withName.map(([, command]) => command.flags.name?.description)).size).toBe(1)
   })
 
