@@ -51,7 +51,7 @@ export interface BisectResult {
   skipped: Commit[]
   /** When no single commit could be named: the commits the change is among, oldest first. */
   range?: Commit[]
-  /** 0 a culprit named, 1 the regression not confirmed, 2 the range not narrowed to one commit (or the first verdict undecided). */
+  /** 0 a culprit named, 1 the regression not confirmed (no gate failed), 2 the range not narrowed to one commit. */
   exit: 0 | 1 | 2
   durationMs: number
 }
@@ -210,17 +210,12 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
     )
     const result: BisectResult = { good, bad, commits: commits.length, steps, skipped: [], exit: 1, durationMs: 0 }
     if (failed.length === 0) {
+      // Not confirmed, whether every gate passed or some stayed undecided (then why: a busy machine, too few pairs).
       const undecided = steps[0]?.outcome === 'undecided'
       io.out(
-        undecided
-          ? `\nbisect: undecided: ${bad.sha.slice(0, 12)} neither fails nor passes against ${good.sha.slice(0, 12)} here (${steps[0]?.why ?? ''}); nothing was bisected.`
-          : `\nbisect: not confirmed: no bench of ${bad.sha.slice(0, 12)} fails against ${good.sha.slice(0, 12)}; nothing to bisect.`,
+        `\nbisect: not confirmed: no bench of ${bad.sha.slice(0, 12)} fails against ${good.sha.slice(0, 12)}` +
+          `${undecided ? ` (undecided: ${steps[0]?.why ?? ''})` : ''}; nothing to bisect.`,
       )
-      // Undecided is not "no regression": the range is reported as it stands.
-      if (undecided) {
-        result.exit = 2
-        result.range = commits
-      }
       return await finish(result)
     }
     // Only the bench files that moved (their paths are relative to the package, as the arms ran them).

@@ -82,8 +82,8 @@ describe('vitest-llm-bench bisect', () => {
       { subject: 'c6 docs', files: note(6) },
     ])
     const found = await bisect('--good', shas[0] as string, '--bad', 'HEAD')
-    // On a busy machine (every pair disturbed) a step may stay undecided: then it must say so, and exit 2.
-    if (found.exitCode === 2 && /disturbed machine/.test(found.output)) return
+    // On a busy machine (every pair disturbed) a step may stay undecided: then it must say so (exit 1 or 2).
+    if (found.exitCode !== 0 && /disturbed machine/.test(found.output)) return
     expect(found.exitCode, found.output).toBe(0)
     expect(found.report.culprit?.subject).toBe('c4 slower server')
     expect(found.report.culprit?.sha).toBe(shas[3])
@@ -110,8 +110,8 @@ describe('vitest-llm-bench bisect', () => {
       { subject: 'c6 docs', files: note(6) },
     ])
     const found = await bisect('--good', shas[0] as string, '--bad', 'HEAD')
-    // On a busy machine (every pair disturbed) a step may stay undecided: then it must say so, and exit 2.
-    if (found.exitCode === 2 && /disturbed machine/.test(found.output)) return
+    // On a busy machine (every pair disturbed) a step may stay undecided: then it must say so (exit 1 or 2).
+    if (found.exitCode !== 0 && /disturbed machine/.test(found.output)) return
     expect(found.exitCode, found.output).toBe(0)
     expect(found.report.culprit?.subject).toBe('c5 slower server')
     expect(found.report.skipped.map((c) => c.subject)).toEqual(['c3 broken bench'])
