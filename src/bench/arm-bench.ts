@@ -2,9 +2,8 @@
  * `bench.llm` in an arm of `ab` with arms together: the bench `ab` named takes turns with the other
  * revision's ({@link takeTurns}); what it measured is written per pair for `ab` to judge.
  */
-import { dirname, relative, sep } from 'node:path'
-import { checkTarget, type RunPlan } from '../core/plan/index.ts'
-import { runPlan } from '../core/run.ts'
+import { relative, sep } from 'node:path'
+import type { RunPlan } from '../core/plan/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { writeArmFile, type ArmFile } from './arm-file.ts'
 import { takeTurns } from './arm-turns.ts'
@@ -15,7 +14,8 @@ import type { BenchJudgement } from './bench-judgement.ts'
 import type { BenchPlan } from './plan-bench.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import type { RunContext } from '../core/run.ts'
-import { mergeSlices, sliceOptions } from './slice-options.ts'
+import { mergeSlices } from './slice-options.ts'
+import { failIfEnded, runLoadOn } from './load-on.ts'
 
 type TurnsArm = ArmRun & { mode: Extract<ArmRun['mode'], { kind: 'turns' }> }
 
@@ -32,31 +32,8 @@ interface BenchRun {
 
 /** One slice of the bench's load on the pair's server; a server that ended meanwhile fails the arm, named. */
 async function measureSlice(run: BenchRun, acquired: AcquiredTarget, plan: RunPlan): Promise<BenchmarkResult> {
-  const {
-    server: _server,
-    slo: _slo,
-    baseline: _baseline,
-    timeoutMs: _timeout,
-    target: _target,
-    resetPrefixCache: _reset,
-    trials: _trials,
-    ...rest
-  } = run.options
-  const result = await runPlan(
-    {
-      target: checkTarget(acquired.target),
-      run: plan,
-      options: { ...sliceOptions(rest, plan), target: acquired.target, ...(run.signal ? { signal: run.signal } : {}) },
-    },
-    { ...acquired.context, baseDir: dirname(run.file) },
-  )
-  const ended = acquired.serverEnded()
-  if (ended)
-    throw new Error(
-      [`${ended.name} ${ended.how} during a slice; nothing is judged.`, ...ended.logTail.map((l) => `  ${l}`)].join(
-        '\n',
-      ),
-    )
+  const result = await runLoadOn(run, acquired, plan, { asPlanned: true })
+  failIfEnded(acquired, (ended) => `${ended} during a slice; nothing is judged.`)
   return result
 }
 

@@ -16,7 +16,7 @@ import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
 import { evaluateSlo, failureRuling, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult, StopReport } from '../core/contract/result.ts'
 import type { LlmBenchProvided } from './provided.ts'
-import type { ServerEnded } from './bench-target.ts'
+import { endedLines, type ServerEnded } from './bench-target.ts'
 import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
 import { spreadNotes } from '../core/baseline/index.ts'
 import { describeRegressions } from './regression-summary.ts'
@@ -111,12 +111,10 @@ function unjudgeable(input: JudgeInput): Unjudgeable | undefined {
   const { result } = input
   if (result.stopped) return result.stopped.expected ? undefined : { text: stopFailure(result.stopped) }
   if (input.serverEnded) {
-    const { name, how, logTail, logPath } = input.serverEnded
+    const [ended, ...log] = endedLines(input.serverEnded)
     const text = [
-      `${name} ${how} during the run: ${result.counts.failed} of ${result.counts.total} requests failed. The run is not judged and no baseline is written.`,
-      ...(logTail.length > 0
-        ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)]
-        : []),
+      `${ended} during the run: ${result.counts.failed} of ${result.counts.total} requests failed. The run is not judged and no baseline is written.`,
+      ...log,
     ].join('\n')
     return { text }
   }

@@ -29,6 +29,17 @@ export interface ServerEnded {
   logPath: string | undefined
 }
 
+/** A server that ended as lines: how it ended (`llama.cpp was killed by SIGKILL`), then its log's last lines. */
+export function endedLines(ended: ServerEnded): [string, ...string[]] {
+  const { name, how, logTail, logPath } = ended
+  return [
+    `${name} ${how}`,
+    ...(logTail.length > 0
+      ? [`Last lines of its log${logPath ? ` (${logPath})` : ''}:`, ...logTail.map((line) => `  ${line}`)]
+      : []),
+  ]
+}
+
 /** Lines of a dead server's log quoted in the failure. */
 const ENDED_LOG_LINES = 15
 const stillRunning = (): undefined => undefined

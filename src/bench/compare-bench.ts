@@ -4,19 +4,19 @@
  * measured in counterbalanced pairs can, because a drift or a disturbance that hits both arms of
  * a pair cancels in their ratio (docs/verdicts.md, "Side by side").
  */
-import { dirname } from 'node:path'
 import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } from '../core/campaign/index.ts'
 import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'
-import { checkTarget, type RunPlan } from '../core/plan/index.ts'
-import { runPlan, type RunContext } from '../core/run.ts'
+import type { RunPlan } from '../core/plan/index.ts'
+import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
 import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
 import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
-import { acquireTarget, type AcquiredTarget, type ServerEnded } from './bench-target.ts'
+import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
+import { failIfEnded, runLoadOn } from './load-on.ts'
 import type { ArmsPlacement } from './arms-placement.ts'
-import { mergeSlices, sliceOptions } from './slice-options.ts'
+import { mergeSlices } from './slice-options.ts'
 import type { BenchCompareOptions, CompareArm, ComparePlan } from './compare-bench-options.ts'
 import { formatCompareTable, intervalText as interval } from './compare-table.ts'
 
@@ -263,13 +263,12 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
         if (was !== undefined && now !== undefined && seconds > 0)
           idleCpu = Math.max(idleCpu ?? 0, (now - was) / seconds)
       })
-      for (const other of up) {
-        const ended = other.acquired.serverEnded()
-        if (ended && other !== loaded)
-          throw new Error(
-            `${other.arm.label}: ${endedLine(ended)} while idle beside ${loaded.arm.label}; nothing is judged.`,
+      for (const other of up)
+        if (other !== loaded)
+          failIfEnded(
+            other.acquired,
+            (ended) => `${other.arm.label}: ${ended} while idle beside ${loaded.arm.label}; nothing is judged.`,
           )
-      }
       loaded.slices.push(result)
       const fault = faultOf(loaded.arm.label, result)
       if (fault !== undefined) return { trials: trialsSoFar(), fault }
@@ -287,52 +286,16 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   return fields === undefined ? undefined : cpuTicksOf(fields) / PROC_TICKS_PER_SECOND
 }
 
-const endedLine = (ended: ServerEnded): string => {
-  const tail =
-    ended.logTail.length > 0
-      ? `\nLast lines of its log${ended.logPath ? ` (${ended.logPath})` : ''}:\n${ended.logTail.map((line) => `  ${line}`).join('\n')}`
-      : ''
-  return `${ended.name} ${ended.how}${tail}`
-}
-
-/** One run of an arm's plan (the whole load, or a slice of it) on a server already acquired. */
+/** One trial or slice of an arm's load on its server; a server that ended meanwhile fails the comparison, named. */
 async function measureOn(
   run: CompareBenchRun,
   arm: CompareArm,
   acquired: AcquiredTarget,
   plan: RunPlan,
 ): Promise<BenchmarkResult> {
-  const {
-    target: _target,
-    variants: _variants,
-    control: _control,
-    baseline: _baseline,
-    pairs: _pairs,
-    budgetMs: _budget,
-    onInconclusive: _on,
-    timeoutMs: _timeout,
-    arms: _arms,
-    slices: _slices,
-    ...rest
-  } = run.options
-  const result = await runPlan(
-    {
-      target: checkTarget(acquired.target),
-      run: plan,
-      // The result's config says what ran: a slice's own seed and share of the load.
-      options: {
-        ...sliceOptions(rest, plan),
-        target: acquired.target,
-        ...(run.signal ? { signal: run.signal } : {}),
-      },
-    },
-    { ...acquired.context, baseDir: dirname(run.file) },
-  )
-  const ended = acquired.serverEnded()
-  if (ended) {
-    const [first, ...tail] = endedLine(ended).split('\n')
-    throw new Error([`${arm.label}: ${first} during its trial; nothing is judged.`, ...tail].join('\n'))
-  }
+  // The result's config says what ran: a slice's own seed and share of the load.
+  const result = await runLoadOn(run, acquired, plan, { asPlanned: true })
+  failIfEnded(acquired, (ended) => `${arm.label}: ${ended} during its trial; nothing is judged.`)
   return result
 }
 

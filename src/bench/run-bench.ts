@@ -3,10 +3,8 @@
  * say), merged, then judged against its SLOs and baseline by {@link judgeBench}. What the Vitest adapter
  * and the other runners' `bench.llm` (standalone-bench-llm.ts) both run. No Vitest import here or below.
  */
-import { dirname } from 'node:path'
 import { BaselineMismatchError } from '../core/contract/errors.ts'
-import { runPlan } from '../core/run.ts'
-import { canonicalConfig, checkTarget } from '../core/plan/index.ts'
+import { canonicalConfig } from '../core/plan/index.ts'
 import {
   asParsedPolicy,
   BaselineStore,
@@ -35,6 +33,7 @@ import type { LlmBenchProvided } from './provided.ts'
 import { writeSegmentFile } from './segment-file.ts'
 import { writeArmFile } from './arm-file.ts'
 import { runArmTurns } from './arm-bench.ts'
+import { runLoadOn } from './load-on.ts'
 import { DEFERRED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 
@@ -91,16 +90,7 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       store === undefined
         ? { trials: 1, compareWith: undefined, stored: undefined }
         : await planTrials(run, trials, store, acquired.context)
-    const {
-      server: _server,
-      slo: _slo,
-      baseline: _baseline,
-      timeoutMs: _timeout,
-      target: _target,
-      resetPrefixCache: reset,
-      trials: _trials,
-      ...rest
-    } = options
+    const reset = options.resetPrefixCache
     const results: BenchmarkResult[] = []
     const notes: string[] = []
     let remeasured = 0
@@ -111,19 +101,11 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       const restart = trials.restartServer === 'always' || (trials.restartServer === 'record' && recording)
       if ((results.length > 0 || remeasured > 0) && restart && acquired.restart) acquired = await acquired.restart()
       const resetWarning = reset ? await emptyPrefixCache(acquired.target) : undefined
-      const trialOptions = {
-        ...rest,
-        target: acquired.target,
-        ...(run.signal ? { signal: run.signal } : {}),
+      const measured = await runLoadOn(run, acquired, bench.run, {
         ...(run.onProgress
           ? { onProgress: trialProgress(run.onProgress, results.length + remeasured + 1, plan.trials) }
           : {}),
-      }
-      const measured = await runPlan(
-        { target: checkTarget(acquired.target), run: bench.run, options: trialOptions },
-        // Dataset and tokenizer paths written in a bench file are relative to that file.
-        { ...acquired.context, baseDir: dirname(run.file) },
-      )
+      })
       const disturbed = measured.client.selfCheck?.disturbed ?? []
       // A baseline is recorded from quiet trials: a disturbed one is measured again (a few times at most).
       // A stopped trial is not measured again: the safety stop is the server's doing on any machine.
