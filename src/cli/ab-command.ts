@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { driftOf } from '../bench/ab-drift.ts'
 import { abFailed, type AbBenchVerdict } from '../bench/ab-verdict.ts'
@@ -8,20 +7,17 @@ import { BASELINE_DIR_ENV } from '../bench/standalone-bench-llm.ts'
 import { readSkippedInArms } from '../bench/arm-file.ts'
 import { formatCompareTable } from '../bench/compare-bench.ts'
 import { formatCompareNotes } from '../bench/compare-table.ts'
-import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
 import { formatSloChecks } from '../core/slo/index.ts'
-import type { PairLimits } from '../core/verdict/index.ts'
 import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
-import { checkoutRevision, git } from './ab-checkout.ts'
-import { measureRevisions, type AbSoFar, type RevisionsMeasured, type RevisionsRun } from './ab-measure.ts'
+import { git } from './ab-checkout.ts'
+import { pairFlags, pairsAsked, runRevisionJob } from './revision-job.ts'
+import { measureRevisions, type AbSoFar, type RevisionsMeasured } from './ab-measure.ts'
 import { abEstimateLine } from './ab-estimate.ts'
 import { formatAbComment, formatAbErrorComment, notComparedLine, workflowRunUrl } from '../../reporters/ab-comment.ts'
 import { abMachineLine, abMachineOf } from '../../reporters/ab-machine.ts'
 import { abBenchReports, renderAbHtml, renderAbMarkdown } from '../../reporters/ab-report.ts'
-
-const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** The console lines of one bench's verdict: its table, then what was left out and what would decide each open gate. */
 export function verdictLines(
@@ -82,175 +78,153 @@ async function runAb(flags: CliFlagValues, io: CliIo, operands: readonly string[
     )
     return 2
   }
-  const limits: PairLimits = {
-    min: Number(flags['min-pairs']),
-    max: Number(flags['max-pairs'] ?? COMPARE_DEFAULTS.maxPairs),
-    budgetMs: Number(flags['budget-min']) * 60_000,
-  }
-  if (flags['max-pairs'] !== undefined && limits.max < limits.min) {
-    io.err(`vitest-llm-bench ab: --max-pairs (${limits.max}) is below --min-pairs (${limits.min}).`)
+  const pairs = pairsAsked(flags)
+  if ('usage' in pairs) {
+    io.err(`vitest-llm-bench ab: ${pairs.usage}`)
     return 2
   }
   const packageDir = process.cwd()
   const out = resolve(String(flags.out))
-  const controller = new AbortController()
-  void io.stopRequested().then((signal) => controller.abort(new Error(signal)))
-  // Held until the worktree is removed: `vitest bench` signals its whole process group when it is
-  // stopped, and a second SIGTERM with no listener would end this process before it cleans up.
-  const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
-  for (const signal of HELD_SIGNALS) process.on(signal, held)
-  let work: string | undefined
-  /** The signal that stopped the pairs after at least one was judged; undefined when they ran to their end. */
-  let interrupted: string | undefined
-  let root = packageDir
-  let tree: string | undefined
-  try {
-    root = await git(packageDir, ['rev-parse', '--show-toplevel'])
-    const sha = await git(root, ['merge-base', baseRef, 'HEAD']).catch((error: unknown) => {
-      throw new AbError(
-        `${(error as Error).message}\nIs \`${baseRef}\` fetched? With a shallow clone fetch the base first (GitHub Actions: \`fetch-depth: 0\`).`,
-      )
-    })
-    const headSha = await git(root, ['rev-parse', 'HEAD'])
-    // ab's own output folder is not a change of the working tree.
-    const outInTree = relative(root, out)
-    const exclude = outInTree !== '' && !outInTree.startsWith('..') ? [`:(exclude)${outInTree}`] : []
-    const dirty = (await git(root, ['status', '--porcelain', '--', '.', ...exclude])) !== ''
-    const missing = operands.filter((operand) => /[/\\]|\.[cm]?[jt]sx?$/.test(operand) && !existsSync(resolve(operand)))
-    if (missing.length > 0)
-      throw new AbError(
-        `${missing.join(', ')}: no such bench file in the working tree (${packageDir}). Give bench files as \`vitest bench\` takes them, relative to this folder.`,
-      )
-    work = await mkdtemp(join(tmpdir(), 'llm-bench-ab-'))
-    const base = await checkoutRevision(root, packageDir, sha, work, (line) => io.out(line))
-    tree = base.tree
-    const logDir = join(out, 'logs')
-    await mkdir(logDir, { recursive: true })
-    io.out(
-      `ab: base ${baseRef} at the merge base ${sha.slice(0, 12)}, head ${headSha.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
-    )
-    io.out(`ab: base dependencies ${base.dependencies}`)
-    const name = typeof flags.name === 'string' ? flags.name : undefined
-    const slices = Number(flags.slices)
-    const measuringStarted = performance.now()
-    let soFar: AbSoFar | undefined
-    let placed: Pick<RevisionsMeasured, 'placement' | 'limits' | 'levelAt'> | undefined
-    let measured: RevisionsMeasured
-    try {
-      measured = await measureRevisions({
-        dirs: { base: base.dir, head: packageDir },
-        work,
-        logDir,
-        operands,
-        name,
-        asked: flags.arms as RevisionsRun['asked'],
-        slices,
-        minPairs: limits.min,
-        maxPairs: flags['max-pairs'] === undefined ? undefined : limits.max,
-        budgetMs: limits.budgetMs,
-        signal: controller.signal,
-        io,
-        onPlaced: (placing) => (placed = placing),
-        onJudged: (now, limits, benches) => {
-          if (soFar === undefined && now.order.length > 0)
-            io.out(`ab: ${abEstimateLine(performance.now() - measuringStarted, limits, benches)}`)
-          soFar = now
-        },
-      })
-    } catch (error) {
-      // Stopped after a finished pair: what was measured is judged and written, marked as stopped.
-      const pairs = soFar?.order.length ?? 0
-      if (!controller.signal.aborted || soFar === undefined || pairs === 0 || placed === undefined) throw error
-      interrupted = (controller.signal.reason as Error | undefined)?.message ?? 'a stop'
-      io.err(`vitest-llm-bench ab: ${(error as Error).message}`)
-      io.out(`ab: stopped (${interrupted}) after ${pairs} pair${pairs === 1 ? '' : 's'}: what it measured is written`)
-      const stopped = `stopped by ${interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}`
-      measured = { ...placed, ...soFar, stopped, durationMs: performance.now() - measuringStarted, logs: [] }
-    }
-    const { placement, levelAt } = measured
-    const together = placement.mode === 'together'
-    const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
-    for (const verdict of verdicts) {
-      const baseFiles = files.filter(
-        (file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name,
-      )
-      const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
-      if (drift !== undefined) verdict.drift = drift
-    }
-    // The arms listed their benches (and what they skip) first, unless asked to run apart.
-    const skippedIn = join(work, together ? 'listed' : 'arms')
-    const notCompared = existsSync(skippedIn) ? await readSkippedInArms(skippedIn) : []
-    io.out('')
-    const lastLookConfidence = levelAt(order.length)
-    for (const verdict of verdicts) {
-      const own = measured.benches?.get(`${verdict.file} > ${verdict.name}`)
-      const level = own ? levelAt(own.order.length) : lastLookConfidence
-      io.out(
-        verdictLines(verdict, own?.order ?? order, own?.stopped ?? stopped, level, own?.durationMs ?? durationMs).join(
-          '\n',
-        ),
-      )
-    }
-    if (notCompared.length > 0) io.out(`ab: ${notComparedLine(notCompared)}`)
-    const failed = abFailed(verdicts)
-    const summary = {
-      base: { ref: baseRef, sha },
-      head: { sha: headSha, dirty },
-      dependencies: base.dependencies,
-      order,
-      stopped,
-      placement: together
-        ? `arms together, ${slices} slices per arm and pair: ${placement.why}`
-        : `arms apart: ${placement.why}`,
-      ...(measured.idleCpu !== undefined ? { idleArmCpu: measured.idleCpu } : {}),
-      ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
-      ...(interrupted !== undefined ? { interrupted } : {}),
-      confidence: DEFAULT_CONFIDENCE,
-      lastLookConfidence,
-      durationMs,
-      machine: abMachineOf(files),
-      ...(workflowRunUrl(process.env) !== undefined ? { reportUrl: workflowRunUrl(process.env) } : {}),
-    }
-    const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
-    await writeFile(
-      join(out, 'ab.json'),
-      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: measured.logs, trials }, null, 2)}\n`,
-    )
-    await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
-    const reports = abBenchReports(verdicts, files)
-    const markdown = renderAbMarkdown(reports, summary, notCompared)
-    await writeFile(join(out, 'summary.md'), markdown)
-    await writeFile(join(out, 'report.html'), renderAbHtml(reports, summary, notCompared))
-    // GitHub collects the step summary after the step; other steps may have written to it, so append.
-    const stepSummary = process.env.GITHUB_STEP_SUMMARY
-    if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
-    io.out(`\nab: ${abMachineLine(summary.machine)}`)
-    const outcome = failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'
-    io.out(
-      `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs ` +
-        `in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${outcome}`,
-    )
-    io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
-    return failed || interrupted !== undefined ? 1 : 0
-  } catch (error) {
-    if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
-    io.err(`vitest-llm-bench ab: ${error.message}`)
+  const unfinished = async (message: string) => {
     // A sticky-comment step after `ab` posts comment.md whatever the exit: it says why there is no verdict.
     await mkdir(out, { recursive: true })
-      .then(async () => {
-        await writeFile(join(out, 'comment.md'), formatAbErrorComment(error.message))
-        await writeFile(
-          join(out, 'ab.json'),
-          `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', error: error.message }, null, 2)}\n`,
+    await writeFile(join(out, 'comment.md'), formatAbErrorComment(message))
+    await writeFile(
+      join(out, 'ab.json'),
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', error: message }, null, 2)}\n`,
+    )
+  }
+  return runRevisionJob(
+    { command: 'ab', io, packageDir, unfinished, errorExit: 1 },
+    async ({ root, work, signal, checkout }) => {
+      /** The signal that stopped the pairs after at least one was judged; undefined when they ran to their end. */
+      let interrupted: string | undefined
+      const sha = await git(root, ['merge-base', baseRef, 'HEAD']).catch((error: unknown) => {
+        throw new AbError(
+          `${(error as Error).message}\nIs \`${baseRef}\` fetched? With a shallow clone fetch the base first (GitHub Actions: \`fetch-depth: 0\`).`,
         )
       })
-      .catch(() => undefined)
-    return 1
-  } finally {
-    if (tree !== undefined) await git(root, ['worktree', 'remove', '--force', tree]).catch(() => undefined)
-    if (work !== undefined) await rm(work, { recursive: true, force: true })
-    for (const signal of HELD_SIGNALS) process.off(signal, held)
-  }
+      const headSha = await git(root, ['rev-parse', 'HEAD'])
+      // ab's own output folder is not a change of the working tree.
+      const outInTree = relative(root, out)
+      const exclude = outInTree !== '' && !outInTree.startsWith('..') ? [`:(exclude)${outInTree}`] : []
+      const dirty = (await git(root, ['status', '--porcelain', '--', '.', ...exclude])) !== ''
+      const missing = operands.filter(
+        (operand) => /[/\\]|\.[cm]?[jt]sx?$/.test(operand) && !existsSync(resolve(operand)),
+      )
+      if (missing.length > 0)
+        throw new AbError(
+          `${missing.join(', ')}: no such bench file in the working tree (${packageDir}). Give bench files as \`vitest bench\` takes them, relative to this folder.`,
+        )
+      const base = await checkout(sha, 'base')
+      const logDir = join(out, 'logs')
+      await mkdir(logDir, { recursive: true })
+      io.out(
+        `ab: base ${baseRef} at the merge base ${sha.slice(0, 12)}, head ${headSha.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
+      )
+      io.out(`ab: base dependencies ${base.dependencies}`)
+      const { slices } = pairs
+      const measuringStarted = performance.now()
+      let soFar: AbSoFar | undefined
+      let placed: Pick<RevisionsMeasured, 'placement' | 'limits' | 'levelAt'> | undefined
+      let measured: RevisionsMeasured
+      try {
+        measured = await measureRevisions({
+          dirs: { base: base.dir, head: packageDir },
+          work,
+          logDir,
+          operands,
+          ...pairs,
+          signal,
+          io,
+          onPlaced: (placing) => (placed = placing),
+          onJudged: (now, limits, benches) => {
+            if (soFar === undefined && now.order.length > 0)
+              io.out(`ab: ${abEstimateLine(performance.now() - measuringStarted, limits, benches)}`)
+            soFar = now
+          },
+        })
+      } catch (error) {
+        // Stopped after a finished pair: what was measured is judged and written, marked as stopped.
+        const pairs = soFar?.order.length ?? 0
+        if (!signal.aborted || soFar === undefined || pairs === 0 || placed === undefined) throw error
+        interrupted = (signal.reason as Error | undefined)?.message ?? 'a stop'
+        io.err(`vitest-llm-bench ab: ${(error as Error).message}`)
+        io.out(`ab: stopped (${interrupted}) after ${pairs} pair${pairs === 1 ? '' : 's'}: what it measured is written`)
+        const stopped = `stopped by ${interrupted} after ${pairs} pair${pairs === 1 ? '' : 's'}`
+        measured = { ...placed, ...soFar, stopped, durationMs: performance.now() - measuringStarted, logs: [] }
+      }
+      const { placement, levelAt } = measured
+      const together = placement.mode === 'together'
+      const { verdicts, files, order, stopped, durationMs, baseBroken } = measured
+      for (const verdict of verdicts) {
+        const baseFiles = files.filter(
+          (file) => file.arm === 'base' && file.file === verdict.file && file.name === verdict.name,
+        )
+        const drift = await driftOf(base.dir, baseFiles, process.env[BASELINE_DIR_ENV])
+        if (drift !== undefined) verdict.drift = drift
+      }
+      // The arms listed their benches (and what they skip) first, unless asked to run apart.
+      const skippedIn = join(work, together ? 'listed' : 'arms')
+      const notCompared = existsSync(skippedIn) ? await readSkippedInArms(skippedIn) : []
+      io.out('')
+      const lastLookConfidence = levelAt(order.length)
+      for (const verdict of verdicts) {
+        const own = measured.benches?.get(`${verdict.file} > ${verdict.name}`)
+        const level = own ? levelAt(own.order.length) : lastLookConfidence
+        io.out(
+          verdictLines(
+            verdict,
+            own?.order ?? order,
+            own?.stopped ?? stopped,
+            level,
+            own?.durationMs ?? durationMs,
+          ).join('\n'),
+        )
+      }
+      if (notCompared.length > 0) io.out(`ab: ${notComparedLine(notCompared)}`)
+      const failed = abFailed(verdicts)
+      const summary = {
+        base: { ref: baseRef, sha },
+        head: { sha: headSha, dirty },
+        dependencies: base.dependencies,
+        order,
+        stopped,
+        placement: together
+          ? `arms together, ${slices} slices per arm and pair: ${placement.why}`
+          : `arms apart: ${placement.why}`,
+        ...(measured.idleCpu !== undefined ? { idleArmCpu: measured.idleCpu } : {}),
+        ...(baseBroken !== undefined ? { baseFailed: baseBroken } : {}),
+        ...(interrupted !== undefined ? { interrupted } : {}),
+        confidence: DEFAULT_CONFIDENCE,
+        lastLookConfidence,
+        durationMs,
+        machine: abMachineOf(files),
+        ...(workflowRunUrl(process.env) !== undefined ? { reportUrl: workflowRunUrl(process.env) } : {}),
+      }
+      const trials = files.map((file) => ({ ...file, result: { ...file.result, requests: undefined } }))
+      await writeFile(
+        join(out, 'ab.json'),
+        `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'ab', ...summary, verdicts, notCompared, arms: measured.logs, trials }, null, 2)}\n`,
+      )
+      await writeFile(join(out, 'comment.md'), formatAbComment(verdicts, summary, notCompared))
+      const reports = abBenchReports(verdicts, files)
+      const markdown = renderAbMarkdown(reports, summary, notCompared)
+      await writeFile(join(out, 'summary.md'), markdown)
+      await writeFile(join(out, 'report.html'), renderAbHtml(reports, summary, notCompared))
+      // GitHub collects the step summary after the step; other steps may have written to it, so append.
+      const stepSummary = process.env.GITHUB_STEP_SUMMARY
+      if (stepSummary) await appendFile(stepSummary, `${markdown}\n`)
+      io.out(`\nab: ${abMachineLine(summary.machine)}`)
+      const outcome = failed ? 'FAILED' : interrupted !== undefined ? 'stopped' : 'ok'
+      io.out(
+        `ab: ${verdicts.length} bench${verdicts.length === 1 ? '' : 'es'}, ${order.length} pairs ` +
+          `in ${(durationMs / 1000).toFixed(0)} s (${stopped}): ${outcome}`,
+      )
+      io.out(`ab: ${relative(packageDir, out) || '.'}/: ab.json, comment.md, summary.md and report.html written`)
+      return failed || interrupted !== undefined ? 1 : 0
+    },
+  )
 }
 
 export const abCommand: CliCommand = {
@@ -263,36 +237,7 @@ export const abCommand: CliCommand = {
       description: 'Git ref of the base; its merge base with HEAD is measured (e.g. origin/main)',
     },
     name: NAME_FLAG,
-    'min-pairs': {
-      type: 'integer',
-      description: 'Pairs measured before any verdict',
-      default: COMPARE_DEFAULTS.minPairs,
-      min: 2,
-    },
-    'max-pairs': {
-      type: 'integer',
-      description: `Pairs at most, while a gate is undecided (default ${COMPARE_DEFAULTS.maxPairsTogether} with arms together, ${COMPARE_DEFAULTS.maxPairs} apart)`,
-      min: 2,
-    },
-    arms: {
-      type: 'string',
-      description:
-        "together: both revisions' servers up at once, loaded in turn in slices; apart: one arm after the other; auto: together where both fit",
-      default: COMPARE_DEFAULTS.arms,
-      choices: ['auto', 'together', 'apart'],
-    },
-    slices: {
-      type: 'integer',
-      description: "Arms together: slices of each arm's load per pair (A B B A A B B A for 4)",
-      default: COMPARE_DEFAULTS.slices,
-      min: 1,
-    },
-    'budget-min': {
-      type: 'number',
-      description: 'Minutes the pairs may take; another pair starts only if one more fits',
-      default: COMPARE_DEFAULTS.budgetMs / 60_000,
-      min: 0,
-    },
+    ...pairFlags(''),
     out: { type: 'string', description: 'Folder for ab.json, comment.md and the arm logs', default: 'llm-bench-ab' },
   },
   run: runAb,

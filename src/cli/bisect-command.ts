@@ -6,18 +6,15 @@
  * puts the change at or before it, a pass after it; an undecided midpoint is judged against bad too,
  * and a midpoint whose bench is missing, changed or does not load is skipped, as `git bisect skip`.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import type { AbBenchVerdict } from '../bench/ab-verdict.ts'
-import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import { NAME_FLAG, type CliCommand, type CliFlagValues, type CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
-import { checkoutRevision, git } from './ab-checkout.ts'
+import { git } from './ab-checkout.ts'
+import { pairFlags, pairsAsked, runRevisionJob } from './revision-job.ts'
 import { measureRevisions, type RevisionsRun } from './ab-measure.ts'
 import { bisectOrder, type BisectOutcome } from './bisect-order.ts'
-
-const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** A commit of the range. */
 interface Commit {
@@ -103,18 +100,23 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
     )
     return 2
   }
+  const pairs = pairsAsked(flags)
+  if ('usage' in pairs) {
+    io.err(`vitest-llm-bench bisect: ${pairs.usage}`)
+    return 2
+  }
   const packageDir = process.cwd()
   const out = resolve(String(flags.out))
-  const controller = new AbortController()
-  void io.stopRequested().then((signal) => controller.abort(new Error(signal)))
-  const held = (signal: NodeJS.Signals) => controller.abort(new Error(signal))
-  for (const signal of HELD_SIGNALS) process.on(signal, held)
   const started = performance.now()
-  let root = packageDir
-  let work: string | undefined
-  const trees = new Map<string, { tree: string; dir: string }>()
-  try {
-    root = await git(packageDir, ['rev-parse', '--show-toplevel'])
+  const unfinished = async (message: string) => {
+    await mkdir(out, { recursive: true })
+    await writeFile(
+      join(out, 'bisect.json'),
+      `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'bisect', error: message }, null, 2)}\n`,
+    )
+  }
+  return runRevisionJob({ command: 'bisect', io, packageDir, unfinished, errorExit: 2 }, async (job) => {
+    const { root, work, signal } = job
     const resolveRef = (ref: string) =>
       git(root, ['rev-parse', '--verify', `${ref}^{commit}`]).catch(() => {
         throw new AbError(`\`${ref}\` is not a commit here. Is it fetched? (GitHub Actions: \`fetch-depth: 0\`)`)
@@ -136,29 +138,15 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
       throw new AbError(`${badRef} is not after ${goodRef} on its first-parent line: nothing to bisect.`)
     const commits = await Promise.all(shas.map(subjectOf))
     const [good, bad] = [await subjectOf(goodSha), commits.at(-1) as Commit]
-    work = await mkdtemp(join(tmpdir(), 'llm-bench-bisect-'))
     await mkdir(join(out, 'logs'), { recursive: true })
     io.out(`bisect: good ${good.sha.slice(0, 12)} ${good.subject}`)
     io.out(`bisect: bad ${bad.sha.slice(0, 12)} ${bad.subject}, ${commits.length} first-parent commits after good`)
-    const checkout = async (sha: string) => {
-      const had = trees.get(sha)
-      if (had) return had
-      const made = await checkoutRevision(
-        root,
-        packageDir,
-        sha,
-        work as string,
-        (line) => io.out(line),
-        `r-${sha.slice(0, 12)}`,
-      )
-      trees.set(sha, made)
-      return made
-    }
+    const checkout = (sha: string) => job.checkout(sha, `r-${sha.slice(0, 12)}`)
     let stepCount = 0
     const steps: BisectStep[] = []
     const judge = async (base: Commit, head: Commit, only: readonly string[]): Promise<AbBenchVerdict[]> => {
       stepCount++
-      const stepWork = join(work as string, `step-${stepCount}`)
+      const stepWork = join(work, `step-${stepCount}`)
       await mkdir(stepWork, { recursive: true })
       const logDir = join(out, 'logs', `step-${stepCount}`)
       await mkdir(logDir, { recursive: true })
@@ -169,13 +157,8 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
         work: stepWork,
         logDir,
         operands: only,
-        name: typeof flags.name === 'string' ? flags.name : undefined,
-        asked: flags.arms as RevisionsRun['asked'],
-        slices: Number(flags.slices),
-        minPairs: Number(flags['min-pairs']),
-        maxPairs: flags['max-pairs'] === undefined ? undefined : Number(flags['max-pairs']),
-        budgetMs: Number(flags['budget-min']) * 60_000,
-        signal: controller.signal,
+        ...pairs,
+        signal,
         io,
       }
       return (await measureRevisions(run)).verdicts
@@ -242,19 +225,13 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
             o = { outcome: 'bad', why: `undecided against good; bad passes against it` }
         }
       } catch (error) {
-        if (!(error instanceof AbError) || controller.signal.aborted) throw error
+        if (!(error instanceof AbError) || signal.aborted) throw error
         o = { outcome: 'skipped', why: error.message.split('\n')[0] ?? 'it could not be measured' }
       }
       record(good, commit, o, verdicts, since)
       if (o.outcome === 'skipped') result.skipped.push(commit)
       order.answer(mid, o.outcome)
-      const staged = trees.get(commit.sha)
-      if (staged && commit.sha !== bad.sha) {
-        await git(root, ['worktree', 'remove', '--force', join(work, `r-${commit.sha.slice(0, 12)}`)]).catch(
-          () => undefined,
-        )
-        trees.delete(commit.sha)
-      }
+      if (commit.sha !== bad.sha) await job.drop(commit.sha)
     }
     const found = order.found()
     if (found.culprit !== undefined) {
@@ -275,24 +252,7 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
       )
     }
     return await finish(result)
-  } catch (error) {
-    if (!(error instanceof AbError) && !(error instanceof Error && error.name === 'WorkloadError')) throw error
-    io.err(`vitest-llm-bench bisect: ${error.message}`)
-    await mkdir(out, { recursive: true })
-      .then(() =>
-        writeFile(
-          join(out, 'bisect.json'),
-          `${JSON.stringify({ tool: 'vitest-llm-bench', kind: 'bisect', error: error.message }, null, 2)}\n`,
-        ),
-      )
-      .catch(() => undefined)
-    return 2
-  } finally {
-    for (const { tree } of trees.values())
-      await git(root, ['worktree', 'remove', '--force', tree]).catch(() => undefined)
-    if (work !== undefined) await rm(work, { recursive: true, force: true })
-    for (const signal of HELD_SIGNALS) process.off(signal, held)
-  }
+  })
 
   async function finish(result: BisectResult): Promise<number> {
     result.durationMs = performance.now() - started
@@ -332,35 +292,7 @@ export const bisectCommand: CliCommand = {
     good: { type: 'string', description: 'Git ref of a revision without the change (e.g. v1.2.0)' },
     bad: { type: 'string', description: 'Git ref of a revision with it (e.g. HEAD)' },
     name: NAME_FLAG,
-    'min-pairs': {
-      type: 'integer',
-      description: 'Pairs measured before any verdict, per step',
-      default: COMPARE_DEFAULTS.minPairs,
-      min: 2,
-    },
-    'max-pairs': {
-      type: 'integer',
-      description: `Pairs at most per step (default ${COMPARE_DEFAULTS.maxPairsTogether} with arms together, ${COMPARE_DEFAULTS.maxPairs} apart)`,
-      min: 2,
-    },
-    arms: {
-      type: 'string',
-      description: 'together, apart or auto (together where both fit), as for ab',
-      default: COMPARE_DEFAULTS.arms,
-      choices: ['auto', 'together', 'apart'],
-    },
-    slices: {
-      type: 'integer',
-      description: "Arms together: slices of each arm's load per pair",
-      default: COMPARE_DEFAULTS.slices,
-      min: 1,
-    },
-    'budget-min': {
-      type: 'number',
-      description: 'Minutes each step may take; another pair starts only if one more fits',
-      default: COMPARE_DEFAULTS.budgetMs / 60_000,
-      min: 0,
-    },
+    ...pairFlags(' per step'),
     out: {
       type: 'string',
       description: 'Folder for bisect.json, comment.md and the logs',
