@@ -80,14 +80,12 @@ function sampleLoad(options: BenchSweepOptions): LoadOptions {
       return { ...options.load }
     }
     const value = values[0] as number
-    return axis === 'concurrency'
-      ? { ...options.load, concurrency: value }
-      : { arrival: 'poisson', ...options.load, rate: value }
+    return axis === 'concurrency' ? { ...options.load, concurrency: value } : { ...options.load, rate: value }
   }
   if (options.capacity) {
     validateCapacitySearch(options.capacity)
     validatePointLoad(requiredLoad(options), 'rate')
-    return { arrival: 'poisson', ...options.load, rate: options.capacity.rate.min }
+    return { ...options.load, rate: options.capacity.rate.min }
   }
   validateScenario(options.scenario as ScenarioSpec)
   const extra = Object.keys(options.load ?? {}).filter((key) => key !== 'drainGraceMs')

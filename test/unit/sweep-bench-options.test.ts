@@ -3,6 +3,8 @@ import { OptionsError } from '../../src/core/contract/errors.ts'
 import { serverScenario } from '../../src/core/scenario/index.ts'
 import { connect } from '../../src/core/server/index.ts'
 import { validateBenchSweepOptions } from '../../src/bench/sweep-bench-options.ts'
+import { pointLoad } from '../../src/core/sweep/run-point.ts'
+import { resolveLoad } from '../../src/core/plan/index.ts'
 
 const workload = { kind: 'synthetic' as const, inputTokens: { mean: 16 }, outputTokens: { mean: 8 } }
 
@@ -40,6 +42,21 @@ describe('validateBenchSweepOptions', () => {
         load: { drainGraceMs: 1000 },
       }),
     ).not.toThrow()
+  })
+
+  it('a rate sweep with burstiness alone runs as gamma, as the same load on bench.llm does', () => {
+    const load = { requests: 20, burstiness: 0.5 }
+    expect(() => validateBenchSweepOptions('b', { workload, over: { rate: [2, 4] }, load })).not.toThrow()
+    expect(() =>
+      validateBenchSweepOptions('c', {
+        workload,
+        capacity: { limits: { ttftMs: 500 }, rate: { min: 1, max: 8 } },
+        load,
+      }),
+    ).not.toThrow()
+    expect(resolveLoad(pointLoad('rate', 4, load))).toMatchObject({ rate: 4, arrival: 'gamma', burstiness: 0.5 })
+    expect(resolveLoad(pointLoad('rate', 4, { requests: 20 }))).toMatchObject({ rate: 4, arrival: 'poisson' })
+    expect(resolveLoad({ ...load, rate: 4 })).toMatchObject({ arrival: 'gamma', burstiness: 0.5 })
   })
 
   it('wants exactly one of over, capacity and scenario', () => {

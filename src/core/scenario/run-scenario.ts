@@ -92,7 +92,7 @@ export async function runScenario(options: ScenarioOptions, context: RunContext 
 async function runServer(spec: ServerScenario, options: ScenarioOptions, context: RunContext): Promise<SweepResult> {
   const { scenario: _scenario, load, ...rest } = options
   const percentile = spec.percentile ?? SCENARIO_DEFAULTS.serverPercentile
-  const pointLoad: SweepPointLoad = { arrival: 'poisson', ...load }
+  const pointLoad: SweepPointLoad = { ...load }
   if (spec.durationMs !== undefined) pointLoad.durationMs = spec.durationMs
   if (spec.requests !== undefined || spec.durationMs === undefined)
     pointLoad.requests = spec.requests ?? SCENARIO_DEFAULTS.serverRequests

@@ -29,7 +29,7 @@ export type PointJudge = (
 export function pointLoad(axis: SweepAxisName, value: number, base: SweepPointLoad): LoadOptions {
   if (axis === 'serverArg') return { ...base }
   if (axis === 'concurrency') return { ...base, concurrency: value }
-  return { arrival: 'poisson', ...base, rate: value }
+  return { ...base, rate: value }
 }
 
 /**

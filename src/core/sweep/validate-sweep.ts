@@ -131,7 +131,7 @@ export function validatePointLoad(load: SweepPointLoad, axis: SweepAxisName, opt
         )
     }
   }
-  validateLoad(axis === 'concurrency' ? { ...load, concurrency: 1 } : { arrival: 'poisson', ...load, rate: 1 })
+  validateLoad(axis === 'concurrency' ? { ...load, concurrency: 1 } : { ...load, rate: 1 })
 }
 
 /** Checks {@link SaturationOptions}; throws {@link OptionsError}. */
