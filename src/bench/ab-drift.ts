@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path'
 import {
-  DEFAULT_PARSED_POLICY,
   baselineEntryFrom,
   baselineConfigOf,
   baselineMismatchOf,
@@ -40,8 +39,7 @@ export async function driftOf(
   const found = store?.get(first.name, current.fingerprint)
   if (found?.state !== 'found') return undefined
   if (baselineMismatchOf(first.name, path, found.entry, current) !== undefined) return undefined
-  const policy = first.policy ?? DEFAULT_PARSED_POLICY
-  const verdict = compare(found.entry, merged, policy, { stored: true })
+  const verdict = compare(found.entry, merged, first.policy, { stored: true })
   const gates = verdict.checks
     .filter((check) => check.ratio !== null)
     .map(

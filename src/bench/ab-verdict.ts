@@ -2,13 +2,7 @@
  * The verdict of an `ab` run: every bench of the working tree (head) against the same bench of the
  * base revision, on the pairs both arms measured, by the paired rules of `bench.llm.compare`.
  */
-import {
-  DEFAULT_PARSED_POLICY,
-  baselineConfigOf,
-  diffConfigs,
-  hashConfig,
-  type ParsedRegressionPolicy,
-} from '../core/baseline/index.ts'
+import { baselineConfigOf, diffConfigs, hashConfig } from '../core/baseline/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { evaluateSlo, type SloCheck } from '../core/slo/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -53,11 +47,6 @@ export interface AbBenchVerdict {
 const keyOf = (file: ArmFile): string => `${file.file}\u0000${file.name}`
 const identityOf = (file: ArmFile): unknown => canonicalConfig(baselineConfigOf(file.result.config))
 
-function policyOf(file: ArmFile): ParsedRegressionPolicy | false {
-  if (file.policy === false) return false
-  return file.policy ?? DEFAULT_PARSED_POLICY
-}
-
 /** Judges one bench from its arm files (any pairs, either arm). */
 function judgeBench(files: readonly ArmFile[], confidence: GateConfidence): AbBenchVerdict {
   const first = files[0] as ArmFile
@@ -81,7 +70,7 @@ function judgeBench(files: readonly ArmFile[], confidence: GateConfidence): AbBe
       status: 'changed',
       changes: diffConfigs(identityOf(base[0] as ArmFile), identityOf(head[0] as ArmFile)),
     }
-  const policy = policyOf(head[0] as ArmFile)
+  const { policy } = head[0] as ArmFile
   if (policy === false) return { ...out, status: 'not gated' }
   const trials: CompareTrial[] = files.map((file, position) => ({
     label: file.arm,

@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { restoreParsedPolicy, type ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import {
+  defaultRegressionPolicy,
+  parseRegressionPolicy,
+  restoreParsedPolicy,
+  type ParsedRegressionPolicy,
+} from '../core/baseline/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { ArmRun } from './arm-env.ts'
@@ -20,8 +25,11 @@ export interface ArmFile {
   file: string
   /** The bench's full name. */
   name: string
-  /** The bench's own regression policy, parsed; `false`: no baseline; undefined: the default. */
-  policy: ParsedRegressionPolicy | false | undefined
+  /**
+   * The bench's regression policy as the arm resolved it (its own, the plugin's tolerance, else the default of its
+   * API: embeddings and rerank gate E2E and tokens/s), parsed; `false`: no baseline.
+   */
+  policy: ParsedRegressionPolicy | false
   /** The bench's SLOs, checked. */
   slo: SloOptions | undefined
   /** What the arm measured in the pair (arms together: its slices merged). */
@@ -61,15 +69,21 @@ export async function writeArmFile(
   return path
 }
 
-/** Every arm file under `dir`, in path order; each policy read back as the parsed policy it was written from. */
+/**
+ * Every arm file under `dir`, in path order; each policy read back as the parsed policy it was written from. A base
+ * revision from before arms resolved their policy wrote none for a bench on the defaults: its API's default here.
+ */
 export async function readArmFiles(dir: string): Promise<ArmFile[]> {
-  return (await readKindFiles<ArmFile>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(
+  type Written = Omit<ArmFile, 'policy'> & { policy: ArmFile['policy'] | undefined }
+  return (await readKindFiles<Written>(dir, 'vitest-llm-bench-arm', 'An `ab` run writes them; run it again.')).map(
     ({ path, content }) => ({
       ...content,
       policy:
-        content.policy === false || content.policy === undefined
-          ? content.policy
-          : restoreParsedPolicy(content.policy, path),
+        content.policy === false
+          ? false
+          : content.policy === undefined
+            ? parseRegressionPolicy(defaultRegressionPolicy(content.result.config.target))
+            : restoreParsedPolicy(content.policy, path),
     }),
   )
 }

@@ -80,8 +80,7 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
   // An arm of an `ab` run measures one trial; `ab` judges the pairs.
   const { arm } = bench
   // Arms together: this bench takes turns with the other revision's, as `ab` says.
-  if (arm?.mode.kind === 'turns')
-    return runArmTurns(run, bench, { ...arm, mode: arm.mode }, bench.policy ?? (fromPlugin ? policy : undefined))
+  if (arm?.mode.kind === 'turns') return runArmTurns(run, bench, { ...arm, mode: arm.mode }, policy)
   const store = policy === false || segment || arm ? undefined : await openBaselines(run)
   let acquired = await acquireTarget(options.server, options.target, run.shared, { simulator: bench.simulator })
   try {
@@ -160,14 +159,7 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       }
     }
     if (arm) {
-      const path = await writeArmFile(
-        arm,
-        run.file,
-        run.name,
-        bench.policy ?? (fromPlugin ? policy : undefined),
-        bench.slo,
-        result,
-      )
+      const path = await writeArmFile(arm, run.file, run.name, policy, bench.slo, result)
       return {
         result,
         judgement: {

@@ -305,4 +305,37 @@ describe('vitest-llm-bench ab', () => {
     )
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 240_000)
+  test('an embeddings bench is gated as vitest bench gates it: E2E p50 and tokens/s, not TTFT and TPOT', async () => {
+    await writeFile(
+      join(project, 'embed.bench.ts'),
+      `import { bench, simulator } from 'vitest-llm-bench'
+
+bench.llm('embed', {
+  server: simulator({}),
+  target: { api: 'embeddings' },
+  workload: { kind: 'synthetic', inputTokens: { mean: 16 }, batch: 2 },
+  load: { concurrency: 2, requests: 30 },
+})
+`,
+    )
+    await gitIn(['add', 'embed.bench.ts'])
+    await gitIn(['commit', '-qm', 'embed'])
+    try {
+      const run = await ab('embed.bench.ts', '--min-pairs', '2', '--max-pairs', '2')
+      const report = JSON.parse(await readFile(join(project, 'llm-bench-ab', 'ab.json'), 'utf8')) as {
+        verdicts: Array<{ name: string; paired?: { checks: Array<{ metric: string; statistic: string }> } }>
+      }
+      expect(
+        report.verdicts.map((v) => v.name),
+        run.output,
+      ).toEqual(['embed'])
+      expect(report.verdicts[0]?.paired?.checks.map((c) => `${c.metric} ${c.statistic}`)).toEqual([
+        'e2eMs p50',
+        'totalTokensPerSec value',
+      ])
+    } finally {
+      await gitIn(['rm', '-q', 'embed.bench.ts'])
+      await gitIn(['commit', '-qm', 'no embed'])
+    }
+  }, 240_000)
 })
