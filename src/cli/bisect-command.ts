@@ -92,6 +92,73 @@ function outcomeOf(
   return { outcome: 'undecided', why: movedGates(judged, 'inconclusive').join('; ') }
 }
 
+/** Good, bad and the first-parent commits after good up to bad, oldest first; an error that says what to do. */
+async function rangeOf(
+  root: string,
+  goodRef: string,
+  badRef: string,
+): Promise<{ good: Commit; bad: Commit; commits: Commit[] }> {
+  const resolveRef = (ref: string) =>
+    git(root, ['rev-parse', '--verify', `${ref}^{commit}`]).catch(() => {
+      throw new AbError(`\`${ref}\` is not a commit here. Is it fetched? (GitHub Actions: \`fetch-depth: 0\`)`)
+    })
+  const [goodSha, badSha] = [await resolveRef(goodRef), await resolveRef(badRef)]
+  const subjectOf = async (sha: string): Promise<Commit> => ({
+    sha,
+    subject: await git(root, ['log', '-1', '--format=%s', sha]),
+  })
+  const listed = await git(root, [
+    'rev-list',
+    '--reverse',
+    '--first-parent',
+    '--ancestry-path',
+    `${goodSha}..${badSha}`,
+  ])
+  const shas = listed.split('\n').filter(Boolean)
+  if (shas.length === 0)
+    throw new AbError(`${badRef} is not after ${goodRef} on its first-parent line: nothing to bisect.`)
+  const commits = await Promise.all(shas.map(subjectOf))
+  return { good: await subjectOf(goodSha), bad: commits.at(-1) as Commit, commits }
+}
+
+/**
+ * A midpoint judged against good on the benches that moved; undecided, against bad too (a fail of bad puts the
+ * change after it); one that cannot be measured (an `AbError`: its bench does not load, a server fails) is skipped.
+ */
+async function judgeMidpoint(
+  judge: (base: Commit, head: Commit) => Promise<AbBenchVerdict[]>,
+  at: { good: Commit; commit: Commit; bad: Commit },
+  targets: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<{ outcome: BisectOutcome; why: string; verdicts: AbBenchVerdict[] }> {
+  try {
+    const verdicts = await judge(at.good, at.commit)
+    const o = outcomeOf(verdicts, targets)
+    if (o.outcome !== 'undecided') return { ...o, verdicts }
+    const later = outcomeOf(await judge(at.commit, at.bad), targets)
+    if (later.outcome === 'bad')
+      return { outcome: 'good', why: `undecided against good; bad fails against it: ${later.why}`, verdicts }
+    if (later.outcome === 'good')
+      return { outcome: 'bad', why: 'undecided against good; bad passes against it', verdicts }
+    return { ...o, verdicts }
+  } catch (error) {
+    if (!(error instanceof AbError) || signal.aborted) throw error
+    return { outcome: 'skipped', why: error.message.split('\n')[0] ?? 'it could not be measured', verdicts: [] }
+  }
+}
+
+/** The first bad commit as reported: its author date, the files it changed, and the gates of the step that named it. */
+async function culpritOf(
+  root: string,
+  c: Commit,
+  steps: readonly BisectStep[],
+): Promise<NonNullable<BisectResult['culprit']>> {
+  const shown = await git(root, ['show', '--name-only', '--format=%aI', c.sha])
+  const [authorDate = '', ...files] = shown.split('\n').filter(Boolean)
+  const named = steps.findLast((s) => s.head.sha === c.sha && s.outcome === 'bad') ?? steps[0]
+  return { ...c, authorDate, files, gates: (named?.why ?? '').split('; ') }
+}
+
 async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly string[]): Promise<number> {
   const [goodRef, badRef] = [flags.good, flags.bad]
   if (typeof goodRef !== 'string' || goodRef === '' || typeof badRef !== 'string' || badRef === '') {
@@ -117,27 +184,7 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
   }
   return runRevisionJob({ command: 'bisect', io, packageDir, unfinished, errorExit: 2 }, async (job) => {
     const { root, work, signal } = job
-    const resolveRef = (ref: string) =>
-      git(root, ['rev-parse', '--verify', `${ref}^{commit}`]).catch(() => {
-        throw new AbError(`\`${ref}\` is not a commit here. Is it fetched? (GitHub Actions: \`fetch-depth: 0\`)`)
-      })
-    const [goodSha, badSha] = [await resolveRef(goodRef), await resolveRef(badRef)]
-    const subjectOf = async (sha: string): Promise<Commit> => ({
-      sha,
-      subject: await git(root, ['log', '-1', '--format=%s', sha]),
-    })
-    const listed = await git(root, [
-      'rev-list',
-      '--reverse',
-      '--first-parent',
-      '--ancestry-path',
-      `${goodSha}..${badSha}`,
-    ])
-    const shas = listed.split('\n').filter(Boolean)
-    if (shas.length === 0)
-      throw new AbError(`${badRef} is not after ${goodRef} on its first-parent line: nothing to bisect.`)
-    const commits = await Promise.all(shas.map(subjectOf))
-    const [good, bad] = [await subjectOf(goodSha), commits.at(-1) as Commit]
+    const { good, bad, commits } = await rangeOf(root, goodRef, badRef)
     await mkdir(join(out, 'logs'), { recursive: true })
     io.out(`bisect: good ${good.sha.slice(0, 12)} ${good.subject}`)
     io.out(`bisect: bad ${bad.sha.slice(0, 12)} ${bad.subject}, ${commits.length} first-parent commits after good`)
@@ -210,24 +257,12 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
       if (mid === undefined) break
       const commit = commits[mid] as Commit
       since = performance.now()
-      let o: { outcome: BisectOutcome; why: string }
-      let verdicts: AbBenchVerdict[] = []
-      try {
-        verdicts = await judge(good, commit, only)
-        o = outcomeOf(verdicts, targets)
-        if (o.outcome === 'undecided') {
-          // Against good it is neither: against bad, a fail of bad puts the change after it.
-          const against = await judge(commit, bad, only)
-          const later = outcomeOf(against, targets)
-          if (later.outcome === 'bad')
-            o = { outcome: 'good', why: `undecided against good; bad fails against it: ${later.why}` }
-          else if (later.outcome === 'good')
-            o = { outcome: 'bad', why: `undecided against good; bad passes against it` }
-        }
-      } catch (error) {
-        if (!(error instanceof AbError) || signal.aborted) throw error
-        o = { outcome: 'skipped', why: error.message.split('\n')[0] ?? 'it could not be measured' }
-      }
+      const { verdicts, ...o } = await judgeMidpoint(
+        (base, head) => judge(base, head, only),
+        { good, commit, bad },
+        targets,
+        signal,
+      )
       record(good, commit, o, verdicts, since)
       if (o.outcome === 'skipped') result.skipped.push(commit)
       order.answer(mid, o.outcome)
@@ -235,15 +270,12 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
     }
     const found = order.found()
     if (found.culprit !== undefined) {
-      const c = commits[found.culprit] as Commit
-      const shown = await git(root, ['show', '--name-only', '--format=%aI', c.sha])
-      const [authorDate = '', ...changed] = shown.split('\n').filter(Boolean)
-      const culpritStep = steps.findLast((s) => s.head.sha === c.sha && s.outcome === 'bad') ?? steps[0]
-      result.culprit = { ...c, authorDate, files: changed, gates: (culpritStep?.why ?? '').split('; ') }
+      const culprit = await culpritOf(root, commits[found.culprit] as Commit, steps)
+      result.culprit = culprit
       result.exit = 0
-      io.out(`\nbisect: first bad commit ${c.sha.slice(0, 12)} ${c.subject} (${authorDate})`)
-      io.out(`bisect: files changed: ${changed.join(', ') || 'none'}`)
-      io.out(`bisect: ${culpritStep?.why ?? ''}`)
+      io.out(`\nbisect: first bad commit ${culprit.sha.slice(0, 12)} ${culprit.subject} (${culprit.authorDate})`)
+      io.out(`bisect: files changed: ${culprit.files.join(', ') || 'none'}`)
+      io.out(`bisect: ${culprit.gates.join('; ')}`)
     } else {
       result.range = found.range.map((i) => commits[i] as Commit)
       result.exit = 2
