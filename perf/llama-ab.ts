@@ -5,7 +5,7 @@
  * HEAD`; this prints its exit, verdict, pairs, time, the steal its trials saw, and the gate rows.
  *
  *   npm exec -- node perf/llama-ab.ts --runs 3 [--base-args="-t 1 -np 4 -c 4096"] [--head-args="-ub 1"]
- *     [--arms auto|together|apart] [--max-pairs n] [--hogs 2] [--pin] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
+ *     [--arms auto|together|apart] [--max-pairs n] [--slices n] [--hogs 2] [--pin] [--requests 100] [--concurrency 4] [--input-tokens 64] [--output-tokens 32] [--model <gguf>] [--save <dir>] [--stored]
  *
  * Needs the llama-server build (scripts/llama/build.ts); `--model` serves another GGUF than its tiny model
  * (`node scripts/llama/small-model.ts` writes a larger one). `--hogs N` runs N busy loops beside the
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     'output-tokens': { type: 'string', default: '32' },
     model: { type: 'string' },
     'max-pairs': { type: 'string' },
+    slices: { type: 'string' },
     arms: { type: 'string', default: 'auto' },
     save: { type: 'string' },
     stored: { type: 'boolean', default: false },
@@ -143,6 +144,7 @@ try {
     const started = performance.now()
     const abArgs = ['--input-type=module', '-e', cli, '--', 'ab', '--base', 'HEAD', '--arms', values.arms]
     if (values['max-pairs'] !== undefined) abArgs.push('--max-pairs', values['max-pairs'])
+    if (values.slices !== undefined) abArgs.push('--slices', values.slices)
     const out = spawnSync(
       values.pin ? 'taskset' : process.execPath,
       values.pin ? ['-c', '0', process.execPath, ...abArgs] : abArgs,
