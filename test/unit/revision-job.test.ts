@@ -6,7 +6,7 @@ import { execa } from 'execa'
 import { afterAll, describe, expect, test } from 'vitest'
 import { AbError } from '../../src/cli/ab-error.ts'
 import { pairsAsked, runRevisionJob } from '../../src/cli/revision-job.ts'
-import type { CliIo } from '../../src/cli/cli-command.ts'
+import { memoryIo as io } from '../helpers/memory-io.ts'
 
 const made: string[] = []
 afterAll(async () => {
@@ -26,18 +26,6 @@ async function repository(): Promise<{ root: string; sha: string; git: (args: st
   await git(['add', '-A'])
   await git(['commit', '-qm', 'one'])
   return { root, sha: await git(['rev-parse', 'HEAD']), git }
-}
-
-function io(): CliIo & { lines: string[]; errors: string[] } {
-  const lines: string[] = []
-  const errors: string[] = []
-  return {
-    lines,
-    errors,
-    out: (line) => lines.push(line),
-    err: (line) => errors.push(line),
-    stopRequested: () => new Promise<string>(() => undefined),
-  }
 }
 
 describe('pairsAsked', () => {
