@@ -14,6 +14,14 @@ export async function git(cwd: string, args: string[]): Promise<string> {
 
 const readText = async (path: string): Promise<string | undefined> => readFile(path, 'utf8').catch(() => undefined)
 
+/** A revision checked out: its worktree and the package folder in it. */
+export interface CheckedOut {
+  tree: string
+  dir: string
+  /** How its dependencies were provided (linked, or installed with `npm ci`). */
+  dependencies: string
+}
+
 /**
  * A revision's package beside the working tree: a git worktree of `sha` in `work/<label>`, its
  * dependencies linked to the working tree's when both lock files agree (else installed with
@@ -26,7 +34,7 @@ export async function checkoutRevision(
   work: string,
   say: (line: string) => void,
   label = 'base',
-): Promise<{ tree: string; dir: string; dependencies: string }> {
+): Promise<CheckedOut> {
   const tree = join(work, label)
   await git(root, ['worktree', 'add', '--detach', '--quiet', tree, sha])
   const dir = join(tree, relative(root, packageDir))

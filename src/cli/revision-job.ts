@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
 import type { CliFlag, CliFlagValues, CliIo } from './cli-command.ts'
 import { AbError } from './ab-error.ts'
-import { checkoutRevision, git } from './ab-checkout.ts'
+import { checkoutRevision, git, type CheckedOut } from './ab-checkout.ts'
 import type { RevisionsRun } from './ab-measure.ts'
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -67,14 +67,6 @@ export function pairsAsked(flags: CliFlagValues): PairsAsked | { usage: string }
     maxPairs,
     budgetMs: Number(flags['budget-min']) * 60_000,
   }
-}
-
-/** A revision checked out: its worktree and the package folder in it. */
-export interface CheckedOut {
-  tree: string
-  dir: string
-  /** How its dependencies were provided (linked, or installed with `npm ci`). */
-  dependencies: string
 }
 
 /** What a job's body works with. */
