@@ -1,7 +1,7 @@
 /* global module */
 // The import graph's rules (DEVELOPERS.md, "Layout"), checked in CI by `npm run check:imports`.
 // Tiers, lowest first: core/contract and core/platform; the engine's folders (load, client, metrics,
-// workload, telemetry, then server, workers, trials, then baseline, slo, history); core's run.ts and
+// workload, telemetry, then server, workers, trials, then baseline, verdict, slo, history); core's run.ts and
 // the plan (plan/); sweep and scenario; the simulator; bench/ (the runner-neutral harness); reporters;
 // the runner adapters (vitest, bun, deno); the CLI and the root entry. An arrow may only point down.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -70,9 +70,18 @@ module.exports = {
           '^src/core/(telemetry|server|load|client|workers|trials|sweep|scenario|plan|slo|history)/',
           '^src/core/(run|index)\\.ts$',
           '^src/core/baseline/(index|baseline-store|baseline-file|baseline-path|baseline-environment)\\.ts$',
-          '^src/core/baseline/(node-baseline-environment|machine-entries|update-mode|compare)\\.ts$',
+          '^src/core/baseline/(node-baseline-environment|machine-entries|update-mode)\\.ts$',
         ],
       },
+    },
+    {
+      name: 'storage-never-judges',
+      severity: 'error',
+      comment:
+        'baseline/ stores entries and reads them back; the comparison, its statistics, policy and wording are the ' +
+        "verdict's (core/verdict/), which reads storage, never the other way round.",
+      from: { path: '^src/core/baseline/' },
+      to: { path: '^src/core/verdict/' },
     },
     {
       name: 'sweep-below-scenario',

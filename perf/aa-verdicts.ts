@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { formatVerdict } from '../src/core/baseline/index.ts'
+import { formatVerdict } from '../src/core/verdict/index.ts'
 import { AA_SIMULATOR, runAaExperiment, tally } from '../test/helpers/aa-experiment.ts'
 
 async function main(): Promise<void> {

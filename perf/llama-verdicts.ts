@@ -19,12 +19,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { findLlamaArtifacts } from '../scripts/llama/llama-cache.ts'
-import {
-  compare,
-  parseRegressionPolicy,
-  type BaselineEntry,
-  type RegressionPolicy,
-} from '../src/core/baseline/index.ts'
+import { type BaselineEntry } from '../src/core/baseline/index.ts'
+import { compare, parseRegressionPolicy, type RegressionPolicy } from '../src/core/verdict/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/result.ts'
 
 /** Each bench's gates, as perf/llama-verdicts/verdict.bench-llama.ts sets them (for the verdict before sessions). */

@@ -1,4 +1,4 @@
-import { withoutNoted, type Check } from '../src/core/baseline/index.ts'
+import { withoutNoted, type Check } from '../src/core/verdict/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import { statusStyle, stylesFor, visibleLength, type Styles } from './ansi.ts'
 import { formatChange, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'

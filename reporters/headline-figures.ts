@@ -1,4 +1,5 @@
-import type { Check, LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
+import type { LatencyMetric, ThroughputMetric } from '../src/core/baseline/index.ts'
+import type { Check } from '../src/core/verdict/index.ts'
 import type { BenchmarkResult, MetricSummary } from '../src/core/contract/result.ts'
 import {
   LATENCIES,

@@ -1,6 +1,6 @@
 import { markdownTable } from './markdown-table.ts'
 import { interruptionNote } from './interruption.ts'
-import { sampleSizes, type Check } from '../src/core/baseline/index.ts'
+import { sampleSizes, type Check } from '../src/core/verdict/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import { formatChange, figureOrDash, formatSeconds, formatShare, formatWithUnit } from './format-figures.ts'
 import { checkLabel, checkOf, gpuHeadline, mainThroughput, tokenTimingLine } from './headline-figures.ts'

@@ -1,5 +1,5 @@
 import type { CompareTableInput } from '../src/bench/compare-table.ts'
-import type { Verdict } from '../src/core/baseline/index.ts'
+import type { Verdict } from '../src/core/verdict/index.ts'
 import type { SloCheck } from '../src/core/slo/index.ts'
 import type { BenchmarkResult } from '../src/core/contract/result.ts'
 import { isBenchmarkResult } from '../src/core/contract/result-guard.ts'

@@ -1,6 +1,7 @@
 import { interruptionNote } from '../interruption.ts'
 import { shownPath } from '../../src/core/platform/shown-path.ts'
-import { sampleSizes, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
+import { type BaselineEntry } from '../../src/core/baseline/index.ts'
+import { sampleSizes, type Check } from '../../src/core/verdict/index.ts'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import { soakSection } from './soak-section.ts'
 import type { BenchmarkResult } from '../../src/core/contract/result.ts'

@@ -10,8 +10,8 @@ import {
   baselineMismatchOf,
   baselinePathFor,
   BaselineStore,
-  compare,
 } from '../core/baseline/index.ts'
+import { compare } from '../core/verdict/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { formatFigure } from '../core/platform/format-figure.ts'
 import { mergeTrials } from '../core/trials/index.ts'

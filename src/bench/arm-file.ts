@@ -6,7 +6,7 @@ import {
   parseRegressionPolicy,
   restoreParsedPolicy,
   type ParsedRegressionPolicy,
-} from '../core/baseline/index.ts'
+} from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { ArmRun } from './arm-env.ts'

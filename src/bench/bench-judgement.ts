@@ -1,14 +1,11 @@
+import { BaselineStore, baselineEntryFrom, baselinePathFor, type BaselineEntry } from '../core/baseline/index.ts'
 import {
-  BaselineStore,
-  baselineEntryFrom,
-  baselinePathFor,
   compare,
   DEFAULT_PARSED_POLICY,
   formatVerdict,
-  type BaselineEntry,
   type ParsedRegressionPolicy,
   type Verdict,
-} from '../core/baseline/index.ts'
+} from '../core/verdict/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { trialFiguresOf } from '../core/trials/index.ts'
 import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
@@ -18,7 +15,7 @@ import type { BenchmarkResult, StopReport } from '../core/contract/result.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import { endedLines, type ServerEnded } from './bench-target.ts'
 import { resolveTrials, type ResolvedTrials } from './bench-trials.ts'
-import { spreadNotes } from '../core/baseline/index.ts'
+import { spreadNotes } from '../core/verdict/index.ts'
 import { describeRegressions } from './regression-summary.ts'
 import type { SegmentJudge } from './segment-judge.ts'
 import { shownPath } from '../core/platform/shown-path.ts'

@@ -1,4 +1,4 @@
-import type { RegressionPolicy } from '../core/baseline/index.ts'
+import type { RegressionPolicy } from '../core/verdict/index.ts'
 import type { ServerSpec } from '../core/server/index.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkOptions, TargetOptions } from '../core/contract/options.ts'

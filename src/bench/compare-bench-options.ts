@@ -3,7 +3,7 @@ import {
   defaultRegressionPolicy,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
-} from '../core/baseline/index.ts'
+} from '../core/verdict/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'

@@ -4,7 +4,8 @@
  * measured in counterbalanced pairs can, because a drift or a disturbance that hits both arms of
  * a pair cancels in their ratio (docs/verdicts.md, "Side by side").
  */
-import { baselineEntryFrom, compare, softwareChanges } from '../core/baseline/index.ts'
+import { baselineEntryFrom, softwareChanges } from '../core/baseline/index.ts'
+import { compare } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } from '../core/campaign/index.ts'
 import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'

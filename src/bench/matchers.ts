@@ -1,12 +1,11 @@
+import { baselineEntryFrom, type BaselineEntry } from '../core/baseline/index.ts'
 import {
-  baselineEntryFrom,
   compare,
   asParsedPolicy,
   defaultRegressionPolicy,
   formatVerdict,
-  type BaselineEntry,
   type RegressionPolicy,
-} from '../core/baseline/index.ts'
+} from '../core/verdict/index.ts'
 import { checkSlo, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { describeRegressions } from './regression-summary.ts'

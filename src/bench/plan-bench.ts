@@ -3,7 +3,7 @@ import {
   undecidableGates,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
-} from '../core/baseline/index.ts'
+} from '../core/verdict/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
 import { checkTarget, planRun, TARGET_KEYS, type RunPlan } from '../core/plan/index.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'

@@ -1,4 +1,5 @@
-import type { RegressionPolicy, UpdateMode, Verdict } from '../core/baseline/index.ts'
+import type { UpdateMode } from '../core/baseline/index.ts'
+import type { RegressionPolicy, Verdict } from '../core/verdict/index.ts'
 import type { SloCheck } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { BaselineState } from './baseline-state.ts'

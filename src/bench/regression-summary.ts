@@ -1,5 +1,5 @@
 import { formatFigure } from '../core/platform/format-figure.ts'
-import { changedLead, type Check, type Verdict } from '../core/baseline/index.ts'
+import { changedLead, type Check, type Verdict } from '../core/verdict/index.ts'
 
 function percent(fraction: number): string {
   return `${Number((fraction * 100).toPrecision(4))}%`

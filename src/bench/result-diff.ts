@@ -1,13 +1,7 @@
-import {
-  baselineConfigOf,
-  baselineEntryFrom,
-  baselineMismatchOf,
-  compare,
-  asParsedPolicy,
-  defaultRegressionPolicy,
-  softwareChanges,
-} from '../core/baseline/index.ts'
-import type { BaselineEntry, RegressionPolicy, Verdict } from '../core/baseline/index.ts'
+import { baselineConfigOf, baselineEntryFrom, baselineMismatchOf, softwareChanges } from '../core/baseline/index.ts'
+import { compare, asParsedPolicy, defaultRegressionPolicy } from '../core/verdict/index.ts'
+import type { BaselineEntry } from '../core/baseline/index.ts'
+import type { RegressionPolicy, Verdict } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 

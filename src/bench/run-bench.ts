@@ -6,19 +6,17 @@
 import { BaselineMismatchError } from '../core/contract/errors.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import {
-  asParsedPolicy,
   BaselineStore,
   baselinePathFor,
-  compare,
-  DEFAULT_PARSED_POLICY,
-  defaultRegressionPolicy,
   closestMachineEntry,
   decideMissingBaseline,
   diffMachine,
   fingerprintOf,
 } from '../core/baseline/index.ts'
+import { asParsedPolicy, compare, DEFAULT_PARSED_POLICY, defaultRegressionPolicy } from '../core/verdict/index.ts'
 import { collectEnvironment } from '../core/telemetry/index.ts'
-import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
+import type { BaselineEntry } from '../core/baseline/index.ts'
+import type { RegressionPolicy } from '../core/verdict/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
-import type { ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import type { ParsedRegressionPolicy } from '../core/verdict/index.ts'
 import { WorkloadError } from '../core/contract/errors.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { SloOptions } from '../core/slo/index.ts'

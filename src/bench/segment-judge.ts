@@ -1,4 +1,4 @@
-import type { ParsedRegressionPolicy } from '../core/baseline/index.ts'
+import type { ParsedRegressionPolicy } from '../core/verdict/index.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 
 /** What judging a segment needs besides its result: the bench's own policy and SLOs, parsed at collection. */

@@ -1,4 +1,4 @@
-import { restoreParsedPolicy } from '../core/baseline/index.ts'
+import { restoreParsedPolicy } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { mergeSegments } from '../core/trials/index.ts'
 import { judgeBench, type BenchJudgement } from './bench-judgement.ts'

@@ -14,7 +14,7 @@ import { measureTogether, type TogetherBench } from './ab-together.ts'
 import { placeAb, type AbPlacement } from './ab-placement.ts'
 import type { ArmsMode } from '../bench/arms-placement.ts'
 import { COMPARE_DEFAULTS } from '../bench/compare-bench-options.ts'
-import { DEFAULT_CONFIDENCE } from '../core/baseline/index.ts'
+import { DEFAULT_CONFIDENCE } from '../core/verdict/index.ts'
 import { lookConfidence } from '../core/verdict/index.ts'
 
 export interface ArmLog {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { formatVerdict, verdictLegend } from '../core/baseline/index.ts'
+import { formatVerdict, verdictLegend } from '../core/verdict/index.ts'
 import { CliUsageError, LlmBenchError } from '../core/contract/errors.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'

@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
-import type { BaselineEntry, RegressionPolicy } from '../core/baseline/index.ts'
+import type { BaselineEntry } from '../core/baseline/index.ts'
+import type { RegressionPolicy } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { SloOptions } from '../core/slo/index.ts'
 import { llmBenchMatchers } from '../bench/matchers.ts'

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 // From vitest/config, not vite: it carries the `test` config and `configureVitest` hook types.
 import type { Plugin } from 'vitest/config'
 import type { Vitest } from 'vitest/node'
-import { parseRegressionPolicy, type RegressionPolicy } from '../core/baseline/index.ts'
+import { parseRegressionPolicy, type RegressionPolicy } from '../core/verdict/index.ts'
 import type { BenchServer } from '../bench/bench-options.ts'
 import { isCI } from '../bench/ci.ts'
 import { addSessionFromEnv } from '../bench/standalone-bench-llm.ts'

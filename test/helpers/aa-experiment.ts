@@ -1,6 +1,7 @@
 // The A/A experiment of the regression verdict against the built-in simulator (perf/aa-verdicts.ts
 // prints it at full size; test/integration/aa-verdicts.test.ts runs a small one).
-import { baselineEntryFrom, type RegressionPolicy, type Verdict } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
+import { type RegressionPolicy, type Verdict } from '../../src/core/verdict/index.ts'
 import { compare } from './compare-given.ts'
 import { runBenchmark } from '../../src/core/run.ts'
 import type { BenchmarkOptions } from '../../src/core/contract/options.ts'

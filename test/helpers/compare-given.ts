@@ -1,10 +1,10 @@
+import { type BaselineEntry } from '../../src/core/baseline/index.ts'
 import {
   compare as compareParsed,
   parseRegressionPolicy,
-  type BaselineEntry,
   type RegressionPolicy,
   type Verdict,
-} from '../../src/core/baseline/index.ts'
+} from '../../src/core/verdict/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 
 /**

@@ -4,7 +4,8 @@
  * (hand-written so the snapshots change only when a reporter changes), and the baselines the
  * HTML report draws against.
  */
-import { baselineEntryFrom, type BaselineEntry, type Check } from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom, type BaselineEntry } from '../../src/core/baseline/index.ts'
+import { type Check } from '../../src/core/verdict/index.ts'
 import type { TestCase, TestModule } from 'vitest/node'
 import type { SloCheck } from '../../src/core/slo/index.ts'
 import type { BenchmarkResult, GpuSample, Timeline } from '../../src/core/contract/result.ts'

@@ -9,7 +9,7 @@ import { formatCompareTable } from '../../src/bench/compare-bench.ts'
 import { parseCliFlags } from '../../src/cli/cli-command.ts'
 import { abCommand, verdictLines } from '../../src/cli/ab-command.ts'
 import { nextPair } from '../../src/core/verdict/index.ts'
-import { DEFAULT_PARSED_POLICY } from '../../src/core/baseline/index.ts'
+import { DEFAULT_PARSED_POLICY } from '../../src/core/verdict/index.ts'
 import { DEFAULT_CONFIG, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 const random = seededRandom(7)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, type BaselineEntry } from '../../src/core/baseline/index.ts'
-import { studentTTwoSidedP } from '../../src/core/baseline/special-functions.ts'
+import { studentTTwoSidedP } from '../../src/core/verdict/special-functions.ts'
 import { benchFileOf, historiesOfBaselines, withKeptResults } from '../../src/core/history/bench-histories.ts'
 import type { KeptResult } from '../../src/core/history/results-folder.ts'
 import type { BaselineFileHistory } from '../../src/core/history/git-baselines.ts'

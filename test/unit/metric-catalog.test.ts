@@ -5,12 +5,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { describe, expect, expectTypeOf, test } from 'vitest'
-import {
-  baselineEntryFrom,
-  formatBaselineFile,
-  parseBaselineFile,
-  parseRegressionPolicy,
-} from '../../src/core/baseline/index.ts'
+import { baselineEntryFrom, formatBaselineFile, parseBaselineFile } from '../../src/core/baseline/index.ts'
+import { parseRegressionPolicy } from '../../src/core/verdict/index.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import {
   METRIC_CATALOG,

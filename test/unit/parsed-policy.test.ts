@@ -6,7 +6,7 @@ import {
   isParsedPolicy,
   parseRegressionPolicy,
   restoreParsedPolicy,
-} from '../../src/core/baseline/index.ts'
+} from '../../src/core/verdict/index.ts'
 
 describe('a parsed policy is branded', () => {
   test('parsing brands it; a parsed policy is handed on as it is, never parsed again', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { HistogramBuckets } from '../../src/core/baseline/quantile-bootstrap.ts'
+import type { HistogramBuckets } from '../../src/core/verdict/quantile-bootstrap.ts'
 import { judgeQuantile, quantileBoundRanks, samplesNeeded } from '../../src/core/slo/percentile-bound.ts'
 import { seededRandom } from '../helpers/baseline-fixtures.ts'
 

@@ -3,10 +3,10 @@ import {
   baselineEntryFrom,
   describeServerChange,
   formatBaselineFile,
-  formatVerdict,
   parseBaselineFile,
   serverContextOf,
 } from '../../src/core/baseline/index.ts'
+import { formatVerdict } from '../../src/core/verdict/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import type { ServerMetrics } from '../../src/core/contract/server-metrics.ts'

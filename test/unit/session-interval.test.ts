@@ -2,8 +2,8 @@
 // session, on synthetic data with a known truth (session effects drawn from a known spread), and in the verdict.
 import { describe, expect, test } from 'vitest'
 import { baselineEntryFrom, type BaselineEntry } from '../../src/core/baseline/index.ts'
-import { MIN_MEASURED_SESSIONS, sessionInterval, sessionSpreadOf } from '../../src/core/baseline/session-interval.ts'
-import { DEFAULT_ASSUMED_SESSION_SPREAD as ASSUMED } from '../../src/core/baseline/regression-policy.ts'
+import { MIN_MEASURED_SESSIONS, sessionInterval, sessionSpreadOf } from '../../src/core/verdict/session-interval.ts'
+import { DEFAULT_ASSUMED_SESSION_SPREAD as ASSUMED } from '../../src/core/verdict/regression-policy.ts'
 import { trialFiguresOf } from '../../src/core/trials/index.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { compare } from '../helpers/compare-given.ts'

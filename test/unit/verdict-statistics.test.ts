@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import type { DiscreteDistribution } from '../../src/core/baseline/index.ts'
-import { bootstrapQuantileDistribution, minSamplesForQuantile, ratioInterval } from '../../src/core/baseline/index.ts'
-import { binomialUpperTail, normalQuantile, studentTQuantile } from '../../src/core/baseline/special-functions.ts'
+import type { DiscreteDistribution } from '../../src/core/verdict/index.ts'
+import { bootstrapQuantileDistribution, minSamplesForQuantile, ratioInterval } from '../../src/core/verdict/index.ts'
+import { binomialUpperTail, normalQuantile, studentTQuantile } from '../../src/core/verdict/special-functions.ts'
 
 describe('special functions', () => {
   test('normal and t quantiles match published tables', () => {

@@ -1,14 +1,14 @@
 /** Trials: between-run spread in the verdict, merged results, and what a recording says about its gates. */
 import { describe, expect, test } from 'vitest'
+import { baselineEntryFrom } from '../../src/core/baseline/index.ts'
 import {
   formatVerdict,
-  baselineEntryFrom,
   pooledSpread,
   spreadNotes,
   supportedTolerance,
   trialInterval,
   parseRegressionPolicy,
-} from '../../src/core/baseline/index.ts'
+} from '../../src/core/verdict/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { mergeTrials, trialFiguresOf } from '../../src/core/trials/index.ts'
 import type { BenchmarkResult } from '../../src/core/contract/result.ts'
@@ -203,7 +203,7 @@ describe('spreadNotes', () => {
 
 describe('gates that cannot decide, found at collection', () => {
   test('an open loop throughput gate and a p99 on too few requests, each said with what to do instead', async () => {
-    const { undecidableGates } = await import('../../src/core/baseline/index.ts')
+    const { undecidableGates } = await import('../../src/core/verdict/index.ts')
     const { planBench, warnUndecidableGates } = await import('../../src/bench/plan-bench.ts')
     const open = undecidableGates(parseRegressionPolicy({ ttftMs: { p99: '+10%' }, outputTokensPerSec: '-5%' }), {
       rate: 8,

@@ -1,15 +1,14 @@
 import { formatFigure } from '../../src/core/platform/format-figure.ts'
 import { describe, expect, test } from 'vitest'
-import type { ThroughputSeries, Verdict } from '../../src/core/baseline/index.ts'
+import type { ThroughputSeries } from '../../src/core/baseline/index.ts'
+import type { Verdict } from '../../src/core/verdict/index.ts'
 import {
   baselineEntryFrom,
-  DEFAULT_REGRESSION_POLICY,
-  formatVerdict,
-  parseRegressionPolicy,
   throughputNoiseOf,
   throughputSeriesFromRequests,
   throughputSeriesOf,
 } from '../../src/core/baseline/index.ts'
+import { DEFAULT_REGRESSION_POLICY, formatVerdict, parseRegressionPolicy } from '../../src/core/verdict/index.ts'
 import { compare } from '../helpers/compare-given.ts'
 import { OptionsError } from '../../src/core/contract/errors.ts'
 import type { RequestRecord } from '../../src/core/contract/request-record.ts'

@@ -6,7 +6,7 @@
  * sliding windows (a long tail after a step no longer dilutes it) and "weak" points found at ten
  * times the threshold, then merged back, weakest first, until every survivor meets the threshold.
  */
-import { studentTTwoSidedP } from '../baseline/special-functions.ts'
+import { studentTTwoSidedP } from '../verdict/special-functions.ts'
 
 /** Options of {@link changePoints}. */
 export interface ChangePointOptions {

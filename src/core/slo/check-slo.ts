@@ -17,7 +17,7 @@ import {
   type SloDistribution,
 } from '../contract/metric-catalog.ts'
 import { formatFigure as figure } from '../platform/format-figure.ts'
-import { bucketsOf, type HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
+import { bucketsOf, type HistogramBuckets } from '../verdict/quantile-bootstrap.ts'
 import { decodeHistogram } from '../metrics/histogram.ts'
 import { judgeQuantile } from './percentile-bound.ts'
 

@@ -1,5 +1,5 @@
-import { binomialUpperTail } from '../baseline/special-functions.ts'
-import type { HistogramBuckets } from '../baseline/quantile-bootstrap.ts'
+import { binomialUpperTail } from '../verdict/special-functions.ts'
+import type { HistogramBuckets } from '../verdict/quantile-bootstrap.ts'
 
 /**
  * Ranks of the distribution-free one-sided bounds of the `quantile` of a distribution from `n`

@@ -1,4 +1,4 @@
-import { normalQuantile } from '../baseline/special-functions.ts'
+import { normalQuantile } from '../verdict/special-functions.ts'
 
 /** Theil-Sen's slope of y over x with Sen's interval; the bounds are null when too few points give one. */
 export interface TheilSenFit {

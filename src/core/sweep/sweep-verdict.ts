@@ -1,4 +1,5 @@
-import { judgedRunOf, type BaselineEntry } from '../baseline/index.ts'
+import { type BaselineEntry } from '../baseline/index.ts'
+import { judgedRunOf } from '../verdict/index.ts'
 import { adjustChecks, type JudgedRun } from '../verdict/index.ts'
 import type { SweepCheck } from './check-sweep.ts'
 import { axisLabelOf, type SweepResult } from './sweep-result.ts'

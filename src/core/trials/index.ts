@@ -1,3 +1,3 @@
 export { mergeTrials } from './merge-trials.ts'
-export { trialFiguresOf, trialsOf } from './trial-figures.ts'
+export { trialFiguresOf, trialsOf } from '../contract/trial-figures.ts'
 export { mergeSegments } from './merge-segments.ts'

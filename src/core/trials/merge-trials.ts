@@ -1,6 +1,6 @@
 import { pooledThroughput } from './pooled-throughput.ts'
 import type { BenchmarkResult, ErrorCount, SelfCheck } from '../contract/result.ts'
-import { MAX_KEPT_TRIALS, trialsOf } from './trial-figures.ts'
+import { MAX_KEPT_TRIALS, trialsOf } from '../contract/trial-figures.ts'
 import { mergeMetrics, mergeStreaming } from './pooled-summary.ts'
 import { mergeSessions } from './merge-sessions.ts'
 import { mergeServerSides, SERVER_NOTE_PREFIX } from '../server/metrics/index.ts'

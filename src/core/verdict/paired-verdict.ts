@@ -1,5 +1,5 @@
-import { normalQuantile, studentTQuantile } from '../baseline/special-functions.ts'
-import type { VerdictStatus } from '../baseline/verdict.ts'
+import { normalQuantile, studentTQuantile } from './special-functions.ts'
+import type { VerdictStatus } from './verdict.ts'
 
 /** One pair's figure for one gate: the variant's statistic over the control's, measured side by side. */
 export interface PairRatio {

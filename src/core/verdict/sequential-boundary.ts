@@ -1,4 +1,4 @@
-import { studentTQuantile } from '../baseline/special-functions.ts'
+import { studentTQuantile } from './special-functions.ts'
 import { createRandom } from '../platform/random.ts'
 import type { PairLimits } from './paired-verdict.ts'
 

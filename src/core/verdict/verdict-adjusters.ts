@@ -1,6 +1,6 @@
 import type { ClientLateness } from '../contract/result.ts'
 import { disturbancesText, STEAL_LIMIT } from '../contract/disturbances-text.ts'
-import type { VerdictStatus } from '../baseline/verdict.ts'
+import type { VerdictStatus } from './verdict.ts'
 
 /**
  * Steal from this share up (and up to the disturbance limit, {@link STEAL_LIMIT}) still moves latency: a fail is

@@ -1,4 +1,5 @@
 import type { MetricSummary } from '../../contract/result.ts'
+import { overheadNote } from '../../contract/client-overhead-note.ts'
 import type {
   ServerGaugeSummary,
   ServerHistogramSummary,
@@ -6,13 +7,7 @@ import type {
   ServerSide,
   SpecDecodeSummary,
 } from '../../contract/server-metrics.ts'
-import {
-  bucketQuantile,
-  clientOverhead,
-  OVERHEAD_NOTE_SHARE,
-  overheadNote,
-  WARM_NOTE_START,
-} from './server-metrics-window.ts'
+import { bucketQuantile, clientOverhead, OVERHEAD_NOTE_SHARE, WARM_NOTE_START } from './server-metrics-window.ts'
 
 /** Notes a trial writes about itself that the merge writes again for all trials. */
 const TRIAL_NOTE = new RegExp(`^(${WARM_NOTE_START}|The client and the network)`)

@@ -1,11 +1,11 @@
 import type {
-  ClientServerTtft,
   ServerGaugeSummary,
   ServerHistogramSummary,
   ServerMetrics,
   SpecDecodeSummary,
 } from '../../contract/server-metrics.ts'
 import type { MetricSummary } from '../../contract/result.ts'
+import { overheadNote } from '../../contract/client-overhead-note.ts'
 import type { PrometheusExposition } from './prometheus-text.ts'
 import type { CounterRef, DialectNames } from './server-metric-names.ts'
 
@@ -322,30 +322,6 @@ export function summarizeServerMetrics(window: ServerMetricsWindow): ServerMetri
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
-}
-
-/**
- * The sentence naming a client overhead whose share of TTFT p50 exceeds `share` even at the far
- * end of the server histogram's precision; undefined when it does not, or when the precision is
- * unknown (the server's p50 in its `+Inf` bucket, or JSON's `null`).
- */
-export function overheadNote(
-  overhead: ClientServerTtft,
-  clientP50: number | undefined,
-  share: number,
-): string | undefined {
-  const precision = overhead.p50PrecisionMs
-  if (
-    clientP50 === undefined ||
-    !(clientP50 > 0) ||
-    typeof precision !== 'number' ||
-    !Number.isFinite(precision) ||
-    !Number.isFinite(overhead.p50)
-  )
-    return undefined
-  const atLeast = (overhead.p50 - precision) / clientP50
-  if (!(atLeast > share)) return undefined
-  return `The client and the network make up at least ${Math.round(atLeast * 100)} % of TTFT p50 (client minus server ${overhead.p50.toFixed(1)} ms, the server's p50 known to ±${precision.toFixed(0)} ms)`
 }
 
 /** Client TTFT minus the server's at p50/p90/p99, with the precision of the server's p50 (its bucket's width). */

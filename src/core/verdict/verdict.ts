@@ -1,4 +1,4 @@
-import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
+import type { LatencyMetric, ThroughputMetric } from '../baseline/baseline-entry.ts'
 import type { LatencyStatistic } from './regression-policy.ts'
 
 /**

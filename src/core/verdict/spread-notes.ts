@@ -1,5 +1,5 @@
 import { formatSpread } from '../platform/format-figure.ts'
-import type { BaselineEntry } from './baseline-entry.ts'
+import type { BaselineEntry } from '../baseline/baseline-entry.ts'
 import type { ParsedRegressionPolicy } from './regression-policy.ts'
 import { figuresOf, pooledSpread, supportedTolerance } from './trial-interval.ts'
 import type { TrialFigure } from './trial-interval.ts'

@@ -1,5 +1,5 @@
 import { OptionsError } from '../contract/errors.ts'
-import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
+import type { LatencyMetric, ThroughputMetric } from '../baseline/baseline-entry.ts'
 import { GATEABLE_LATENCIES, GATEABLE_THROUGHPUTS, type OptionPerMetric } from '../contract/metric-catalog.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { isApiKind, takesInputs } from '../contract/api-kinds.ts'

@@ -1,5 +1,5 @@
-import type { BenchmarkResult, TrialFigures } from '../contract/result.ts'
-import { GATEABLE_LATENCIES, type GateableLatency } from '../contract/metric-catalog.ts'
+import type { BenchmarkResult, TrialFigures } from './result.ts'
+import { GATEABLE_LATENCIES, type GateableLatency } from './metric-catalog.ts'
 
 /** Trials a baseline entry and a result keep at most (the most recent ones). */
 export const MAX_KEPT_TRIALS = 10

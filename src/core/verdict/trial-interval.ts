@@ -1,5 +1,5 @@
 import type { TrialFigures } from '../contract/result.ts'
-import type { LatencyMetric, ThroughputMetric } from './baseline-entry.ts'
+import type { LatencyMetric, ThroughputMetric } from '../baseline/baseline-entry.ts'
 import type { LatencyStatistic } from './regression-policy.ts'
 import { studentTQuantile } from './special-functions.ts'
 
