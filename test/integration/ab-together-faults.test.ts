@@ -1,7 +1,7 @@
 // `vitest-llm-bench ab` with its arms together: faults while both revisions' servers are up (a scripted vLLM with
-// its share of GPU memory, so `auto` places the arms together). A head server killed in the middle of a slice and
-// one that never gets ready end the run naming the arm and the bench, exit 1, with comment.md saying why; no server
-// process and no worktree are left.
+// its share of GPU memory, so `auto` places the arms together). A head server killed or stopped (SIGSTOP) in the
+// middle of a slice and one that never gets ready end the run naming the arm and the bench, exit 1, with comment.md
+// saying why; no server process (a stopped one included) and no worktree are left.
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,6 +19,7 @@ const bench = (
   marker: string,
   mode: string,
   env: Record<string, string> = {},
+  target = '',
 ): string => `import { bench, vllm } from 'vitest-llm-bench'
 
 bench.llm('chat', {
@@ -31,7 +32,7 @@ bench.llm('chat', {
     startTimeoutMs: 30_000,
   }),
   workload: { kind: 'synthetic', inputTokens: { mean: 8 }, outputTokens: { mean: 4 } },
-  load: { concurrency: 2, requests: 40 },
+  load: { concurrency: 2, requests: 40 },${target ? `\n  target: ${target},` : ''}
 })
 `
 
@@ -99,6 +100,30 @@ describe('ab, arms together: faults with both servers up', () => {
     expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(
       /the head arm of chat\.bench\.ts > chat ended/,
     )
+    await expectNoProcessesWith(marker, 5000)
+    expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
+  }, 180_000)
+
+  test('head stopped (SIGSTOP) in the middle of a slice: its silence named, exit 1, the stopped server killed', async () => {
+    const marker = markerOf()
+    // As above, head's second slice stops at its 12th completion; the client names the silence after 2 s.
+    const head = bench(marker, 'stop-after', { FAKE_SERVER_STOP_AFTER: '12' }, '{ stallTimeoutMs: 2000 }')
+    await writeFile(join(project, 'chat.bench.ts'), bench(marker, 'ok', {}, '{ stallTimeoutMs: 2000 }'))
+    await gitIn(['add', '-A'])
+    await gitIn(['commit', '-qm', `base ${marker}`])
+    await writeFile(join(project, 'chat.bench.ts'), head)
+    const started = Date.now()
+    const run = await ab()
+    expect(run.exitCode, run.output).toBe(1)
+    expect(run.output).toMatch(
+      /vitest-llm-bench ab: the head arm of chat\.bench\.ts > chat ended \(vitest bench exit 1\) while both arms were up/,
+    )
+    expect(run.output).toMatch(/no byte from the server|stopped answering/)
+    expect(await readFile(join(project, 'llm-bench-ab', 'comment.md'), 'utf8')).toMatch(
+      /the head arm of chat\.bench\.ts > chat ended/,
+    )
+    // The stopped server cannot act on SIGTERM: it is killed after its grace, not waited for.
+    expect(Date.now() - started).toBeLessThan(90_000)
     await expectNoProcessesWith(marker, 5000)
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 180_000)
