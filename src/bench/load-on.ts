@@ -6,7 +6,7 @@
 import { dirname } from 'node:path'
 import type { BenchmarkOptions, Progress } from '../core/contract/options.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
-import { checkTarget, type RunPlan } from '../core/plan/index.ts'
+import { checkTarget, runConfigOf, type RunPlan } from '../core/plan/index.ts'
 import { runPlan } from '../core/run.ts'
 import { endedLines, type AcquiredTarget } from './bench-target.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
@@ -61,14 +61,14 @@ export async function runLoadOn(
     {
       target: checkTarget(acquired.target),
       run: plan,
-      options: {
-        ...(how.asPlanned ? sliceOptions(load, plan) : load),
-        target: acquired.target,
-        ...(bench.signal ? { signal: bench.signal } : {}),
-        ...(how.onProgress ? { onProgress: how.onProgress } : {}),
-      },
+      config: runConfigOf({ ...(how.asPlanned ? sliceOptions(load, plan) : load), target: acquired.target }),
     },
-    { ...acquired.context, baseDir: dirname(bench.file) },
+    {
+      ...acquired.context,
+      baseDir: dirname(bench.file),
+      ...(bench.signal ? { signal: bench.signal } : {}),
+      ...(how.onProgress ? { onProgress: how.onProgress } : {}),
+    },
   )
 }
 

@@ -12,7 +12,7 @@ import { API_KINDS, isApiKind, takesInputs } from '../core/contract/api-kinds.ts
 import { CliUsageError, OptionsError, ServerStartError } from '../core/contract/errors.ts'
 import type { BenchmarkOptions, LoadOptions, Progress } from '../core/contract/options.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
-import { checkTarget, planRun } from '../core/plan/index.ts'
+import { checkTarget, planRun, runConfigOf } from '../core/plan/index.ts'
 import { redactUrlCredentials } from '../core/platform/redact.ts'
 import { runPlan } from '../core/run.ts'
 import { llamaCpp } from '../core/server/index.ts'
@@ -211,17 +211,8 @@ async function runRun(flags: CliFlagValues, io: CliIo): Promise<number> {
     let result: BenchmarkResult
     try {
       result = await runPlan(
-        {
-          target: checkTarget(acquired.target),
-          run,
-          options: {
-            ...options,
-            target: acquired.target,
-            signal: controller.signal,
-            onProgress: progressPrinter(io, RUN_BENCH_NAME),
-          },
-        },
-        acquired.context,
+        { target: checkTarget(acquired.target), run, config: runConfigOf({ ...options, target: acquired.target }) },
+        { ...acquired.context, signal: controller.signal, onProgress: progressPrinter(io, RUN_BENCH_NAME) },
       )
     } catch (error) {
       if (stoppedBy === undefined) throw error

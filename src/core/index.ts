@@ -5,7 +5,7 @@ import './platform/supported-node.ts'
 export { runBenchmark } from './run.ts'
 export type { RunContext } from './run.ts'
 export { resolveBenchmark, validateOptions } from './plan/index.ts'
-export type { BenchmarkPlan, RunPlan } from './plan/index.ts'
+export type { BenchmarkPlan, RunConfig, RunPlan } from './plan/index.ts'
 export {
   checkSweep,
   formatSweepTable,

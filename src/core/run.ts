@@ -5,7 +5,7 @@ import type { StreamingProbeOutcome } from './client/index.ts'
 import { OptionsError } from './contract/errors.ts'
 import { API_CHOICES, takesInputs } from './contract/api-kinds.ts'
 import { connectionsFor, SCHEDULE_LAG_WARN_MS } from './load/index.ts'
-import { canonicalConfig, resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
+import { resolveBenchmark, type BenchmarkPlan } from './plan/index.ts'
 import { redactConfig } from './platform/redact.ts'
 import {
   calibrateCpu,
@@ -66,6 +66,10 @@ export interface RunContext {
   serverPgid?: number
   /** Folder that relative workload file paths (`path`, `tokenizer`) resolve from. Default: the working directory; a bench passes its own folder. */
   baseDir?: string
+  /** Aborts the run; in-flight requests are cancelled (`BenchmarkOptions.signal`). */
+  signal?: AbortSignal
+  /** Called after each measured request (`BenchmarkOptions.onProgress`). Must be cheap. */
+  onProgress?: (progress: Progress) => void
 }
 
 /** The TCP port of `baseUrl`: its own, else 443 for https and 80 for http. */
@@ -84,23 +88,24 @@ function isLocalHost(baseUrl: string): boolean {
   }
 }
 
-/** The workload and load with every default the run applies written out: the result's config says what ran. */
-function resolvedIdentity(options: BenchmarkOptions): { workload: unknown; load: unknown } {
-  const { workload, load } = canonicalConfig({ workload: options.workload, load: options.load })
-  return { workload, load }
-}
 /**
  * Runs one benchmark against an OpenAI-compatible server and returns its {@link BenchmarkResult}.
  * Options are validated before anything is sent; failures of single requests are counted in the
  * result, never thrown. Throws an `LlmBenchError` when the run cannot happen at all.
  */
 export async function runBenchmark(options: BenchmarkOptions, context: RunContext = {}): Promise<BenchmarkResult> {
-  return runPlan(resolveBenchmark(options), context)
+  const { signal, onProgress } = options
+  return runPlan(resolveBenchmark(options), {
+    ...context,
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress } : {}),
+  })
 }
 
 /** Runs a benchmark whose options {@link resolveBenchmark} parsed (a bench harness plans once and runs every trial from it). */
 export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Promise<BenchmarkResult> {
-  const { run, options } = plan
+  const { run, config } = plan
+  const { signal, onProgress } = context
   const { workers, seed } = run
   const { api } = plan.target
   const workloadOptions = resolveWorkloadPaths(run.workload, context.baseDir)
@@ -112,7 +117,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   // listening fails in 2 s, a server that answers but is not ready yet gets 30 s.
   await waitForReady(baseUrl, {
     apiKey,
-    signal: options.signal,
+    signal,
     timeoutMs: TARGET_READY_TIMEOUT_MS,
     refusedFailMs: REFUSED_FAIL_MS,
     timeoutOption: '`server: connect(baseUrl, { readyTimeoutMs })` in place of `target`',
@@ -153,17 +158,17 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     ? new SoakRecorder(
         run.soak,
         () => startHostLoad(hostOptions),
-        (line) => options.onProgress?.({ ...lastProgress, soakWindow: line }),
+        (line) => onProgress?.({ ...lastProgress, soakWindow: line }),
       )
     : undefined
   const share = run.segment ? segmentShare(load, run.warmup, seed, workload.timestampsMs, run.segment) : undefined
   // Every host of a segmented run reads the one server's clock, so the merge can put their origins on it.
   const clock = run.segment
-    ? await measureClockOffset(baseUrl, { apiKey: target.apiKey, headers: target.headers, signal: options.signal })
+    ? await measureClockOffset(baseUrl, { apiKey: target.apiKey, headers: target.headers, signal })
     : undefined
   const beforeLoad = async () => {
     // Every host of a segmented run starts its measured load at the same wall-clock time.
-    if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, options.signal)
+    if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, signal)
     const inProcess = context.server?.name === SIMULATOR_SERVER_NAME
     const local = context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl)
     // A local server the bench did not launch, found by its listening port: its CPU is the server's. Its process
@@ -193,7 +198,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const probe = await probeServerStreaming(
       client ?? new StreamingClient(clientTarget, { connections: 1, shape }),
       workload,
-      options.signal,
+      signal,
       client === undefined,
       async (attempt) => {
         if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
@@ -211,7 +216,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           load: share?.load ?? load,
           seed,
           warmup: share ? share.warmup : run.warmup,
-          signal: options.signal,
+          signal,
           recordRequests: run.recordRequests,
           goodput: run.goodput,
           timestampsMs: share ? share.timestampsMs : workload.timestampsMs,
@@ -221,9 +226,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
             ? (progress, record) => {
                 lastProgress = progress
                 if (record) soak.add(record)
-                options.onProgress?.(progress)
+                onProgress?.(progress)
               }
-            : options.onProgress,
+            : onProgress,
           stallTimeoutMs: clientTarget.stallTimeoutMs,
           ...(run.stopWhen ? { stopWhen: run.stopWhen } : {}),
         })
@@ -238,9 +243,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
           seed,
           recordRequests: run.recordRequests,
           goodput: run.goodput,
-          signal: options.signal,
+          signal,
           beforeLoad,
-          onProgress: options.onProgress,
+          onProgress,
         })
     const { accumulator, outcome, timeline } = phase
     const host = hostLoad?.stop()
@@ -293,7 +298,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
       server: server?.metrics,
       requests: { total: metrics.counts.total, failed: metrics.counts.failed },
       probes: recoveryProbes(sampler, gpu, scraper),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
     })
     const result: BenchmarkResult = {
       schemaVersion: 2,
@@ -313,11 +318,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
         actualInputTokensMean: metrics.metrics.inputTokens.mean,
       },
       environment,
-      config: redactConfig({
-        ...options,
-        ...resolvedIdentity(options),
-        target: { ...options.target, baseUrl, model, api },
-      }),
+      config: redactConfig({ ...config, target: { ...(config.target as object), baseUrl, model, api } }),
       histograms: metrics.histograms,
       ...(timeline ? { timeline } : {}),
       ...(gpu && gpu.gpus.length > 0 ? { gpu } : {}),

@@ -1,5 +1,5 @@
-export { checkTarget, resolveBenchmark, TARGET_KEYS, validateOptions } from './resolve-benchmark.ts'
-export type { BenchmarkPlan } from './resolve-benchmark.ts'
+export { checkTarget, resolveBenchmark, runConfigOf, TARGET_KEYS, validateOptions } from './resolve-benchmark.ts'
+export type { BenchmarkPlan, RunConfig } from './resolve-benchmark.ts'
 export { canonicalConfig } from './canonical-config.ts'
 export { LOAD_DEFAULTS, resolveLoad, resolveWarmup } from './resolve-load.ts'
 export { planRun } from './run-plan.ts'

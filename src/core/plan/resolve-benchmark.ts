@@ -4,6 +4,7 @@ import { rejectUnknownKeys } from '../contract/known-keys.ts'
 import type { BenchmarkOptions, TargetOptions } from '../contract/options.ts'
 import { planTarget, type PlannedTarget } from '../client/target.ts'
 import { planRun, type RunPlan } from './run-plan.ts'
+import { canonicalConfig } from './canonical-config.ts'
 import { API_CHOICES, isApiKind } from '../contract/api-kinds.ts'
 
 /** Every key of {@link TargetOptions}. */
@@ -22,14 +23,28 @@ function positiveFinite(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
 }
 
-/** A benchmark with its options parsed once: what {@link runBenchmark} runs. */
+/**
+ * What a result's `config` says of the options a run was planned from: the options as given, less `signal` and
+ * `onProgress`, with the workload and load as the run applies them (every default written out). The run adds the
+ * target's URL, model and API it found, and redacts it where the result is written.
+ */
+export type RunConfig = Readonly<Record<string, unknown>>
+
+/** A benchmark with its options parsed once: what {@link runBenchmark} runs. No raw option travels with it. */
 export interface BenchmarkPlan {
   /** The target with its defaults; the model is discovered when the run starts if not given. */
   readonly target: PlannedTarget
   /** Everything else the run needs. */
   readonly run: RunPlan
-  /** The options as given: echoed (redacted) in the result's `config`, and the run's `signal` and `onProgress`. */
-  readonly options: BenchmarkOptions
+  /** What the result's `config` echoes. */
+  readonly config: RunConfig
+}
+
+/** The {@link RunConfig} of a run planned from `options`. */
+export function runConfigOf(options: Omit<BenchmarkOptions, 'signal' | 'onProgress'>): RunConfig {
+  const { signal: _signal, onProgress: _progress, ...given } = options as BenchmarkOptions
+  const { workload, load } = canonicalConfig({ workload: given.workload, load: given.load })
+  return { ...given, workload, load }
 }
 
 /** Checks `target` (a URL with http(s), a known API, a model name, a timeout, headers) and applies its defaults. */
@@ -108,7 +123,7 @@ export function resolveBenchmark(options: unknown): BenchmarkPlan {
   }
   const target = checkTarget(options.target)
   const run = planRun(options as unknown as BenchmarkOptions)
-  return { target, run, options: options as unknown as BenchmarkOptions }
+  return { target, run, config: runConfigOf(options as unknown as BenchmarkOptions) }
 }
 
 /** Checks every option of {@link BenchmarkOptions} (see {@link resolveBenchmark}). Throws {@link OptionsError}. */
