@@ -1,11 +1,5 @@
 import { BaselineStore, baselineEntryFrom, baselinePathFor, type BaselineEntry } from '../core/baseline/index.ts'
-import {
-  compare,
-  DEFAULT_PARSED_POLICY,
-  formatVerdict,
-  type ParsedRegressionPolicy,
-  type Verdict,
-} from '../core/verdict/index.ts'
+import { compare, formatVerdict, type ParsedRegressionPolicy, type Verdict } from '../core/verdict/index.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
 import { trialFiguresOf } from '../core/trials/index.ts'
 import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
@@ -45,8 +39,8 @@ export interface JudgeInput {
   result: BenchmarkResult
   /** The SLOs, already checked (`validateSloOptions`; a bench checks them at collection). */
   slo: SloOptions | undefined
-  /** `false`: no baseline. Undefined: the default policy. */
-  policy: ParsedRegressionPolicy | false | undefined
+  /** The bench's policy as planned (`BenchPlan.policy`); `false`: no baseline. */
+  policy: ParsedRegressionPolicy | false
   provided: Pick<LlmBenchProvided, 'update' | 'ci' | 'baselineDir' | 'addSession'>
   /** The launched server ended on its own during the run: the run cannot be judged. */
   serverEnded?: ServerEnded
@@ -249,7 +243,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
       stored.state === 'found' &&
       stored.entry.provisional !== undefined &&
       entry.provisional === undefined &&
-      compare(stored.entry, input.result, input.policy ?? DEFAULT_PARSED_POLICY, {
+      compare(stored.entry, input.result, input.policy, {
         stored: true,
         ...(series ? { throughputSeries: series } : {}),
       }).status === 'fail'
@@ -257,7 +251,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
     judgement.baselineState = match.state
     switch (match.state) {
       case 'compare': {
-        const verdict = compare(match.entry, input.result, input.policy ?? DEFAULT_PARSED_POLICY, {
+        const verdict = compare(match.entry, input.result, input.policy, {
           stored: true,
           ...(series ? { throughputSeries: series } : {}),
         })
@@ -312,7 +306,7 @@ export async function judgeBench(input: JudgeInput): Promise<BenchJudgement> {
             `replaced the provisional baseline recorded ${match.previous.recordedAt} (${disturbancesText(match.previous.provisional)}) with this quiet run's`,
           )
         }
-        notes.push(...spreadNotes(entry, input.policy ?? DEFAULT_PARSED_POLICY, trials.max))
+        notes.push(...spreadNotes(entry, input.policy, trials.max))
         break
       case 'missing':
       case 'mismatch':

@@ -1,5 +1,6 @@
 import {
   asParsedPolicy,
+  defaultRegressionPolicy,
   undecidableGates,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
@@ -46,8 +47,13 @@ export interface BenchPlan {
   readonly run: RunPlan
   /** The SLOs, checked; undefined: none. */
   readonly slo: SloOptions | undefined
-  /** The bench's own regression policy, parsed; `false`: no baseline; undefined: the plugin's tolerance or the default. */
-  readonly policy: ParsedRegressionPolicy | false | undefined
+  /**
+   * The regression policy, parsed: the bench's own `baseline`, else the plugin's tolerance, else its API's default
+   * gates; `false`: no baseline.
+   */
+  readonly policy: ParsedRegressionPolicy | false
+  /** Where {@link policy} came from: only gates the bench sets itself warn when its load cannot decide them. */
+  readonly policyFrom: 'baseline' | 'tolerance' | 'default'
   /** Trials to record and compare, with their defaults. */
   readonly trials: ResolvedTrials
   /** The bench's time limit: `timeoutMs` (default 10 minutes) per trial, times the trials it may run. */
@@ -73,6 +79,7 @@ export function planBench(
   name: unknown,
   options: unknown,
   env: Record<string, string | undefined> = process.env,
+  tolerance?: RegressionPolicy,
 ): BenchPlan {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new OptionsError(
@@ -108,10 +115,14 @@ export function planBench(
     ...(segment ? { segment } : {}),
   })
   if (options.slo !== undefined) validateSloOptions(options.slo as SloOptions)
+  const policyFrom = options.baseline !== undefined ? 'baseline' : tolerance !== undefined ? 'tolerance' : 'default'
   const policy =
-    options.baseline === undefined || options.baseline === false
-      ? options.baseline
-      : asParsedPolicy(options.baseline as RegressionPolicy, 'baseline')
+    options.baseline === false
+      ? false
+      : asParsedPolicy(
+          (options.baseline as RegressionPolicy | undefined) ?? tolerance ?? defaultRegressionPolicy(options.target),
+          policyFrom === 'tolerance' ? 'llmBench({ tolerance })' : 'baseline',
+        )
   if (options.timeoutMs !== undefined) {
     const timeout = options.timeoutMs
     if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
@@ -154,7 +165,7 @@ export function planBench(
     arm?.mode.kind === 'turns'
       ? benchLimit(2 * perTrialMs, { ...trials, record: arm.mode.pairs, max: arm.mode.pairs })
       : benchLimit(perTrialMs, trials)
-  return { run, slo: options.slo as SloOptions | undefined, policy, trials, limit, arm, simulator }
+  return { run, slo: options.slo as SloOptions | undefined, policy, policyFrom, trials, limit, arm, simulator }
 }
 
 /** Start-up, warm-up and probe time a soak's default time limit allows beside its load, ms. */
@@ -189,7 +200,7 @@ export function warnUndecidableGates(
 ): void {
   // An arm of `ab` is judged by `ab`'s paired gates, not by these. The default gates never warn: only a gate the
   // user set can be changed by the user (an open loop's default throughput gate moves only once the server falls behind).
-  if (plan.policy === false || plan.policy === undefined || plan.arm || plan.run.soak) return
+  if (plan.policy === false || plan.policyFrom !== 'baseline' || plan.arm || plan.run.soak) return
   const warnings = undecidableGates(plan.policy, plan.run.load)
   if (warnings.length === 0) return
   if (env[STRICT_GATES_ENV] === '1')

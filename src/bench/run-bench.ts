@@ -13,10 +13,9 @@ import {
   diffMachine,
   fingerprintOf,
 } from '../core/baseline/index.ts'
-import { asParsedPolicy, compare, DEFAULT_PARSED_POLICY, defaultRegressionPolicy } from '../core/verdict/index.ts'
+import { compare } from '../core/verdict/index.ts'
 import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry } from '../core/baseline/index.ts'
-import type { RegressionPolicy } from '../core/verdict/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
 import type { ResolvedTrials } from './bench-trials.ts'
 import type { RunContext } from '../core/run.ts'
@@ -49,8 +48,6 @@ export interface BenchRun {
   signal?: AbortSignal
   /** A server the test runner already started for every bench (the Vitest plugin's), used when the options name none. */
   shared?: { url?: string; server?: RunContext['server'] }
-  /** The regression policy when it is not `options.baseline` (the plugin's default tolerance). */
-  policy?: RegressionPolicy | false
   /** Live progress of each trial; `stage` names the trial (`trial 2`) when the bench measures more than one. */
   onProgress?: (progress: Progress, stage: string | undefined) => void
   /** Called once the run has finished, before it is judged. */
@@ -68,10 +65,7 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
   const { options } = run
   const bench = run.plan ?? planBench(run.name, options)
   const { trials } = bench
-  // Parsed once: the plugin's tolerance here, the bench's own at collection.
-  const fromPlugin = bench.policy === undefined && run.policy !== undefined
-  const given = bench.policy ?? run.policy ?? defaultRegressionPolicy(options.target)
-  const policy = given === false ? false : asParsedPolicy(given, fromPlugin ? 'llmBench({ tolerance })' : 'baseline')
+  const { policy } = bench
   // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
   // A segment (one host's slice of a load over several machines) measures once and is judged after the merge.
   const segment = bench.run.segment
@@ -127,14 +121,14 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       // No trial after a safety stop: a server in trouble gets no more load.
       if (acquired.serverEnded() || run.signal?.aborted || stopped) break
       if (results.length < plan.trials) continue
-      if (plan.compareWith === undefined || results.length >= trials.max) break
+      if (plan.compareWith === undefined || policy === false || results.length >= trials.max) break
       // Another trial until every check passes: an undecided check needs more data, and a fail is
       // confirmed on more trials, so one unlucky trial cannot fail a pull request (one at 2.4x the
       // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
       // Judged on the trials alone: more trials narrow that part of the interval, never the sessions' allowance.
-      const status = compare(plan.compareWith, merged, policy || DEFAULT_PARSED_POLICY).status
+      const status = compare(plan.compareWith, merged, policy).status
       // Against a provisional entry nothing passes: more trials can only confirm a fail.
       if (status === 'pass' || (plan.compareWith.provisional !== undefined && status !== 'fail')) break
     }

@@ -52,8 +52,6 @@ async function runBenchTest(ctx: TestContext, options: BenchLlmOptions, plan: Be
     provided: shared,
     signal: controller.signal,
     shared: { url: shared.serverUrl, server: shared.server },
-    policy:
-      options.baseline === false ? false : (options.baseline ?? (shared.tolerance as BenchLlmOptions['baseline'])),
     ...(progress ? { onProgress: progress.onProgress, afterRun: () => progress.settle() } : {}),
   }).catch((error: unknown) => {
     // Measured, then failed: the reports still get the numbers, beside the error.
@@ -83,7 +81,8 @@ export type BenchLlmFn = (name: string, options: BenchLlmOptions) => void
 
 const register = benchRegistrar<BenchLlmOptions, BenchPlan>({
   plan: (name, options) => {
-    const plan = planBench(name, options)
+    // The plugin's tolerance is the gates of a bench that sets none: resolved here, with the rest of the plan.
+    const plan = planBench(name, options, process.env, injectProvided().tolerance)
     warnUndecidableGates(name, plan)
     return plan
   },

@@ -8,6 +8,7 @@ import { collectEnvironment } from '../../src/core/telemetry/index.ts'
 import { detectRuntime } from '../../src/core/platform/runtime.ts'
 import type { BenchmarkResult, EnvironmentInfo } from '../../src/core/contract/result.ts'
 import { judgeBench } from '../../src/bench/bench-judgement.ts'
+import { DEFAULT_PARSED_POLICY } from '../../src/core/verdict/index.ts'
 import { environment, lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 
 function on(runtime: EnvironmentInfo['runtime']): EnvironmentInfo {
@@ -63,7 +64,7 @@ describe('judging a run against a baseline recorded under another runtime', () =
     return join(dir, 'chat.bench.ts')
   }
   const judge = (file: string, result: BenchmarkResult, update: 'new' | 'none' | 'all', ci: boolean) =>
-    judgeBench({ name: 'chat', file, result, slo: undefined, policy: undefined, provided: { update, ci } })
+    judgeBench({ name: 'chat', file, result, slo: undefined, policy: DEFAULT_PARSED_POLICY, provided: { update, ci } })
 
   test.each([
     { name: 'bun', version: '1.4.5' },

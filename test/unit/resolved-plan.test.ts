@@ -1,10 +1,13 @@
 /**
- * Below collection only resolved values travel: the plan that `runPlan` takes has no raw options beside it (issue
- * 48, item 1), and what the result's `config` echoes is computed once, when the plan is made.
+ * Below collection only resolved values travel (issue 48, item 1): the plan that `runPlan` takes has no raw options
+ * beside it, what the result's `config` echoes is computed once, when the plan is made, and a bench's regression
+ * policy is never left undefined for the run to default.
  */
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { resolveBenchmark, runConfigOf, type BenchmarkPlan } from '../../src/core/plan/index.ts'
 import type { RunContext } from '../../src/core/run.ts'
+import { planBench, type BenchPlan } from '../../src/bench/plan-bench.ts'
+import { DEFAULT_PARSED_POLICY, type ParsedRegressionPolicy } from '../../src/core/verdict/index.ts'
 
 const options = {
   target: { baseUrl: 'http://127.0.0.1:8000', apiKey: 'sk-secret' },
@@ -42,5 +45,32 @@ describe('the resolved plan', () => {
     const spelled = { ...options, workload: config.workload, load: config.load } as unknown as typeof options
     expect(runConfigOf(spelled)).toEqual(config)
     expect(config.target).toEqual(options.target)
+  })
+})
+
+describe("a bench's regression policy is resolved at collection, never left for the run", () => {
+  const bench = { workload: options.workload, load: { concurrency: 2, requests: 20 } }
+  const gates = (policy: ParsedRegressionPolicy | false) =>
+    policy === false
+      ? false
+      : [...policy.latency.map((rule) => `${rule.metric} ${rule.statistic}`), ...policy.throughput.map((r) => r.metric)]
+
+  test('its own gates, else the plugin tolerance, else its API default; false stays false', () => {
+    expectTypeOf<BenchPlan['policy']>().toEqualTypeOf<ParsedRegressionPolicy | false>()
+    const own = planBench('own', { ...bench, baseline: { ttftMs: { p99: '+20%' } } }, {}, { tpotMs: { p50: '+5%' } })
+    expect([gates(own.policy), own.policyFrom]).toEqual([['ttftMs p99'], 'baseline'])
+    const plugin = planBench('plugin', bench, {}, { tpotMs: { p50: '+5%' } })
+    expect([gates(plugin.policy), plugin.policyFrom]).toEqual([['tpotMs p50'], 'tolerance'])
+    const chat = planBench('chat', bench, {})
+    expect([gates(chat.policy), chat.policyFrom]).toEqual([gates(DEFAULT_PARSED_POLICY), 'default'])
+    const embeddings = planBench('embeddings', { ...bench, target: { api: 'embeddings' } }, {})
+    expect(gates(embeddings.policy)).toEqual(['e2eMs p50', 'totalTokensPerSec'])
+    expect(planBench('none', { ...bench, baseline: false }, {}, { tpotMs: { p50: '+5%' } }).policy).toBe(false)
+  })
+
+  test("a typo in the plugin's tolerance names the plugin option", () => {
+    expect(() => planBench('typo', bench, {}, { ttftMs: { p98: '+5%' } } as never)).toThrow(
+      /llmBench\(\{ tolerance \}\)/,
+    )
   })
 })

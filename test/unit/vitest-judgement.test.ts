@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { baselinePathFor } from '../../src/core/baseline/index.ts'
-import { parseRegressionPolicy } from '../../src/core/verdict/index.ts'
+import { DEFAULT_PARSED_POLICY, parseRegressionPolicy } from '../../src/core/verdict/index.ts'
 import { BaselineFileError } from '../../src/core/contract/errors.ts'
 import type { BenchmarkResult } from '../../src/core/contract/result.ts'
 import { judgeBench, type JudgeInput } from '../../src/bench/bench-judgement.ts'
@@ -93,10 +93,10 @@ describe('judgeBench', () => {
     const allowed = soak([
       { figure: 'errors.rate', limit: '0.05', verdict: 'pass', reason: 'error rate 1.96 % (8 of 408) <= 5.00 %' },
     ])
-    const own = await judgeBench(input(file, { ...failing, soak: allowed }, { policy: undefined }))
+    const own = await judgeBench(input(file, { ...failing, soak: allowed }, { policy: DEFAULT_PARSED_POLICY }))
     expect(own.failure).toBeUndefined()
     // No error limit of its own: the 1 % rule fails it, without speaking of a baseline a soak never has.
-    const none = await judgeBench(input(file, { ...failing, soak: soak([]) }, { policy: undefined }))
+    const none = await judgeBench(input(file, { ...failing, soak: soak([]) }, { policy: DEFAULT_PARSED_POLICY }))
     expect(none.failure).toContain('8 of 408 requests failed (2.0 %), above the 1 %')
     expect(none.failure).not.toContain('baseline')
     expect(none.failure).toContain('soak: { expect: { errors: { maxRate } } }')
