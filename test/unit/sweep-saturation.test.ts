@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { findSaturation } from '../../src/core/sweep/saturation.ts'
-import { nextSearchRate } from '../../src/core/sweep/capacity-search.ts'
+import { nextSearchRate } from '../../src/core/sweep/sweep-profiles.ts'
 
 const curve = (values: Array<[number, number]>) =>
   values.map(([value, outputTokensPerSec]) => ({

@@ -6,26 +6,10 @@ import { runPoint, type PointJudge, type PointRunnerState } from './run-point.ts
 import { pointWarnings } from './run-sweep.ts'
 import { findSaturation, saturationFor } from './saturation.ts'
 import { sweepConfigOf } from './sweep-config.ts'
-import { SWEEP_SCHEMA_VERSION, type CapacityResult, type SweepPoint, type SweepResult } from './sweep-result.ts'
+import { SWEEP_SCHEMA_VERSION, type CapacityResult, type SweepResult } from './sweep-result.ts'
 import { validateCapacitySearch, validatePointLoad, validateSaturation } from './validate-sweep.ts'
-
-/**
- * The next rate of a capacity search, or undefined when it is over: halve after failures until a
- * rate passes (or `min` failed), double after passes until one fails (or `max` passed), then
- * bisect between the highest passing and the lowest failing rate until within `precision`.
- */
-export function nextSearchRate(
-  tried: { rate: number; valid: boolean },
-  best: { valid: number | undefined; invalid: number | undefined },
-  range: { min: number; max: number },
-  precision: number,
-): number | undefined {
-  const { valid, invalid } = best
-  if (valid === undefined) return tried.rate <= range.min ? undefined : Math.max(range.min, tried.rate / 2)
-  if (invalid === undefined) return valid >= range.max ? undefined : Math.min(range.max, valid * 2)
-  if ((invalid - valid) / valid <= precision) return undefined
-  return (valid + invalid) / 2
-}
+import { runCampaign } from '../campaign/index.ts'
+import { bracketOf, capacityProfile, maxPointsWarning } from './sweep-profiles.ts'
 
 /**
  * Finds the highest Poisson request rate whose latencies stay within `capacity.limits` at
@@ -34,7 +18,8 @@ export function nextSearchRate(
  * ends), then bisects between the highest passing and the lowest failing rate until they are
  * within `precision` of each other. Every rate tried is a point of the result, with its validity
  * and reasons. A point is judged by {@link checkLatencyLimits} (LoadGen's percentile, optionally its
- * early stopping). Assumes latency grows with the rate; a noisy point can still mislead it.
+ * early stopping). Assumes latency grows with the rate; a noisy point can still mislead it. The search is a profile
+ * of the campaign driver ({@link capacityProfile}).
  */
 export async function searchCapacity(options: CapacitySearchOptions, context: RunContext = {}): Promise<SweepResult> {
   const search = options.capacity
@@ -56,23 +41,20 @@ export async function searchCapacity(options: CapacitySearchOptions, context: Ru
   const startedAt = new Date().toISOString()
   const started = performance.now()
   const state: PointRunnerState = { target: options.target, context, warnedNoPrefixReset: false, warnings: [] }
-  const points: SweepPoint[] = []
-  const best: { valid: number | undefined; invalid: number | undefined } = { valid: undefined, invalid: undefined }
-  let rate: number | undefined = search.rate.start ?? Math.sqrt(search.rate.min * search.rate.max)
-  while (rate !== undefined && !options.signal?.aborted) {
-    if (points.length >= maxPoints) {
-      state.warnings.push(
-        `The capacity search stopped after ${maxPoints} points (capacity.maxPoints) before reaching a precision of ${precision}.`,
-      )
-      break
-    }
-    const point = await runPoint(options, state, { axis: 'rate', value: rate, order: points.length, judge })
-    points.push(point)
-    const valid = point.valid === true
-    if (valid && (best.valid === undefined || rate > best.valid)) best.valid = rate
-    if (!valid && (best.invalid === undefined || rate < best.invalid)) best.invalid = rate
-    rate = nextSearchRate({ rate, valid }, best, search.rate, precision)
+  const plan = {
+    start: search.rate.start ?? Math.sqrt(search.rate.min * search.rate.max),
+    range: search.rate,
+    precision,
+    maxPoints,
   }
+  const campaign = await runCampaign({
+    profile: capacityProfile(plan, options.signal),
+    measure: (rate, order) => runPoint(options, state, { axis: 'rate', value: rate, order, judge }),
+    judge: () => undefined,
+  })
+  const points = campaign.measured
+  if (campaign.stopped === maxPointsWarning(plan)) state.warnings.push(campaign.stopped)
+  const best = bracketOf(points)
 
   const sorted = [...points].sort((a, b) => a.value - b.value)
   const curve = sorted.map((point) => curvePointOf(point.value, point.result, point.valid))

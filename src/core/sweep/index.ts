@@ -1,5 +1,6 @@
 export { runSweep } from './run-sweep.ts'
-export { nextSearchRate, searchCapacity } from './capacity-search.ts'
+export { searchCapacity } from './capacity-search.ts'
+export { nextSearchRate } from './sweep-profiles.ts'
 export type { CapacitySearch, CapacitySearchOptions } from './capacity-options.ts'
 export { CAPACITY_DEFAULTS } from './capacity-options.ts'
 export type {

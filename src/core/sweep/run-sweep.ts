@@ -6,6 +6,8 @@ import { sweepConfigOf } from './sweep-config.ts'
 import type { SweepOptions } from './sweep-options.ts'
 import { SWEEP_SCHEMA_VERSION, type SweepPoint, type SweepResult } from './sweep-result.ts'
 import { axisOf, validatePointLoad, validateSaturation } from './validate-sweep.ts'
+import { runCampaign } from '../campaign/index.ts'
+import { axisProfile } from './sweep-profiles.ts'
 
 /**
  * Warnings of points, each text once, prefixed with the values that gave it (`-np 1, 2: ...`), or
@@ -29,7 +31,8 @@ export function pointWarnings(axis: string, points: SweepPoint[]): string[] {
  * point. Each point is a full `runBenchmark` (warm-up included, a fresh prompt salt), with the
  * shared `load` plus the swept concurrency or rate (Poisson arrivals unless `load.arrival` says
  * otherwise); a sweep over a server argument runs the shared load at every value, on the server `beforePoint`
- * starts with it. Options are validated before anything is sent (throws `OptionsError`).
+ * starts with it. Options are validated before anything is sent (throws `OptionsError`). The values are a profile
+ * of the campaign driver ({@link axisProfile}).
  */
 export async function runSweep(options: SweepOptions, context: RunContext = {}): Promise<SweepResult> {
   const { axis, values, serverArg } = axisOf(options.over)
@@ -38,11 +41,11 @@ export async function runSweep(options: SweepOptions, context: RunContext = {}):
   const startedAt = new Date().toISOString()
   const started = performance.now()
   const state: PointRunnerState = { target: options.target, context, warnedNoPrefixReset: false, warnings: [] }
-  const points: SweepPoint[] = []
-  for (const [order, value] of values.entries()) {
-    if (options.signal?.aborted) break
-    points.push(await runPoint(options, state, { axis, value, order }))
-  }
+  const { measured: points } = await runCampaign({
+    profile: axisProfile(values, options.signal),
+    measure: (value, order) => runPoint(options, state, { axis, value, order }),
+    judge: () => undefined,
+  })
   const label = serverArg ?? axis
   const swept = serverArg === undefined ? { [axis]: values } : { serverArg: { [serverArg]: values } }
   const curve = points.map((point) => curvePointOf(point.value, point.result))
