@@ -13,7 +13,7 @@ import type { RunPlan } from '../core/plan/index.ts'
 import type { RunContext } from '../core/run.ts'
 import { ServerPool } from '../core/server/index.ts'
 import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
-import { DEFAULT_MAX_ERROR_RATE } from '../core/slo/index.ts'
+import { failureRuling } from '../core/slo/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
 import { failIfEnded, runLoadOn } from './load-on.ts'
 import type { ArmsPlacement } from './arms-placement.ts'
@@ -302,16 +302,12 @@ async function measureOn(
 
 /** A trial that cannot be part of a comparison: its server was failing (a busy machine does not excuse errors here). */
 export function faultOf(label: string, result: BenchmarkResult): string | undefined {
-  const { failed, total, completed } = result.counts
-  if (completed === 0) {
+  if (result.counts.completed === 0) {
     const top = result.errors[0]
     return `${label}: no request completed${top ? ` (${top.count} x ${top.kind}: ${top.message})` : ''}. Check that the server starts and serves the model.`
   }
-  if (total > 0 && failed / total > DEFAULT_MAX_ERROR_RATE) {
-    const top = result.errors[0]
-    return `${label}: ${failed} of ${total} requests failed, above the ${DEFAULT_MAX_ERROR_RATE * 100} % a compared trial may lose${top ? ` (most often ${top.count} x ${top.kind}: ${top.message})` : ''}; nothing is judged.`
-  }
-  return undefined
+  const ruling = failureRuling(result, 'a compared trial may lose', { excuseDisturbed: false })
+  return ruling === undefined ? undefined : `${label}: ${ruling.text}; nothing is judged.`
 }
 
 const disturbedOf = (result: BenchmarkResult): string[] => result.client.selfCheck?.disturbed ?? []

@@ -130,7 +130,7 @@ describe('bench.llm.compare on the simulator', () => {
       }),
     )
     expect(failure).toMatch(
-      /^faulty: faulty: \d+ of \d+ requests failed, above the 1 % a compared trial may lose \(most often \d+ x http/,
+      /^faulty: faulty: \d+ of \d+ requests failed \([\d.]+ %\), above the 1 % a compared trial may lose; most often \d+ x http/,
     )
     expect(result.trials).toHaveLength(2)
   }, 60_000)

@@ -57,15 +57,19 @@ export interface FailureRuling extends FailureExcess {
 }
 
 /**
- * The failure rule with the disturbed-machine exception, one ruling for `bench.llm` runs and sweep points:
- * undefined when the run is within {@link DEFAULT_MAX_ERROR_RATE} (see {@link failureExcess}).
+ * The failure rule, one ruling for `bench.llm` runs, sweep points and compared trials: undefined when the run is
+ * within {@link DEFAULT_MAX_ERROR_RATE} (see {@link failureExcess}). `excuseDisturbed` (default true): timeouts and
+ * drained requests on a disturbed machine are excused; a compared trial is not excused (both arms of its pair meet
+ * the same machine, and a pair with a failing arm cannot be compared).
  */
 export function failureRuling(
   result: Pick<BenchmarkResult, 'counts' | 'errors' | 'client'>,
   allowed: string,
+  { excuseDisturbed = true }: { excuseDisturbed?: boolean } = {},
 ): FailureRuling | undefined {
   const excess = failureExcess(result, allowed)
   if (excess === undefined) return undefined
   const disturbed = result.client.selfCheck?.disturbed ?? []
-  return { ...excess, status: !excess.byServer && disturbed.length > 0 ? 'excused' : 'fail', disturbed }
+  const excused = excuseDisturbed && !excess.byServer && disturbed.length > 0
+  return { ...excess, status: excused ? 'excused' : 'fail', disturbed }
 }
