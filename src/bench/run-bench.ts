@@ -22,16 +22,13 @@ import type { RunContext } from '../core/run.ts'
 import { prefixCacheResetUnsupported, resetPrefixCache } from '../core/server/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import type { Progress, TargetOptions } from '../core/contract/options.ts'
-import { judgeBench, stopFailure } from './bench-judgement.ts'
 import type { BenchJudgement } from './bench-judgement.ts'
 import type { BenchLlmOptions } from './bench-options.ts'
 import { acquireTarget } from './bench-target.ts'
 import type { LlmBenchProvided } from './provided.ts'
-import { writeSegmentFile } from './segment-file.ts'
-import { writeArmFile } from './arm-file.ts'
+import { outcomeSinkOf } from './outcome-sinks.ts'
 import { runArmTurns } from './arm-bench.ts'
 import { runLoadOn } from './load-on.ts'
-import { DEFERRED } from './baseline-state.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 
 /** One bench run: what `bench.llm` under Vitest and the runner adapters both do. */
@@ -66,14 +63,13 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
   const bench = run.plan ?? planBench(run.name, options)
   const { trials } = bench
   const { policy } = bench
-  // The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
-  // A segment (one host's slice of a load over several machines) measures once and is judged after the merge.
-  const segment = bench.run.segment
-  // An arm of an `ab` run measures one trial; `ab` judges the pairs.
-  const { arm } = bench
   // Arms together: this bench takes turns with the other revision's, as `ab` says.
+  const { arm } = bench
   if (arm?.mode.kind === 'turns') return runArmTurns(run, bench, { ...arm, mode: arm.mode }, policy)
-  const store = policy === false || segment || arm ? undefined : await openBaselines(run)
+  // Judged here, written as a segment (judged after the merge) or as an `ab` arm (judged by `ab`): one trial unless
+  // judged here. The baseline file is read before any load is sent: a broken file fails in seconds, not after the run.
+  const sink = outcomeSinkOf(bench)
+  const store = sink.readsBaselines ? await openBaselines(run) : undefined
   let acquired = await acquireTarget(options.server, options.target, run.shared, { simulator: bench.simulator })
   try {
     // The machine is known before the first request: a baseline from another GPU fails now, not after a trial.
@@ -135,46 +131,9 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
     const merged = mergeTrials(results)
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged
     await run.afterRun?.()
-    const serverEnded = acquired.serverEnded()
-    if (segment) {
-      const path = await writeSegmentFile(run.file, run.name, policy, bench.slo, result)
-      const note = `segment ${segment.index} of ${segment.count}: judged after the merge (npx vitest-llm-bench merge --dir <the hosts' segment folders>); written to ${path}`
-      return {
-        result,
-        judgement: {
-          failure: undefined,
-          sloChecks: [],
-          notes: [note],
-          baselineState: DEFERRED,
-          deferred: { policy, slo: bench.slo },
-        },
-      }
-    }
-    if (arm) {
-      const path = await writeArmFile(arm, run.file, run.name, policy, bench.slo, result)
-      return {
-        result,
-        judgement: {
-          // A server in trouble stops `ab` too (the arm fails, and ab with it), unless the stop was expected.
-          failure: result.stopped && !result.stopped.expected ? stopFailure(result.stopped) : undefined,
-          sloChecks: [],
-          notes: [`${arm.label} arm of pair ${arm.pair}: judged by \`vitest-llm-bench ab\`; written to ${path}`],
-          baselineState: DEFERRED,
-        },
-      }
-    }
     let judgement: BenchJudgement
     try {
-      judgement = await judgeBench({
-        name: run.name,
-        file: run.file,
-        result,
-        ...(serverEnded ? { serverEnded } : {}),
-        slo: bench.slo,
-        policy,
-        provided: run.provided,
-        trials,
-      })
+      judgement = await sink.take(run, { result, serverEnded: acquired.serverEnded() })
     } catch (error) {
       // The load ran: its numbers are not lost with the error (the baseline file broke meanwhile...).
       throw new FailedAfterMeasuringError(run.name, result, error)
