@@ -14,7 +14,7 @@ import { AbError } from './ab-error.ts'
 import { git } from './ab-checkout.ts'
 import { pairFlags, pairsAsked, runRevisionJob } from './revision-job.ts'
 import { measureRevisions, type RevisionsRun } from './ab-measure.ts'
-import { bisectOrder, type BisectOutcome } from './bisect-order.ts'
+import { bisectOrderAfter, bisectProfile, runCampaign, type BisectOutcome } from '../core/campaign/index.ts'
 
 /** A commit of the range. */
 interface Commit {
@@ -250,25 +250,26 @@ async function runBisect(flags: CliFlagValues, io: CliIo, operands: readonly str
     }
     // Only the bench files that moved (their paths are relative to the package, as the arms ran them).
     const only = [...new Set(failed.map((v) => v.file))]
-    // 2. The commits between: the change is after index lo and at or before hi (-1: good itself).
-    const order = bisectOrder(commits.length)
-    for (;;) {
-      const mid = order.next()
-      if (mid === undefined) break
-      const commit = commits[mid] as Commit
-      since = performance.now()
-      const { verdicts, ...o } = await judgeMidpoint(
-        (base, head) => judge(base, head, only),
-        { good, commit, bad },
-        targets,
-        signal,
-      )
-      record(good, commit, o, verdicts, since)
-      if (o.outcome === 'skipped') result.skipped.push(commit)
-      order.answer(mid, o.outcome)
-      if (commit.sha !== bad.sha) await job.drop(commit.sha)
-    }
-    const found = order.found()
+    // 2. The commits between, a profile of the campaign driver: each midpoint judged, until one commit is left.
+    const { measured } = await runCampaign({
+      profile: bisectProfile(commits.length),
+      measure: async (mid) => {
+        const commit = commits[mid] as Commit
+        since = performance.now()
+        const { verdicts, ...o } = await judgeMidpoint(
+          (base, head) => judge(base, head, only),
+          { good, commit, bad },
+          targets,
+          signal,
+        )
+        record(good, commit, o, verdicts, since)
+        if (o.outcome === 'skipped') result.skipped.push(commit)
+        if (commit.sha !== bad.sha) await job.drop(commit.sha)
+        return { index: mid, outcome: o.outcome }
+      },
+      judge: () => undefined,
+    })
+    const found = bisectOrderAfter(commits.length, measured).found()
     if (found.culprit !== undefined) {
       const culprit = await culpritOf(root, commits[found.culprit] as Commit, steps)
       result.culprit = culprit

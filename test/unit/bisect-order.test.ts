@@ -1,6 +1,12 @@
 // The order of a bisection: each answer halves the range; skipped and undecided commits are set aside.
 import { describe, expect, test } from 'vitest'
-import { bisectOrder, type BisectOutcome } from '../../src/cli/bisect-order.ts'
+import {
+  bisectOrder,
+  bisectOrderAfter,
+  bisectProfile,
+  runCampaign,
+  type BisectOutcome,
+} from '../../src/core/campaign/index.ts'
 
 /** Bisects `count` commits whose first bad one is `culprit`, answering from `answerOf`; returns the indices asked. */
 function bisect(count: number, answerOf: (i: number) => BisectOutcome) {
@@ -54,5 +60,30 @@ describe('bisectOrder', () => {
     const order = bisectOrder(4)
     order.answer(1, 'bad')
     expect(() => order.answer(2, 'good')).toThrow(RangeError)
+  })
+})
+
+describe('bisectProfile: a bisection on the campaign driver', () => {
+  /** The same bisection as `bisect`, each midpoint a step the driver measures. */
+  async function onDriver(count: number, answerOf: (i: number) => BisectOutcome) {
+    const { measured, stopped } = await runCampaign({
+      profile: bisectProfile(count),
+      measure: async (index) => ({ index, outcome: answerOf(index) }),
+      judge: () => undefined,
+    })
+    return { asked: measured.map((m) => m.index), found: bisectOrderAfter(count, measured).found(), stopped }
+  }
+
+  test('asks what the order asks, and finds what it finds, skipped commits included', async () => {
+    const answers: Array<(i: number) => BisectOutcome> = [
+      (i) => (i >= 10 ? 'bad' : 'good'),
+      (i) => (i === 7 ? 'skipped' : i >= 10 ? 'bad' : 'good'),
+      (i) => (i >= 5 && i <= 8 ? 'undecided' : i >= 6 ? 'bad' : 'good'),
+    ]
+    for (const answerOf of answers) {
+      const driven = await onDriver(16, answerOf)
+      expect({ asked: driven.asked, found: driven.found }).toEqual(bisect(16, answerOf))
+      expect(driven.stopped).toBe('no commit is left to judge')
+    }
   })
 })

@@ -1,3 +1,5 @@
+import type { CampaignProfile } from './campaign-driver.ts'
+
 /** What one step of a bisection says of a commit. */
 export type BisectOutcome = 'good' | 'bad' | 'undecided' | 'skipped'
 
@@ -43,6 +45,35 @@ export function bisectOrder(count: number): BisectOrder {
     found() {
       const range = Array.from({ length: hi - lo }, (_, i) => lo + 1 + i)
       return hi - lo === 1 ? { culprit: hi, range } : { range }
+    },
+  }
+}
+
+/** What a measured step of a bisection said of the commit it judged. */
+export interface BisectAnswer {
+  /** The commit's index in the range, oldest first. */
+  index: number
+  outcome: BisectOutcome
+}
+
+/** The order of a bisection over `count` commits with these answers given, in the order they were measured. */
+export function bisectOrderAfter(count: number, answers: readonly BisectAnswer[]): BisectOrder {
+  const order = bisectOrder(count)
+  for (const { index, outcome } of answers) order.answer(index, outcome)
+  return order
+}
+
+/**
+ * A bisection as a profile of the campaign driver: each step is the index of the commit to judge next, chosen from
+ * the answers of the steps measured so far; it stops when no commit is left to ask about (then
+ * `bisectOrderAfter(count, measured).found()` says what was found).
+ */
+export function bisectProfile<M extends BisectAnswer>(count: number): CampaignProfile<number, M, undefined> {
+  return {
+    next({ measured }) {
+      const index = bisectOrderAfter(count, measured).next()
+      if (index === undefined) return { stop: 'no commit is left to judge' }
+      return { step: index, why: `commit ${index + 1} of ${count}` }
     },
   }
 }
