@@ -10,8 +10,7 @@ import { redactConfig } from './platform/redact.ts'
 import {
   calibrateCpu,
   collectEnvironment,
-  listenerOf,
-  processGroupOf,
+  hostLoadOptionsFor,
   selfCheckOf,
   startGpuSampler,
   startHostLoad,
@@ -19,13 +18,7 @@ import {
 import type { GpuSampler, HostLoadWatch } from './telemetry/index.ts'
 import { getServerFacts } from './server/index.ts'
 import { REFUSED_FAIL_MS } from './server/server-spec.ts'
-import {
-  resolveServerMetricsOptions,
-  SERVER_NOTE_PREFIX,
-  startMetricsScraper,
-  summarizeServerMetrics,
-} from './server/metrics/index.ts'
-import type { FirstRequestScrapes, ServerMetricsScrape } from './server/metrics/server-metrics-window.ts'
+import { resolveServerMetricsOptions, ServerMetricsWatch } from './server/metrics/index.ts'
 import { scrapeGauges } from './server/metrics/server-metrics-window.ts'
 import type { MetricsScraper } from './server/metrics/metrics-scraper.ts'
 import type { ApiKind, InputsApi } from './contract/api-kinds.ts'
@@ -41,7 +34,6 @@ import type {
   WorkloadFacts,
 } from './contract/result.ts'
 import type { RequestFailure } from './contract/request-record.ts'
-import type { ServerSide } from './contract/server-metrics.ts'
 import { createWorkload, resolveWorkloadPaths } from './workload/index.ts'
 import type { Workload } from './workload/index.ts'
 import { EVENT_LOOP_RESOLUTION_MS, runMeasuredPhase, runWorkers, segmentShare, waitForStart } from './workers/index.ts'
@@ -70,22 +62,6 @@ export interface RunContext {
   signal?: AbortSignal
   /** Called after each measured request (`BenchmarkOptions.onProgress`). Must be cheap. */
   onProgress?: (progress: Progress) => void
-}
-
-/** The TCP port of `baseUrl`: its own, else 443 for https and 80 for http. */
-function portOf(baseUrl: string): number {
-  const url = new URL(baseUrl)
-  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
-}
-
-/** A target on this machine that the bench did not launch: found by its port, or its CPU use is not told from others. */
-function isLocalHost(baseUrl: string): boolean {
-  try {
-    const host = new URL(baseUrl).hostname
-    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1' || host === '0.0.0.0'
-  } catch {
-    return false
-  }
 }
 
 /**
@@ -145,9 +121,9 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const shape = run.requestShape
   const client = workers === 1 ? new StreamingClient(clientTarget, { connections, shape }) : undefined
   const sampler = context.skipGpu ? undefined : await startGpuSampler(context.gpus ? { gpus: context.gpus } : {})
-  const scraperSettings = resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers)
-  const scraperStart = scraperSettings ? await startMetricsScraper(scraperSettings) : undefined
-  const scraper = scraperStart && 'scraper' in scraperStart ? scraperStart.scraper : undefined
+  const serverMetrics = await ServerMetricsWatch.start(
+    resolveServerMetricsOptions(run.serverMetrics, baseUrl, target.apiKey, target.headers),
+  )
   const startedAt = new Date().toISOString()
   const warnings: string[] = []
   let hostLoad: HostLoadWatch | undefined
@@ -169,21 +145,13 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
   const beforeLoad = async () => {
     // Every host of a segmented run starts its measured load at the same wall-clock time.
     if (run.segment?.startAtMs !== undefined) await waitForStart(run.segment.startAtMs, signal)
-    const inProcess = context.server?.name === SIMULATOR_SERVER_NAME
-    const local = context.serverPgid === undefined && !inProcess && isLocalHost(baseUrl)
-    // A local server the bench did not launch, found by its listening port: its CPU is the server's. Its process
-    // alone where its group is this run's own (a server started in the same job, or in this process).
-    const listener = local ? listenerOf(portOf(baseUrl)) : undefined
-    const sharesOurGroup = listener !== undefined && listener.pgid === processGroupOf(process.pid)
-    hostOptions = {
+    hostOptions = hostLoadOptionsFor({
+      baseUrl,
       ...(context.serverPgid !== undefined ? { serverPgid: context.serverPgid } : {}),
-      ...(listener && !sharesOurGroup ? { serverPgid: listener.pgid } : {}),
-      ...(listener && sharesOurGroup ? { serverPid: listener.pid } : {}),
-      localUnknownServer: local && listener === undefined,
-    }
+      inProcess: context.server?.name === SIMULATOR_SERVER_NAME,
+    })
     hostLoad = startHostLoad(hostOptions)
-    // The window's first scrape, before the first measured dispatch: its counters hold the warm-up.
-    await scraper?.startWindow()
+    await serverMetrics.beforeLoad()
     await sampler?.markLoadStart()
     soak?.start(performance.now())
   }
@@ -193,21 +161,16 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const cpuCalibrationMs = calibrateCpu()
     // Scrapes around the probe's first request, the run's first: what it found cached, an earlier
     // run left (a second attempt could hit the first one's blocks).
-    const beforeProbe = await scraper?.scrape()
-    let afterFirstProbe: ServerMetricsScrape | undefined
+    await serverMetrics.beforeProbe()
     const probe = await probeServerStreaming(
       client ?? new StreamingClient(clientTarget, { connections: 1, shape }),
       workload,
       signal,
       client === undefined,
-      async (attempt) => {
-        if (attempt === 1 && scraper) afterFirstProbe = await scraper.scrape()
-      },
+      (attempt) => serverMetrics.onProbeAttempt(attempt),
     )
     if (probe.notServed !== undefined) throw notServedError(probe.notServed, clientTarget.api)
-    afterFirstProbe ??= await scraper?.scrape()
-    const firstRequest: FirstRequestScrapes | undefined =
-      beforeProbe && afterFirstProbe ? { before: beforeProbe, after: afterFirstProbe } : undefined
+    await serverMetrics.afterProbe()
     const phase: MeasuredPhase = client
       ? await runMeasuredPhase({
           client,
@@ -249,7 +212,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
         })
     const { accumulator, outcome, timeline } = phase
     const host = hostLoad?.stop()
-    const windowScrapes = await scraper?.endWindow({ lastScrape: phase.stall === undefined })
+    await serverMetrics.afterLoad(phase.stall !== undefined)
     warnings.push(...outcome.warnings)
 
     const durationMs = Math.max(0, outcome.endedAt - outcome.startedAt)
@@ -277,27 +240,14 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     const shortfall = outputShortfall(workloadFacts, metrics.metrics.outputTokens.mean, metrics.counts.completed)
     if (shortfall) warnings.push(shortfall)
     if (gpu?.note) warnings.push(gpu.note)
-    let server: ServerSide | undefined
-    if (scraper && windowScrapes) {
-      const serverMetrics = summarizeServerMetrics({
-        names: scraper.names,
-        url: scraper.url,
-        intervalMs: scraper.intervalMs,
-        scrapes: windowScrapes,
-        clientTtftMs: metrics.metrics.ttftMs,
-        ...(firstRequest ? { firstRequest } : {}),
-      })
-      warnings.push(...serverMetrics.notes.map((note) => `${SERVER_NOTE_PREFIX}${note}`))
-      server = { metrics: serverMetrics }
-    } else if (scraperStart && 'note' in scraperStart) {
-      server = { note: scraperStart.note }
-    }
+    const { server, warnings: serverNotes } = serverMetrics.part(metrics.metrics.ttftMs)
+    warnings.push(...serverNotes)
 
     const soakResult = await soak?.finish({
       gpu,
       server: server?.metrics,
       requests: { total: metrics.counts.total, failed: metrics.counts.failed },
-      probes: recoveryProbes(sampler, gpu, scraper),
+      probes: recoveryProbes(sampler, gpu, serverMetrics.scraper),
       ...(signal ? { signal } : {}),
     })
     const result: BenchmarkResult = {
@@ -334,7 +284,7 @@ export async function runPlan(plan: BenchmarkPlan, context: RunContext = {}): Pr
     return result
   } finally {
     soak?.stop()
-    scraper?.stop()
+    serverMetrics.stop()
     await sampler?.stop({ outputTokens: 0 }).catch(() => undefined)
     await client?.close()
   }

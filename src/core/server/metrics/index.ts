@@ -8,4 +8,5 @@ export {
   type ServerMetricsScrape,
 } from './server-metrics-window.ts'
 export { startMetricsScraper } from './metrics-scraper.ts'
+export { ServerMetricsWatch } from './metrics-watch.ts'
 export { validateServerMetricsOptions, resolveServerMetricsOptions } from './server-metrics-options.ts'
