@@ -1,4 +1,5 @@
 import { OptionsError } from '../core/contract/errors.ts'
+import { parseOnInconclusive, type OnInconclusive } from '../core/verdict/index.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
 
@@ -24,7 +25,7 @@ export interface TrialOptions {
    */
   restartServer?: boolean | 'record'
   /** What an inconclusive verdict does to the bench: `warn` (passes, prints why), `fail`, or `pass` (passes quietly). Default `warn`. */
-  onInconclusive?: 'warn' | 'fail' | 'pass'
+  onInconclusive?: OnInconclusive
 }
 
 /** {@link TrialOptions} with every default applied. */
@@ -33,14 +34,13 @@ export interface ResolvedTrials {
   max: number
   /** When a launched server is started afresh between trials. */
   restartServer: 'always' | 'record' | 'never'
-  onInconclusive: 'warn' | 'fail' | 'pass'
+  onInconclusive: OnInconclusive
 }
 
 export const DEFAULT_RECORD_TRIALS = 5
 export const DEFAULT_MAX_TRIALS = 3
 /** More trials than this per bench are refused (a typo such as 300 would run for hours). */
 const MAX_TRIALS_ALLOWED = 20
-const ON_INCONCLUSIVE = ['warn', 'fail', 'pass'] as const
 
 function count(name: 'record' | 'max', value: unknown, fallback: number): number {
   if (value === undefined) return fallback
@@ -73,19 +73,16 @@ export function resolveTrials(value: unknown): ResolvedTrials {
       'e.g. `trials: { restartServer: true }`.',
     )
   }
-  const onInconclusive = options.onInconclusive ?? 'warn'
-  if (!(ON_INCONCLUSIVE as readonly unknown[]).includes(onInconclusive)) {
-    throw new OptionsError(
-      'trials.onInconclusive',
-      `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`,
-      "e.g. `trials: { onInconclusive: 'fail' }` for a strict gate.",
-    )
-  }
+  const onInconclusive = parseOnInconclusive(
+    options.onInconclusive,
+    'trials.onInconclusive',
+    "trials: { onInconclusive: 'fail' }",
+  )
   return {
     record: count('record', options.record, DEFAULT_RECORD_TRIALS),
     max: count('max', options.max, DEFAULT_MAX_TRIALS),
     restartServer: restart === true ? 'always' : restart === false ? 'never' : 'record',
-    onInconclusive: onInconclusive as ResolvedTrials['onInconclusive'],
+    onInconclusive,
   }
 }
 

@@ -5,9 +5,10 @@ import {
   type RegressionPolicy,
 } from '../core/verdict/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
+import { parseOnInconclusive } from '../core/verdict/index.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
-import type { PairLimits } from '../core/verdict/index.ts'
+import type { OnInconclusive, PairLimits } from '../core/verdict/index.ts'
 import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 import { armNeedOf, placeArms, type ArmsPlacement } from './arms-placement.ts'
@@ -32,7 +33,7 @@ export interface BenchCompareOptions extends Omit<
   /** Milliseconds all pairs may take; another pair starts only if one as long as the longest so far fits. Default 1800000 (30 min). */
   budgetMs?: number
   /** What an undecided gate does to the bench: `warn` (passes, prints why), `fail`, or `pass`. Default `warn`. */
-  onInconclusive?: 'warn' | 'fail' | 'pass'
+  onInconclusive?: OnInconclusive
   /** Test timeout, milliseconds. Default: `budgetMs` plus 10 minutes (for the last pair). */
   timeoutMs?: number
   /**
@@ -59,7 +60,6 @@ export const COMPARE_DEFAULTS = {
    */
   maxPairsTogether: 10,
   budgetMs: 1_800_000,
-  onInconclusive: 'warn',
   arms: 'auto',
   slices: 4,
 } as const
@@ -81,7 +81,7 @@ export interface ComparePlan {
   control: string
   policy: ParsedRegressionPolicy
   limits: PairLimits
-  onInconclusive: 'warn' | 'fail' | 'pass'
+  onInconclusive: OnInconclusive
   /** The test's timeout, milliseconds. */
   timeoutMs: number
   /** Whether the arms of a pair are up together, and why. */
@@ -191,14 +191,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
       `must be a positive number of milliseconds, got ${JSON.stringify(budgetMs)}`,
       'e.g. `budgetMs: 20 * 60_000`.',
     )
-  const onInconclusive = options.onInconclusive ?? COMPARE_DEFAULTS.onInconclusive
-  if (!['warn', 'fail', 'pass'].includes(onInconclusive as string)) {
-    throw new OptionsError(
-      'onInconclusive',
-      `must be 'warn', 'fail' or 'pass', got ${JSON.stringify(onInconclusive)}`,
-      "e.g. `onInconclusive: 'fail'` for a strict gate.",
-    )
-  }
+  const onInconclusive = parseOnInconclusive(options.onInconclusive, 'onInconclusive', "onInconclusive: 'fail'")
   const policy = asParsedPolicy(
     (options.baseline as RegressionPolicy | undefined) ?? defaultRegressionPolicy(options.target),
     'baseline',
@@ -224,7 +217,7 @@ export function planCompare(name: unknown, options: unknown): ComparePlan {
     control,
     policy,
     limits: { min, max, budgetMs },
-    onInconclusive: onInconclusive as ComparePlan['onInconclusive'],
+    onInconclusive,
     timeoutMs,
     placement,
     slices,
