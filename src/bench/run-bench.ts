@@ -13,7 +13,7 @@ import {
   diffMachine,
   fingerprintOf,
 } from '../core/baseline/index.ts'
-import { compare } from '../core/verdict/index.ts'
+import { beyondMoreTrials, compare } from '../core/verdict/index.ts'
 import { collectEnvironment } from '../core/telemetry/index.ts'
 import type { BaselineEntry } from '../core/baseline/index.ts'
 import { mergeTrials } from '../core/trials/index.ts'
@@ -123,10 +123,13 @@ export async function runBench(run: BenchRun): Promise<BenchOutcome> {
       // baseline's TTFT p99 did on llama-server). Not on a busy machine: more of it decides nothing.
       const merged = mergeTrials(results)
       if ((merged.client.selfCheck?.disturbed.length ?? 0) > 0) break
-      // Judged on the trials alone: more trials narrow that part of the interval, never the sessions' allowance.
-      const status = compare(plan.compareWith, merged, policy).status
+      // Judged as the bench will be, with the allowance for sessions: a check that allowance alone leaves undecided
+      // is not narrowed by more trials (they narrow the trials' part of the interval), so none is measured for it.
+      const verdict = compare(plan.compareWith, merged, policy, { stored: true })
+      const open = verdict.checks.filter((check) => check.status !== 'pass')
+      if (open.every((check) => beyondMoreTrials(check) !== undefined)) break
       // Against a provisional entry nothing passes: more trials can only confirm a fail.
-      if (status === 'pass' || (plan.compareWith.provisional !== undefined && status !== 'fail')) break
+      if (plan.compareWith.provisional !== undefined && verdict.status !== 'fail') break
     }
     const merged = mergeTrials(results)
     const result = notes.length > 0 ? { ...merged, warnings: [...merged.warnings, ...notes] } : merged

@@ -7,6 +7,8 @@ import { DEFAULT_ASSUMED_SESSION_SPREAD as ASSUMED } from '../../src/core/verdic
 import { trialFiguresOf } from '../../src/core/trials/index.ts'
 import { lognormalSamples, makeResult, seededRandom } from '../helpers/baseline-fixtures.ts'
 import { compare } from '../helpers/compare-given.ts'
+import { beyondMoreTrials } from '../../src/core/verdict/index.ts'
+import type { Check } from '../../src/core/verdict/verdict.ts'
 
 /** A standard normal draw. */
 const normal = (random: () => number): number =>
@@ -92,7 +94,18 @@ describe('compare against a stored baseline: the sessions widen the interval', (
     const verdict = compare(stored, moved, policy, { stored: true })
     const [ttft] = verdict.checks
     expect(ttft?.status).toBe('inconclusive')
-    expect(ttft?.sessions).toEqual({ count: 1, spread: expect.closeTo(Math.exp(0.12) - 1, 6), assumed: true })
+    expect(ttft?.sessions).toEqual({
+      count: 1,
+      spread: expect.closeTo(Math.exp(0.12) - 1, 6),
+      assumed: true,
+      containsLimit: true,
+    })
+    // The allowance for one session, 1.96 x 0.12 x sqrt(2) either side of 1.3, holds the limit 1.1 by itself.
+    expect(beyondMoreTrials(ttft as Check)).toMatch(/more trials cannot narrow it/)
+    expect(ttft?.reason).toMatch(
+      /contains the limit 1\.100, and the allowance for the machine's moves between sessions/,
+    )
+    expect(ttft?.reason).not.toContain('more samples would narrow it')
     expect(ttft?.reason).toMatch(/between-session spread not known yet \(1 session stored\): assumed 12\.7 ?%/)
     expect(ttft?.reason).toContain('npx vitest-llm-bench ab --base <ref>')
     expect(ttft?.reason).toContain('LLM_BENCH_ADD_SESSION=1')
@@ -123,6 +136,8 @@ describe('compare against a stored baseline: the sessions widen the interval', (
     expect(compare(first, slower, policy, { stored: true }).checks[0]?.status).toBe('inconclusive')
     const judged = compare(steady, slower, policy, { stored: true }).checks[0]
     expect(judged?.status).toBe('fail')
+    expect(judged?.sessions?.containsLimit).toBe(false)
+    expect(beyondMoreTrials(judged as Check)).toBeUndefined()
     expect(judged?.sessions?.assumed).toBe(false)
     const unchanged = compare(steady, recording(5, 100), policy, { stored: true }).checks[0]
     expect(unchanged?.status).not.toBe('fail')

@@ -257,6 +257,21 @@ function withTrials(
   }
 }
 
+/** Why more trials of this run cannot decide a check whose allowance for sessions contains its limit. */
+const SESSIONS_SET_WIDTH =
+  "the allowance for the machine's moves between sessions does by itself: more trials cannot narrow it"
+
+/**
+ * Why more trials of this run cannot decide a check judged against a stored baseline, or undefined when they may:
+ * the allowance for one more session contains the limit by itself, and trials narrow only the trials' part of the
+ * interval. (The figure could still move, but its interval stays this wide: on the examples, a second trial of each
+ * bench took a third of the run and decided nothing.) The stored-baseline twin of `beyondMorePairs`.
+ */
+export function beyondMoreTrials(check: Check): string | undefined {
+  if (check.status !== 'inconclusive' || check.sessions?.containsLimit !== true) return undefined
+  return SESSIONS_SET_WIDTH
+}
+
 /** What decides instead of a stored baseline when the machine moves more than a gate's tolerance. */
 export const SESSION_ADVICE =
   'decide it side by side with `npx vitest-llm-bench ab --base <ref>`, or count more sessions on this machine (`LLM_BENCH_ADD_SESSION=1 npx vitest bench`)'
@@ -285,16 +300,22 @@ function withSessions(
   if (interval === undefined || (interval.spread.assumed && interval.spread.logStdDev === 0)) return check
   const { spread } = interval
   const relative = Math.exp(spread.logStdDev) - 1
-  const sessions = { count: spread.sessions, spread: relative, assumed: spread.assumed }
+  const limit = 1 + check.tolerance
+  const containsLimit = interval.low <= limit && limit <= interval.high
+  const sessions = { count: spread.sessions, spread: relative, assumed: spread.assumed, containsLimit }
   const low = Math.min(check.ciLow, interval.low)
   const high = Math.max(check.ciHigh, interval.high)
-  const judged = judge(low, high, 1 + check.tolerance, check.tolerance >= 0 ? 'increase' : 'decrease', confidence)
+  const judged = judge(low, high, limit, check.tolerance >= 0 ? 'increase' : 'decrease', confidence)
   const said = spread.assumed
     ? `between-session spread not known yet (${spread.sessions} session${spread.sessions === 1 ? '' : 's'} stored): assumed ${formatSpread(relative)}`
     : `between-session spread ${formatSpread(relative)} over ${spread.sessions} sessions`
+  // The allowance for sessions alone straddles the limit: more trials cannot narrow it, and the reason says so.
+  const undecided = containsLimit
+    ? `the ${percent(confidence)} interval [${fixed(low)}, ${fixed(high)}] contains the limit ${fixed(limit)}, and ${SESSIONS_SET_WIDTH}`
+    : judged.reason
   const reason =
     judged.status === 'inconclusive'
-      ? `${judged.reason ?? ''}; ${said}: ${SESSION_ADVICE}`
+      ? `${undecided ?? ''}; ${said}: ${SESSION_ADVICE}`
       : [check.reason, said].filter(Boolean).join('; ')
   return { ...check, ciLow: low, ciHigh: high, status: judged.status, sessions, reason }
 }

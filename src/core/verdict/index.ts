@@ -3,7 +3,7 @@ export { counterbalancedOrder, judgePairedGate, nextPair } from './paired-verdic
 export { lookConfidence } from './sequential-boundary.ts'
 export type { AdjustableCheck, JudgedRun } from './verdict-adjusters.ts'
 export { adjustChecks, VERDICT_ADJUSTERS } from './verdict-adjusters.ts'
-export { compare, judgedRunOf } from './compare.ts'
+export { beyondMoreTrials, compare, judgedRunOf } from './compare.ts'
 export { changedLead, formatVerdict, sampleSizes, verdictLegend, withoutNoted } from './format-verdict.ts'
 export type { DiscreteDistribution } from './quantile-bootstrap.ts'
 export { bootstrapQuantileDistribution, minSamplesForQuantile } from './quantile-bootstrap.ts'

@@ -41,7 +41,16 @@ export interface Check {
    * Against a stored baseline: the sessions stored on this machine and how far they move from one to the next
    * (`spread`, relative: 0.05 = 5 %; assumed while fewer than 3 are stored). The interval allows for one more session.
    */
-  sessions?: { count: number; spread: number; assumed: boolean }
+  sessions?: {
+    count: number
+    spread: number
+    assumed: boolean
+    /**
+     * The allowance for one more session contains the limit by itself: more trials of this run narrow the trials'
+     * part of the interval, never this one, so they cannot decide the check (see `beyondMoreTrials`).
+     */
+    containsLimit: boolean
+  }
   status: VerdictStatus
   /** Why the check is inconclusive, or what it assumed. */
   reason?: string
