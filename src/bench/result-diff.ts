@@ -32,6 +32,10 @@ export function policyOfVerdict(verdict: Verdict): RegressionPolicy {
     if (check.statistic === 'value') policy[check.metric] = Math.abs(check.tolerance)
     else policy[check.metric] = { ...(policy[check.metric] as object | undefined), [check.statistic]: check.tolerance }
   }
+  // How far the machine moved between sessions where that run knew it (its stored sessions, or its bench's assumed
+  // spread): the widest of its gates', as a log sd. Unknown: the policy's default.
+  const spreads = verdict.checks.flatMap((check) => (check.sessions ? [Math.log1p(check.sessions.spread)] : []))
+  if (spreads.length > 0) policy.assumedSessionSpread = Math.max(...spreads)
   return policy as RegressionPolicy
 }
 
@@ -42,6 +46,10 @@ function entryOf(result: BenchmarkResult): BaselineEntry {
     recordedAt: result.startedAt,
   })
 }
+
+/** What decides where two saved runs cannot: both measured side by side. */
+export const DIFF_ADVICE =
+  'measure both side by side instead: `npx vitest-llm-bench ab --base <ref>` for two revisions, `bench.llm.compare` for two servers'
 
 /**
  * Two saved runs judged as a baseline and a run are (`before` as the baseline): each bench of both
@@ -96,7 +104,10 @@ export function diffRuns(
       (bench.verdict && bench.verdict.checks.length > 0
         ? policyOfVerdict(bench.verdict)
         : defaultRegressionPolicy(bench.result.config.target))
-    const verdict = compare(was, bench.result, asParsedPolicy(gates))
+    // Two runs are two sessions: the interval allows for how far the machine moves between them, as `vitest bench`
+    // allows against a stored baseline (judged on their own intervals, 16 of 60 diffs of unchanged llama-server runs
+    // failed: perf/llama-run-vs-bench.ts, docs/run.md).
+    const verdict = compare(was, bench.result, asParsedPolicy(gates), { stored: true, sessionAdvice: DIFF_ADVICE })
     // Named from the launches too (args, env), not only the fingerprint.
     if (changed.length > 0) verdict.changed = changed
     else delete verdict.changed

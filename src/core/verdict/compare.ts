@@ -36,6 +36,8 @@ export interface CompareOptions {
    * how far the machine moves between sessions (`sessionsOf`). Not for trials measured side by side.
    */
   stored?: boolean
+  /** What an undecided check against a stored baseline advises instead. Default {@link SESSION_ADVICE}. */
+  sessionAdvice?: string
 }
 
 /** Fewest samples on each side for a verdict on a mean (normal approximation of the sample mean). */
@@ -258,8 +260,7 @@ function withTrials(
 }
 
 /** Why more trials of this run cannot decide a check whose allowance for sessions contains its limit. */
-const SESSIONS_SET_WIDTH =
-  "the allowance for the machine's moves between sessions does by itself: more trials cannot narrow it"
+const SESSIONS_SET_WIDTH = 'an allowance that spans the limit by itself: more samples cannot narrow it'
 
 /**
  * Why more trials of this run cannot decide a check judged against a stored baseline, or undefined when they may:
@@ -287,6 +288,7 @@ function withSessions(
   baseline: BaselineEntry,
   result: BenchmarkResult,
   policy: ParsedRegressionPolicy,
+  advice: string,
 ): Check {
   const { confidence } = policy
   if (check.ciLow === null || check.ciHigh === null) return check
@@ -309,14 +311,14 @@ function withSessions(
   const said = spread.assumed
     ? `between-session spread not known yet (${spread.sessions} session${spread.sessions === 1 ? '' : 's'} stored): assumed ${formatSpread(relative)}`
     : `between-session spread ${formatSpread(relative)} over ${spread.sessions} sessions`
-  // The allowance for sessions alone straddles the limit: more trials cannot narrow it, and the reason says so.
-  const undecided = containsLimit
-    ? `the ${percent(confidence)} interval [${fixed(low)}, ${fixed(high)}] contains the limit ${fixed(limit)}, and ${SESSIONS_SET_WIDTH}`
-    : judged.reason
+  // The allowance for sessions alone spans the limit: more samples cannot narrow it, and the reason says so (in
+  // words the same for every such check, so the console lists them on one line; the table shows each interval).
   const reason =
-    judged.status === 'inconclusive'
-      ? `${undecided ?? ''}; ${said}: ${SESSION_ADVICE}`
-      : [check.reason, said].filter(Boolean).join('; ')
+    judged.status !== 'inconclusive'
+      ? [check.reason, said].filter(Boolean).join('; ')
+      : containsLimit
+        ? `${said}, ${SESSIONS_SET_WIDTH}; ${advice}`
+        : `${judged.reason ?? ''}; ${said}: ${advice}`
   return { ...check, ciLow: low, ciHigh: high, status: judged.status, sessions, reason }
 }
 
@@ -392,7 +394,9 @@ export function compare(
 ): Verdict {
   const distributions = new Map<string, DiscreteDistribution | undefined>()
   const sessions = (check: Check, figure: TrialFigure): Check =>
-    options.stored ? withSessions(check, figure, baseline, result, parsed) : check
+    options.stored
+      ? withSessions(check, figure, baseline, result, parsed, options.sessionAdvice ?? SESSION_ADVICE)
+      : check
   const checks: Check[] = parsed.latency.map((rule) =>
     sessions(
       withTrials(
