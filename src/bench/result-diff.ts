@@ -4,6 +4,7 @@ import type { BaselineEntry } from '../core/baseline/index.ts'
 import type { RegressionPolicy, Verdict } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
+import { failureRuling } from '../core/slo/index.ts'
 
 /** One bench of a saved run, as a JSON report holds it. */
 export interface SavedBench {
@@ -18,8 +19,13 @@ export interface SavedBench {
 export type BenchDiff =
   /** Compared: `verdict.status` is pass, fail or inconclusive; `gates`: the bench's own (as its second run judged it) or the default. */
   | { name: string; state: 'compared'; verdict: Verdict; gates: 'own' | 'default'; changed: string[] }
-  /** Not compared: the machine, or the workload and load, differ (`reasons`), or a side has nothing measured. */
+  /**
+   * Not compared: the machine, or the workload and load, differ (`reasons`), a side has nothing measured, the first
+   * run lost more requests than a baseline may, or the second did on a disturbed machine (timeouts only: excused).
+   */
   | { name: string; state: 'not comparable'; reasons: string[]; changed: string[] }
+  /** Not compared, and failed: the second run lost more requests than a run may and still be judged (`reasons`). */
+  | { name: string; state: 'failed'; reasons: string[]; changed: string[] }
   /** In the second run only. */
   | { name: string; state: 'new' }
   /** In the first run only. */
@@ -83,6 +89,21 @@ export function diffRuns(
         ],
         changed,
       })
+      continue
+    }
+    // The failure rule of `vitest bench`: a run that lost more requests than it allows is failed, never judged.
+    const lost = failureRuling(bench.result, 'a run may lose and still be judged')
+    if (lost?.status === 'fail') {
+      diffs.push({ name: bench.name, state: 'failed', reasons: [`the second run: ${lost.text}`], changed })
+      continue
+    }
+    const lostBefore = failureRuling(base.result, 'a baseline may lose')
+    if (lost !== undefined || lostBefore !== undefined) {
+      const reasons = [
+        ...(lostBefore ? [`the first run: ${lostBefore.text}`] : []),
+        ...(lost ? [`the second run: ${lost.text}; not failed either: the machine was disturbed`] : []),
+      ]
+      diffs.push({ name: bench.name, state: 'not comparable', reasons, changed })
       continue
     }
     const [was, is] = [entryOf(base.result), entryOf(bench.result)]

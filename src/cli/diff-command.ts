@@ -42,6 +42,7 @@ async function readSavedRun(path: string): Promise<SavedBench[]> {
 }
 
 function statusOf(diff: BenchDiff): string {
+  if (diff.state === 'failed') return 'fail'
   return diff.state === 'compared' ? diff.verdict.status : diff.state
 }
 
@@ -60,7 +61,7 @@ function render(diff: BenchDiff): string {
   if (diff.state === 'new') return `${head} (only in the second run)`
   if (diff.state === 'gone') return `${head} (only in the first run)`
   const changed = diff.changed.length > 0 ? `\n  changed: ${diff.changed.join('; ')}` : ''
-  if (diff.state === 'not comparable')
+  if (diff.state === 'not comparable' || diff.state === 'failed')
     return `${head}${changed}\n${diff.reasons.map((reason) => `  ${reason}`).join('\n')}`
   const block = formatVerdict(diff.verdict, { legend: false })
     .replace(/^Baseline comparison: /, 'first run -> second run: ')

@@ -183,6 +183,34 @@ describe('vitest-llm-bench diff', () => {
     expect(text).toMatch(/ttftMs p50, tpotMs p50(, outputTokensPerSec)? inconclusive: /)
   })
 
+  test('a second run that lost 5 % of its requests to the server fails, exit 1; a first run that did is no baseline', async () => {
+    const lossy = (result: BenchmarkResult): BenchmarkResult => ({
+      ...result,
+      counts: { total: 420, completed: 400, failed: 20 },
+      errors: [{ kind: 'http', message: 'HTTP 500: internal error', count: 20 }],
+    })
+    const [a, b] = await reports(
+      [
+        { name: 'chat > second lost', result: run(1) },
+        { name: 'chat > first lost', result: lossy(run(3)) },
+      ],
+      [
+        { name: 'chat > second lost', result: lossy(run(2)) },
+        { name: 'chat > first lost', result: run(4) },
+      ],
+    )
+    const io = memoryIo()
+    expect(await runCli(['diff', a, b], io)).toBe(1)
+    const text = io.output.join('\n')
+    expect(text).toContain(
+      '✗ chat > second lost: FAIL\n  the second run: 20 of 420 requests failed (4.8 %), above the 1 % a run may lose and still be judged; most often 20 x http: HTTP 500: internal error',
+    )
+    expect(text).toContain(
+      '≠ chat > first lost: NOT COMPARABLE\n  the first run: 20 of 420 requests failed (4.8 %), above the 1 % a baseline may lose',
+    )
+    expect(io.output.at(-1)).toBe('2 benches: 1 fail, 1 not comparable: FAILED')
+  })
+
   test('bad input: a clear line and exit 1 or 2', async () => {
     const [a] = await reports([], [])
     const io = memoryIo()
