@@ -11,7 +11,7 @@ import { duetOrder, pairsProfile, runCampaign, sliceRunPlan, type PairStep } fro
 import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'
 import type { RunPlan } from '../core/plan/index.ts'
 import type { RunContext } from '../core/run.ts'
-import { ServerPool } from '../core/server/index.ts'
+import { outOfMemoryBeside, ServerPool } from '../core/server/index.ts'
 import { judgePairedGate, lookConfidence, type PairedCheck, type PairRatio } from '../core/verdict/index.ts'
 import { failureRuling } from '../core/slo/index.ts'
 import { acquireTarget, type AcquiredTarget } from './bench-target.ts'
@@ -236,8 +236,11 @@ async function measureTogether(run: CompareBenchRun, step: PairStep<CompareArm>)
           slices: [],
         })
       } catch (error) {
-        if (error instanceof Error && up.length > 0)
-          error.message = `${arm.label} (arms together, beside ${up.map((a) => a.arm.label).join(', ')}): ${error.message}`
+        if (error instanceof Error && up.length > 0) {
+          const beside = up.map((a) => a.arm.label).join(', ')
+          const memory = outOfMemoryBeside(error.message, beside)
+          error.message = `${arm.label} (arms together, beside ${beside}): ${error.message}${memory ? `\n${memory}` : ''}`
+        }
         throw error
       }
     }

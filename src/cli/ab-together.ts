@@ -16,6 +16,7 @@ import type { GateConfidence } from '../bench/compare-bench.ts'
 import { duetOrder, pairsProfile, runCampaign, type PairStep } from '../core/campaign/index.ts'
 import { cpuTicksOf, PROC_TICKS_PER_SECOND, procStatFields } from '../core/platform/proc-stat.ts'
 import type { PairLimits } from '../core/verdict/index.ts'
+import { outOfMemoryBeside } from '../core/server/index.ts'
 import { AbError } from './ab-error.ts'
 import { TurnServer } from './ab-turn-server.ts'
 
@@ -125,13 +126,15 @@ export async function measureTogether(t: TogetherRun): Promise<TogetherOutcome> 
           .split('\n')
           .slice(-25)
           .join('\n')
+      const other = arm === 'head' ? 'base' : 'head'
+      const memory = outOfMemoryBeside(String(run.all ?? ''), `the ${other} arm`)
       turns.fail(
         arm,
         new AbError(
           t.signal.aborted
             ? `stopped during ${t.bench.file} > ${t.bench.name}.`
             : `the ${arm} arm of ${t.bench.file} > ${t.bench.name} ended (vitest bench exit ${String(run.exitCode)}) ` +
-                `while both arms were up; its log is ${log}:\n${tail}`,
+                `while both arms were up; its log is ${log}:\n${tail}${memory ? `\n${memory}` : ''}`,
         ),
       )
     })

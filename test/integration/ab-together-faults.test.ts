@@ -129,7 +129,7 @@ describe('ab, arms together: faults with both servers up', () => {
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 180_000)
 
-  test('head that never gets ready beside base: named with its server log, base stopped, nothing left', async () => {
+  test('head out of memory at its start beside base: named with its server log and what to do, nothing left', async () => {
     const marker = markerOf()
     await baseThenHead(marker, bench(marker, 'die'))
     const run = await ab()
@@ -137,8 +137,12 @@ describe('ab, arms together: faults with both servers up', () => {
     expect(run.output).toMatch(
       /the head arm of chat\.bench\.ts > chat ended \(vitest bench exit 1\) while both arms were up/,
     )
-    // The server's own last lines reach the console, its secrets redacted.
+    // The server's own last lines reach the console, its secrets redacted; its out-of-memory line brings the advice.
     expect(run.output).toMatch(/exited|exit code 1|error line/i)
+    expect(run.output).toContain(
+      "Its server ran out of memory with the base arm's up beside it (arms together). Give each server its share",
+    )
+    expect(run.output).toContain('`--arms apart` (ab)')
     await expectNoProcessesWith(marker, 5000)
     expect((await gitIn(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1)
   }, 180_000)

@@ -77,6 +77,9 @@ describe('arms together: faults with both servers up', () => {
       (e: unknown) => e as Error,
     )
     expect(error?.message).toMatch(/^variant \(arms together, beside control\): /)
+    // Its log ends "CUDA out of memory": the error says what to do with two servers up on one GPU.
+    expect(error?.message).toContain("Its server ran out of memory with control's up beside it (arms together).")
+    expect(error?.message).toContain("`arms: 'apart'` (bench.llm.compare)")
     expect(processesWith(marker)).toHaveLength(0)
   }, 60_000)
 })
