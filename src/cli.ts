@@ -67,8 +67,17 @@ export function cliUsage(commandName?: string): string {
  * init already) is not watched.
  */
 export function processCliIo(): CliIo {
+  // A reader that went away (`| head`) ends the output, not the command: a measurement still finishes, writes its
+  // files and stops its servers, where an unhandled EPIPE would end the process with a stack trace.
+  let readerGone = false
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    readerGone = true
+  })
   return {
-    out: (line) => process.stdout.write(line + '\n'),
+    out: (line) => {
+      if (!readerGone) process.stdout.write(line + '\n')
+    },
     err: (line) => process.stderr.write(line + '\n'),
     stopRequested: () =>
       new Promise((resolve) => {
