@@ -89,8 +89,15 @@ try {
     const right = report.culprit?.subject.startsWith(`c${culprit} `) === true
     if (right) named++
     const pairs = report.steps.reduce((sum, step) => sum + step.pairs, 0)
+    // Named the culprit (exit 0), a wrong commit (exit 0, another), no regression confirmed (exit 1), or a range (2).
+    const said =
+      report.culprit !== undefined
+        ? `named ${report.culprit.subject} (${right ? 'right' : 'WRONG'})`
+        : out.status === 1
+          ? 'not confirmed'
+          : 'no single commit (a range)'
     console.log(
-      `run ${run}: exit ${out.status}, named ${report.culprit?.subject ?? 'none'} (${right ? 'right' : 'WRONG'}), ` +
+      `run ${run}: exit ${out.status}, ${said}, ` +
         `${report.steps.length} steps, ${pairs} pairs, ${minutes.toFixed(1)} min`,
     )
     for (const step of report.steps)
