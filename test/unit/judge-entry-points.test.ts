@@ -3,7 +3,9 @@
 // `bench.llm.compare`, `ab`, `diff` of two saved runs, the `toNotRegress` matcher), each given the same three
 // situations. What differs between them is the subject (one stored run, a curve, pairs measured side by side), never
 // the rule: unchanged code is never failed, a run 3x slower on a quiet machine always is, and a run that lost 5 % of
-// its requests to the server's errors is failed by the failure rule, not judged on its latencies.
+// its requests to the server's errors is failed by the failure rule, not judged on its latencies. A disturbed machine
+// is where subjects differ by design: it downgrades a failed check against a stored run or curve (the run measured the
+// other processes too), while a pair whose arms were both disturbed is kept (both met the same machine).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
