@@ -4,7 +4,14 @@ import { canonicalConfig } from '../core/plan/index.ts'
 import { trialFiguresOf } from '../core/trials/index.ts'
 import { NOT_JUDGED, PROVISIONAL, STOPPED, type BaselineState } from './baseline-state.ts'
 import { describeMachine, throughputSeriesOf } from '../core/baseline/index.ts'
-import { evaluateSlo, failureRuling, formatSloChecks, type SloCheck, type SloOptions } from '../core/slo/index.ts'
+import {
+  evaluateSlo,
+  failureRuling,
+  RUN_MAY_LOSE,
+  formatSloChecks,
+  type SloCheck,
+  type SloOptions,
+} from '../core/slo/index.ts'
 import type { BenchmarkResult, StopReport } from '../core/contract/result.ts'
 import type { LlmBenchProvided } from './provided.ts'
 import { endedLines, type ServerEnded } from './bench-target.ts'
@@ -122,10 +129,7 @@ function unjudgeable(input: JudgeInput): Unjudgeable | undefined {
   // a server that sent nothing for stallTimeoutMs (above) is the server's on any machine.
   // A bench's own error limit replaces the rule: an SLO, or a soak's `expect.errors` (judged with its trends).
   const soakErrors = result.soak?.checks.some((check) => check.figure === 'errors.rate') === true
-  const ruling =
-    input.slo?.errors === undefined && !soakErrors
-      ? failureRuling(result, 'a run may lose and still be judged')
-      : undefined
+  const ruling = input.slo?.errors === undefined && !soakErrors ? failureRuling(result, RUN_MAY_LOSE) : undefined
   if (ruling === undefined) return undefined
   // A soak is never compared with a baseline: its failure names its own limit instead.
   const what = result.soak

@@ -1,14 +1,15 @@
 import {
   asParsedPolicy,
   defaultRegressionPolicy,
+  parseOnInconclusive,
+  type OnInconclusive,
+  type PairLimits,
   type ParsedRegressionPolicy,
   type RegressionPolicy,
 } from '../core/verdict/index.ts'
 import { OptionsError } from '../core/contract/errors.ts'
-import { parseOnInconclusive } from '../core/verdict/index.ts'
 import { isRecord } from '../core/contract/is-record.ts'
 import { rejectUnknownKeys } from '../core/contract/known-keys.ts'
-import type { OnInconclusive, PairLimits } from '../core/verdict/index.ts'
 import type { BenchLlmOptions, BenchServer } from './bench-options.ts'
 import { planBench, type BenchPlan } from './plan-bench.ts'
 import { armNeedOf, placeArms, type ArmsPlacement } from './arms-placement.ts'

@@ -6,7 +6,7 @@ import {
   formatVerdict,
   type RegressionPolicy,
 } from '../core/verdict/index.ts'
-import { checkSlo, failureRuling, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
+import { checkSlo, failureRuling, RUN_MAY_LOSE, formatSloChecks, type SloOptions } from '../core/slo/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { describeRegressions } from './regression-summary.ts'
 import { isRecord } from '../core/contract/is-record.ts'
@@ -69,7 +69,7 @@ export const llmBenchMatchers = {
         'toNotRegress: the baseline must be a BaselineEntry (from a baseline file or baselineEntryFrom()) or an earlier BenchmarkResult.',
       )
     // The failure rule of `vitest bench`: a result that lost more requests than a run may is a fail, never judged.
-    const lost = failureRuling(result, 'a run may lose and still be judged')
+    const lost = failureRuling(result, RUN_MAY_LOSE)
     if (lost?.status === 'fail') {
       return {
         pass: false,

@@ -4,7 +4,7 @@ import type { BaselineEntry } from '../core/baseline/index.ts'
 import type { RegressionPolicy, Verdict } from '../core/verdict/index.ts'
 import type { BenchmarkResult } from '../core/contract/result.ts'
 import { canonicalConfig } from '../core/plan/index.ts'
-import { failureRuling } from '../core/slo/index.ts'
+import { failureRuling, RUN_MAY_LOSE } from '../core/slo/index.ts'
 
 /** One bench of a saved run, as a JSON report holds it. */
 export interface SavedBench {
@@ -92,7 +92,7 @@ export function diffRuns(
       continue
     }
     // The failure rule of `vitest bench`: a run that lost more requests than it allows is failed, never judged.
-    const lost = failureRuling(bench.result, 'a run may lose and still be judged')
+    const lost = failureRuling(bench.result, RUN_MAY_LOSE)
     if (lost?.status === 'fail') {
       diffs.push({ name: bench.name, state: 'failed', reasons: [`the second run: ${lost.text}`], changed })
       continue

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { judgeAb } from '../../src/bench/ab-verdict.ts'
 import type { ArmFile } from '../../src/bench/arm-file.ts'
 import { judgeBench } from '../../src/bench/bench-judgement.ts'
-import { judgeVariant, type CompareTrial } from '../../src/bench/compare-bench.ts'
+import { faultOf, judgeVariant, type CompareTrial } from '../../src/bench/compare-bench.ts'
 import { llmBenchMatchers } from '../../src/bench/matchers.ts'
 import { diffRuns } from '../../src/bench/result-diff.ts'
 import { judgeSweep } from '../../src/bench/sweep-judgement.ts'
@@ -102,16 +102,16 @@ const ENTRY_POINTS: Record<string, (situation: Situation) => Promise<Outcome>> =
     const undecided = judged.meta.checks.some((check) => check.status === 'inconclusive')
     return judged.failure !== undefined ? 'fail' : undecided ? 'inconclusive' : 'pass'
   },
-  'bench.llm.compare (pairs)': async (situation) => {
+  'bench.llm.compare (pairs)': (situation) => {
     const trials: CompareTrial[] = [1, 2, 3, 4].flatMap((pair) => [
       { label: 'control', pair, position: 2 * pair - 1, result: run(30 + pair) },
       { label: 'variant', pair, position: 2 * pair, result: underTest(situation, 40 + pair) },
     ])
-    // The fault rule of a compared trial comes before any gate, as compare-bench applies it per trial.
-    const { faultOf } = await import('../../src/bench/compare-bench.ts')
-    if (trials.some((trial) => faultOf(trial.label, trial.result) !== undefined)) return 'fail'
+    // The fault rule of a compared trial comes before any gate. compare-bench applies it per trial as it measures,
+    // so this row holds `faultOf` and `judgeVariant` to the rules, not the harness's call of them (ab's row does).
+    if (trials.some((trial) => faultOf(trial.label, trial.result) !== undefined)) return Promise.resolve('fail')
     const verdict = judgeVariant('variant', { control: 'control', policy: DEFAULT_PARSED_POLICY }, trials, () => 0.95)
-    return statusOfVerdict(false, verdict.status)
+    return Promise.resolve(statusOfVerdict(false, verdict.status))
   },
   'ab (arm files)': async (situation) => {
     const arm = (side: 'base' | 'head', pair: number, result: BenchmarkResult): ArmFile => ({

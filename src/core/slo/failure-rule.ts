@@ -7,6 +7,9 @@ import type { BenchmarkResult } from '../contract/result.ts'
  */
 export const DEFAULT_MAX_ERROR_RATE = 0.01
 
+/** How {@link failureRuling} words the limit for a judged run (`bench.llm`, `diff`'s second run, `toNotRegress`). */
+export const RUN_MAY_LOSE = 'a run may lose and still be judged'
+
 /**
  * Failures a disturbed machine can cause: a request that outlived its timeout or the drain. A status code, an
  * error event, a malformed or cut-off stream or a dropped connection come from the server, on any machine.
